@@ -1,0 +1,80 @@
+#pragma once
+// Data sets as plain arrays (no LibTorch here: core/model turns them into tensors), and the
+// partition of a training set over trainers.
+
+#include "core/scenario/scenario.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+/// Row-major samples: features has size() * featureCount() floats, labels size() ints.
+struct Dataset {
+    std::vector<float> features;
+    std::vector<std::int64_t> labels;
+    int channels = 1; ///< image shape when the data are images (channels x height x width)
+    int height = 1;
+    int width = 0;
+    int classes = 10;
+
+    std::size_t size() const { return labels.size(); }
+    int featureCount() const { return channels * height * width; }
+    bool isImage() const { return height > 1; }
+};
+
+struct DataBundle {
+    Dataset train;
+    Dataset test;
+    /// Sample indices into `train` for each trainer, in trainer order.
+    std::vector<std::vector<std::int64_t>> parts;
+    /// Natural per-trainer data (synthetic sets come already split): empty otherwise.
+    bool natural = false;
+};
+
+/// Thrown for unreadable or malformed data files; the message names the file.
+struct DataError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Reads an IDX image file and its label file (plain or .gz). Pixels are scaled to [0, 1]
+/// and standardised with the Fashion-MNIST mean/std when `standardise` is true.
+Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath,
+                bool standardise = true);
+
+/// Reads a CSV file: one sample per line, label in the first column, features after it;
+/// a first line that does not parse as numbers is taken as a header.
+Dataset readCsv(const std::string& path);
+
+/// The folder of the Debian package dataset-fashion-mnist.
+std::string defaultFashionMnistDir();
+
+/// Loads (or generates) the data of a scenario and partitions it over `trainers` clients,
+/// using `seed` for every random choice. Throws DataError with a clear message.
+DataBundle loadData(const DataSpec& spec, int trainers, std::uint64_t seed);
+
+/// Partitions: each returns, for each of `clients`, indices into `labels`.
+std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients,
+                                                    std::uint64_t seed);
+std::vector<std::vector<std::int64_t>>
+partitionDirichlet(const std::vector<std::int64_t>& labels, int classes, int clients,
+                   double alpha, int minPerClient, std::uint64_t seed);
+std::vector<std::vector<std::int64_t>> partitionShards(const std::vector<std::int64_t>& labels,
+                                                       int clients, int shardsPerClient,
+                                                       std::uint64_t seed);
+/// Client sizes proportional to `weights` times a log-normal(0, sigma) draw (sigma 0: just
+/// the weights); samples themselves are IID.
+std::vector<std::vector<std::int64_t>> partitionQuantitySkew(std::size_t n,
+                                                             const std::vector<double>& weights,
+                                                             double sigma, std::uint64_t seed);
+
+/// FedProx Synthetic(alpha, beta) with one device per trainer; each device's samples are
+/// split 90/10 into train and test; the bundle is natural (parts follow the devices).
+DataBundle makeSynthetic(const DataSpec& spec, int trainers, std::uint64_t seed);
+
+/// Label histogram of a set of samples (size = classes).
+std::vector<double> labelHistogram(const Dataset& d, const std::vector<std::int64_t>& idx);
+
+} // namespace fog

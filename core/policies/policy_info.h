@@ -1,0 +1,32 @@
+#pragma once
+// What the scenario loader and the GUI need to know about the policies without depending on
+// the engine: their names, parameters, defaults and one-line explanations.
+
+#include <string>
+#include <vector>
+
+namespace fog {
+
+struct PolicyParamInfo {
+    std::string key;
+    double defaultValue = 0.0;
+    double min = 0.0;     ///< inclusive lower bound
+    double max = 1e300;   ///< inclusive upper bound
+    bool integer = false;
+    std::string help;     ///< unit and meaning
+};
+
+struct PolicyInfo {
+    std::string name;
+    std::string summary;  ///< what it does, with the formula where there is one
+    std::string source;   ///< paper it comes from
+    std::vector<PolicyParamInfo> params;
+};
+
+const std::vector<PolicyInfo>& syncPolicyInfos();
+const std::vector<PolicyInfo>& selectionPolicyInfos();
+/// nullptr when unknown.
+const PolicyInfo* findSyncPolicy(const std::string& name);
+const PolicyInfo* findSelectionPolicy(const std::string& name);
+
+} // namespace fog

@@ -1,0 +1,52 @@
+#pragma once
+// Reading, validating and writing scenario files (YAML, yaml-cpp).
+
+#include "core/scenario/scenario.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+/// One problem found in a scenario, located in its file.
+struct Diagnostic {
+    std::string file;  ///< path as given, or "<string>" / "--set"
+    int line = 0;      ///< 1-based; 0 when unknown
+    int column = 0;    ///< 1-based; 0 when unknown
+    std::string path;  ///< key path, e.g. topology.links[2].bandwidth_up_mbps
+    std::string message;
+    /// "file:line:col: path message", the form editors and terminals understand.
+    std::string format() const;
+};
+
+/// Thrown when a scenario has problems; holds every problem found, not just the first.
+struct ScenarioError : std::runtime_error {
+    explicit ScenarioError(std::vector<Diagnostic> d);
+    std::vector<Diagnostic> diagnostics;
+};
+
+/// A `--set key.path=value` override, applied to the YAML tree before validation.
+struct Override {
+    std::string path;
+    std::string value;
+};
+
+/// Parses `key.path=value`; throws ScenarioError on a malformed argument.
+Override parseOverride(const std::string& arg);
+
+/// Loads and validates a scenario file. Throws ScenarioError listing every problem.
+Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides = {});
+/// Same, from text; `fileLabel` names it in messages.
+Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel = "<string>",
+                          const std::vector<Override>& overrides = {});
+
+/// Writes a scenario as YAML that loads back to the same scenario.
+std::string saveScenarioText(const Scenario& s);
+void saveScenarioFile(const Scenario& s, const std::string& path);
+
+/// Checks cross-references and ranges that do not depend on where the values came from
+/// (used by the loader and by editors that change a scenario in memory).
+std::vector<Diagnostic> validateScenario(const Scenario& s);
+
+} // namespace fog
