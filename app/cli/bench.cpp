@@ -1,0 +1,117 @@
+#include "app/cli/bench.h"
+
+#include "core/data/dataset.h"
+#include "core/engine/engine.h"
+#include "core/model/learner.h"
+
+#include <chrono>
+#include <iomanip>
+
+namespace fog::cli {
+
+namespace {
+
+double wallNow() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// Fashion-MNIST, N IID clients under one server, 10 per round, FedAvg with E local epochs,
+/// batch 10, SGD lr 0.01 momentum 0.5, MLP 784-200-10 with dropout 0.5, no virtual delays.
+Scenario referenceScenario(int clients, int perRound, int epochs, int rounds) {
+    Scenario s;
+    s.name = "bench-reference";
+    s.seed = 1;
+    NodeSpec server;
+    server.id = "server";
+    server.tier = Tier::Cloud;
+    server.role = Role::Aggregator;
+    s.topology.nodes.push_back(server);
+    GroupSpec g;
+    g.id = "client";
+    g.count = clients;
+    g.parent = "server";
+    s.topology.groups.push_back(g);
+    s.data.kind = DataSpec::Kind::FashionMnist;
+    s.data.partition.kind = PartitionSpec::Kind::Iid;
+    s.model.kind = ModelSpec::Kind::Mlp;
+    s.model.hidden = {200};
+    s.model.dropout = 0.5;
+    s.training.learningRate = 0.01;
+    s.training.momentum = 0.5;
+    s.training.batchSize = 10;
+    s.training.localEpochs = epochs;
+    s.sync.name = "fedavg";
+    s.selection.name = "random-k";
+    s.selection.params["k"] = perRound;
+    s.stop.rounds = rounds;
+    s.evaluation.everyRounds = rounds; // evaluate once, at the end, like the plain loop
+    return s;
+}
+
+} // namespace
+
+int runBench(const BenchOptions& o, std::ostream& out) {
+    const int clients = o.quick ? 20 : 100, perRound = 10, epochs = o.quick ? 1 : 5;
+    const int rounds = o.quick ? 3 : o.rounds;
+    Scenario s = referenceScenario(clients, perRound, epochs, rounds);
+    out << "Reference workload: Fashion-MNIST, " << clients << " IID clients, " << perRound
+        << " per round, FedAvg, " << epochs << " local epochs, batch 10, SGD lr 0.01 momentum 0.5,\n"
+        << "MLP 784-200-10 with dropout 0.5, " << rounds << " rounds, no virtual delays.\n\n";
+
+    double t0 = wallNow();
+    std::vector<double> weights(static_cast<std::size_t>(clients), 1.0);
+    auto data = std::make_shared<DataBundle>(loadData(s.data, weights, s.seed));
+    out << "data loaded in " << std::fixed << std::setprecision(2) << wallNow() - t0 << " s\n";
+    useSingleThreadedKernels();
+
+    struct Row {
+        double seconds;
+        double accuracy;
+    };
+    auto emulator = [&](int threads) {
+        EngineOptions opt;
+        opt.threads = threads;
+        opt.data = data;
+        Engine engine(s, opt);
+        const double start = wallNow();
+        const RunSummary r = engine.run();
+        return Row{wallNow() - start, r.finalTestAccuracy};
+    };
+    auto plain = [&](int threads) {
+        PlainFedAvgConfig c;
+        c.model = s.model;
+        c.clients = clients;
+        c.clientsPerRound = perRound;
+        c.rounds = rounds;
+        c.epochs = epochs;
+        c.threads = threads;
+        c.seed = s.seed;
+        const double start = wallNow();
+        const EvalResult r = runPlainFedAvg(c, data->train, data->test, data->parts);
+        return Row{wallNow() - start, r.accuracy};
+    };
+
+    const Row p1 = plain(1), e1 = emulator(1);
+    const Row pn = plain(o.threads), en = emulator(o.threads);
+    auto line = [&](const char* what, int threads, const Row& r) {
+        out << "  " << std::left << std::setw(12) << what << std::right << std::setw(3) << threads
+            << " thread(s) " << std::setw(9) << std::setprecision(2) << r.seconds << " s   test accuracy "
+            << std::setprecision(2) << 100.0 * r.accuracy << "%\n";
+    };
+    out << "\nWall-clock times (same process, same data):\n";
+    line("plain loop", 1, p1);
+    line("emulator", 1, e1);
+    line("plain loop", o.threads, pn);
+    line("emulator", o.threads, en);
+    out << std::setprecision(3) << "\nRatios:\n"
+        << "  emulator / plain loop, 1 thread:       " << e1.seconds / p1.seconds << "  (target <= 1.10)\n"
+        << "  emulator / plain loop, " << o.threads << " threads:      " << en.seconds / pn.seconds
+        << "  (target <= 1.10)\n"
+        << "  emulator speed-up, 1 -> " << o.threads << " threads:      " << e1.seconds / en.seconds
+        << "  (target >= 1.8 with 2 threads)\n"
+        << "  plain loop speed-up, 1 -> " << o.threads << " threads:    " << p1.seconds / pn.seconds << "\n";
+    return 0;
+}
+
+} // namespace fog::cli

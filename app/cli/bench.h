@@ -1,0 +1,17 @@
+#pragma once
+// `fogstudio-cli bench`: the reference workload through the emulator and through a plain
+// LibTorch loop, timed in one process so that the ratios are comparable.
+
+#include <ostream>
+
+namespace fog::cli {
+
+struct BenchOptions {
+    int threads = 2;
+    int rounds = 10;
+    bool quick = false;
+};
+
+int runBench(const BenchOptions& options, std::ostream& out);
+
+} // namespace fog::cli

@@ -1,0 +1,127 @@
+#pragma once
+// What a run produces, and the one interface through which it flows out: the CLI, the GUI
+// and the run store all observe the same stream.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// One aggregation: a server update (level 0) or a regional / edge aggregation (level 1).
+struct AggregationRecord {
+    int round = 0;          ///< global round (level 0 aggregations so far, this one included)
+    int level = 0;
+    std::string aggregator; ///< node id that aggregated
+    double time = 0.0;      ///< virtual seconds
+    double wallSeconds = 0.0;
+    double trainLoss = kNaN;  ///< sample-weighted mean over the participants' local work
+    int participants = 0;
+    double learningRate = 0.0;
+    double cost = 0.0;        ///< cumulative: machine time billed + traffic
+    double energyJ = 0.0;     ///< cumulative
+    double bytes = 0.0;       ///< cumulative bytes moved over links
+    double meanStaleness = 0.0;
+    int maxStaleness = 0;
+    double testLoss = kNaN;     ///< set on evaluation rounds
+    double testAccuracy = kNaN;
+};
+
+enum class NodeState { Idle, Receiving, Computing, Sending, Offline };
+const char* toString(NodeState s);
+
+struct NodeInterval {
+    int node = 0;
+    NodeState state = NodeState::Idle;
+    double from = 0.0;
+    double to = 0.0;
+};
+
+/// Notable events: a node going offline or online, work lost, a stop rule firing.
+struct RunEvent {
+    double time = 0.0;
+    std::string kind; ///< offline, online, work-lost, budget-reached, target-reached, ...
+    int node = -1;
+    std::string detail;
+};
+
+struct NodeInfo {
+    std::string id;
+    std::string tier;
+    std::string role;
+    std::string parent;
+    double throughput = 0.0;
+    double pricePerHour = 0.0;
+};
+
+struct RunInfo {
+    std::string scenarioName;
+    std::uint64_t seed = 0;
+    int threads = 1;
+    std::string model;      ///< description, e.g. "mlp (159010 parameters)"
+    std::size_t trainSamples = 0;
+    std::size_t testSamples = 0;
+    std::vector<NodeInfo> nodes;
+};
+
+enum class RunStatus { Running, Finished, Cancelled, Failed };
+const char* toString(RunStatus s);
+
+struct RunSummary {
+    RunStatus status = RunStatus::Finished;
+    std::string stopReason; ///< which rule ended the run, or the error
+    int rounds = 0;
+    int aggregations = 0;
+    double virtualTime = 0.0;
+    double wallSeconds = 0.0;
+    double cost = 0.0;
+    double energyJ = 0.0;
+    double bytes = 0.0;
+    double finalTestLoss = kNaN;
+    double finalTestAccuracy = kNaN;
+    double bestTestAccuracy = kNaN;
+    double finalTrainLoss = kNaN;
+    std::int64_t samplesComputed = 0;
+    int lostJobs = 0;
+};
+
+/// Receives a run's stream. Called on the engine's thread, in virtual-time order; a
+/// front-end that draws on another thread queues what it gets.
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void onStart(const RunInfo&) {}
+    virtual void onAggregation(const AggregationRecord&) {}
+    virtual void onIntervals(const std::vector<NodeInterval>&) {}
+    virtual void onEvent(const RunEvent&) {}
+    virtual void onFinish(const RunSummary&) {}
+};
+
+/// Forwards to several observers (e.g. the terminal and the store).
+class ObserverList : public RunObserver {
+public:
+    void add(RunObserver* o) { observers_.push_back(o); }
+    void onStart(const RunInfo& i) override {
+        for (auto* o : observers_) o->onStart(i);
+    }
+    void onAggregation(const AggregationRecord& r) override {
+        for (auto* o : observers_) o->onAggregation(r);
+    }
+    void onIntervals(const std::vector<NodeInterval>& v) override {
+        for (auto* o : observers_) o->onIntervals(v);
+    }
+    void onEvent(const RunEvent& e) override {
+        for (auto* o : observers_) o->onEvent(e);
+    }
+    void onFinish(const RunSummary& s) override {
+        for (auto* o : observers_) o->onFinish(s);
+    }
+
+private:
+    std::vector<RunObserver*> observers_;
+};
+
+} // namespace fog

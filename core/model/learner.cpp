@@ -1,0 +1,183 @@
+#include "core/model/learner.h"
+
+#include "core/model/net.h"
+#include "core/util/random.h"
+
+#include <cmath>
+#include <mutex>
+#include <unordered_map>
+
+namespace fog {
+
+using detail::Net;
+
+struct Learner::Impl {
+    ModelSpec spec;
+    const Dataset* train;
+    const Dataset* test;
+    torch::Tensor trainX, trainY, testX, testY;
+    std::uint64_t id; ///< key of this learner's per-thread network replicas
+    std::size_t parameterCount = 0;
+    std::vector<std::int64_t> shapesFanIn; ///< per parameter tensor: fan-in for init
+    std::vector<std::int64_t> sizes;
+
+    Net makeNet() const {
+        return Net(spec, train->channels, train->height, train->width, train->classes);
+    }
+
+    /// Each worker thread keeps one replica per learner; loading parameters into it costs a
+    /// memcpy, building a module costs allocations.
+    Net& localNet() const {
+        thread_local std::unordered_map<std::uint64_t, Net> replicas;
+        auto it = replicas.find(id);
+        if (it == replicas.end()) it = replicas.emplace(id, makeNet()).first;
+        return it->second;
+    }
+};
+
+namespace {
+std::atomic<std::uint64_t> nextLearnerId{1};
+}
+
+Learner::Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->spec = spec;
+    impl_->train = &train;
+    impl_->test = &test;
+    impl_->id = nextLearnerId++;
+    if (train.size() == 0) throw ModelError("the training set is empty");
+    if (train.features.size() != train.size() * static_cast<std::size_t>(train.featureCount()))
+        throw ModelError("training features do not match the sample count");
+    impl_->trainX = detail::featuresTensor(train);
+    impl_->trainY = detail::labelsTensor(train);
+    if (test.size() > 0) {
+        impl_->testX = detail::featuresTensor(test);
+        impl_->testY = detail::labelsTensor(test);
+    }
+    Net net = impl_->makeNet();
+    std::int64_t lastFanIn = 1;
+    for (auto& p : net->parameters()) {
+        const std::int64_t n = p.numel();
+        if (p.dim() >= 2) lastFanIn = n / p.size(0);
+        impl_->shapesFanIn.push_back(lastFanIn); // a bias takes its weight's fan-in
+        impl_->sizes.push_back(n);
+        impl_->parameterCount += static_cast<std::size_t>(n);
+    }
+}
+
+Learner::~Learner() = default;
+
+std::size_t Learner::parameterCount() const { return impl_->parameterCount; }
+
+Params Learner::initialParameters(std::uint64_t seed) const {
+    Params flat;
+    flat.reserve(impl_->parameterCount);
+    Rng rng(deriveSeed(seed, hashName("model-init")));
+    for (std::size_t i = 0; i < impl_->sizes.size(); ++i) {
+        const double bound = 1.0 / std::sqrt(static_cast<double>(impl_->shapesFanIn[i]));
+        for (std::int64_t k = 0; k < impl_->sizes[i]; ++k)
+            flat.push_back(static_cast<float>(rng.uniform(-bound, bound)));
+    }
+    return flat;
+}
+
+LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shouldStop) const {
+    LocalResult result;
+    Net& net = impl_->localNet();
+    detail::loadParameters(*net, *job.start);
+    net->train();
+    c10::optional<at::Generator> gen = at::make_generator<at::CPUGeneratorImpl>(job.seed);
+
+    std::unique_ptr<torch::optim::SGD> opt;
+    std::vector<torch::Tensor> gradSum;
+    auto params = net->parameters();
+    if (job.gradientOnly) {
+        for (auto& p : params) gradSum.push_back(torch::zeros_like(p));
+    } else {
+        opt = std::make_unique<torch::optim::SGD>(
+            params, torch::optim::SGDOptions(job.learningRate)
+                        .momentum(job.momentum)
+                        .weight_decay(job.weightDecay));
+    }
+
+    double lossSum = 0.0;
+    std::size_t offset = 0;
+    for (int bs : job.batchSizes) {
+        if (shouldStop && shouldStop()) {
+            result.cancelled = true;
+            return result;
+        }
+        auto idx = torch::from_blob(const_cast<std::int64_t*>(job.samples.data() + offset), {bs},
+                                    torch::kLong);
+        offset += static_cast<std::size_t>(bs);
+        auto x = impl_->trainX.index_select(0, idx);
+        auto y = impl_->trainY.index_select(0, idx);
+        net->zero_grad();
+        auto loss = torch::nn::functional::cross_entropy(net->forward(x, true, gen), y);
+        loss.backward();
+        const double l = loss.item<double>();
+        if (!std::isfinite(l))
+            throw ModelError("training diverged: the loss became " + std::to_string(l) +
+                             " (lower training.learning_rate)");
+        lossSum += l;
+        if (job.gradientOnly) {
+            torch::NoGradGuard guard;
+            for (std::size_t i = 0; i < params.size(); ++i)
+                gradSum[i].add_(params[i].grad(), static_cast<double>(bs));
+        } else {
+            opt->step();
+        }
+        result.samples += bs;
+        ++result.steps;
+    }
+    result.meanLoss = result.steps ? lossSum / result.steps : 0.0;
+
+    if (job.gradientOnly) {
+        result.update.reserve(impl_->parameterCount);
+        const double scale = result.samples ? 1.0 / static_cast<double>(result.samples) : 0.0;
+        for (auto& g : gradSum) {
+            g.mul_(scale);
+            result.update.insert(result.update.end(), g.data_ptr<float>(),
+                                 g.data_ptr<float>() + g.numel());
+        }
+    } else {
+        result.update = detail::flattenParameters(*net);
+        const Params& start = *job.start;
+        for (std::size_t i = 0; i < result.update.size(); ++i) result.update[i] -= start[i];
+    }
+    return result;
+}
+
+EvalResult Learner::evaluate(const Params& params) const {
+    EvalResult r;
+    if (!impl_->testX.defined()) return r;
+    torch::NoGradGuard guard;
+    Net& net = impl_->localNet();
+    detail::loadParameters(*net, params);
+    net->eval();
+    const std::int64_t n = impl_->testX.size(0);
+    double lossSum = 0.0;
+    std::int64_t correct = 0;
+    for (std::int64_t from = 0; from < n; from += 2000) {
+        const std::int64_t len = std::min<std::int64_t>(2000, n - from);
+        auto x = impl_->testX.narrow(0, from, len);
+        auto y = impl_->testY.narrow(0, from, len);
+        auto out = net->forward(x, false, c10::nullopt);
+        lossSum += torch::nn::functional::cross_entropy(
+                       out, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                       .item<double>();
+        correct += out.argmax(1).eq(y).sum().item<std::int64_t>();
+    }
+    r.samples = n;
+    r.loss = lossSum / static_cast<double>(n);
+    r.accuracy = static_cast<double>(correct) / static_cast<double>(n);
+    return r;
+}
+
+std::string Learner::describe() const {
+    std::string s = toString(impl_->spec.kind);
+    s += " (" + std::to_string(impl_->parameterCount) + " parameters)";
+    return s;
+}
+
+} // namespace fog

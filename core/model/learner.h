@@ -1,0 +1,99 @@
+#pragma once
+// The one door to LibTorch: models are flat parameter vectors outside this module, so the
+// engine, policies and tests never include torch headers.
+
+#include "core/data/dataset.h"
+#include "core/scenario/scenario.h"
+
+#include <atomic>
+#include <functional>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+using Params = std::vector<float>;
+using ParamsPtr = std::shared_ptr<const Params>;
+
+/// Local work handed to a worker thread: a pure function of its fields, so results do not
+/// depend on which thread runs it or when.
+struct LocalJob {
+    ParamsPtr start;                   ///< model to start from
+    std::vector<std::int64_t> samples; ///< training-set indices, consumed batch by batch
+    std::vector<int> batchSizes;       ///< one entry per step; they sum to samples.size()
+    double learningRate = 0.01;
+    double momentum = 0.0;
+    double weightDecay = 0.0;
+    /// true: return the mean gradient of the batches at `start` (no local update);
+    /// false: run local SGD and return the change of the parameters (w_end - w_start).
+    bool gradientOnly = false;
+    std::uint64_t seed = 0; ///< dropout stream
+};
+
+struct LocalResult {
+    Params update;         ///< gradient or parameter change, same layout as the model
+    double meanLoss = 0.0; ///< mean training loss over the steps
+    std::int64_t samples = 0;
+    int steps = 0;
+    bool cancelled = false;
+};
+
+struct EvalResult {
+    double loss = 0.0;
+    double accuracy = 0.0;
+    std::int64_t samples = 0;
+};
+
+struct ModelError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Sets LibTorch and OpenBLAS to one intra-op thread each: FogStudio parallelises across
+/// trainers, and nested BLAS threads on 2 cores make two workers slower than one.
+void useSingleThreadedKernels();
+
+class Learner {
+public:
+    /// `train` and `test` must outlive the learner. Throws ModelError if the model does not
+    /// fit the data (e.g. a CNN on non-image features).
+    Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test);
+    ~Learner();
+    Learner(const Learner&) = delete;
+    Learner& operator=(const Learner&) = delete;
+
+    std::size_t parameterCount() const;
+    /// PyTorch-style uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) initialisation from `seed`.
+    Params initialParameters(std::uint64_t seed) const;
+    /// Thread-safe; asks `shouldStop` between steps and returns early (cancelled) if true.
+    LocalResult run(const LocalJob& job, const std::function<bool()>& shouldStop = {}) const;
+    /// Loss and accuracy on the whole test set (thread-safe).
+    EvalResult evaluate(const Params& params) const;
+    std::string describe() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// The same FedAvg workload written as a plain LibTorch loop (no engine), for `bench`:
+/// rounds of `clientsPerRound` clients drawn by `seed`, each running `epochs` local epochs,
+/// spread over `threads` threads. Returns the final test accuracy.
+struct PlainFedAvgConfig {
+    ModelSpec model;
+    int clients = 100;
+    int clientsPerRound = 10;
+    int rounds = 10;
+    int epochs = 5;
+    int batchSize = 10;
+    double learningRate = 0.01;
+    double momentum = 0.5;
+    int threads = 1;
+    std::uint64_t seed = 1;
+};
+EvalResult runPlainFedAvg(const PlainFedAvgConfig& cfg, const Dataset& train, const Dataset& test,
+                          const std::vector<std::vector<std::int64_t>>& parts);
+
+} // namespace fog

@@ -1,0 +1,63 @@
+// Model averaging between regional parameter servers (Cloudless-Training's MA): each
+// region trains on its own; every P regional rounds each server sends its model to every
+// other over the WAN and, once it holds them all, replaces its model by the data-weighted
+// average.
+
+#include "core/policies/sync_factories.h"
+#include "core/policies/two_level.h"
+
+#include <algorithm>
+
+namespace fog {
+
+namespace {
+
+class ModelAveraging : public TwoLevelPolicy {
+public:
+    ModelAveraging(const PolicySpec& spec, const Engine& e) {
+        const auto roots = e.topology().rootAggregators();
+        if (roots.size() < 2)
+            throw EngineError("sync policy model-averaging needs at least two root aggregators (regional "
+                              "parameter servers), the topology has " + std::to_string(roots.size()));
+        root_ = roots.front(); // names the averaging in the metrics
+        period_ = static_cast<int>(spec.get("period", 4));
+        for (int r : roots) {
+            Group g;
+            g.aggregator = r;
+            groups_.push_back(std::move(g));
+        }
+        ready_.assign(groups_.size(), 0.0);
+    }
+
+protected:
+    void onBarrier(Engine& e, std::size_t g) override {
+        // Send to every other region now; region j can average once all models reached it.
+        for (std::size_t j = 0; j < groups_.size(); ++j) {
+            if (j == g) continue;
+            const double arrival = e.send(groups_[g].aggregator, groups_[j].aggregator, e.modelBytes());
+            ready_[j] = std::max(ready_[j], arrival);
+        }
+        ready_[g] = std::max(ready_[g], e.now());
+    }
+    void onAllAtBarrier(Engine& e) override {
+        // Every model is fixed at the barrier, so the average is known now; each region
+        // applies it when the last model reaches it, and the exchange is done when all have.
+        averageGroups();
+        const double done = *std::max_element(ready_.begin(), ready_.end());
+        const ParamsPtr model = global_;
+        e.at(done, [this, &e, model] { reportGlobal(e, model); });
+        for (std::size_t g = 0; g < groups_.size(); ++g) resumeAt(e, g, ready_[g]);
+        std::fill(ready_.begin(), ready_.end(), 0.0);
+    }
+
+private:
+    std::vector<double> ready_;
+};
+
+} // namespace
+
+std::unique_ptr<SyncPolicy> makeModelAveraging(const PolicySpec& spec, const Engine& e) {
+    return std::make_unique<ModelAveraging>(spec, e);
+}
+
+} // namespace fog

@@ -1,0 +1,86 @@
+#include "core/policies/round_policy.h"
+
+namespace fog {
+
+int singleRootAggregator(const Engine& e, const std::string& policy) {
+    const auto roots = e.topology().rootAggregators();
+    if (roots.size() != 1)
+        throw EngineError("sync policy " + policy + " needs exactly one root aggregator, the topology has " +
+                          std::to_string(roots.size()) + " (use model-averaging for several regions)");
+    return roots.front();
+}
+
+void RoundPolicy::start(Engine& e) {
+    model_ = ServerModel(e.initialModel());
+    beginRound(e);
+}
+
+std::uint64_t RoundPolicy::dispatchTo(Engine& e, int trainer, bool download) {
+    const int steps = gradientMode() ? 1 : e.localStepsOf(trainer);
+    const auto id = e.dispatch(trainer, aggregator_, model_.params(), model_.version(), steps,
+                               gradientMode(), round_, 0, download);
+    outstanding_.insert(id);
+    return id;
+}
+
+void RoundPolicy::beginRound(Engine& e) {
+    if (e.stopped()) return;
+    results_.clear();
+    outstanding_.clear();
+    const auto selected = e.selectTrainers(aggregator_, e.globalRound() + 1);
+    if (selected.empty()) {
+        waiting_ = true;
+        return;
+    }
+    waiting_ = false;
+    ++round_;
+    for (int t : selected) dispatchTo(e, t);
+    dispatched_ = selected.size();
+    onRoundStarted(e);
+}
+
+void RoundPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
+    if (!outstanding_.erase(job.id)) return;
+    results_.push_back({job.trainer, result.samples, result.meanLoss,
+                        model_.version() - job.version, std::move(result.update)});
+    if (results_.size() >= needed(dispatched_)) {
+        completeRound(e);
+        return;
+    }
+    onPartial(e, job);
+    if (outstanding_.empty()) completeRound(e); // nobody left who could deliver
+}
+
+void RoundPolicy::onLost(Engine& e, const Job& job) {
+    if (!outstanding_.erase(job.id)) return;
+    if (outstanding_.empty()) completeRound(e);
+}
+
+void RoundPolicy::onNodeOnline(Engine& e, int node) {
+    (void)node;
+    if (waiting_) beginRound(e);
+}
+
+void RoundPolicy::completeRound(Engine& e) {
+    for (auto id : outstanding_) e.cancelJob(id);
+    outstanding_.clear();
+    AggregationRecord r;
+    r.aggregator = e.topology().node(aggregator_).spec.id;
+    r.participants = static_cast<int>(results_.size());
+    r.trainLoss = meanLoss(results_);
+    long maxStale = 0;
+    double staleSum = 0;
+    for (const auto& c : results_) {
+        maxStale = std::max(maxStale, c.staleness);
+        staleSum += static_cast<double>(c.staleness);
+    }
+    r.maxStaleness = static_cast<int>(maxStale);
+    r.meanStaleness = results_.empty() ? 0.0 : staleSum / results_.size();
+    // A round in which every trainer was lost takes time but changes nothing.
+    if (!results_.empty()) aggregate(e, results_);
+    results_.clear();
+    e.reportAggregation(r, model_.params());
+    beginRound(e);
+}
+
+} // namespace fog

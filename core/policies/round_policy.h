@@ -1,0 +1,51 @@
+#pragma once
+// Common shape of the synchronous policies with one parameter server: select trainers,
+// dispatch, collect until the round is complete, aggregate, report, repeat.
+
+#include "core/policies/aggregation.h"
+#include "core/policies/sync_policy.h"
+
+#include <set>
+
+namespace fog {
+
+class RoundPolicy : public SyncPolicy {
+public:
+    void start(Engine& e) override;
+    void onArrival(Engine& e, const Job& job, LocalResult& result) override;
+    void onLost(Engine& e, const Job& job) override;
+    void onNodeOnline(Engine& e, int node) override;
+    ParamsPtr globalModel() const override { return model_.params(); }
+
+protected:
+    /// true: trainers send one mini-batch gradient; false: the change after local SGD.
+    virtual bool gradientMode() const = 0;
+    /// Contributions that complete a round, given how many trainers were dispatched.
+    virtual std::size_t needed(std::size_t dispatched) const { return dispatched; }
+    /// Applies the round's contributions to the model.
+    virtual void aggregate(Engine& e, std::vector<Contribution>& results) = 0;
+    /// Called after the round's trainers were dispatched (e.g. to set a deadline).
+    virtual void onRoundStarted(Engine& e) { (void)e; }
+    /// An arrival that does not complete the round (n-batch-sync re-dispatches here).
+    virtual void onPartial(Engine& e, const Job& job) {
+        (void)e;
+        (void)job;
+    }
+
+    void beginRound(Engine& e);
+    void completeRound(Engine& e);
+    std::uint64_t dispatchTo(Engine& e, int trainer, bool download = true);
+
+    int aggregator_ = -1;
+    ServerModel model_;
+    int round_ = 0; ///< rounds begun
+    std::set<std::uint64_t> outstanding_;
+    std::vector<Contribution> results_;
+    std::size_t dispatched_ = 0;
+    bool waiting_ = false; ///< no trainer was online: begin when one comes back
+};
+
+/// The single root aggregator, or EngineError naming the policy that needs one.
+int singleRootAggregator(const Engine& e, const std::string& policy);
+
+} // namespace fog

@@ -1,0 +1,11 @@
+#pragma once
+// Constructors of the selection policies, one per file; the registry maps names to them.
+
+#include "core/policies/selection_policy.h"
+
+namespace fog {
+
+std::unique_ptr<SelectionPolicy> makeSelectAll(const PolicySpec& spec, const Engine& e);
+std::unique_ptr<SelectionPolicy> makeSelectRandomK(const PolicySpec& spec, const Engine& e);
+
+} // namespace fog

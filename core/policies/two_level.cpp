@@ -1,0 +1,100 @@
+#include "core/policies/two_level.h"
+
+namespace fog {
+
+void TwoLevelPolicy::start(Engine& e) {
+    global_ = e.initialModel();
+    for (auto& g : groups_) {
+        g.model = ServerModel(global_);
+        for (int t : e.topology().trainersOf(g.aggregator)) g.weight += static_cast<double>(e.samplesOf(t));
+    }
+    for (std::size_t g = 0; g < groups_.size(); ++g) beginGroupRound(e, g);
+}
+
+void TwoLevelPolicy::beginGroupRound(Engine& e, std::size_t gi) {
+    if (e.stopped()) return;
+    Group& g = groups_[gi];
+    g.results.clear();
+    g.outstanding.clear();
+    const auto selected = e.selectTrainers(g.aggregator, e.globalRound() + 1);
+    g.waiting = selected.empty();
+    for (int t : selected) {
+        const int steps = innerSteps_ > 0 ? innerSteps_ : e.localStepsOf(t);
+        g.outstanding.insert(e.dispatch(t, g.aggregator, g.model.params(), g.model.version(), steps,
+                                        false, e.globalRound() + 1, static_cast<int>(gi)));
+    }
+}
+
+void TwoLevelPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
+    const auto gi = static_cast<std::size_t>(job.tag);
+    Group& g = groups_[gi];
+    if (!g.outstanding.erase(job.id)) return;
+    g.results.push_back({job.trainer, result.samples, result.meanLoss, 0, std::move(result.update)});
+    if (g.outstanding.empty()) completeGroupRound(e, gi);
+}
+
+void TwoLevelPolicy::onLost(Engine& e, const Job& job) {
+    const auto gi = static_cast<std::size_t>(job.tag);
+    Group& g = groups_[gi];
+    if (!g.outstanding.erase(job.id)) return;
+    if (g.outstanding.empty()) completeGroupRound(e, gi);
+}
+
+void TwoLevelPolicy::onNodeOnline(Engine& e, int node) {
+    const int agg = e.topology().node(node).aggregator;
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+        if (groups_[gi].aggregator == agg && groups_[gi].waiting && !groups_[gi].atBarrier)
+            beginGroupRound(e, gi);
+}
+
+void TwoLevelPolicy::completeGroupRound(Engine& e, std::size_t gi) {
+    Group& g = groups_[gi];
+    AggregationRecord r;
+    r.level = 1;
+    r.aggregator = e.topology().node(g.aggregator).spec.id;
+    r.participants = static_cast<int>(g.results.size());
+    r.trainLoss = meanLoss(g.results);
+    if (!g.results.empty()) g.model.addDelta(sampleWeightedUpdate(g.results));
+    g.results.clear();
+    e.reportAggregation(r, g.model.params());
+    if (++g.rounds < period_) {
+        beginGroupRound(e, gi);
+        return;
+    }
+    g.rounds = 0;
+    g.atBarrier = true;
+    onBarrier(e, gi);
+    for (const auto& other : groups_)
+        if (!other.atBarrier) return;
+    onAllAtBarrier(e);
+}
+
+void TwoLevelPolicy::averageGroups() {
+    std::vector<ParamsPtr> models;
+    std::vector<double> weights;
+    for (const auto& g : groups_) {
+        models.push_back(g.model.params());
+        weights.push_back(g.weight);
+    }
+    global_ = std::make_shared<Params>(weightedModelAverage(models, weights));
+}
+
+void TwoLevelPolicy::reportGlobal(Engine& e, const ParamsPtr& model) {
+    AggregationRecord r;
+    r.level = 0;
+    r.aggregator = e.topology().node(root_).spec.id;
+    r.participants = static_cast<int>(groups_.size());
+    e.reportAggregation(r, model);
+}
+
+void TwoLevelPolicy::resumeAt(Engine& e, std::size_t gi, double t) {
+    const ParamsPtr model = global_;
+    e.at(t, [this, &e, gi, model] {
+        Group& g = groups_[gi];
+        g.model.set(model);
+        g.atBarrier = false;
+        beginGroupRound(e, gi);
+    });
+}
+
+} // namespace fog

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   bash packaging/setup.sh run    install what is missing, build, run the default scenario
+#   bash packaging/setup.sh test   install what is missing, build, run the whole test suite
+#   bash packaging/setup.sh build  install what is missing and build
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+mode="${1:-run}"
+build_dir="${FOGSTUDIO_BUILD_DIR:-$here/build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+bash packaging/install-deps.sh
+
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+
+case "$mode" in
+  run)
+    exec "$build_dir/app/fogstudio-cli" run presets/quickstart.yaml
+    ;;
+  test)
+    cd "$build_dir"
+    exec ctest --output-on-failure -j 1
+    ;;
+  build)
+    ;;
+  *)
+    echo "usage: bash packaging/setup.sh [run|test|build]" >&2
+    exit 2
+    ;;
+esac
