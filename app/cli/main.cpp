@@ -146,7 +146,7 @@ int cmdRun(const QString& file, const QStringList& sets, int threads, bool json,
         const fog::RunSummary summary = engine.run();
         g_engine = nullptr;
         if (json)
-            std::cout << QJsonDocument(summaryJson(scenario, summary, threads)).toJson().toStdString();
+            std::cout << QJsonDocument(summaryJson(scenario, summary, threads)).toJson().toStdString() << "\n";
         else
             progress.printSummary(summary, std::cout);
         if (summary.status == fog::RunStatus::Failed) {

@@ -54,6 +54,10 @@ std::string defaultFashionMnistDir();
 /// Loads (or generates) the data of a scenario and partitions it over `trainers` clients,
 /// using `seed` for every random choice. Throws DataError with a clear message.
 DataBundle loadData(const DataSpec& spec, int trainers, std::uint64_t seed);
+/// As above with one weight per trainer (trainers = weights.size()): QuantitySkew sizes
+/// follow the weights (times the log-normal draw); other partitions ignore them.
+DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeights,
+                    std::uint64_t seed);
 
 /// Partitions: each returns, for each of `clients`, indices into `labels`.
 std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients,

@@ -1,0 +1,180 @@
+// loadData: reads or generates a scenario's data, trims it to the requested size and
+// partitions the training set over the trainers.
+//
+// Each random step has its own stream derived from the seed and a fixed name, so e.g. the
+// partition stays the same when the test subset size changes.
+
+#include "core/data/dataset.h"
+
+#include "core/util/random.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace fog {
+
+namespace {
+
+const std::uint64_t kStreamTrainSubset = hashName("data.trainSubset");
+const std::uint64_t kStreamTestSubset = hashName("data.testSubset");
+const std::uint64_t kStreamPartition = hashName("data.partition");
+const std::uint64_t kStreamSynthetic = hashName("data.synthetic");
+
+bool exists(const std::string& path) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec);
+}
+
+/// `name`.gz in `dir`, or `name` itself when only the unpacked file is there.
+std::string findIdx(const std::string& dir, const std::string& name) {
+    const std::filesystem::path base(dir);
+    const std::string gz = (base / (name + ".gz")).string();
+    if (exists(gz)) return gz;
+    const std::string plain = (base / name).string();
+    if (exists(plain)) return plain;
+    throw DataError("Fashion-MNIST file " + name + "(.gz) not found in " + dir +
+                    " (install the Debian package dataset-fashion-mnist, or set the data "
+                    "folder of the scenario)");
+}
+
+/// The label file beside an image file named in the usual way (…-images-idx3-ubyte…).
+std::string labelsBeside(const std::string& imagesPath, const std::string& given,
+                         const char* which) {
+    if (!given.empty()) return given;
+    std::filesystem::path p(imagesPath);
+    std::string name = p.filename().string();
+    const auto at = name.find("images-idx3");
+    if (at != std::string::npos) {
+        name.replace(at, 11, "labels-idx1");
+        const std::string guess = (p.parent_path() / name).string();
+        if (exists(guess)) return guess;
+    }
+    throw DataError(std::string("IDX data: no label file given for the ") + which +
+                    " images " + imagesPath);
+}
+
+/// Keeps a seeded random subset of `keep` samples, in their original order.
+void subset(Dataset& d, int keep, std::uint64_t seed) {
+    if (keep <= 0 || static_cast<std::size_t>(keep) >= d.size()) return;
+    std::vector<std::int64_t> order(d.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+    Rng rng(seed);
+    rng.shuffle(order);
+    order.resize(static_cast<std::size_t>(keep));
+    std::sort(order.begin(), order.end());
+
+    const auto f = static_cast<std::size_t>(d.featureCount());
+    std::vector<float> features(order.size() * f);
+    std::vector<std::int64_t> labels(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const auto i = static_cast<std::size_t>(order[k]);
+        labels[k] = d.labels[i];
+        if (f > 0 && !d.features.empty())
+            std::copy_n(d.features.begin() + i * f, f, features.begin() + k * f);
+    }
+    if (d.features.empty()) features.clear();
+    d.features = std::move(features);
+    d.labels = std::move(labels);
+}
+
+void checkSameShape(const Dataset& train, const Dataset& test, const std::string& trainName,
+                    const std::string& testName) {
+    if (train.channels != test.channels || train.height != test.height ||
+        train.width != test.width)
+        throw DataError("train and test data differ in shape: " + trainName + " has " +
+                        std::to_string(train.featureCount()) + " features per sample (" +
+                        std::to_string(train.height) + "x" + std::to_string(train.width) + "), " +
+                        testName + " has " + std::to_string(test.featureCount()) + " (" +
+                        std::to_string(test.height) + "x" + std::to_string(test.width) + ")");
+}
+
+} // namespace
+
+DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeights,
+                    std::uint64_t seed) {
+    const int trainers = static_cast<int>(trainerWeights.size());
+    if (trainers < 1) throw DataError("data: the scenario has no trainers to hold data");
+
+    DataBundle b;
+    switch (spec.kind) {
+    case DataSpec::Kind::FashionMnist: {
+        const std::string dir = spec.dir.empty() ? defaultFashionMnistDir() : spec.dir;
+        b.train = readIdx(findIdx(dir, "train-images-idx3-ubyte"),
+                          findIdx(dir, "train-labels-idx1-ubyte"));
+        b.test = readIdx(findIdx(dir, "t10k-images-idx3-ubyte"),
+                         findIdx(dir, "t10k-labels-idx1-ubyte"));
+        // Fashion-MNIST has ten classes even if a (sub)set happens to miss the last ones.
+        b.train.classes = std::max(b.train.classes, 10);
+        break;
+    }
+    case DataSpec::Kind::Idx: {
+        std::string trainImages = spec.trainPath, testImages = spec.testPath;
+        // Without explicit files, a folder with the four standard names will do.
+        if (trainImages.empty() && !spec.dir.empty())
+            trainImages = findIdx(spec.dir, "train-images-idx3-ubyte");
+        if (testImages.empty() && !spec.dir.empty())
+            testImages = findIdx(spec.dir, "t10k-images-idx3-ubyte");
+        if (trainImages.empty() || testImages.empty())
+            throw DataError("IDX data: both a training and a test image file are required");
+        b.train = readIdx(trainImages, labelsBeside(trainImages, spec.trainLabelsPath, "training"));
+        b.test = readIdx(testImages, labelsBeside(testImages, spec.testLabelsPath, "test"));
+        checkSameShape(b.train, b.test, trainImages, testImages);
+        break;
+    }
+    case DataSpec::Kind::Csv:
+        if (spec.trainPath.empty() || spec.testPath.empty())
+            throw DataError("CSV data: both a training and a test file are required");
+        b.train = readCsv(spec.trainPath);
+        b.test = readCsv(spec.testPath);
+        checkSameShape(b.train, b.test, spec.trainPath, spec.testPath);
+        break;
+    case DataSpec::Kind::Synthetic:
+        // Already split per device; the size limits do not apply (devices are capped).
+        return makeSynthetic(spec, trainers, deriveSeed(seed, kStreamSynthetic));
+    case DataSpec::Kind::None: {
+        // Timing-only runs: no samples, only how many each trainer would hold.
+        if (spec.samplesPerTrainer < 0)
+            throw DataError("data: samplesPerTrainer must be >= 0");
+        b.train.width = b.test.width = 0;
+        std::vector<std::int64_t> held(static_cast<std::size_t>(spec.samplesPerTrainer));
+        for (std::size_t i = 0; i < held.size(); ++i) held[i] = static_cast<std::int64_t>(i);
+        b.parts.assign(static_cast<std::size_t>(trainers), held);
+        return b;
+    }
+    }
+    // Train and test must agree on the label space (a small test set may miss a class).
+    b.train.classes = b.test.classes = std::max(b.train.classes, b.test.classes);
+
+    subset(b.train, spec.maxTrainSamples, deriveSeed(seed, kStreamTrainSubset));
+    subset(b.test, spec.maxTestSamples, deriveSeed(seed, kStreamTestSubset));
+
+    const PartitionSpec& p = spec.partition;
+    const std::uint64_t ps = deriveSeed(seed, kStreamPartition);
+    switch (p.kind) {
+    case PartitionSpec::Kind::Iid:
+        b.parts = partitionIid(b.train.size(), trainers, ps);
+        break;
+    case PartitionSpec::Kind::Dirichlet:
+        b.parts = partitionDirichlet(b.train.labels, b.train.classes, trainers, p.alpha,
+                                     p.minPerClient, ps);
+        break;
+    case PartitionSpec::Kind::Shards:
+        b.parts = partitionShards(b.train.labels, trainers, p.shardsPerClient, ps);
+        break;
+    case PartitionSpec::Kind::QuantitySkew:
+        b.parts = partitionQuantitySkew(b.train.size(), trainerWeights, p.sigma, ps);
+        break;
+    case PartitionSpec::Kind::Natural:
+        throw DataError("data: the 'natural' partition exists only for synthetic data, whose "
+                        "devices come with their own samples; choose iid, dirichlet, shards "
+                        "or quantity skew for this data set");
+    }
+    return b;
+}
+
+DataBundle loadData(const DataSpec& spec, int trainers, std::uint64_t seed) {
+    if (trainers < 1) throw DataError("data: the scenario has no trainers to hold data");
+    return loadData(spec, std::vector<double>(static_cast<std::size_t>(trainers), 1.0), seed);
+}
+
+} // namespace fog

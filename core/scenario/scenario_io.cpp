@@ -1,0 +1,836 @@
+// Scenario files: YAML -> Scenario (with every problem collected and located), --set
+// overrides, and Scenario -> YAML. The range and cross-reference checks live in
+// scenario_validate.cpp; this file only deals with the shape and types of the YAML.
+
+#include "core/scenario/scenario_io.h"
+
+#include "core/policies/policy_info.h"
+#include "core/scenario/yaml_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fog {
+
+// --- diagnostics -------------------------------------------------------------------------
+
+std::string Diagnostic::format() const {
+    std::string out = file;
+    if (line > 0) {
+        out += ":" + std::to_string(line);
+        if (column > 0) out += ":" + std::to_string(column);
+    }
+    out += ": ";
+    if (!path.empty()) out += path + " ";
+    return out + message;
+}
+
+namespace {
+std::string joinDiagnostics(const std::vector<Diagnostic>& d) {
+    std::string out;
+    for (const auto& x : d) out += (out.empty() ? "" : "\n") + x.format();
+    return out;
+}
+} // namespace
+
+ScenarioError::ScenarioError(std::vector<Diagnostic> d)
+    : std::runtime_error(joinDiagnostics(d)), diagnostics(std::move(d)) {}
+
+namespace {
+
+const char* const kSetLabel = "--set";
+
+// --- reading -----------------------------------------------------------------------------
+
+/// A number, or for groups also {min, max}: the value is drawn per member.
+void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange) {
+    const YAML::Node n = m.node(key);
+    if (!n.IsDefined()) return;
+    YamlContext& ctx = m.context();
+    const std::string path = m.pathOf(key);
+    if (n.IsMap() && allowRange) {
+        MapReader r(ctx, n, path);
+        Range v = out;
+        r.require("min", "the lower end of the range");
+        r.require("max", "the upper end of the range");
+        r.get("min", v.min);
+        r.get("max", v.max);
+        out = v;
+        return;
+    }
+    if (n.IsMap()) {
+        ctx.error(path, n.Mark(),
+                  "must be a number ({min, max} ranges are only for groups), got a map");
+        return;
+    }
+    double v = 0.0;
+    if (readValue(ctx, n, path, v)) out = Range::exactly(v);
+}
+
+void readLinkParams(MapReader& m, LinkParams& l) {
+    m.get("bandwidth_up_mbps", l.bandwidthUpMbps);
+    m.get("bandwidth_down_mbps", l.bandwidthDownMbps);
+    m.get("latency_ms", l.latencyMs);
+    m.get("price_per_gb", l.pricePerGb);
+}
+
+void readNoise(YamlContext& ctx, const YAML::Node& n, const std::string& path, NoiseSpec& out) {
+    using K = NoiseSpec::Kind;
+    MapReader m(ctx, n, path);
+    m.getEnum("kind", out.kind, {K::None, K::Exponential, K::ShiftedExponential, K::LogNormal});
+    if (m.usedWith("shift", "kind", out.kind, {K::ShiftedExponential})) m.get("shift", out.shift);
+    if (m.usedWith("sigma", "kind", out.kind, {K::LogNormal})) m.get("sigma", out.sigma);
+}
+
+void readCompute(YamlContext& ctx, const YAML::Node& n, const std::string& path, ComputeSpec& out,
+                 bool group) {
+    MapReader m(ctx, n, path);
+    readRange(m, "throughput", out.throughput, group);
+    if (m.has("noise")) readNoise(ctx, m.node("noise"), m.pathOf("noise"), out.noise);
+}
+
+void readInterval(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+                  std::vector<AvailabilitySpec::Interval>& out) {
+    if (!n.IsSequence() || n.size() != 2) {
+        ctx.error(path, n.Mark(), "must be a pair [from_s, to_s], got " + describeNode(n));
+        return;
+    }
+    AvailabilitySpec::Interval iv;
+    // Both ends are read (no short-circuit) so both get reported when both are wrong.
+    const bool fromOk = readValue(ctx, n[0], itemPath(path, 0), iv.fromS);
+    const bool toOk = readValue(ctx, n[1], itemPath(path, 1), iv.toS);
+    const bool ok = fromOk && toOk;
+    if (ok) out.push_back(iv);
+}
+
+void readAvailability(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+                      AvailabilitySpec& out) {
+    using K = AvailabilitySpec::Kind;
+    MapReader m(ctx, n, path);
+    m.getEnum("kind", out.kind, {K::Always, K::Markov, K::Trace});
+    if (m.usedWith("mean_up_s", "kind", out.kind, {K::Markov})) m.get("mean_up_s", out.meanUpS);
+    if (m.usedWith("mean_down_s", "kind", out.kind, {K::Markov}))
+        m.get("mean_down_s", out.meanDownS);
+    if (m.usedWith("start", "kind", out.kind, {K::Markov}) && m.has("start")) {
+        std::string start;
+        const YAML::Node s = m.node("start");
+        if (readValue(ctx, s, m.pathOf("start"), start)) {
+            const std::vector<std::string> names{"online", "offline", "stationary"};
+            if (start == "stationary") {
+                out.startStationary = true;
+                out.startOnline = true;
+            } else if (start == "online" || start == "offline") {
+                out.startStationary = false;
+                out.startOnline = start == "online";
+            } else {
+                ctx.error(m.pathOf("start"), s.Mark(),
+                          "must be one of " + joinNames(names) + ", got '" + start + "'" +
+                              didYouMean(start, names));
+            }
+        }
+    }
+    if (m.usedWith("offline", "kind", out.kind, {K::Trace})) {
+        std::vector<AvailabilitySpec::Interval> offline;
+        forEachItem(ctx, m.node("offline"), m.pathOf("offline"),
+                    [&](const YAML::Node& item, const std::string& p, std::size_t) {
+                        readInterval(ctx, item, p, offline);
+                    });
+        out.offline = std::move(offline);
+    }
+}
+
+void readEnergy(YamlContext& ctx, const YAML::Node& n, const std::string& path, EnergySpec& out) {
+    MapReader m(ctx, n, path);
+    m.get("per_sample_j", out.perSampleJ);
+    m.get("per_byte_j", out.perByteJ);
+}
+
+/// The keys nodes and groups share.
+template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
+    YamlContext& ctx = m.context();
+    m.require("id", group ? "members are named <id>-0, <id>-1, ..." : "a unique name");
+    m.get("id", s.id);
+    m.getEnum("tier", s.tier, {Tier::Cloud, Tier::Edge, Tier::Device});
+    m.getEnum("role", s.role, {Role::Trainer, Role::Aggregator, Role::Both});
+    m.get("parent", s.parent);
+    m.get("region", s.region);
+    if (m.has("compute")) readCompute(ctx, m.node("compute"), m.pathOf("compute"), s.compute, group);
+    if (m.has("availability"))
+        readAvailability(ctx, m.node("availability"), m.pathOf("availability"), s.availability);
+    if (m.has("energy")) readEnergy(ctx, m.node("energy"), m.pathOf("energy"), s.energy);
+    if (m.has("link")) {
+        MapReader l(ctx, m.node("link"), m.pathOf("link"));
+        LinkParams params;
+        readLinkParams(l, params);
+        if (l.valid()) s.link = params;
+    }
+}
+
+int lineOf(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
+    MapReader m(ctx, n, "topology");
+    if (m.has("default_link")) {
+        MapReader l(ctx, m.node("default_link"), m.pathOf("default_link"));
+        readLinkParams(l, t.defaultLink);
+        t.hasDefaultLink = l.valid();
+    }
+    forEachItem(ctx, m.node("nodes"), m.pathOf("nodes"),
+                [&](const YAML::Node& item, const std::string& p, std::size_t) {
+                    MapReader r(ctx, item, p);
+                    NodeSpec s;
+                    s.line = lineOf(item);
+                    readMember(r, s, false);
+                    Range v = Range::exactly(s.pricePerHour);
+                    readRange(r, "price_per_hour", v, false);
+                    s.pricePerHour = v.min;
+                    v = Range::exactly(s.dataShare);
+                    readRange(r, "data_share", v, false);
+                    s.dataShare = v.min;
+                    t.nodes.push_back(std::move(s));
+                });
+    forEachItem(ctx, m.node("groups"), m.pathOf("groups"),
+                [&](const YAML::Node& item, const std::string& p, std::size_t) {
+                    MapReader r(ctx, item, p);
+                    GroupSpec g;
+                    g.line = lineOf(item);
+                    readMember(r, g, true);
+                    r.require("count", "how many members");
+                    r.get("count", g.count);
+                    readRange(r, "price_per_hour", g.pricePerHour, true);
+                    readRange(r, "data_share", g.dataShare, true);
+                    t.groups.push_back(std::move(g));
+                });
+    forEachItem(ctx, m.node("links"), m.pathOf("links"),
+                [&](const YAML::Node& item, const std::string& p, std::size_t) {
+                    MapReader r(ctx, item, p);
+                    LinkSpec l;
+                    l.line = lineOf(item);
+                    r.require("from", "a node id");
+                    r.require("to", "a node id");
+                    r.get("from", l.from);
+                    r.get("to", l.to);
+                    readLinkParams(r, l.params);
+                    t.links.push_back(std::move(l));
+                });
+}
+
+void readPartition(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+                   PartitionSpec& p) {
+    using K = PartitionSpec::Kind;
+    MapReader m(ctx, n, path);
+    m.getEnum("kind", p.kind, {K::Iid, K::Dirichlet, K::Shards, K::QuantitySkew, K::Natural});
+    if (m.usedWith("alpha", "kind", p.kind, {K::Dirichlet})) m.get("alpha", p.alpha);
+    if (m.usedWith("min_per_client", "kind", p.kind, {K::Dirichlet}))
+        m.get("min_per_client", p.minPerClient);
+    if (m.usedWith("per_client", "kind", p.kind, {K::Shards}))
+        m.get("per_client", p.shardsPerClient);
+    if (m.usedWith("sigma", "kind", p.kind, {K::QuantitySkew})) m.get("sigma", p.sigma);
+}
+
+void readData(YamlContext& ctx, const YAML::Node& n, DataSpec& d) {
+    using K = DataSpec::Kind;
+    MapReader m(ctx, n, "data");
+    m.getEnum("dataset", d.kind, {K::FashionMnist, K::Synthetic, K::Idx, K::Csv, K::None});
+    const K kind = d.kind;
+    if (m.usedWith("dir", "dataset", kind, {K::FashionMnist, K::Idx})) m.get("dir", d.dir);
+    if (m.usedWith("train", "dataset", kind, {K::Idx, K::Csv})) m.get("train", d.trainPath);
+    if (m.usedWith("test", "dataset", kind, {K::Idx, K::Csv})) m.get("test", d.testPath);
+    if (m.usedWith("train_labels", "dataset", kind, {K::Idx}))
+        m.get("train_labels", d.trainLabelsPath);
+    if (m.usedWith("test_labels", "dataset", kind, {K::Idx}))
+        m.get("test_labels", d.testLabelsPath);
+    if (m.usedWith("synthetic", "dataset", kind, {K::Synthetic}) && m.has("synthetic")) {
+        MapReader s(ctx, m.node("synthetic"), m.pathOf("synthetic"));
+        s.get("alpha", d.syntheticAlpha);
+        s.get("beta", d.syntheticBeta);
+        s.get("iid", d.syntheticIid);
+        s.get("features", d.syntheticFeatures);
+        s.get("classes", d.syntheticClasses);
+    }
+    // Synthetic devices come with their own samples: the size caps and partitions of the
+    // file-based sets do not apply.
+    if (m.usedWith("max_train_samples", "dataset", kind, {K::FashionMnist, K::Idx, K::Csv}))
+        m.get("max_train_samples", d.maxTrainSamples);
+    if (m.usedWith("max_test_samples", "dataset", kind, {K::FashionMnist, K::Idx, K::Csv}))
+        m.get("max_test_samples", d.maxTestSamples);
+    if (m.usedWith("samples_per_trainer", "dataset", kind, {K::None}))
+        m.get("samples_per_trainer", d.samplesPerTrainer);
+    if (kind == K::Synthetic) d.partition.kind = PartitionSpec::Kind::Natural;
+    if (m.usedWith("partition", "dataset", kind, {K::FashionMnist, K::Synthetic, K::Idx, K::Csv}) &&
+        m.has("partition"))
+        readPartition(ctx, m.node("partition"), m.pathOf("partition"), d.partition);
+}
+
+void readModel(YamlContext& ctx, const YAML::Node& n, ModelSpec& model) {
+    using K = ModelSpec::Kind;
+    MapReader m(ctx, n, "model");
+    m.getEnum("kind", model.kind, {K::LogReg, K::Mlp, K::Cnn, K::None});
+    if (m.usedWith("hidden", "kind", model.kind, {K::Mlp, K::Cnn})) m.get("hidden", model.hidden);
+    if (m.usedWith("dropout", "kind", model.kind, {K::Mlp, K::Cnn})) m.get("dropout", model.dropout);
+    m.get("wire_bytes", model.wireBytes);
+}
+
+void readTraining(YamlContext& ctx, const YAML::Node& n, TrainingSpec& t) {
+    MapReader m(ctx, n, "training");
+    m.get("optimizer", t.optimizer);
+    m.get("learning_rate", t.learningRate);
+    if (m.has("schedule")) {
+        using K = ScheduleSpec::Kind;
+        MapReader s(ctx, m.node("schedule"), m.pathOf("schedule"));
+        s.getEnum("kind", t.schedule.kind, {K::Constant, K::Step, K::InverseTime});
+        if (s.usedWith("gamma", "kind", t.schedule.kind, {K::Step, K::InverseTime}))
+            s.get("gamma", t.schedule.gamma);
+        if (s.usedWith("every_rounds", "kind", t.schedule.kind, {K::Step}))
+            s.get("every_rounds", t.schedule.stepRounds);
+    }
+    m.get("momentum", t.momentum);
+    m.get("weight_decay", t.weightDecay);
+    m.get("batch_size", t.batchSize);
+    m.get("local_steps", t.localSteps);
+    m.get("local_epochs", t.localEpochs);
+}
+
+/// `{policy: name, param: number, ...}`: the parameter keys depend on the policy, so they are
+/// only type-checked here; validateScenario checks names and bounds.
+void readPolicy(YamlContext& ctx, const YAML::Node& n, const std::string& path, PolicySpec& p) {
+    MapReader m(ctx, n, path);
+    if (!m.valid()) return;
+    p.line = lineOf(n);
+    p.params.clear();
+    p.paramLines.clear();
+    if (m.require("policy", "the policy name")) m.get("policy", p.name);
+    for (const auto& key : m.remainingKeys()) {
+        double v = 0.0;
+        const YAML::Node value = m.node(key);
+        if (!readValue(ctx, value, m.pathOf(key), v)) continue;
+        p.params[key] = v;
+        p.paramLines[key] = lineOf(value);
+    }
+}
+
+void readStop(YamlContext& ctx, const YAML::Node& n, StopSpec& s) {
+    MapReader m(ctx, n, "stop");
+    // A stop block lists the limits wanted: the 10-round default applies only without one.
+    s.rounds = 0;
+    m.get("rounds", s.rounds);
+    m.get("virtual_time_s", s.virtualTimeS);
+    m.get("target_accuracy", s.targetAccuracy);
+    m.get("budget", s.budget);
+}
+
+/// False when reading cannot sensibly go on (a file from a newer FogStudio).
+bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
+    MapReader m(ctx, root, "");
+    if (!m.valid()) return false;
+    if (m.get("schema_version", s.schemaVersion) && s.schemaVersion > kScenarioSchemaVersion) {
+        ctx.error("schema_version", m.node("schema_version").Mark(),
+                  "is " + std::to_string(s.schemaVersion) + ", but this FogStudio reads at most " +
+                      std::to_string(kScenarioSchemaVersion) + "; a newer FogStudio wrote this file");
+        m.remainingKeys(); // the rest is a format we do not know: no point listing its keys
+        return false;
+    }
+    m.get("name", s.name);
+    m.get("description", s.description);
+    m.get("seed", s.seed);
+    if (m.has("topology")) readTopology(ctx, m.node("topology"), s.topology);
+    if (m.has("data")) readData(ctx, m.node("data"), s.data);
+    if (m.has("model")) readModel(ctx, m.node("model"), s.model);
+    if (m.has("training")) readTraining(ctx, m.node("training"), s.training);
+    if (m.has("sync")) readPolicy(ctx, m.node("sync"), "sync", s.sync);
+    if (m.has("selection")) readPolicy(ctx, m.node("selection"), "selection", s.selection);
+    if (m.has("stop")) readStop(ctx, m.node("stop"), s.stop);
+    if (m.has("evaluation")) {
+        MapReader e(ctx, m.node("evaluation"), "evaluation");
+        e.get("every_rounds", s.evaluation.everyRounds);
+    }
+    return true;
+}
+
+// --- overrides ---------------------------------------------------------------------------
+
+/// One step of an override path: a map key, or (index >= 0) a list index.
+struct PathStep {
+    std::string key;
+    long index = -1;
+};
+
+/// Splits `a.b[2].c`; "" on success, else what is wrong.
+std::string splitPath(const std::string& path, std::vector<PathStep>& steps) {
+    steps.clear();
+    std::size_t i = 0;
+    while (i <= path.size()) {
+        const std::size_t end = path.find_first_of(".[", i);
+        const std::string key = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+        if (key.empty() || key.find(']') != std::string::npos)
+            return "'" + path + "' is not a key path like a.b.c or a.list[2].key";
+        steps.push_back({key, -1});
+        i = end;
+        while (i != std::string::npos && path[i] == '[') {
+            const std::size_t close = path.find(']', i);
+            const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                digits.size() > 9)
+                return "'" + path + "' has a bad list index; write a.list[2].key";
+            steps.push_back({"", std::stol(digits)});
+            i = close + 1;
+            if (i == path.size()) i = std::string::npos;
+        }
+        if (i == std::string::npos) return {};
+        if (path[i] != '.') return "'" + path + "' is not a key path like a.b.c or a.list[2].key";
+        ++i;
+    }
+    return "'" + path + "' ends with '.'";
+}
+
+std::string stepsPath(const std::vector<PathStep>& steps, std::size_t count) {
+    std::string p;
+    for (std::size_t i = 0; i < count; ++i)
+        p = steps[i].index >= 0 ? itemPath(p, static_cast<std::size_t>(steps[i].index))
+                                : childPath(p, steps[i].key);
+    return p;
+}
+
+/// Sets steps[i..] below `node` to `value`. Missing map keys are created; `created` gets the
+/// path of the outermost node that did not exist before (or the whole path when replacing).
+/// Nodes are passed by value: a YAML::Node copy shares the tree, whereas assigning one node to
+/// another would overwrite the tree in place.
+std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size_t i,
+                  const YAML::Node& value, std::string& created) {
+    const PathStep& step = steps[i];
+    const bool last = i + 1 == steps.size();
+    const std::string here = stepsPath(steps, i);
+    const std::string what = here.empty() ? "the scenario" : "'" + here + "'";
+    if (step.index >= 0) {
+        if (!node.IsSequence())
+            return what + " is " + describeNode(node) + ", not a list";
+        if (static_cast<std::size_t>(step.index) >= node.size())
+            return what + " has " + std::to_string(node.size()) + " entries; index " +
+                   std::to_string(step.index) + " is out of range";
+        if (last) {
+            node[static_cast<std::size_t>(step.index)] = value;
+            created = stepsPath(steps, steps.size());
+            return {};
+        }
+        return setAt(node[static_cast<std::size_t>(step.index)], steps, i + 1, value, created);
+    }
+    if (!node.IsMap()) return what + " is " + describeNode(node) + ", not a map";
+    const YAML::Node& constNode = node; // const lookup: does not insert the key
+    const YAML::Node child = constNode[step.key];
+    if (last || !child.IsDefined() || child.IsNull()) {
+        // Build what is missing below here as nested maps, innermost first.
+        YAML::Node built = value;
+        for (std::size_t j = steps.size() - 1; j > i; --j) {
+            if (steps[j].index >= 0)
+                return "'" + stepsPath(steps, j) + "' does not exist, so it has no index " +
+                       std::to_string(steps[j].index);
+            YAML::Node map(YAML::NodeType::Map);
+            map[steps[j].key] = built;
+            built = map;
+        }
+        node[step.key] = built;
+        created = stepsPath(steps, i + 1);
+        return {};
+    }
+    return setAt(child, steps, i + 1, value, created);
+}
+
+/// Applies one override; on failure adds a "--set" diagnostic. `touched` collects the paths
+/// whose values now come from the command line.
+void applyOverride(YAML::Node& root, const Override& o, std::vector<Diagnostic>& errors,
+                   std::vector<std::string>& touched) {
+    std::vector<PathStep> steps;
+    if (std::string bad = splitPath(o.path, steps); !bad.empty()) {
+        errors.push_back({kSetLabel, 0, 0, o.path, bad});
+        return;
+    }
+    YAML::Node value;
+    try {
+        value = YAML::Load(o.value);
+    } catch (const YAML::Exception& e) {
+        errors.push_back({kSetLabel, 0, 0, o.path,
+                          "value '" + o.value + "' is not valid YAML: " + e.msg});
+        return;
+    }
+    if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    std::string created;
+    if (std::string bad = setAt(root, steps, 0, value, created); !bad.empty()) {
+        errors.push_back({kSetLabel, 0, 0, o.path, "cannot be set: " + bad});
+        return;
+    }
+    touched.push_back(created);
+}
+
+/// Orders diagnostics as a reader expects: command-line ones first, then by position.
+void sortDiagnostics(std::vector<Diagnostic>& d) {
+    std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
+        const bool aSet = a.file == kSetLabel, bSet = b.file == kSetLabel;
+        if (aSet != bSet) return aSet;
+        if (a.line != b.line) return a.line < b.line;
+        return a.column < b.column;
+    });
+}
+
+Scenario load(const std::string& text, const std::string& label,
+              const std::vector<Override>& overrides) {
+    YamlContext ctx(label);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+        throw ScenarioError(ctx.diagnostics());
+    }
+
+    std::vector<Diagnostic> setErrors;
+    std::vector<std::string> touched;
+    for (const auto& o : overrides) applyOverride(root, o, setErrors, touched);
+
+    Scenario s;
+    if (!readScenario(ctx, root, s)) {
+        auto d = ctx.diagnostics();
+        d.insert(d.begin(), setErrors.begin(), setErrors.end());
+        throw ScenarioError(d);
+    }
+
+    // Range and cross-reference checks, placed at the exact spot in the file where possible.
+    // A path that already failed to read is skipped: its value is a stand-in default.
+    const std::vector<Diagnostic> readErrors = ctx.diagnostics();
+    for (const auto& d : validateScenario(s)) {
+        const bool shadowed = std::any_of(readErrors.begin(), readErrors.end(),
+                                          [&](const Diagnostic& r) {
+                                              return !r.path.empty() && pathWithin(d.path, r.path);
+                                          });
+        if (shadowed) continue;
+        if (ctx.locate(d.path))
+            ctx.error(d.path, d.message);
+        else
+            ctx.diagnostics().push_back({label, d.line, d.column, d.path, d.message});
+    }
+
+    std::vector<Diagnostic> all = setErrors;
+    for (Diagnostic d : ctx.diagnostics()) {
+        // Values given with --set have no place in the file: say where they came from.
+        for (const auto& t : touched)
+            if (pathWithin(d.path, t)) {
+                d.file = kSetLabel;
+                d.line = d.column = 0;
+            }
+        all.push_back(std::move(d));
+    }
+    if (!all.empty()) {
+        sortDiagnostics(all);
+        throw ScenarioError(std::move(all));
+    }
+    return s;
+}
+
+} // namespace
+
+Override parseOverride(const std::string& arg) {
+    const auto eq = arg.find('=');
+    auto trim = [](std::string s) {
+        const auto b = s.find_first_not_of(" \t");
+        const auto e = s.find_last_not_of(" \t");
+        return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    Override o;
+    if (eq != std::string::npos) o = {trim(arg.substr(0, eq)), arg.substr(eq + 1)};
+    if (eq == std::string::npos || o.path.empty())
+        throw ScenarioError({{kSetLabel, 0, 0, "", "expected key.path=value, got '" + arg + "'"}});
+    std::vector<PathStep> steps;
+    if (std::string bad = splitPath(o.path, steps); !bad.empty())
+        throw ScenarioError({{kSetLabel, 0, 0, o.path, bad}});
+    return o;
+}
+
+Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel,
+                          const std::vector<Override>& overrides) {
+    return load(yaml, fileLabel, overrides);
+}
+
+Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ScenarioError(
+            {{path, 0, 0, "", std::string("cannot open scenario file: ") + std::strerror(errno)}});
+    std::ostringstream text;
+    text << in.rdbuf();
+    Scenario s = load(text.str(), path, overrides);
+    s.sourcePath = path;
+    return s;
+}
+
+// --- writing -----------------------------------------------------------------------------
+
+namespace {
+
+/// Numbers go out in their shortest exact form (the emitter's own would print 0.1 as
+/// 0.10000000000000001).
+std::string num(double v) { return formatNumber(v); }
+
+template <class V> void keyValue(YAML::Emitter& out, const char* key, const V& value) {
+    out << YAML::Key << key << YAML::Value << value;
+}
+void keyNumber(YAML::Emitter& out, const char* key, double v) { keyValue(out, key, num(v)); }
+
+void emitRange(YAML::Emitter& out, const char* key, const Range& r) {
+    if (r.isExact()) return keyNumber(out, key, r.min);
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyNumber(out, "min", r.min);
+    keyNumber(out, "max", r.max);
+    out << YAML::EndMap;
+}
+
+void emitLinkParams(YAML::Emitter& out, const LinkParams& l) {
+    keyNumber(out, "bandwidth_up_mbps", l.bandwidthUpMbps);
+    keyNumber(out, "bandwidth_down_mbps", l.bandwidthDownMbps);
+    keyNumber(out, "latency_ms", l.latencyMs);
+    keyNumber(out, "price_per_gb", l.pricePerGb);
+}
+
+void emitLink(YAML::Emitter& out, const char* key, const LinkParams& l) {
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    emitLinkParams(out, l);
+    out << YAML::EndMap;
+}
+
+void emitCompute(YAML::Emitter& out, const ComputeSpec& c) {
+    out << YAML::Key << "compute" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    emitRange(out, "throughput", c.throughput);
+    out << YAML::Key << "noise" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "kind", toString(c.noise.kind));
+    if (c.noise.kind == NoiseSpec::Kind::ShiftedExponential) keyNumber(out, "shift", c.noise.shift);
+    if (c.noise.kind == NoiseSpec::Kind::LogNormal) keyNumber(out, "sigma", c.noise.sigma);
+    out << YAML::EndMap << YAML::EndMap;
+}
+
+void emitAvailability(YAML::Emitter& out, const AvailabilitySpec& a) {
+    out << YAML::Key << "availability" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "kind", toString(a.kind));
+    if (a.kind == AvailabilitySpec::Kind::Markov) {
+        keyNumber(out, "mean_up_s", a.meanUpS);
+        keyNumber(out, "mean_down_s", a.meanDownS);
+        keyValue(out, "start", a.startStationary ? "stationary" : a.startOnline ? "online" : "offline");
+    }
+    if (a.kind == AvailabilitySpec::Kind::Trace) {
+        out << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto& iv : a.offline)
+            out << YAML::Flow << YAML::BeginSeq << num(iv.fromS) << num(iv.toS) << YAML::EndSeq;
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+}
+
+/// The keys nodes and groups share, after the group-only `count`.
+template <class Spec> void emitMember(YAML::Emitter& out, const Spec& s) {
+    keyValue(out, "tier", toString(s.tier));
+    keyValue(out, "role", toString(s.role));
+    if (!s.parent.empty()) keyValue(out, "parent", s.parent);
+    if (!s.region.empty()) keyValue(out, "region", s.region);
+    emitCompute(out, s.compute);
+    emitAvailability(out, s.availability);
+}
+
+void emitEnergyShareLink(YAML::Emitter& out, const EnergySpec& e,
+                         const std::optional<LinkParams>& link) {
+    out << YAML::Key << "energy" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyNumber(out, "per_sample_j", e.perSampleJ);
+    keyNumber(out, "per_byte_j", e.perByteJ);
+    out << YAML::EndMap;
+    if (link) emitLink(out, "link", *link);
+}
+
+void beginList(YAML::Emitter& out, const char* key, bool empty) {
+    out << YAML::Key << key << YAML::Value;
+    if (empty) out << YAML::Flow; // "[]" on the key's line rather than on a line of its own
+    out << YAML::BeginSeq;
+}
+
+void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
+    out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
+    if (t.hasDefaultLink) emitLink(out, "default_link", t.defaultLink);
+    beginList(out, "nodes", t.nodes.empty());
+    for (const auto& n : t.nodes) {
+        out << YAML::BeginMap;
+        keyValue(out, "id", n.id);
+        emitMember(out, n);
+        keyNumber(out, "price_per_hour", n.pricePerHour);
+        keyNumber(out, "data_share", n.dataShare);
+        emitEnergyShareLink(out, n.energy, n.link);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    beginList(out, "groups", t.groups.empty());
+    for (const auto& g : t.groups) {
+        out << YAML::BeginMap;
+        keyValue(out, "id", g.id);
+        keyValue(out, "count", g.count);
+        emitMember(out, g);
+        emitRange(out, "price_per_hour", g.pricePerHour);
+        emitRange(out, "data_share", g.dataShare);
+        emitEnergyShareLink(out, g.energy, g.link);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    beginList(out, "links", t.links.empty());
+    for (const auto& l : t.links) {
+        out << YAML::Flow << YAML::BeginMap;
+        keyValue(out, "from", l.from);
+        keyValue(out, "to", l.to);
+        emitLinkParams(out, l.params);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+}
+
+void emitData(YAML::Emitter& out, const DataSpec& d) {
+    using K = DataSpec::Kind;
+    out << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
+    keyValue(out, "dataset", toString(d.kind));
+    const bool files = d.kind == K::FashionMnist || d.kind == K::Idx || d.kind == K::Csv;
+    if ((d.kind == K::FashionMnist || d.kind == K::Idx) && !d.dir.empty()) keyValue(out, "dir", d.dir);
+    if (d.kind == K::Idx || d.kind == K::Csv) {
+        if (!d.trainPath.empty()) keyValue(out, "train", d.trainPath);
+        if (!d.testPath.empty()) keyValue(out, "test", d.testPath);
+    }
+    if (d.kind == K::Idx) {
+        if (!d.trainLabelsPath.empty()) keyValue(out, "train_labels", d.trainLabelsPath);
+        if (!d.testLabelsPath.empty()) keyValue(out, "test_labels", d.testLabelsPath);
+    }
+    if (d.kind == K::Synthetic) {
+        out << YAML::Key << "synthetic" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        keyNumber(out, "alpha", d.syntheticAlpha);
+        keyNumber(out, "beta", d.syntheticBeta);
+        keyValue(out, "iid", d.syntheticIid);
+        keyValue(out, "features", d.syntheticFeatures);
+        keyValue(out, "classes", d.syntheticClasses);
+        out << YAML::EndMap;
+    }
+    if (files) {
+        keyValue(out, "max_train_samples", d.maxTrainSamples);
+        keyValue(out, "max_test_samples", d.maxTestSamples);
+    }
+    if (d.kind == K::None) keyValue(out, "samples_per_trainer", d.samplesPerTrainer);
+    if (d.kind != K::None) {
+        using P = PartitionSpec::Kind;
+        const PartitionSpec& p = d.partition;
+        out << YAML::Key << "partition" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        keyValue(out, "kind", toString(p.kind));
+        if (p.kind == P::Dirichlet) {
+            keyNumber(out, "alpha", p.alpha);
+            keyValue(out, "min_per_client", p.minPerClient);
+        }
+        if (p.kind == P::Shards) keyValue(out, "per_client", p.shardsPerClient);
+        if (p.kind == P::QuantitySkew) keyNumber(out, "sigma", p.sigma);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+}
+
+void emitModel(YAML::Emitter& out, const ModelSpec& m) {
+    out << YAML::Key << "model" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "kind", toString(m.kind));
+    if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
+        out << YAML::Key << "hidden" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (int h : m.hidden) out << h;
+        out << YAML::EndSeq;
+        keyNumber(out, "dropout", m.dropout);
+    }
+    keyNumber(out, "wire_bytes", m.wireBytes);
+    out << YAML::EndMap;
+}
+
+void emitTraining(YAML::Emitter& out, const TrainingSpec& t) {
+    using K = ScheduleSpec::Kind;
+    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
+    keyValue(out, "optimizer", t.optimizer);
+    keyNumber(out, "learning_rate", t.learningRate);
+    out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "kind", toString(t.schedule.kind));
+    if (t.schedule.kind != K::Constant) keyNumber(out, "gamma", t.schedule.gamma);
+    if (t.schedule.kind == K::Step) keyValue(out, "every_rounds", t.schedule.stepRounds);
+    out << YAML::EndMap;
+    keyNumber(out, "momentum", t.momentum);
+    keyNumber(out, "weight_decay", t.weightDecay);
+    keyValue(out, "batch_size", t.batchSize);
+    keyValue(out, "local_steps", t.localSteps);
+    keyValue(out, "local_epochs", t.localEpochs);
+    out << YAML::EndMap;
+}
+
+/// The policy's parameters in its documented order, with the defaults of those not given
+/// written out so the file shows every knob; unknown keys are kept (the caller validates).
+void emitPolicy(YAML::Emitter& out, const char* key, const PolicySpec& p, const PolicyInfo* info) {
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "policy", p.name);
+    std::vector<std::string> done;
+    if (info)
+        for (const auto& param : info->params) {
+            keyNumber(out, param.key.c_str(), p.get(param.key, param.defaultValue));
+            done.push_back(param.key);
+        }
+    for (const auto& [k, v] : p.params)
+        if (std::find(done.begin(), done.end(), k) == done.end()) keyNumber(out, k.c_str(), v);
+    out << YAML::EndMap;
+}
+
+} // namespace
+
+std::string saveScenarioText(const Scenario& s) {
+    YAML::Emitter out;
+    out << YAML::Comment("FogStudio scenario; every key is described in docs/scenario.md")
+        << YAML::Newline;
+    out << YAML::BeginMap;
+    keyValue(out, "schema_version", kScenarioSchemaVersion);
+    keyValue(out, "name", s.name);
+    keyValue(out, "description", s.description);
+    keyValue(out, "seed", s.seed);
+    emitTopology(out, s.topology);
+    emitData(out, s.data);
+    emitModel(out, s.model);
+    emitTraining(out, s.training);
+    emitPolicy(out, "sync", s.sync, findSyncPolicy(s.sync.name));
+    emitPolicy(out, "selection", s.selection, findSelectionPolicy(s.selection.name));
+
+    out << YAML::Key << "stop" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "rounds", s.stop.rounds);
+    keyNumber(out, "virtual_time_s", s.stop.virtualTimeS);
+    keyNumber(out, "target_accuracy", s.stop.targetAccuracy);
+    keyNumber(out, "budget", s.stop.budget);
+    out << YAML::EndMap;
+
+    out << YAML::Key << "evaluation" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    keyValue(out, "every_rounds", s.evaluation.everyRounds);
+    out << YAML::EndMap;
+    out << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+}
+
+void saveScenarioFile(const Scenario& s, const std::string& path) {
+    const std::string text = saveScenarioText(s);
+    // Write beside the target, then rename over it: the rename is atomic, so a failed or
+    // interrupted save leaves the old file intact.
+    const std::string tmp = path + ".saving";
+    auto fail = [&](const std::string& what) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw ScenarioError({{path, 0, 0, "", what}});
+    };
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) fail(std::string("cannot write scenario file: ") + std::strerror(errno));
+        f << text;
+        f.close();
+        if (!f) fail("cannot write scenario file (disk full?)");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) fail("cannot replace scenario file: " + ec.message());
+}
+
+} // namespace fog

@@ -1,0 +1,492 @@
+// validateScenario: value ranges and cross-references of a scenario, independent of where it
+// came from. Paths name the YAML keys, so the loader can place each problem in the file and
+// an editor can highlight the field.
+
+#include "core/scenario/scenario_io.h"
+
+#include "core/policies/policy_info.h"
+#include "core/scenario/yaml_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace fog {
+
+namespace {
+
+/// Largest group; a typo like `count: 2000000000` should be an error, not an out-of-memory.
+constexpr int kMaxGroupCount = 1000000;
+
+std::string num(double v) { return formatNumber(v); }
+std::string rangeText(const Range& r) { return "{min: " + num(r.min) + ", max: " + num(r.max) + "}"; }
+
+bool trains(Role r) { return r != Role::Aggregator; }
+bool aggregates(Role r) { return r != Role::Trainer; }
+
+class Checker {
+public:
+    explicit Checker(std::string file) : file_(std::move(file)) {}
+
+    void error(const std::string& path, int line, const std::string& message) {
+        out_.push_back({file_, line, 0, path, message});
+    }
+    /// v > bound. Written as !(v > bound) so that NaN fails too.
+    void greater(const std::string& path, int line, double v, double bound) {
+        if (!(v > bound)) error(path, line, "must be > " + num(bound) + ", got " + num(v));
+    }
+    void atLeast(const std::string& path, int line, double v, double bound) {
+        if (!(v >= bound)) error(path, line, "must be >= " + num(bound) + ", got " + num(v));
+    }
+    /// lo <= v <= hi, or lo <= v < hi when `openTop`.
+    void within(const std::string& path, int line, double v, double lo, double hi, bool openTop) {
+        if (!(v >= lo && (openTop ? v < hi : v <= hi)))
+            error(path, line,
+                  "must be in [" + num(lo) + ", " + num(hi) + (openTop ? ")" : "]") + ", got " + num(v));
+    }
+    /// A value or range whose every point must be > bound (strict) or >= bound.
+    void range(const std::string& path, int line, const Range& r, double bound, bool strict) {
+        if (r.isExact()) {
+            strict ? greater(path, line, r.min, bound) : atLeast(path, line, r.min, bound);
+            return;
+        }
+        if (!(r.min <= r.max)) {
+            error(path, line, "range needs min <= max, got " + rangeText(r));
+            return;
+        }
+        if (strict ? !(r.min > bound) : !(r.min >= bound))
+            error(path, line, std::string("must be ") + (strict ? "> " : ">= ") + num(bound) +
+                                  " over the whole range, got " + rangeText(r));
+    }
+
+    std::vector<Diagnostic> take() { return std::move(out_); }
+
+private:
+    std::string file_;
+    std::vector<Diagnostic> out_;
+};
+
+void checkLink(Checker& c, const std::string& path, int line, const LinkParams& l) {
+    c.greater(childPath(path, "bandwidth_up_mbps"), line, l.bandwidthUpMbps, 0);
+    c.greater(childPath(path, "bandwidth_down_mbps"), line, l.bandwidthDownMbps, 0);
+    c.atLeast(childPath(path, "latency_ms"), line, l.latencyMs, 0);
+    c.atLeast(childPath(path, "price_per_gb"), line, l.pricePerGb, 0);
+}
+
+void checkAvailability(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
+    if (a.kind == AvailabilitySpec::Kind::Markov) {
+        c.greater(path + ".mean_up_s", line, a.meanUpS, 0);
+        c.greater(path + ".mean_down_s", line, a.meanDownS, 0);
+    }
+    if (a.kind != AvailabilitySpec::Kind::Trace) return;
+    for (std::size_t i = 0; i < a.offline.size(); ++i) {
+        const auto& iv = a.offline[i];
+        const std::string p = itemPath(path + ".offline", i);
+        const std::string shown = "[" + num(iv.fromS) + ", " + num(iv.toS) + "]";
+        if (!(iv.fromS >= 0))
+            c.error(p, line, "must start at a time >= 0, got " + shown);
+        else if (!(iv.fromS < iv.toS))
+            c.error(p, line, "must be [from_s, to_s] with from_s < to_s, got " + shown);
+        else if (i > 0 && iv.fromS < a.offline[i - 1].toS)
+            c.error(p, line, "intervals must be sorted and must not overlap: " + shown +
+                                 " starts before the previous one ends (at " +
+                                 num(a.offline[i - 1].toS) + ")");
+    }
+}
+
+/// The checks nodes and groups share (a node's throughput is an exact range).
+template <class Spec> void checkMember(Checker& c, const std::string& path, const Spec& s) {
+    const int line = s.line;
+    if (s.id.empty()) c.error(path + ".id", line, "must not be empty");
+    c.range(path + ".compute.throughput", line, s.compute.throughput, 0, true);
+    const NoiseSpec& noise = s.compute.noise;
+    if (noise.kind == NoiseSpec::Kind::ShiftedExponential)
+        c.within(path + ".compute.noise.shift", line, noise.shift, 0, 1, true);
+    if (noise.kind == NoiseSpec::Kind::LogNormal)
+        c.greater(path + ".compute.noise.sigma", line, noise.sigma, 0);
+    checkAvailability(c, path + ".availability", line, s.availability);
+    c.atLeast(path + ".energy.per_sample_j", line, s.energy.perSampleJ, 0);
+    c.atLeast(path + ".energy.per_byte_j", line, s.energy.perByteJ, 0);
+    if (s.link) checkLink(c, path + ".link", line, *s.link);
+}
+
+/// A node or a group, as one vertex of the parent graph: all members of a group share their
+/// parent and role, so the graph need not be expanded.
+struct Entity {
+    std::string path;
+    int line = 0;
+    std::string id;
+    bool group = false;
+    int count = 1;
+    Role role = Role::Trainer;
+    std::string parent;
+    AvailabilitySpec::Kind availability = AvailabilitySpec::Kind::Always;
+    int parentEntity = -1;
+    bool resolved = true; ///< false: the parent chain breaks (unknown parent or cycle)
+    bool inCycle = false;
+
+    std::string describe() const {
+        return group ? "group '" + id + "' (" + path + ")" : path;
+    }
+};
+
+/// What the policy checks need to know about the tree.
+struct TreeFacts {
+    bool reliable = true; ///< false when parent errors make the counts below meaningless
+    int aggregators = 0;
+    std::vector<std::string> roots; ///< aggregators with no aggregator above them
+    bool nested = false;            ///< some aggregator has an aggregator above it
+};
+
+TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
+    TreeFacts facts;
+    if (t.hasDefaultLink) checkLink(c, "topology.default_link", 0, t.defaultLink);
+
+    std::vector<Entity> ents;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+        const NodeSpec& n = t.nodes[i];
+        Entity e;
+        e.path = itemPath("topology.nodes", i);
+        e.line = n.line;
+        e.id = n.id;
+        e.role = n.role;
+        e.parent = n.parent;
+        e.availability = n.availability.kind;
+        checkMember(c, e.path, n);
+        c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour, 0);
+        c.greater(e.path + ".data_share", n.line, n.dataShare, 0);
+        ents.push_back(e);
+    }
+    for (std::size_t i = 0; i < t.groups.size(); ++i) {
+        const GroupSpec& g = t.groups[i];
+        Entity e;
+        e.path = itemPath("topology.groups", i);
+        e.line = g.line;
+        e.id = g.id;
+        e.group = true;
+        e.count = g.count;
+        e.role = g.role;
+        e.parent = g.parent;
+        e.availability = g.availability.kind;
+        checkMember(c, e.path, g);
+        if (g.count < 1 || g.count > kMaxGroupCount) {
+            c.error(e.path + ".count", g.line,
+                    "must be in [1, " + std::to_string(kMaxGroupCount) + "], got " +
+                        std::to_string(g.count));
+            e.count = 0;
+        }
+        c.range(e.path + ".price_per_hour", g.line, g.pricePerHour, 0, false);
+        c.range(e.path + ".data_share", g.line, g.dataShare, 0, true);
+        ents.push_back(e);
+    }
+
+    // Ids, with groups expanded to <id>-0 .. <id>-<count-1>; each clash reported once per pair.
+    std::unordered_map<std::string, int> owner;
+    std::set<std::pair<int, int>> clashes;
+    auto claim = [&](const std::string& id, int e) {
+        const auto [it, inserted] = owner.emplace(id, e);
+        if (inserted || it->second == e || !clashes.insert({it->second, e}).second) return;
+        const Entity& other = ents[static_cast<std::size_t>(it->second)];
+        c.error(ents[static_cast<std::size_t>(e)].path + ".id", ents[static_cast<std::size_t>(e)].line,
+                (ents[static_cast<std::size_t>(e)].group ? "gives member id '" : "duplicate id '") +
+                    id + "', already used by " + other.describe());
+    };
+    for (std::size_t e = 0; e < ents.size(); ++e) {
+        if (ents[e].id.empty()) continue;
+        if (!ents[e].group) {
+            claim(ents[e].id, static_cast<int>(e));
+            continue;
+        }
+        for (int i = 0; i < ents[e].count; ++i)
+            claim(ents[e].id + "-" + std::to_string(i), static_cast<int>(e));
+    }
+
+    std::vector<std::string> names; // for suggestions
+    for (const auto& e : ents) names.push_back(e.id);
+    for (auto& e : ents) {
+        if (e.parent.empty()) continue;
+        if (auto it = owner.find(e.parent); it != owner.end()) {
+            e.parentEntity = it->second;
+            continue;
+        }
+        e.resolved = false;
+        std::string hint = didYouMean(e.parent, names);
+        for (const auto& g : t.groups)
+            if (g.id == e.parent)
+                hint = " (that is a group; its members are " + g.id + "-0 .. " + g.id + "-" +
+                       std::to_string(std::max(0, g.count - 1)) + ")";
+        c.error(e.path + ".parent", e.line, "names node '" + e.parent + "', which does not exist" + hint);
+    }
+
+    // Cycles: walk each parent chain; meeting a node of the current walk closes a cycle.
+    std::vector<int> state(ents.size(), 0); // 0 unvisited, 1 on the current walk, 2 done
+    for (std::size_t start = 0; start < ents.size(); ++start) {
+        std::vector<int> chain;
+        int x = static_cast<int>(start);
+        while (x >= 0 && state[static_cast<std::size_t>(x)] == 0) {
+            state[static_cast<std::size_t>(x)] = 1;
+            chain.push_back(x);
+            x = ents[static_cast<std::size_t>(x)].parentEntity;
+        }
+        if (x >= 0 && state[static_cast<std::size_t>(x)] == 1) {
+            std::vector<int> cycle(std::find(chain.begin(), chain.end(), x), chain.end());
+            // Start the cycle at its first entity in file order, where it is reported.
+            std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+            std::string text = ents[static_cast<std::size_t>(cycle.back())].parent;
+            for (int m : cycle) {
+                ents[static_cast<std::size_t>(m)].inCycle = true;
+                ents[static_cast<std::size_t>(m)].resolved = false;
+                text += " -> " + ents[static_cast<std::size_t>(m)].parent;
+            }
+            const Entity& first = ents[static_cast<std::size_t>(cycle.front())];
+            c.error(first.path + ".parent", first.line, "makes the parent chain a cycle: " + text);
+        }
+        for (int m : chain) state[static_cast<std::size_t>(m)] = 2;
+    }
+
+    // Nearest aggregating ancestor of each entity; -1 when none, -2 when the chain breaks.
+    auto aggregatorAbove = [&](const Entity& e) {
+        if (!e.resolved) return -2;
+        for (int x = e.parentEntity; x >= 0; x = ents[static_cast<std::size_t>(x)].parentEntity) {
+            const Entity& p = ents[static_cast<std::size_t>(x)];
+            if (p.inCycle) return -2;
+            if (aggregates(p.role)) return x;
+            if (!p.resolved) return -2;
+        }
+        return -1;
+    };
+
+    int trainerCount = 0;
+    for (const auto& e : ents) {
+        const int above = aggregatorAbove(e);
+        if (above == -2) facts.reliable = false;
+        if (trains(e.role)) {
+            trainerCount += e.count;
+            if (above == -1)
+                c.error(e.path + (e.parent.empty() ? ".role" : ".parent"), e.line,
+                        std::string(e.group ? "members train but have no aggregator above them"
+                                            : "trains but has no aggregator above it") +
+                            ": no node up the parent chain has role aggregator or both");
+        }
+        if (aggregates(e.role)) {
+            facts.aggregators += e.count;
+            if (above == -1) {
+                if (e.group)
+                    for (int i = 0; i < e.count; ++i) facts.roots.push_back(e.id + "-" + std::to_string(i));
+                else
+                    facts.roots.push_back(e.id);
+            }
+            if (above >= 0) facts.nested = true;
+        }
+        if (e.role == Role::Aggregator && e.availability != AvailabilitySpec::Kind::Always)
+            c.error(e.path + ".availability.kind", e.line,
+                    std::string("must be always for an aggregator, got ") + toString(e.availability) +
+                        ": only trainers may go offline (an aggregator holds the model)");
+    }
+    if (ents.empty())
+        c.error("topology", 0, "has no nodes: add at least one trainer and one aggregator");
+    else if (trainerCount == 0)
+        c.error("topology", 0, "has no trainer (a node or group with role trainer or both)");
+    if (!ents.empty() && facts.aggregators == 0)
+        c.error("topology", 0, "has no aggregator (a node with role aggregator or both)");
+
+    std::set<std::pair<std::string, std::string>> linked;
+    for (std::size_t i = 0; i < t.links.size(); ++i) {
+        const LinkSpec& l = t.links[i];
+        const std::string p = itemPath("topology.links", i);
+        auto checkEnd = [&](const char* key, const std::string& id) {
+            if (id.empty())
+                c.error(p + "." + key, l.line, "must name a node, got nothing");
+            else if (!owner.count(id))
+                c.error(p + "." + key, l.line,
+                        "names node '" + id + "', which does not exist" + didYouMean(id, names));
+        };
+        checkEnd("from", l.from);
+        checkEnd("to", l.to);
+        if (!l.from.empty() && l.from == l.to)
+            c.error(p + ".to", l.line, "must differ from 'from' (a link joins two nodes), got '" + l.to + "' for both");
+        // A link serves both directions, so a-b and b-a are the same link.
+        if (!linked.insert(std::minmax(l.from, l.to)).second)
+            c.error(p, l.line, "duplicates an earlier link between '" + l.from + "' and '" + l.to + "'");
+        checkLink(c, p, l.line, l.params);
+    }
+    return facts;
+}
+
+void checkData(Checker& c, const DataSpec& d) {
+    using K = DataSpec::Kind;
+    if (d.kind == K::Csv || (d.kind == K::Idx && d.dir.empty())) {
+        const std::string why = d.kind == K::Csv
+                                    ? "is required for dataset csv"
+                                    : "is required for dataset idx unless dir names a folder with the "
+                                      "four standard IDX files";
+        if (d.trainPath.empty()) c.error("data.train", 0, why);
+        if (d.testPath.empty()) c.error("data.test", 0, why);
+    }
+    if (d.kind == K::FashionMnist || d.kind == K::Idx || d.kind == K::Csv) {
+        c.atLeast("data.max_train_samples", 0, d.maxTrainSamples, 0);
+        c.atLeast("data.max_test_samples", 0, d.maxTestSamples, 0);
+    }
+    if (d.kind == K::None) c.atLeast("data.samples_per_trainer", 0, d.samplesPerTrainer, 0);
+    if (d.kind == K::Synthetic) {
+        c.atLeast("data.synthetic.alpha", 0, d.syntheticAlpha, 0);
+        c.atLeast("data.synthetic.beta", 0, d.syntheticBeta, 0);
+        c.atLeast("data.synthetic.features", 0, d.syntheticFeatures, 1);
+        c.atLeast("data.synthetic.classes", 0, d.syntheticClasses, 2);
+    }
+    if (d.kind == K::None) return; // no samples, nothing to partition
+
+    using P = PartitionSpec::Kind;
+    const PartitionSpec& p = d.partition;
+    if (d.kind == K::Synthetic && p.kind != P::Natural)
+        c.error("data.partition.kind", 0,
+                std::string("must be natural for synthetic data, whose devices come with their own "
+                            "samples (set synthetic.iid: true for IID devices), got ") +
+                    toString(p.kind));
+    if (d.kind != K::Synthetic && p.kind == P::Natural)
+        c.error("data.partition.kind", 0,
+                std::string("natural is only for dataset synthetic; for ") + toString(d.kind) +
+                    " choose iid, dirichlet, shards or quantity-skew");
+    if (p.kind == P::Dirichlet) {
+        c.greater("data.partition.alpha", 0, p.alpha, 0);
+        c.atLeast("data.partition.min_per_client", 0, p.minPerClient, 0);
+    }
+    if (p.kind == P::Shards) c.atLeast("data.partition.per_client", 0, p.shardsPerClient, 1);
+    if (p.kind == P::QuantitySkew) c.atLeast("data.partition.sigma", 0, p.sigma, 0);
+}
+
+void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d) {
+    if (d.kind == DataSpec::Kind::None && m.kind != ModelSpec::Kind::None)
+        c.error("model.kind", 0,
+                std::string("must be none when data.dataset is none (a timing-only run has no "
+                            "samples to train on), got ") +
+                    toString(m.kind));
+    if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
+        for (std::size_t i = 0; i < m.hidden.size(); ++i)
+            c.atLeast(itemPath("model.hidden", i), 0, m.hidden[i], 1);
+        c.within("model.dropout", 0, m.dropout, 0, 1, true);
+    }
+    c.atLeast("model.wire_bytes", 0, m.wireBytes, 0);
+}
+
+void checkTraining(Checker& c, const TrainingSpec& t) {
+    if (t.optimizer != "sgd")
+        c.error("training.optimizer", 0,
+                "must be sgd (the only optimizer so far), got '" + t.optimizer + "'" +
+                    didYouMean(t.optimizer, {"sgd"}));
+    c.greater("training.learning_rate", 0, t.learningRate, 0);
+    if (t.schedule.kind == ScheduleSpec::Kind::Step) {
+        c.greater("training.schedule.gamma", 0, t.schedule.gamma, 0);
+        c.atLeast("training.schedule.every_rounds", 0, t.schedule.stepRounds, 1);
+    }
+    if (t.schedule.kind == ScheduleSpec::Kind::InverseTime)
+        c.atLeast("training.schedule.gamma", 0, t.schedule.gamma, 0);
+    c.within("training.momentum", 0, t.momentum, 0, 1, true);
+    c.atLeast("training.weight_decay", 0, t.weightDecay, 0);
+    c.atLeast("training.batch_size", 0, t.batchSize, 1);
+    c.atLeast("training.local_steps", 0, t.localSteps, 1);
+    c.atLeast("training.local_epochs", 0, t.localEpochs, 0);
+}
+
+/// Name and parameters against the policy catalogue; returns the policy or nullptr.
+const PolicyInfo* checkPolicy(Checker& c, const std::string& path, const char* what,
+                              const PolicySpec& p, const std::vector<PolicyInfo>& catalogue) {
+    std::vector<std::string> known;
+    const PolicyInfo* info = nullptr;
+    for (const auto& i : catalogue) {
+        known.push_back(i.name);
+        if (i.name == p.name) info = &i;
+    }
+    if (!info) {
+        c.error(path + ".policy", p.line,
+                std::string("unknown ") + what + " policy '" + p.name + "'" +
+                    didYouMean(p.name, known) + "; known: " + joinNames(known));
+        return nullptr;
+    }
+    for (const auto& [key, value] : p.params) {
+        const auto lineIt = p.paramLines.find(key);
+        const int line = lineIt != p.paramLines.end() ? lineIt->second : p.line;
+        const std::string keyPath = path + "." + key;
+        std::vector<std::string> keys;
+        const PolicyParamInfo* param = nullptr;
+        for (const auto& q : info->params) {
+            keys.push_back(q.key);
+            if (q.key == key) param = &q;
+        }
+        if (!param) {
+            std::string hint = didYouMean(key, keys);
+            if (hint.empty())
+                hint = keys.empty() ? "; it takes no parameters" : "; its parameters: " + joinNames(keys);
+            c.error(keyPath, line,
+                    "unknown key '" + key + "' for " + what + " policy " + p.name + hint);
+            continue;
+        }
+        if (param->integer && value != std::floor(value)) {
+            c.error(keyPath, line, "must be an integer, got " + num(value));
+            continue;
+        }
+        // Open-ended parameters carry a huge sentinel maximum: state only the lower bound.
+        if (param->max >= 1e9)
+            c.atLeast(keyPath, line, value, param->min);
+        else
+            c.within(keyPath, line, value, param->min, param->max, false);
+    }
+    return info;
+}
+
+void checkPolicyFitsTree(Checker& c, const PolicySpec& sync, const TreeFacts& tree) {
+    if (!tree.reliable || tree.aggregators == 0) return; // already reported as tree errors
+    const int roots = static_cast<int>(tree.roots.size());
+    if (sync.name == "model-averaging") {
+        if (roots < 2)
+            c.error("sync.policy", sync.line,
+                    "model-averaging needs at least 2 root aggregators (aggregators with no "
+                    "aggregator above them, one per region), found " + std::to_string(roots));
+    } else if (sync.name == "hierarchical") {
+        if (!tree.nested)
+            c.error("sync.policy", sync.line,
+                    "hierarchical needs an aggregator below another aggregator (e.g. edge "
+                    "aggregators whose parent is the cloud aggregator), found none");
+    } else if (roots != 1) {
+        std::vector<std::string> shown(tree.roots.begin(),
+                                       tree.roots.begin() + std::min<std::ptrdiff_t>(roots, 5));
+        c.error("sync.policy", sync.line,
+                sync.name + " needs exactly one root aggregator (an aggregator with no aggregator "
+                            "above it), found " + std::to_string(roots) + ": " + joinNames(shown) +
+                    (roots > 5 ? ", ..." : "") +
+                    "; use model-averaging for several parameter servers");
+    }
+}
+
+void checkStop(Checker& c, const StopSpec& s, const EvaluationSpec& e) {
+    c.atLeast("stop.rounds", 0, s.rounds, 0);
+    c.atLeast("stop.virtual_time_s", 0, s.virtualTimeS, 0);
+    c.within("stop.target_accuracy", 0, s.targetAccuracy, 0, 1, false);
+    c.atLeast("stop.budget", 0, s.budget, 0);
+    if (s.rounds == 0 && s.virtualTimeS == 0 && s.targetAccuracy == 0 && s.budget == 0)
+        c.error("stop", 0,
+                "needs at least one limit: set rounds, virtual_time_s, target_accuracy or budget "
+                "(with all of them 0 the run would never end)");
+    c.atLeast("evaluation.every_rounds", 0, e.everyRounds, 1);
+}
+
+} // namespace
+
+std::vector<Diagnostic> validateScenario(const Scenario& s) {
+    Checker c(s.sourcePath.empty() ? "<scenario>" : s.sourcePath);
+    if (s.schemaVersion < 1 || s.schemaVersion > kScenarioSchemaVersion)
+        c.error("schema_version", 0,
+                "must be in [1, " + std::to_string(kScenarioSchemaVersion) + "], got " +
+                    std::to_string(s.schemaVersion));
+    const TreeFacts tree = checkTopology(c, s.topology);
+    checkData(c, s.data);
+    checkModel(c, s.model, s.data);
+    checkTraining(c, s.training);
+    if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos())) checkPolicyFitsTree(c, s.sync, tree);
+    checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
+    checkStop(c, s.stop, s.evaluation);
+    return c.take();
+}
+
+} // namespace fog

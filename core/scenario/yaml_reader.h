@@ -1,0 +1,174 @@
+#pragma once
+// A checked reader over a yaml-cpp tree. Every value is type-checked, every problem becomes
+// a Diagnostic located in the file, and keys nobody asked for are reported with a
+// did-you-mean suggestion. Nothing here knows about scenarios: it is the generic half of
+// the scenario loader.
+
+#include "core/scenario/scenario_io.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+/// The candidate closest to `word` (edit distance <= 2, or one a prefix of the other), or ""
+/// when none is close enough to be a plausible typo.
+std::string suggestName(const std::string& word, const std::vector<std::string>& candidates);
+/// " (did you mean 'x'?)" when suggestName finds something, else "".
+std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);
+/// "a, b, c".
+std::string joinNames(const std::vector<std::string>& names);
+/// Shortest text that reads back as the same double; ".inf" / ".nan" in YAML spelling.
+std::string formatNumber(double v);
+/// Parses a YAML number (decimal, exponent, .inf, .nan) independently of the C locale.
+bool parseNumber(const std::string& text, double& out);
+/// "a.b" + "c" -> "a.b.c"; "" + "c" -> "c".
+std::string childPath(const std::string& parent, const std::string& key);
+/// "a.list" + 3 -> "a.list[3]".
+std::string itemPath(const std::string& parent, std::size_t index);
+/// True when `path` is `prefix` itself or lies below it (prefix.x or prefix[i]).
+bool pathWithin(const std::string& path, const std::string& prefix);
+
+/// Where diagnostics go, and where in the file each key path was found (so that checks run
+/// later on the parsed data can still point at the exact line and column).
+class YamlContext {
+public:
+    explicit YamlContext(std::string file) : file_(std::move(file)) {}
+
+    const std::string& file() const { return file_; }
+    void error(const std::string& path, const YAML::Mark& at, const std::string& message);
+    /// Located at `path` if it was seen, else at the nearest enclosing path that was.
+    void error(const std::string& path, const std::string& message);
+
+    void remember(const std::string& path, const YAML::Mark& at) { marks_[path] = at; }
+    /// Mark of `path` or of its nearest enclosing path seen; nullptr when none was.
+    const YAML::Mark* locate(const std::string& path) const;
+
+    std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
+
+private:
+    std::string file_;
+    std::vector<Diagnostic> diagnostics_;
+    std::map<std::string, YAML::Mark> marks_;
+};
+
+// Scalar conversions. Each returns true on success; on failure it reports "<path> must be
+// ..., got ..." and leaves `out` unchanged, so the caller can simply carry on.
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, double& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, int& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, bool& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, std::string& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+               std::uint64_t& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+               std::vector<int>& out);
+
+/// "a map", "a list", "nothing" or the scalar in quotes: the "got ..." part of messages.
+std::string describeNode(const YAML::Node& n);
+
+/// One YAML map; absent or null counts as an empty map. Keys are read on demand and every key
+/// asked about becomes "known"; when the reader goes out of scope it reports each key of the
+/// map that is not known, with a suggestion among the known ones.
+class MapReader {
+public:
+    MapReader(YamlContext& ctx, const YAML::Node& node, std::string path);
+    MapReader(const MapReader&) = delete;
+    MapReader& operator=(const MapReader&) = delete;
+    ~MapReader();
+
+    YamlContext& context() { return ctx_; }
+    const std::string& path() const { return path_; }
+    std::string pathOf(const std::string& key) const { return childPath(path_, key); }
+    /// False when the node was something other than a map (already reported).
+    bool valid() const { return valid_; }
+
+    bool has(const std::string& key);
+    /// The value, or an undefined node when absent.
+    YAML::Node node(const std::string& key);
+
+    /// Reads an optional key into `out`; true when present and well-typed.
+    template <class T> bool get(const std::string& key, T& out) {
+        const YAML::Node n = node(key);
+        return n.IsDefined() && readValue(ctx_, n, pathOf(key), out);
+    }
+    /// Reads an enum by its toString() spelling; `values` lists every enumerator.
+    template <class E> bool getEnum(const std::string& key, E& out, std::initializer_list<E> values) {
+        const YAML::Node n = node(key);
+        if (!n.IsDefined()) return false;
+        std::string text;
+        if (!readValue(ctx_, n, pathOf(key), text)) return false;
+        std::vector<std::string> names;
+        for (E v : values) {
+            if (text == toString(v)) {
+                out = v;
+                return true;
+            }
+            names.emplace_back(toString(v));
+        }
+        ctx_.error(pathOf(key), n.Mark(),
+                   "must be one of " + joinNames(names) + ", got '" + text + "'" +
+                       didYouMean(text, names));
+        return false;
+    }
+
+    /// For keys that only some kinds use: true when `current` is one of `kinds`, else the key is
+    /// marked not applicable ("is only used with <kindKey>: a, b, not c") and false returned.
+    template <class E>
+    bool usedWith(const std::string& key, const char* kindKey, E current,
+                  std::initializer_list<E> kinds) {
+        std::vector<std::string> names;
+        for (E k : kinds) {
+            if (k == current) return true;
+            names.emplace_back(toString(k));
+        }
+        notApplicable(key, std::string("is only used with ") + kindKey + ": " + joinNames(names) +
+                               ", not " + toString(current));
+        return false;
+    }
+
+    /// Reports a missing key; true when present.
+    bool require(const std::string& key, const std::string& what = "");
+    /// A key of this map that has no meaning in the current setting (e.g. `sigma` of a
+    /// noise of kind exponential): reported as an error saying `why` when present.
+    void notApplicable(const std::string& key, const std::string& why);
+    /// All keys not yet known, in file order; they become known (for open-ended maps).
+    std::vector<std::string> remainingKeys();
+    YAML::Mark keyMark(const std::string& key) const;
+
+private:
+    struct Entry {
+        std::string key;
+        YAML::Node keyNode;
+        YAML::Node value;
+    };
+    const Entry* find(const std::string& key);
+
+    YamlContext& ctx_;
+    std::string path_;
+    bool valid_ = true;
+    std::vector<Entry> entries_;
+    std::vector<std::string> known_; ///< in the order asked, for the suggestion list
+    std::map<std::string, std::string> notApplicable_;
+};
+
+/// Calls f(item, itemPath, index) for each item of a YAML sequence; absent or null is empty.
+template <class F> void forEachItem(YamlContext& ctx, const YAML::Node& n, const std::string& path,
+                                    F&& f) {
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsSequence()) {
+        ctx.error(path, n.Mark(), "must be a list, got " + describeNode(n));
+        return;
+    }
+    for (std::size_t i = 0; i < n.size(); ++i) {
+        const YAML::Node item = n[i];
+        ctx.remember(itemPath(path, i), item.Mark());
+        f(item, itemPath(path, i), i);
+    }
+}
+
+} // namespace fog
