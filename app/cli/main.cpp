@@ -1,19 +1,13 @@
 // fogstudio-cli: the headless face of the emulator, for scripts, sweeps and CI.
 
 #include "app/cli/bench.h"
-#include "app/cli/progress.h"
-#include "core/data/dataset.h"
-#include "core/engine/engine.h"
-#include "core/model/learner.h"
+#include "app/cli/commands.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QJsonDocument>
-#include <QJsonObject>
 
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -27,36 +21,43 @@ it trains a real model on real data while a virtual clock accounts the time, mon
 energy the same job would take on the system a scenario file describes.
 
 Commands:
-  run FILE        Run a scenario and print its results.
-  validate FILE   Check scenario files; print every problem with file:line:column.
-  policies        List the sync and selection policies with their parameters.
-  bench           Time the reference workload: emulator vs a plain LibTorch loop.
+  run FILE                 Run a scenario, store it, print its results.
+  validate FILE...         Check scenario files; print every problem as file:line:column.
+  sweep FILE --vary K=V1,V2 [--vary ...] [--repeat R] [--parallel P]
+                           Run every combination, R times each, with common random
+                           numbers: repeat r of every configuration sees the same node
+                           availability and straggler draws.
+  runs [list]              Stored runs, newest first (--tag T, --sweep S, --limit N).
+  runs show ID...          A run's summary, events and time/cost to reach 50-85% accuracy.
+  runs rerun ID...         Re-run exactly from what was stored.
+  runs tag ID TAG...       Add tags ('-TAG' removes one).   runs notes ID TEXT
+  runs delete ID...        Delete runs and their metrics.
+  export metrics|summary [ID...] [--sweep S] [--tag T] [--format csv|json] [--out FILE]
+                           Tidy tables: one row per run and aggregation (metrics) or per
+                           run with time/cost/energy to --target accuracy (summary).
+  policies                 The sync and selection policies with their parameters.
+  bench                    Time the reference workload: emulator vs a plain LibTorch loop.
 
-Options of run:
-  --set KEY=VALUE Override a scenario value before validation, e.g.
-                  --set sync.policy=n-sync --set sync.n=3 --set stop.rounds=20
-                  (repeatable; list items as topology.nodes[2].price_per_hour=0.4)
-  --threads N     Worker threads for the real training (default: all cores).
-                  Results are identical for any N.
-  --json          Print a JSON summary on stdout instead of the table.
-  --quiet         No progress line.
-
-Options of bench:
-  --threads N     Threads for the multi-threaded measurement (default 2).
-  --rounds R      FedAvg rounds (default 10).
-  --quick         A smaller workload (20 clients, 1 epoch, 3 rounds) for a fast check.
+Options:
+  --set KEY=VALUE  Override a scenario value before validation (repeatable), e.g.
+                   --set sync.policy=n-sync --set sync.n=3 --set stop.rounds=20
+                   --set topology.nodes[2].price_per_hour=0.4
+  --threads N      Worker threads for the real training (default: all cores). Results
+                   are identical for any N. For sweeps: shared by the --parallel runs.
+  --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
+  --no-store       run: do not store the run.
+  --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
+  --json           run: print the summary as JSON.
+  --quiet          No progress output.
+  --target A       export summary: the accuracy for time/cost-to-target (default 0.8).
+  bench: --threads N (default 2), --rounds R (default 10), --quick (small workload).
 
 Examples:
   fogstudio-cli run presets/quickstart.yaml
   fogstudio-cli run presets/quickstart.yaml --set sync.policy=fully-sync --json
-  fogstudio-cli validate my-scenario.yaml
+  fogstudio-cli sweep presets/quickstart.yaml --vary selection.k=4,8,16 --repeat 3
+  fogstudio-cli export summary --sweep 1 --out sweep.csv
 )";
-
-fog::Engine* g_engine = nullptr;
-
-void onInterrupt(int) {
-    if (g_engine) g_engine->cancel(); // the run stops at the next event and reports
-}
 
 int usageError(const std::string& message) {
     std::cerr << "fogstudio-cli: " << message << "\nTry 'fogstudio-cli --help'.\n";
@@ -99,68 +100,6 @@ int cmdPolicies() {
     return 0;
 }
 
-QJsonObject summaryJson(const fog::Scenario& s, const fog::RunSummary& r, int threads) {
-    auto num = [](double v) { return std::isnan(v) ? QJsonValue() : QJsonValue(v); };
-    QJsonObject o;
-    o["scenario"] = QString::fromStdString(s.name);
-    o["seed"] = static_cast<double>(s.seed);
-    o["status"] = fog::toString(r.status);
-    o["stop_reason"] = QString::fromStdString(r.stopReason);
-    o["final_test_accuracy"] = num(r.finalTestAccuracy);
-    o["best_test_accuracy"] = num(r.bestTestAccuracy);
-    o["final_test_loss"] = num(r.finalTestLoss);
-    o["final_train_loss"] = num(r.finalTrainLoss);
-    o["rounds"] = r.rounds;
-    o["aggregations"] = r.aggregations;
-    o["virtual_time_s"] = r.virtualTime;
-    o["cost"] = r.cost;
-    o["energy_j"] = r.energyJ;
-    o["bytes_moved"] = r.bytes;
-    o["samples_computed"] = static_cast<double>(r.samplesComputed);
-    o["lost_jobs"] = r.lostJobs;
-    o["wall_clock_s"] = r.wallSeconds;
-    o["threads"] = threads;
-    return o;
-}
-
-int cmdRun(const QString& file, const QStringList& sets, int threads, bool json, bool quiet) {
-    std::vector<fog::Override> overrides;
-    fog::Scenario scenario;
-    try {
-        for (const QString& s : sets) overrides.push_back(fog::parseOverride(s.toStdString()));
-        scenario = fog::loadScenarioFile(file.toStdString(), overrides);
-    } catch (const fog::ScenarioError& e) {
-        std::cerr << e.what() << "\n";
-        return 1;
-    }
-    fog::cli::ProgressPrinter progress(scenario, quiet ? fog::cli::ProgressPrinter::Mode::Off
-                                                       : fog::cli::ProgressPrinter::Mode::Auto);
-    fog::EngineOptions options;
-    options.threads = threads;
-    options.observer = &progress;
-    try {
-        fog::Engine engine(scenario, options);
-        g_engine = &engine;
-        std::signal(SIGINT, onInterrupt);
-        std::signal(SIGTERM, onInterrupt);
-        const fog::RunSummary summary = engine.run();
-        g_engine = nullptr;
-        if (json)
-            std::cout << QJsonDocument(summaryJson(scenario, summary, threads)).toJson().toStdString() << "\n";
-        else
-            progress.printSummary(summary, std::cout);
-        if (summary.status == fog::RunStatus::Failed) {
-            std::cerr << file.toStdString() << ": run failed: " << summary.stopReason << "\n";
-            return 1;
-        }
-        return summary.status == fog::RunStatus::Cancelled ? 130 : 0;
-    } catch (const std::exception& e) {
-        g_engine = nullptr;
-        std::cerr << file.toStdString() << ": " << e.what() << "\n";
-        return 1;
-    }
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,16 +108,28 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationVersion(FOGSTUDIO_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("FogStudio headless emulator");
-    const QCommandLineOption help({"h", "help"}, "Show help.");
-    const QCommandLineOption version("version", "Show the version.");
-    const QCommandLineOption set("set", "Override a scenario value.", "KEY=VALUE");
-    const QCommandLineOption threads("threads", "Worker threads.", "N");
-    const QCommandLineOption json("json", "JSON summary.");
-    const QCommandLineOption quiet("quiet", "No progress line.");
-    const QCommandLineOption rounds("rounds", "Bench rounds.", "R");
-    const QCommandLineOption quick("quick", "Smaller bench workload.");
-    parser.addOptions({help, version, set, threads, json, quiet, rounds, quick});
+    const QCommandLineOption help({"h", "help"}, "");
+    const QCommandLineOption version("version", "");
+    const QCommandLineOption set("set", "", "KEY=VALUE");
+    const QCommandLineOption vary("vary", "", "KEY=V1,V2");
+    const QCommandLineOption threads("threads", "", "N");
+    const QCommandLineOption json("json", "");
+    const QCommandLineOption quiet("quiet", "");
+    const QCommandLineOption db("db", "", "FILE");
+    const QCommandLineOption noStore("no-store", "");
+    const QCommandLineOption name("name", "", "NAME");
+    const QCommandLineOption tag("tag", "", "TAG");
+    const QCommandLineOption out("out", "", "FILE");
+    const QCommandLineOption format("format", "", "FORMAT");
+    const QCommandLineOption repeat("repeat", "", "R");
+    const QCommandLineOption parallel("parallel", "", "P");
+    const QCommandLineOption limit("limit", "", "N");
+    const QCommandLineOption sweep("sweep", "", "ID");
+    const QCommandLineOption target("target", "", "ACCURACY");
+    const QCommandLineOption rounds("rounds", "", "R");
+    const QCommandLineOption quick("quick", "");
+    parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
+                       repeat, parallel, limit, sweep, target, rounds, quick});
     if (!parser.parse(app.arguments())) return usageError(parser.errorText().toStdString());
     if (parser.isSet(version)) {
         std::cout << "fogstudio-cli " << FOGSTUDIO_VERSION << "\n";
@@ -189,26 +140,51 @@ int main(int argc, char** argv) {
         std::cout << kUsage;
         return args.isEmpty() && !parser.isSet(help) ? 2 : 0;
     }
-    bool ok = true;
-    int nThreads = defaultThreads();
-    if (parser.isSet(threads)) {
-        nThreads = parser.value(threads).toInt(&ok);
-        if (!ok || nThreads < 1) return usageError("--threads takes a whole number >= 1");
+
+    fog::cli::CliOptions o;
+    o.args = args.mid(1);
+    o.sets = parser.values(set);
+    o.varies = parser.values(vary);
+    o.tags = parser.values(tag);
+    o.json = parser.isSet(json);
+    o.quiet = parser.isSet(quiet);
+    o.noStore = parser.isSet(noStore);
+    o.db = parser.value(db);
+    o.name = parser.value(name);
+    o.out = parser.value(out);
+    o.format = parser.value(format);
+    o.threads = defaultThreads();
+    auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min) {
+        if (!parser.isSet(opt)) return true;
+        bool ok = false;
+        into = parser.value(opt).toInt(&ok);
+        if (!ok || into < min) {
+            usageError("--" + opt.names().first().toStdString() + " takes a whole number >= " + std::to_string(min));
+            return false;
+        }
+        return true;
+    };
+    if (!wholeNumber(threads, o.threads, 1) || !wholeNumber(repeat, o.repeat, 1) ||
+        !wholeNumber(parallel, o.parallel, 1) || !wholeNumber(limit, o.limit, 0) || !wholeNumber(sweep, o.sweep, 0))
+        return 2;
+    o.threadsGiven = parser.isSet(threads);
+    if (parser.isSet(target)) {
+        bool ok = false;
+        o.target = parser.value(target).toDouble(&ok);
+        if (!ok || o.target <= 0 || o.target > 1) return usageError("--target takes an accuracy in (0, 1], e.g. 0.8");
     }
+
     const QString cmd = args.first();
-    if (cmd == "validate") return cmdValidate(args.mid(1));
+    if (cmd == "validate") return cmdValidate(o.args);
     if (cmd == "policies") return cmdPolicies();
-    if (cmd == "run") {
-        if (args.size() != 2) return usageError("run takes exactly one FILE");
-        return cmdRun(args[1], parser.values(set), nThreads, parser.isSet(json), parser.isSet(quiet));
-    }
+    if (cmd == "run") return fog::cli::cmdRun(o);
+    if (cmd == "runs") return fog::cli::cmdRuns(o);
+    if (cmd == "sweep") return fog::cli::cmdSweep(o);
+    if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
-        b.threads = parser.isSet(threads) ? nThreads : 2;
-        if (parser.isSet(rounds)) {
-            b.rounds = parser.value(rounds).toInt(&ok);
-            if (!ok || b.rounds < 1) return usageError("--rounds takes a whole number >= 1");
-        }
+        b.threads = o.threadsGiven ? o.threads : 2;
+        if (!wholeNumber(rounds, b.rounds, 1)) return 2;
         b.quick = parser.isSet(quick);
         return fog::cli::runBench(b, std::cout);
     }

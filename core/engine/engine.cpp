@@ -180,6 +180,7 @@ RunSummary Engine::run() {
         const double timeLimit = scenario_.stop.virtualTimeS > 0 ? scenario_.stop.virtualTimeS : kInf;
         while (!stopped_) {
             waitWhilePaused();
+            if (options_.cancelFlag && options_.cancelFlag->load()) cancelled_ = true;
             if (cancelled_) {
                 stop(RunStatus::Cancelled, "cancelled");
                 break;

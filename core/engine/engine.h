@@ -52,6 +52,8 @@ struct EngineOptions {
     RunObserver* observer = nullptr;
     /// Virtual seconds per wall second for teaching (0 = as fast as possible).
     double playbackSpeed = 0.0;
+    /// Set from anywhere, even a signal handler, to cancel the run (checked between events).
+    const std::atomic<bool>* cancelFlag = nullptr;
     /// Reuse data loaded elsewhere (sweeps, tests); loaded from the scenario when null.
     std::shared_ptr<const DataBundle> data;
 };

@@ -1,0 +1,50 @@
+#pragma once
+// The commands of fogstudio-cli, one function each, over the options main() parsed.
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace fog {
+class RunStore;
+}
+
+namespace fog::cli {
+
+struct CliOptions {
+    QStringList args;     ///< positional arguments after the command
+    QStringList sets;     ///< --set KEY=VALUE
+    QStringList varies;   ///< --vary KEY=V1,V2
+    QStringList tags;     ///< --tag
+    int threads = 1;
+    bool threadsGiven = false;
+    bool json = false;
+    bool quiet = false;
+    bool noStore = false;
+    QString db;           ///< --db, else the default store
+    QString name;         ///< --name
+    QString out;          ///< --out
+    QString format;       ///< --format
+    int repeat = 1;
+    int parallel = 1;
+    int limit = 0;
+    int sweep = 0;
+    double target = 0.8;
+};
+
+int cmdRun(const CliOptions& o);
+int cmdRuns(const CliOptions& o);   ///< runs list|show|delete|tag|notes|rerun
+int cmdSweep(const CliOptions& o);
+int cmdExport(const CliOptions& o); ///< export metrics|summary
+int rerun(const CliOptions& o, std::int64_t id);
+
+/// The store the options name, or the default one; prints the error and returns null.
+std::unique_ptr<RunStore> openStore(const CliOptions& o);
+/// For Ctrl-C: the flag the running engine watches.
+void installInterruptHandler();
+const std::atomic<bool>* interruptFlag();
+
+} // namespace fog::cli

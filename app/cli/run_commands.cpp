@@ -1,0 +1,197 @@
+// run, sweep and runs rerun: the commands that start the emulator.
+
+#include "app/cli/commands.h"
+#include "app/cli/progress.h"
+#include "core/engine/engine.h"
+#include "core/scenario/scenario_io.h"
+#include "core/store/run_store.h"
+#include "core/sweep/sweep.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+
+namespace fog::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int) { g_interrupted.store(true); }
+
+QJsonObject summaryJson(const Scenario& s, const RunSummary& r, int threads, std::int64_t runId) {
+    auto num = [](double v) { return std::isnan(v) ? QJsonValue() : QJsonValue(v); };
+    QJsonObject o;
+    if (runId > 0) o["run_id"] = static_cast<double>(runId);
+    o["scenario"] = QString::fromStdString(s.name);
+    o["seed"] = static_cast<double>(s.seed);
+    o["status"] = toString(r.status);
+    o["stop_reason"] = QString::fromStdString(r.stopReason);
+    o["final_test_accuracy"] = num(r.finalTestAccuracy);
+    o["best_test_accuracy"] = num(r.bestTestAccuracy);
+    o["final_test_loss"] = num(r.finalTestLoss);
+    o["final_train_loss"] = num(r.finalTrainLoss);
+    o["rounds"] = r.rounds;
+    o["aggregations"] = r.aggregations;
+    o["virtual_time_s"] = r.virtualTime;
+    o["cost"] = r.cost;
+    o["energy_j"] = r.energyJ;
+    o["bytes_moved"] = r.bytes;
+    o["samples_computed"] = static_cast<double>(r.samplesComputed);
+    o["lost_jobs"] = r.lostJobs;
+    o["wall_clock_s"] = r.wallSeconds;
+    o["threads"] = threads;
+    return o;
+}
+
+/// Runs `scenario` (stored unless --no-store) and prints its summary.
+int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label) {
+    ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
+    installInterruptHandler();
+    RunSummary summary;
+    std::int64_t runId = 0;
+    if (o.noStore) {
+        EngineOptions options;
+        options.threads = o.threads;
+        options.observer = &progress;
+        options.cancelFlag = interruptFlag();
+        try {
+            Engine engine(scenario, options);
+            summary = engine.run();
+        } catch (const std::exception& e) {
+            std::cerr << label << ": " << e.what() << "\n";
+            return 1;
+        }
+    } else {
+        auto store = openStore(o);
+        if (!store) return 1;
+        for (const auto& t : o.tags) meta.tags.push_back(t.toStdString());
+        if (!o.name.isEmpty()) meta.name = o.name.toStdString();
+        runId = runAndStore(scenario, *store, meta, o.threads, &progress, summary, interruptFlag());
+    }
+    if (o.json)
+        std::cout << QJsonDocument(summaryJson(scenario, summary, o.threads, runId)).toJson().toStdString() << "\n";
+    else {
+        progress.printSummary(summary, std::cout);
+        if (runId > 0) std::cout << "  " << std::left << std::setw(22) << "stored as" << "run " << runId << "\n";
+    }
+    if (summary.status == RunStatus::Failed) {
+        std::cerr << label << ": run failed: " << summary.stopReason << "\n";
+        return 1;
+    }
+    return summary.status == RunStatus::Cancelled ? 130 : 0;
+}
+
+} // namespace
+
+void installInterruptHandler() {
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+}
+
+const std::atomic<bool>* interruptFlag() { return &g_interrupted; }
+
+std::unique_ptr<RunStore> openStore(const CliOptions& o) {
+    const std::string path = o.db.isEmpty() ? RunStore::defaultPath() : o.db.toStdString();
+    try {
+        return std::make_unique<RunStore>(path);
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return nullptr;
+    }
+}
+
+int cmdRun(const CliOptions& o) {
+    if (o.args.size() != 1) {
+        std::cerr << "fogstudio-cli: run takes exactly one FILE\n";
+        return 2;
+    }
+    const std::string file = o.args[0].toStdString();
+    Scenario scenario;
+    try {
+        std::vector<Override> overrides;
+        for (const QString& s : o.sets) overrides.push_back(parseOverride(s.toStdString()));
+        scenario = loadScenarioFile(file, overrides);
+    } catch (const ScenarioError& e) {
+        std::cerr << e.what() << "\n";
+        return 1;
+    }
+    return runScenario(scenario, o, NewRun{}, file);
+}
+
+int rerun(const CliOptions& o, std::int64_t id) {
+    auto store = openStore(o);
+    if (!store) return 1;
+    const auto stored = store->run(id);
+    if (!stored) {
+        std::cerr << "fogstudio-cli: no run " << id << " in " << store->path() << "\n";
+        return 1;
+    }
+    Scenario scenario;
+    try {
+        // Stored scenarios carry their seed, so the re-run is exact.
+        scenario = loadScenarioText(stored->scenarioYaml, "run " + std::to_string(id));
+    } catch (const ScenarioError& e) {
+        std::cerr << e.what() << "\n";
+        return 1;
+    }
+    store.reset();
+    NewRun meta;
+    meta.name = "rerun of " + std::to_string(id) + ": " + stored->name;
+    meta.tags = stored->tags;
+    meta.notes = "re-run of run " + std::to_string(id);
+    return runScenario(scenario, o, meta, "run " + std::to_string(id));
+}
+
+int cmdSweep(const CliOptions& o) {
+    if (o.args.size() != 1) {
+        std::cerr << "fogstudio-cli: sweep takes exactly one FILE\n";
+        return 2;
+    }
+    if (o.varies.isEmpty()) {
+        std::cerr << "fogstudio-cli: sweep needs at least one --vary KEY=V1,V2,...\n";
+        return 2;
+    }
+    SweepSpec spec;
+    spec.file = o.args[0].toStdString();
+    spec.repeats = o.repeat;
+    spec.parallel = o.parallel;
+    spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
+    spec.name = o.name.toStdString();
+    for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
+    try {
+        for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
+        for (const QString& v : o.varies) spec.axes.push_back(parseSweepAxis(v.toStdString()));
+    } catch (const ScenarioError& e) {
+        std::cerr << e.what() << "\n";
+        return 2;
+    }
+    auto store = openStore(o);
+    if (!store) return 1;
+    installInterruptHandler();
+    try {
+        const SweepResult r = runSweep(
+            spec, *store,
+            [&](const SweepProgress& p) {
+                if (o.quiet) return;
+                std::fprintf(stderr, "[%d/%d] %s repeat %d: %s, acc %.2f%%, t=%.1f s, cost %.4f\n", p.done, p.total,
+                             p.config.c_str(), p.repeat, toString(p.summary.status),
+                             100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime, p.summary.cost);
+            },
+            interruptFlag());
+        std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() << " runs stored in " << store->path();
+        if (r.failed) std::cout << " (" << r.failed << " failed)";
+        std::cout << "\nsee them with: fogstudio-cli runs list --sweep " << r.sweepId
+                  << "\nexport them with: fogstudio-cli export summary --sweep " << r.sweepId << "\n";
+        return r.failed ? 1 : 0;
+    } catch (const ScenarioError& e) {
+        std::cerr << e.what() << "\n";
+        return 1;
+    }
+}
+
+} // namespace fog::cli
