@@ -6,6 +6,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include <QCommandLineParser>
+#include <QApplication>
 #include <QCoreApplication>
 
 #include <cstdio>
@@ -35,6 +36,13 @@ Commands:
   export metrics|summary [ID...] [--sweep S] [--tag T] [--format csv|json] [--out FILE]
                            Tidy tables: one row per run and aggregation (metrics) or per
                            run with time/cost/energy to --target accuracy (summary).
+  export plots [ID...] [--sweep S] [--format png|svg|pdf] [--out DIR]
+                           Accuracy, loss, cost and energy vs virtual time; the trade-off
+                           scatter with its Pareto front (several runs) or the node
+                           timeline (one run). No display needed.
+  export report [ID...] [--sweep S] --out FILE.html|FILE.pdf
+                           A report: scenario, topology figure, plots, summary table,
+                           Pareto front and the commands that reproduce the runs.
   policies                 The sync and selection policies with their parameters.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
 
@@ -57,6 +65,7 @@ Examples:
   fogstudio-cli run presets/quickstart.yaml --set sync.policy=fully-sync --json
   fogstudio-cli sweep presets/quickstart.yaml --vary selection.k=4,8,16 --repeat 3
   fogstudio-cli export summary --sweep 1 --out sweep.csv
+  fogstudio-cli export report --sweep 1 --out sweep.pdf
 )";
 
 int usageError(const std::string& message) {
@@ -102,8 +111,26 @@ int cmdPolicies() {
 
 } // namespace
 
+/// Plots and reports draw with Qt's GUI classes; they need a QApplication, offscreen when
+/// there is no display (CI, ssh).
+bool needsGui(int argc, char** argv) {
+    std::vector<std::string> words;
+    for (int i = 1; i < argc; ++i)
+        if (argv[i][0] != '-') words.push_back(argv[i]);
+    return words.size() >= 2 && words[0] == "export" && (words[1] == "plots" || words[1] == "report");
+}
+
 int main(int argc, char** argv) {
-    QCoreApplication app(argc, argv);
+    std::unique_ptr<QCoreApplication> appPtr;
+    if (needsGui(argc, argv)) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        appPtr = std::make_unique<QApplication>(argc, argv);
+    } else {
+        appPtr = std::make_unique<QCoreApplication>(argc, argv);
+    }
+    QCoreApplication& app = *appPtr;
     QCoreApplication::setApplicationName("fogstudio-cli");
     QCoreApplication::setApplicationVersion(FOGSTUDIO_VERSION);
 

@@ -4,6 +4,12 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/tidy_export.h"
 #include "core/store/run_store.h"
+#include "app/export/plot_export.h"
+#include "app/export/report.h"
+#include "widgets/plots/run_plots.h"
+
+#include <QDir>
+#include "widgets/plots/qcustomplot.h"
 
 #include <cmath>
 #include <fstream>
@@ -201,11 +207,87 @@ int cmdRuns(const CliOptions& o) {
     return 2;
 }
 
+namespace {
+
+int exportPlots(const CliOptions& o, RunStore& store, const std::vector<RunWithMetrics>& runs) {
+    const QString dir = o.out.isEmpty() ? QString(".") : o.out;
+    const QString format = o.format.isEmpty() ? QString("png") : o.format;
+    if (format != "png" && format != "svg" && format != "pdf") {
+        std::cerr << "fogstudio-cli: export plots knows --format png, svg and pdf\n";
+        return 2;
+    }
+    if (!QDir().mkpath(dir)) {
+        std::cerr << "fogstudio-cli: cannot create " << dir.toStdString() << "\n";
+        return 1;
+    }
+    std::vector<PlotSeries> series;
+    std::vector<TradeOffRun> trade;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = runs[i].run;
+        const QString label = QString("#%1 %2").arg(r.id).arg(QString::fromStdString(r.sweepConfig.empty() ? r.name : r.sweepConfig));
+        series.push_back({label, seriesColor(static_cast<int>(i)), runs[i].metrics});
+        trade.push_back({label, {r.summary.virtualTime, r.summary.cost, r.summary.finalTestAccuracy}});
+    }
+    QCustomPlot plot;
+    plot.setPalette(QPalette(Qt::white));
+    int written = 0;
+    auto save = [&](const QString& name, int w, int h) {
+        QString error;
+        const QString path = dir + "/" + name + "." + format;
+        if (!savePlot(&plot, path, w, h, &error)) {
+            std::cerr << "fogstudio-cli: " << error.toStdString() << "\n";
+            return false;
+        }
+        std::cout << path.toStdString() << "\n";
+        ++written;
+        return true;
+    };
+    const std::pair<PlotKind, const char*> kinds[] = {{PlotKind::TestAccuracy, "accuracy"},
+                                                      {PlotKind::TrainLoss, "loss"},
+                                                      {PlotKind::Cost, "cost"},
+                                                      {PlotKind::Energy, "energy"}};
+    for (const auto& [kind, name] : kinds) {
+        plotMetric(&plot, series, kind);
+        if (!save(name, 900, 500)) return 1;
+    }
+    if (runs.size() > 1) {
+        plotTradeOff(&plot, trade);
+        if (!save("tradeoff", 900, 560)) return 1;
+    } else {
+        std::vector<QString> names;
+        for (const auto& n : store.nodes(runs[0].run.id)) names.push_back(QString::fromStdString(n.id));
+        plotTimeline(&plot, store.intervals(runs[0].run.id), names, runs[0].run.summary.virtualTime);
+        if (!save("timeline", 900, std::clamp(static_cast<int>(names.size()) * 14 + 90, 300, 900))) return 1;
+    }
+    return written ? 0 : 1;
+}
+
+int exportReport(const CliOptions& o, RunStore& store, const std::vector<RunWithMetrics>& runs) {
+    if (o.out.isEmpty()) {
+        std::cerr << "fogstudio-cli: export report needs --out FILE.html or FILE.pdf\n";
+        return 2;
+    }
+    std::vector<std::int64_t> ids;
+    for (const auto& r : runs) ids.push_back(r.run.id);
+    ReportOptions options;
+    options.target = o.target;
+    options.dbPath = o.db;
+    QString error;
+    if (!writeReport(loadReportRuns(store, ids), o.out, options, &error)) {
+        std::cerr << "fogstudio-cli: " << error.toStdString() << "\n";
+        return 1;
+    }
+    std::cout << o.out.toStdString() << "\n";
+    return 0;
+}
+
+} // namespace
+
 int cmdExport(const CliOptions& o) {
     const QString what = o.args.isEmpty() ? QString() : o.args.first();
-    if (what != "metrics" && what != "summary") {
-        std::cerr << "fogstudio-cli: usage: export metrics|summary [IDS...] [--sweep S] [--tag T] "
-                     "[--format csv|json] [--out FILE]\n";
+    if (what != "metrics" && what != "summary" && what != "plots" && what != "report") {
+        std::cerr << "fogstudio-cli: usage: export metrics|summary|plots|report [IDS...] [--sweep S] [--tag T] "
+                     "[--format F] [--out FILE_OR_DIR]\n";
         return 2;
     }
     auto store = openStore(o);
@@ -217,6 +299,8 @@ int cmdExport(const CliOptions& o) {
         std::cerr << "fogstudio-cli: no runs to export\n";
         return 1;
     }
+    if (what == "plots") return exportPlots(o, *store, runs);
+    if (what == "report") return exportReport(o, *store, runs);
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (!o.out.isEmpty()) {

@@ -32,7 +32,8 @@ std::string Diagnostic::format() const {
 namespace {
 std::string joinDiagnostics(const std::vector<Diagnostic>& d) {
     std::string out;
-    for (const auto& x : d) out += (out.empty() ? "" : "\n") + x.format();
+    for (const auto& x : d)
+        out += (out.empty() ? "" : "\n") + x.format();
     return out;
 }
 } // namespace
@@ -158,7 +159,8 @@ template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
     m.getEnum("role", s.role, {Role::Trainer, Role::Aggregator, Role::Both});
     m.get("parent", s.parent);
     m.get("region", s.region);
-    if (m.has("compute")) readCompute(ctx, m.node("compute"), m.pathOf("compute"), s.compute, group);
+    if (m.has("compute"))
+        readCompute(ctx, m.node("compute"), m.pathOf("compute"), s.compute, group);
     if (m.has("availability"))
         readAvailability(ctx, m.node("availability"), m.pathOf("availability"), s.availability);
     if (m.has("energy")) readEnergy(ctx, m.node("energy"), m.pathOf("energy"), s.energy);
@@ -170,7 +172,9 @@ template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
     }
 }
 
-int lineOf(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+int lineOf(const YAML::Node& n) {
+    return n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+}
 
 void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
     MapReader m(ctx, n, "topology");
@@ -271,7 +275,8 @@ void readModel(YamlContext& ctx, const YAML::Node& n, ModelSpec& model) {
     MapReader m(ctx, n, "model");
     m.getEnum("kind", model.kind, {K::LogReg, K::Mlp, K::Cnn, K::None});
     if (m.usedWith("hidden", "kind", model.kind, {K::Mlp, K::Cnn})) m.get("hidden", model.hidden);
-    if (m.usedWith("dropout", "kind", model.kind, {K::Mlp, K::Cnn})) m.get("dropout", model.dropout);
+    if (m.usedWith("dropout", "kind", model.kind, {K::Mlp, K::Cnn}))
+        m.get("dropout", model.dropout);
     m.get("wire_bytes", model.wireBytes);
 }
 
@@ -330,7 +335,8 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
     if (m.get("schema_version", s.schemaVersion) && s.schemaVersion > kScenarioSchemaVersion) {
         ctx.error("schema_version", m.node("schema_version").Mark(),
                   "is " + std::to_string(s.schemaVersion) + ", but this FogStudio reads at most " +
-                      std::to_string(kScenarioSchemaVersion) + "; a newer FogStudio wrote this file");
+                      std::to_string(kScenarioSchemaVersion) +
+                      "; a newer FogStudio wrote this file");
         m.remainingKeys(); // the rest is a format we do not know: no point listing its keys
         return false;
     }
@@ -365,14 +371,16 @@ std::string splitPath(const std::string& path, std::vector<PathStep>& steps) {
     std::size_t i = 0;
     while (i <= path.size()) {
         const std::size_t end = path.find_first_of(".[", i);
-        const std::string key = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+        const std::string key =
+            path.substr(i, end == std::string::npos ? std::string::npos : end - i);
         if (key.empty() || key.find(']') != std::string::npos)
             return "'" + path + "' is not a key path like a.b.c or a.list[2].key";
         steps.push_back({key, -1});
         i = end;
         while (i != std::string::npos && path[i] == '[') {
             const std::size_t close = path.find(']', i);
-            const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+            const std::string digits =
+                close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
             if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
                 digits.size() > 9)
                 return "'" + path + "' has a bad list index; write a.list[2].key";
@@ -406,8 +414,7 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
     const std::string here = stepsPath(steps, i);
     const std::string what = here.empty() ? "the scenario" : "'" + here + "'";
     if (step.index >= 0) {
-        if (!node.IsSequence())
-            return what + " is " + describeNode(node) + ", not a list";
+        if (!node.IsSequence()) return what + " is " + describeNode(node) + ", not a list";
         if (static_cast<std::size_t>(step.index) >= node.size())
             return what + " has " + std::to_string(node.size()) + " entries; index " +
                    std::to_string(step.index) + " is out of range";
@@ -430,7 +437,7 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
                        std::to_string(steps[j].index);
             YAML::Node map(YAML::NodeType::Map);
             map[steps[j].key] = built;
-            built = map;
+            built.reset(map); // rebind; `built = map` would overwrite the node built refers to
         }
         node[step.key] = built;
         created = stepsPath(steps, i + 1);
@@ -452,11 +459,11 @@ void applyOverride(YAML::Node& root, const Override& o, std::vector<Diagnostic>&
     try {
         value = YAML::Load(o.value);
     } catch (const YAML::Exception& e) {
-        errors.push_back({kSetLabel, 0, 0, o.path,
-                          "value '" + o.value + "' is not valid YAML: " + e.msg});
+        errors.push_back(
+            {kSetLabel, 0, 0, o.path, "value '" + o.value + "' is not valid YAML: " + e.msg});
         return;
     }
-    if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    if (!root.IsDefined() || root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
     std::string created;
     if (std::string bad = setAt(root, steps, 0, value, created); !bad.empty()) {
         errors.push_back({kSetLabel, 0, 0, o.path, "cannot be set: " + bad});
@@ -488,23 +495,35 @@ Scenario load(const std::string& text, const std::string& label,
 
     std::vector<Diagnostic> setErrors;
     std::vector<std::string> touched;
-    for (const auto& o : overrides) applyOverride(root, o, setErrors, touched);
+    for (const auto& o : overrides)
+        applyOverride(root, o, setErrors, touched);
 
     Scenario s;
-    if (!readScenario(ctx, root, s)) {
+    bool readable = false;
+    try {
+        readable = readScenario(ctx, root, s);
+    } catch (const YAML::Exception& e) {
+        // Not expected (the reader checks every node's type before using it), but a problem
+        // report beats an exception escaping from deep inside yaml-cpp.
+        ctx.error("", e.mark, std::string("cannot read the scenario: ") + e.what());
+    }
+    if (!readable) {
         auto d = ctx.diagnostics();
         d.insert(d.begin(), setErrors.begin(), setErrors.end());
         throw ScenarioError(d);
     }
 
     // Range and cross-reference checks, placed at the exact spot in the file where possible.
-    // A path that already failed to read is skipped: its value is a stand-in default.
+    // Where reading already failed, the value is a stand-in default: checks of it, and
+    // summary checks of a section containing it ("topology has no aggregator" after a
+    // misspelt role), would only repeat the problem, so they are left out.
     const std::vector<Diagnostic> readErrors = ctx.diagnostics();
     for (const auto& d : validateScenario(s)) {
-        const bool shadowed = std::any_of(readErrors.begin(), readErrors.end(),
-                                          [&](const Diagnostic& r) {
-                                              return !r.path.empty() && pathWithin(d.path, r.path);
-                                          });
+        const bool shadowed =
+            std::any_of(readErrors.begin(), readErrors.end(), [&](const Diagnostic& r) {
+                return !r.path.empty() &&
+                       (pathWithin(d.path, r.path) || pathWithin(r.path, d.path));
+            });
         if (shadowed) continue;
         if (ctx.locate(d.path))
             ctx.error(d.path, d.message);
@@ -571,12 +590,16 @@ namespace {
 
 /// Numbers go out in their shortest exact form (the emitter's own would print 0.1 as
 /// 0.10000000000000001).
-std::string num(double v) { return formatNumber(v); }
+std::string num(double v) {
+    return formatNumber(v);
+}
 
 template <class V> void keyValue(YAML::Emitter& out, const char* key, const V& value) {
     out << YAML::Key << key << YAML::Value << value;
 }
-void keyNumber(YAML::Emitter& out, const char* key, double v) { keyValue(out, key, num(v)); }
+void keyNumber(YAML::Emitter& out, const char* key, double v) {
+    keyValue(out, key, num(v));
+}
 
 void emitRange(YAML::Emitter& out, const char* key, const Range& r) {
     if (r.isExact()) return keyNumber(out, key, r.min);
@@ -615,7 +638,10 @@ void emitAvailability(YAML::Emitter& out, const AvailabilitySpec& a) {
     if (a.kind == AvailabilitySpec::Kind::Markov) {
         keyNumber(out, "mean_up_s", a.meanUpS);
         keyNumber(out, "mean_down_s", a.meanDownS);
-        keyValue(out, "start", a.startStationary ? "stationary" : a.startOnline ? "online" : "offline");
+        keyValue(out, "start",
+                 a.startStationary ? "stationary"
+                 : a.startOnline   ? "online"
+                                   : "offline");
     }
     if (a.kind == AvailabilitySpec::Kind::Trace) {
         out << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -693,7 +719,8 @@ void emitData(YAML::Emitter& out, const DataSpec& d) {
     out << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
     keyValue(out, "dataset", toString(d.kind));
     const bool files = d.kind == K::FashionMnist || d.kind == K::Idx || d.kind == K::Csv;
-    if ((d.kind == K::FashionMnist || d.kind == K::Idx) && !d.dir.empty()) keyValue(out, "dir", d.dir);
+    if ((d.kind == K::FashionMnist || d.kind == K::Idx) && !d.dir.empty())
+        keyValue(out, "dir", d.dir);
     if (d.kind == K::Idx || d.kind == K::Csv) {
         if (!d.trainPath.empty()) keyValue(out, "train", d.trainPath);
         if (!d.testPath.empty()) keyValue(out, "test", d.testPath);
@@ -737,7 +764,8 @@ void emitModel(YAML::Emitter& out, const ModelSpec& m) {
     keyValue(out, "kind", toString(m.kind));
     if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
         out << YAML::Key << "hidden" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (int h : m.hidden) out << h;
+        for (int h : m.hidden)
+            out << h;
         out << YAML::EndSeq;
         keyNumber(out, "dropout", m.dropout);
     }
@@ -783,8 +811,7 @@ void emitPolicy(YAML::Emitter& out, const char* key, const PolicySpec& p, const 
 
 std::string saveScenarioText(const Scenario& s) {
     YAML::Emitter out;
-    out << YAML::Comment("FogStudio scenario; every key is described in docs/scenario.md")
-        << YAML::Newline;
+    out << YAML::Comment("FogStudio scenario; every key is described in docs/scenario.md");
     out << YAML::BeginMap;
     keyValue(out, "schema_version", kScenarioSchemaVersion);
     keyValue(out, "name", s.name);

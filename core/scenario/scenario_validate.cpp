@@ -19,14 +19,22 @@ namespace {
 /// Largest group; a typo like `count: 2000000000` should be an error, not an out-of-memory.
 constexpr int kMaxGroupCount = 1000000;
 
-std::string num(double v) { return formatNumber(v); }
-std::string rangeText(const Range& r) { return "{min: " + num(r.min) + ", max: " + num(r.max) + "}"; }
+std::string num(double v) {
+    return formatNumber(v);
+}
+std::string rangeText(const Range& r) {
+    return "{min: " + num(r.min) + ", max: " + num(r.max) + "}";
+}
 
-bool trains(Role r) { return r != Role::Aggregator; }
-bool aggregates(Role r) { return r != Role::Trainer; }
+bool trains(Role r) {
+    return r != Role::Aggregator;
+}
+bool aggregates(Role r) {
+    return r != Role::Trainer;
+}
 
 class Checker {
-public:
+  public:
     explicit Checker(std::string file) : file_(std::move(file)) {}
 
     void error(const std::string& path, int line, const std::string& message) {
@@ -43,7 +51,8 @@ public:
     void within(const std::string& path, int line, double v, double lo, double hi, bool openTop) {
         if (!(v >= lo && (openTop ? v < hi : v <= hi)))
             error(path, line,
-                  "must be in [" + num(lo) + ", " + num(hi) + (openTop ? ")" : "]") + ", got " + num(v));
+                  "must be in [" + num(lo) + ", " + num(hi) + (openTop ? ")" : "]") + ", got " +
+                      num(v));
     }
     /// A value or range whose every point must be > bound (strict) or >= bound.
     void range(const std::string& path, int line, const Range& r, double bound, bool strict) {
@@ -56,13 +65,14 @@ public:
             return;
         }
         if (strict ? !(r.min > bound) : !(r.min >= bound))
-            error(path, line, std::string("must be ") + (strict ? "> " : ">= ") + num(bound) +
-                                  " over the whole range, got " + rangeText(r));
+            error(path, line,
+                  std::string("must be ") + (strict ? "> " : ">= ") + num(bound) +
+                      " over the whole range, got " + rangeText(r));
     }
 
     std::vector<Diagnostic> take() { return std::move(out_); }
 
-private:
+  private:
     std::string file_;
     std::vector<Diagnostic> out_;
 };
@@ -89,9 +99,10 @@ void checkAvailability(Checker& c, const std::string& path, int line, const Avai
         else if (!(iv.fromS < iv.toS))
             c.error(p, line, "must be [from_s, to_s] with from_s < to_s, got " + shown);
         else if (i > 0 && iv.fromS < a.offline[i - 1].toS)
-            c.error(p, line, "intervals must be sorted and must not overlap: " + shown +
-                                 " starts before the previous one ends (at " +
-                                 num(a.offline[i - 1].toS) + ")");
+            c.error(p, line,
+                    "intervals must be sorted and must not overlap: " + shown +
+                        " starts before the previous one ends (at " + num(a.offline[i - 1].toS) +
+                        ")");
     }
 }
 
@@ -126,9 +137,7 @@ struct Entity {
     bool resolved = true; ///< false: the parent chain breaks (unknown parent or cycle)
     bool inCycle = false;
 
-    std::string describe() const {
-        return group ? "group '" + id + "' (" + path + ")" : path;
-    }
+    std::string describe() const { return group ? "group '" + id + "' (" + path + ")" : path; }
 };
 
 /// What the policy checks need to know about the tree.
@@ -154,6 +163,11 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         e.parent = n.parent;
         e.availability = n.availability.kind;
         checkMember(c, e.path, n);
+        // The topology takes a node's throughput as is; a range only makes sense in a group.
+        if (!n.compute.throughput.isExact())
+            c.error(e.path + ".compute.throughput", n.line,
+                    "must be a single number for a node (ranges are for groups), got " +
+                        rangeText(n.compute.throughput));
         c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour, 0);
         c.greater(e.path + ".data_share", n.line, n.dataShare, 0);
         ents.push_back(e);
@@ -188,7 +202,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         const auto [it, inserted] = owner.emplace(id, e);
         if (inserted || it->second == e || !clashes.insert({it->second, e}).second) return;
         const Entity& other = ents[static_cast<std::size_t>(it->second)];
-        c.error(ents[static_cast<std::size_t>(e)].path + ".id", ents[static_cast<std::size_t>(e)].line,
+        c.error(ents[static_cast<std::size_t>(e)].path + ".id",
+                ents[static_cast<std::size_t>(e)].line,
                 (ents[static_cast<std::size_t>(e)].group ? "gives member id '" : "duplicate id '") +
                     id + "', already used by " + other.describe());
     };
@@ -203,7 +218,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     }
 
     std::vector<std::string> names; // for suggestions
-    for (const auto& e : ents) names.push_back(e.id);
+    for (const auto& e : ents)
+        names.push_back(e.id);
     for (auto& e : ents) {
         if (e.parent.empty()) continue;
         if (auto it = owner.find(e.parent); it != owner.end()) {
@@ -214,9 +230,11 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         std::string hint = didYouMean(e.parent, names);
         for (const auto& g : t.groups)
             if (g.id == e.parent)
-                hint = " (that is a group; its members are " + g.id + "-0 .. " + g.id + "-" +
-                       std::to_string(std::max(0, g.count - 1)) + ")";
-        c.error(e.path + ".parent", e.line, "names node '" + e.parent + "', which does not exist" + hint);
+                hint = g.count >= 1 ? " (that is a group; name one of its members, " + g.id +
+                                          "-0 .. " + g.id + "-" + std::to_string(g.count - 1) + ")"
+                                    : " (that is a group, not a node)";
+        c.error(e.path + ".parent", e.line,
+                "names node '" + e.parent + "', which does not exist" + hint);
     }
 
     // Cycles: walk each parent chain; meeting a node of the current walk closes a cycle.
@@ -242,7 +260,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
             const Entity& first = ents[static_cast<std::size_t>(cycle.front())];
             c.error(first.path + ".parent", first.line, "makes the parent chain a cycle: " + text);
         }
-        for (int m : chain) state[static_cast<std::size_t>(m)] = 2;
+        for (int m : chain)
+            state[static_cast<std::size_t>(m)] = 2;
     }
 
     // Nearest aggregating ancestor of each entity; -1 when none, -2 when the chain breaks.
@@ -273,7 +292,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
             facts.aggregators += e.count;
             if (above == -1) {
                 if (e.group)
-                    for (int i = 0; i < e.count; ++i) facts.roots.push_back(e.id + "-" + std::to_string(i));
+                    for (int i = 0; i < e.count; ++i)
+                        facts.roots.push_back(e.id + "-" + std::to_string(i));
                 else
                     facts.roots.push_back(e.id);
             }
@@ -281,7 +301,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         }
         if (e.role == Role::Aggregator && e.availability != AvailabilitySpec::Kind::Always)
             c.error(e.path + ".availability.kind", e.line,
-                    std::string("must be always for an aggregator, got ") + toString(e.availability) +
+                    std::string("must be always for an aggregator, got ") +
+                        toString(e.availability) +
                         ": only trainers may go offline (an aggregator holds the model)");
     }
     if (ents.empty())
@@ -305,10 +326,13 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         checkEnd("from", l.from);
         checkEnd("to", l.to);
         if (!l.from.empty() && l.from == l.to)
-            c.error(p + ".to", l.line, "must differ from 'from' (a link joins two nodes), got '" + l.to + "' for both");
+            c.error(p + ".to", l.line,
+                    "must differ from 'from' (a link joins two nodes), got '" + l.to +
+                        "' for both");
         // A link serves both directions, so a-b and b-a are the same link.
-        if (!linked.insert(std::minmax(l.from, l.to)).second)
-            c.error(p, l.line, "duplicates an earlier link between '" + l.from + "' and '" + l.to + "'");
+        if (!l.from.empty() && !l.to.empty() && !linked.insert(std::minmax(l.from, l.to)).second)
+            c.error(p, l.line,
+                    "duplicates an earlier link between '" + l.from + "' and '" + l.to + "'");
         checkLink(c, p, l.line, l.params);
     }
     return facts;
@@ -317,10 +341,10 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
 void checkData(Checker& c, const DataSpec& d) {
     using K = DataSpec::Kind;
     if (d.kind == K::Csv || (d.kind == K::Idx && d.dir.empty())) {
-        const std::string why = d.kind == K::Csv
-                                    ? "is required for dataset csv"
-                                    : "is required for dataset idx unless dir names a folder with the "
-                                      "four standard IDX files";
+        const std::string why =
+            d.kind == K::Csv ? "is required for dataset csv"
+                             : "is required for dataset idx unless dir names a folder with the "
+                               "four standard IDX files";
         if (d.trainPath.empty()) c.error("data.train", 0, why);
         if (d.testPath.empty()) c.error("data.test", 0, why);
     }
@@ -417,7 +441,8 @@ const PolicyInfo* checkPolicy(Checker& c, const std::string& path, const char* w
         if (!param) {
             std::string hint = didYouMean(key, keys);
             if (hint.empty())
-                hint = keys.empty() ? "; it takes no parameters" : "; its parameters: " + joinNames(keys);
+                hint = keys.empty() ? "; it takes no parameters"
+                                    : "; its parameters: " + joinNames(keys);
             c.error(keyPath, line,
                     "unknown key '" + key + "' for " + what + " policy " + p.name + hint);
             continue;
@@ -442,7 +467,8 @@ void checkPolicyFitsTree(Checker& c, const PolicySpec& sync, const TreeFacts& tr
         if (roots < 2)
             c.error("sync.policy", sync.line,
                     "model-averaging needs at least 2 root aggregators (aggregators with no "
-                    "aggregator above them, one per region), found " + std::to_string(roots));
+                    "aggregator above them, one per region), found " +
+                        std::to_string(roots));
     } else if (sync.name == "hierarchical") {
         if (!tree.nested)
             c.error("sync.policy", sync.line,
@@ -452,9 +478,10 @@ void checkPolicyFitsTree(Checker& c, const PolicySpec& sync, const TreeFacts& tr
         std::vector<std::string> shown(tree.roots.begin(),
                                        tree.roots.begin() + std::min<std::ptrdiff_t>(roots, 5));
         c.error("sync.policy", sync.line,
-                sync.name + " needs exactly one root aggregator (an aggregator with no aggregator "
-                            "above it), found " + std::to_string(roots) + ": " + joinNames(shown) +
-                    (roots > 5 ? ", ..." : "") +
+                sync.name +
+                    " needs exactly one root aggregator (an aggregator with no aggregator "
+                    "above it), found " +
+                    std::to_string(roots) + ": " + joinNames(shown) + (roots > 5 ? ", ..." : "") +
                     "; use model-averaging for several parameter servers");
     }
 }
@@ -483,7 +510,8 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     checkData(c, s.data);
     checkModel(c, s.model, s.data);
     checkTraining(c, s.training);
-    if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos())) checkPolicyFitsTree(c, s.sync, tree);
+    if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
+        checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
     checkStop(c, s.stop, s.evaluation);
     return c.take();

@@ -11,7 +11,8 @@ namespace {
 
 std::size_t editDistance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
@@ -27,7 +28,9 @@ bool startsWith(const std::string& s, const std::string& prefix) {
     return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
-int oneBased(int zeroBased) { return zeroBased >= 0 ? zeroBased + 1 : 0; }
+int oneBased(int zeroBased) {
+    return zeroBased >= 0 ? zeroBased + 1 : 0;
+}
 
 /// The path one level up: "a.b[2]" -> "a.b", "a.b" -> "a", "a" -> "".
 std::string parentPath(const std::string& path) {
@@ -60,15 +63,21 @@ std::string didYouMean(const std::string& word, const std::vector<std::string>& 
 
 std::string joinNames(const std::vector<std::string>& names) {
     std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + n;
     return out;
 }
 
 std::string formatNumber(double v) {
     if (std::isnan(v)) return ".nan";
     if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v); // shortest round-trip form
+    // Shortest text that round-trips; plain decimals for everyday magnitudes (0.0001 rather
+    // than 1e-04), exponents only for the very small and very large.
+    char buf[400];
+    const double a = std::fabs(v);
+    const auto res = (v == 0 || (a >= 1e-5 && a < 1e16))
+                         ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                         : std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, res.ptr);
 }
 
@@ -110,8 +119,7 @@ std::string itemPath(const std::string& parent, std::size_t index) {
 bool pathWithin(const std::string& path, const std::string& prefix) {
     if (prefix.empty()) return true;
     if (!startsWith(path, prefix)) return false;
-    return path.size() == prefix.size() || path[prefix.size()] == '.' ||
-           path[prefix.size()] == '[';
+    return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
 }
 
 // --- YamlContext -------------------------------------------------------------------------
@@ -122,8 +130,8 @@ void YamlContext::error(const std::string& path, const YAML::Mark& at, const std
 
 void YamlContext::error(const std::string& path, const std::string& message) {
     const YAML::Mark* at = locate(path);
-    diagnostics_.push_back({file_, at ? oneBased(at->line) : 0, at ? oneBased(at->column) : 0,
-                            path, message});
+    diagnostics_.push_back(
+        {file_, at ? oneBased(at->line) : 0, at ? oneBased(at->column) : 0, path, message});
 }
 
 const YAML::Mark* YamlContext::locate(const std::string& path) const {
@@ -185,8 +193,10 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, b
     std::string text;
     if (!scalarText(ctx, n, path, "true or false", text)) return false;
     // The YAML 1.1 spellings yaml-cpp also accepts.
-    static const char* const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-    static const char* const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    static const char* const yes[] = {"true", "True", "TRUE", "yes", "Yes",
+                                      "YES",  "on",   "On",   "ON"};
+    static const char* const no[] = {"false", "False", "FALSE", "no", "No",
+                                     "NO",    "off",   "Off",   "OFF"};
     for (const char* s : yes)
         if (text == s) {
             out = true;
@@ -209,8 +219,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, s
     return scalarText(ctx, n, path, "text", out);
 }
 
-bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
-               std::uint64_t& out) {
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, std::uint64_t& out) {
     std::string text;
     if (!scalarText(ctx, n, path, "a non-negative integer", text)) return false;
     std::uint64_t v = 0;
@@ -266,7 +275,8 @@ MapReader::MapReader(YamlContext& ctx, const YAML::Node& node, std::string path)
             continue;
         }
         entries_.push_back({name, key, it->second});
-        ctx_.remember(pathOf(name), it->second.Mark());
+        // An empty value (`key:`) has its mark at the next token, often on the next line.
+        ctx_.remember(pathOf(name), it->second.IsNull() ? key.Mark() : it->second.Mark());
     }
 }
 

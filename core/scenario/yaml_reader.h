@@ -37,7 +37,7 @@ bool pathWithin(const std::string& path, const std::string& prefix);
 /// Where diagnostics go, and where in the file each key path was found (so that checks run
 /// later on the parsed data can still point at the exact line and column).
 class YamlContext {
-public:
+  public:
     explicit YamlContext(std::string file) : file_(std::move(file)) {}
 
     const std::string& file() const { return file_; }
@@ -51,7 +51,7 @@ public:
 
     std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
 
-private:
+  private:
     std::string file_;
     std::vector<Diagnostic> diagnostics_;
     std::map<std::string, YAML::Mark> marks_;
@@ -63,8 +63,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, d
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, int& out);
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, bool& out);
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, std::string& out);
-bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
-               std::uint64_t& out);
+bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, std::uint64_t& out);
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
                std::vector<int>& out);
 
@@ -75,7 +74,7 @@ std::string describeNode(const YAML::Node& n);
 /// asked about becomes "known"; when the reader goes out of scope it reports each key of the
 /// map that is not known, with a suggestion among the known ones.
 class MapReader {
-public:
+  public:
     MapReader(YamlContext& ctx, const YAML::Node& node, std::string path);
     MapReader(const MapReader&) = delete;
     MapReader& operator=(const MapReader&) = delete;
@@ -97,7 +96,8 @@ public:
         return n.IsDefined() && readValue(ctx_, n, pathOf(key), out);
     }
     /// Reads an enum by its toString() spelling; `values` lists every enumerator.
-    template <class E> bool getEnum(const std::string& key, E& out, std::initializer_list<E> values) {
+    template <class E>
+    bool getEnum(const std::string& key, E& out, std::initializer_list<E> values) {
         const YAML::Node n = node(key);
         if (!n.IsDefined()) return false;
         std::string text;
@@ -140,7 +140,7 @@ public:
     std::vector<std::string> remainingKeys();
     YAML::Mark keyMark(const std::string& key) const;
 
-private:
+  private:
     struct Entry {
         std::string key;
         YAML::Node keyNode;
@@ -157,8 +157,8 @@ private:
 };
 
 /// Calls f(item, itemPath, index) for each item of a YAML sequence; absent or null is empty.
-template <class F> void forEachItem(YamlContext& ctx, const YAML::Node& n, const std::string& path,
-                                    F&& f) {
+template <class F>
+void forEachItem(YamlContext& ctx, const YAML::Node& n, const std::string& path, F&& f) {
     if (!n.IsDefined() || n.IsNull()) return;
     if (!n.IsSequence()) {
         ctx.error(path, n.Mark(), "must be a list, got " + describeNode(n));

@@ -1,0 +1,33 @@
+#pragma once
+// Reports for one run or a comparison of runs, as a self-contained HTML file or a PDF:
+// scenario summary, topology figure, plots, summary table, Pareto front, and the command
+// that reproduces each run.
+
+#include "core/store/run_store.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace fog {
+
+struct ReportRun {
+    StoredRun run;
+    std::vector<AggregationRecord> metrics;
+    std::vector<NodeInterval> intervals;
+    std::vector<NodeInfo> nodes;
+};
+
+/// Loads what a report needs of the given runs.
+std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<std::int64_t>& ids);
+
+struct ReportOptions {
+    double target = 0.8;  ///< accuracy for the time/cost-to-target columns
+    QString dbPath;       ///< named in the reproduce commands
+};
+
+/// HTML or PDF by the file's extension. Needs a QGuiApplication (offscreen is fine).
+bool writeReport(const std::vector<ReportRun>& runs, const QString& path, const ReportOptions& options,
+                 QString* error = nullptr);
+
+} // namespace fog

@@ -1,0 +1,323 @@
+#include "widgets/plots/run_plots.h"
+
+#include "widgets/plots/qcustomplot.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fog {
+
+namespace {
+
+double xOf(const AggregationRecord& r, PlotXAxis x) {
+    switch (x) {
+    case PlotXAxis::VirtualTime: return r.time;
+    case PlotXAxis::Round: return r.round;
+    case PlotXAxis::WallTime: return r.wallSeconds;
+    }
+    return r.time;
+}
+
+double yOf(const AggregationRecord& r, PlotKind k) {
+    switch (k) {
+    case PlotKind::TrainLoss: return r.trainLoss;
+    case PlotKind::TestLoss: return r.testLoss;
+    case PlotKind::TestAccuracy: return r.testAccuracy * 100.0;
+    case PlotKind::Cost: return r.cost;
+    case PlotKind::Energy: return r.energyJ / 1000.0;
+    case PlotKind::RoundTime: return kNaN; // needs the previous record: see points()
+    }
+    return kNaN;
+}
+
+QString yLabel(PlotKind k) {
+    switch (k) {
+    case PlotKind::TrainLoss: return "train loss";
+    case PlotKind::TestLoss: return "test loss";
+    case PlotKind::TestAccuracy: return "test accuracy (%)";
+    case PlotKind::Cost: return "cumulative cost";
+    case PlotKind::Energy: return "cumulative energy (kJ)";
+    case PlotKind::RoundTime: return "round duration (virtual s)";
+    }
+    return {};
+}
+
+/// The (x, y) points of one series: level-0 records with a value, smoothed.
+void points(const std::vector<AggregationRecord>& metrics, PlotKind kind, const PlotOptions& o,
+            QVector<double>& xs, QVector<double>& ys, double& prevTime) {
+    for (const auto& r : metrics) {
+        if (r.level != 0) continue;
+        double y = yOf(r, kind);
+        if (kind == PlotKind::RoundTime) {
+            y = r.time - prevTime;
+            prevTime = r.time;
+        }
+        if (std::isnan(y)) continue;
+        xs.push_back(xOf(r, o.x));
+        ys.push_back(y);
+    }
+}
+
+QVector<double> smooth(const QVector<double>& ys, int window) {
+    if (window <= 1 || ys.size() < 2) return ys;
+    QVector<double> out(ys.size());
+    double sum = 0;
+    for (int i = 0; i < ys.size(); ++i) {
+        sum += ys[i];
+        if (i >= window) sum -= ys[i - window];
+        out[i] = sum / std::min(i + 1, window);
+    }
+    return out;
+}
+
+void styleAxes(QCustomPlot* plot) {
+    const QPalette pal = plot->palette();
+    const QColor fg = pal.color(QPalette::WindowText);
+    const QColor grid = QColor(fg.red(), fg.green(), fg.blue(), 40);
+    plot->setBackground(pal.color(QPalette::Base));
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+        a->setBasePen(QPen(fg));
+        a->setTickPen(QPen(fg));
+        a->setSubTickPen(QPen(fg));
+        a->setTickLabelColor(fg);
+        a->setLabelColor(fg);
+        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    plot->legend->setBrush(pal.color(QPalette::Base));
+    plot->legend->setTextColor(fg);
+    plot->legend->setBorderPen(QPen(grid));
+}
+
+void resetPlot(QCustomPlot* plot) {
+    plot->clearPlottables();
+    plot->clearItems();
+    // Extra layout elements (colour scales) from a previous drawing.
+    while (plot->plotLayout()->elementCount() > 1) {
+        plot->plotLayout()->removeAt(plot->plotLayout()->elementCount() - 1);
+        plot->plotLayout()->simplify();
+    }
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot->yAxis->setScaleType(QCPAxis::stLinear);
+    styleAxes(plot);
+}
+
+} // namespace
+
+QColor seriesColor(int i) {
+    // Okabe-Ito: distinguishable for colour-blind readers, on light and dark backgrounds.
+    static const QColor colors[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115),
+                                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
+                                    QColor(240, 228, 66), QColor(128, 128, 128)};
+    return colors[((i % 8) + 8) % 8];
+}
+
+QString plotTitle(PlotKind kind) {
+    switch (kind) {
+    case PlotKind::TrainLoss: return "Training loss";
+    case PlotKind::TestLoss: return "Test loss";
+    case PlotKind::TestAccuracy: return "Test accuracy";
+    case PlotKind::Cost: return "Cost";
+    case PlotKind::Energy: return "Energy";
+    case PlotKind::RoundTime: return "Round duration";
+    }
+    return {};
+}
+
+QString axisLabel(PlotXAxis x) {
+    switch (x) {
+    case PlotXAxis::VirtualTime: return "virtual time (s)";
+    case PlotXAxis::Round: return "round";
+    case PlotXAxis::WallTime: return "wall-clock time (s)";
+    }
+    return {};
+}
+
+QColor stateColor(NodeState s) {
+    switch (s) {
+    case NodeState::Idle: return QColor(200, 200, 200);
+    case NodeState::Receiving: return QColor(86, 180, 233);
+    case NodeState::Computing: return QColor(0, 158, 115);
+    case NodeState::Sending: return QColor(230, 159, 0);
+    case NodeState::Offline: return QColor(213, 94, 0);
+    }
+    return Qt::gray;
+}
+
+void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKind kind, const PlotOptions& o) {
+    resetPlot(plot);
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        QVector<double> xs, ys;
+        double prev = 0.0;
+        points(series[i].metrics, kind, o, xs, ys, prev);
+        QCPGraph* g = plot->addGraph();
+        g->setName(series[i].label);
+        g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2));
+        g->setData(xs, smooth(ys, o.smoothing), true);
+        if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
+    }
+    if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
+        auto* line = new QCPItemStraightLine(plot);
+        line->point1->setCoords(0, o.expectedRoundTime);
+        line->point2->setCoords(1, o.expectedRoundTime);
+        line->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.5, Qt::DashLine));
+        auto* text = new QCPItemText(plot);
+        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        text->position->setCoords(0.98, o.expectedRoundTime);
+        text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        text->setText(o.expectedLabel.isEmpty() ? "expected" : o.expectedLabel);
+        text->setColor(plot->palette().color(QPalette::WindowText));
+    }
+    plot->xAxis->setLabel(axisLabel(o.x));
+    plot->yAxis->setLabel(yLabel(kind));
+    if (o.logY) {
+        plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    }
+    plot->legend->setVisible(o.legend && !series.empty());
+    // Put the legend where the curves usually are not: accuracy rises to the top right,
+    // cumulative cost and energy rise from the bottom left.
+    Qt::Alignment corner = Qt::AlignTop | Qt::AlignRight;
+    if (kind == PlotKind::TestAccuracy) corner = Qt::AlignBottom | Qt::AlignRight;
+    if (kind == PlotKind::Cost || kind == PlotKind::Energy) corner = Qt::AlignTop | Qt::AlignLeft;
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, corner);
+    plot->rescaleAxes();
+    if (o.x != PlotXAxis::Round && plot->xAxis->range().lower > 0) plot->xAxis->setRangeLower(0);
+    if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
+        QCPRange r = plot->yAxis->range();
+        r.expand(o.expectedRoundTime);
+        plot->yAxis->setRange(r);
+    }
+    if (kind == PlotKind::TestAccuracy && !o.logY) {
+        QCPRange r = plot->yAxis->range();
+        plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
+    }
+}
+
+void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<AggregationRecord>& records,
+                  PlotKind kind, const PlotOptions& o) {
+    QCPGraph* g = plot->graph(seriesIndex);
+    if (!g) return;
+    double prev = 0.0;
+    if (kind == PlotKind::RoundTime && !g->data()->isEmpty()) {
+        // The previous record's time is the last point's key only on the virtual-time axis;
+        // elsewhere we keep it in the graph's property.
+        prev = g->property("lastTime").toDouble();
+    }
+    QVector<double> xs, ys;
+    points(records, kind, o, xs, ys, prev);
+    g->setProperty("lastTime", prev);
+    g->addData(xs, ys, true);
+}
+
+void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
+    resetPlot(plot);
+    plot->xAxis->setLabel("virtual time (s)");
+    plot->yAxis->setLabel("cost");
+    if (runs.empty()) {
+        plot->legend->setVisible(false);
+        plot->replot();
+        return;
+    }
+    double lo = 1.0, hi = 0.0;
+    for (const auto& r : runs)
+        if (!std::isnan(r.point.accuracy)) {
+            lo = std::min(lo, r.point.accuracy * 100);
+            hi = std::max(hi, r.point.accuracy * 100);
+        }
+    if (lo > hi) lo = hi = 0;
+    if (hi - lo < 1e-9) hi = lo + 1;
+    QCPColorGradient gradient(QCPColorGradient::gpJet);
+
+    // The time-cost Pareto front, as a step line through its points sorted by time.
+    std::vector<TradeOffPoint> pts;
+    for (const auto& r : runs) pts.push_back(r.point);
+    auto front = paretoFront2d(pts);
+    std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) { return pts[a].time < pts[b].time; });
+    QCPGraph* frontGraph = plot->addGraph();
+    frontGraph->setName("Pareto front (time, cost)");
+    frontGraph->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.5, Qt::DashLine));
+    frontGraph->setLineStyle(QCPGraph::lsStepLeft);
+    for (auto i : front) frontGraph->addData(pts[i].time, pts[i].cost);
+
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        QCPGraph* g = plot->addGraph();
+        g->setName(runs[i].label);
+        g->setLineStyle(QCPGraph::lsNone);
+        const QColor c = std::isnan(runs[i].point.accuracy)
+                             ? QColor(Qt::gray)
+                             : gradient.color(runs[i].point.accuracy * 100, QCPRange(lo, hi));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1), QBrush(c), 11));
+        g->addData(runs[i].point.time, runs[i].point.cost);
+        g->setProperty("runIndex", static_cast<int>(i));
+        g->removeFromLegend();
+        auto* label = new QCPItemText(plot);
+        label->position->setCoords(runs[i].point.time, runs[i].point.cost);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPadding(QMargins(8, 0, 0, 2));
+        label->setText(runs[i].label);
+        label->setColor(plot->palette().color(QPalette::WindowText));
+    }
+    auto* scale = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(0, 1, scale);
+    scale->setGradient(gradient);
+    scale->setDataRange(QCPRange(lo, hi));
+    scale->axis()->setLabel("test accuracy (%)");
+    scale->axis()->setLabelColor(plot->palette().color(QPalette::WindowText));
+    scale->axis()->setTickLabelColor(plot->palette().color(QPalette::WindowText));
+    plot->legend->setVisible(true);
+    // Fast-but-expensive (top left) is the corner trade-offs leave empty most often.
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot->rescaleAxes();
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.2, a->range().center());
+}
+
+void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
+                  const std::vector<QString>& nodeNames, double until) {
+    resetPlot(plot);
+    const int rows = std::max<int>(1, static_cast<int>(nodeNames.size()));
+    const int bins = 1500;
+    if (until <= 0) until = 1;
+    auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    map->data()->setSize(bins, rows);
+    map->data()->setRange(QCPRange(0, until), QCPRange(0, rows - 1));
+    map->data()->fill(0); // idle
+    // Later intervals paint over earlier ones; any activity in a bin outranks idle.
+    for (const auto& iv : intervals) {
+        if (iv.node < 0 || iv.node >= rows || iv.to <= iv.from || iv.state == NodeState::Idle) continue;
+        int b0 = static_cast<int>(std::floor(iv.from / until * bins));
+        int b1 = static_cast<int>(std::ceil(iv.to / until * bins));
+        b0 = std::clamp(b0, 0, bins - 1);
+        b1 = std::clamp(b1, b0 + 1, bins);
+        for (int b = b0; b < b1; ++b) map->data()->setCell(b, iv.node, static_cast<double>(iv.state));
+    }
+    QCPColorGradient g;
+    g.clearColorStops();
+    const NodeState order[] = {NodeState::Idle, NodeState::Receiving, NodeState::Computing, NodeState::Sending,
+                               NodeState::Offline};
+    for (int i = 0; i < 5; ++i) g.setColorStopAt(i / 4.0, stateColor(order[i]));
+    g.setLevelCount(5);
+    map->setGradient(g);
+    map->setInterpolate(false);
+    map->setDataRange(QCPRange(0, 4));
+    plot->xAxis->setLabel("virtual time (s)");
+    plot->yAxis->setLabel(rows > 40 ? "node" : "");
+    if (rows <= 40) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+        for (int i = 0; i < rows; ++i) ticker->addTick(i, nodeNames[i]);
+        plot->yAxis->setTicker(ticker);
+    }
+    // A legend of the states, drawn as empty graphs with their colours.
+    for (int i = 0; i < 5; ++i) {
+        QCPGraph* key = plot->addGraph();
+        key->setName(toString(order[i]));
+        key->setLineStyle(QCPGraph::lsNone);
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, stateColor(order[i]), stateColor(order[i]), 9));
+    }
+    plot->legend->setVisible(true);
+    plot->xAxis->setRange(0, until);
+    plot->yAxis->setRange(-0.5, rows - 0.5);
+}
+
+} // namespace fog

@@ -1,0 +1,68 @@
+#pragma once
+// Fills QCustomPlot widgets from run metrics: the live plots, the comparison view and the
+// exported figures all draw through these functions, so they look the same everywhere.
+
+#include "core/analysis/analysis.h"
+#include "core/engine/metrics.h"
+
+#include <QColor>
+#include <QString>
+
+#include <vector>
+
+class QCustomPlot;
+
+namespace fog {
+
+struct PlotSeries {
+    QString label;
+    QColor color;
+    std::vector<AggregationRecord> metrics;
+};
+
+enum class PlotKind { TrainLoss, TestLoss, TestAccuracy, Cost, Energy, RoundTime };
+enum class PlotXAxis { VirtualTime, Round, WallTime };
+
+struct PlotOptions {
+    PlotXAxis x = PlotXAxis::VirtualTime;
+    int smoothing = 1;  ///< moving-average window over points (1 = raw)
+    bool logY = false;
+    bool legend = true;
+    /// RoundTime: draw this expected round time as a dashed line (NaN: none), e.g. a closed
+    /// form such as H_n / lambda.
+    double expectedRoundTime = kNaN;
+    QString expectedLabel;
+};
+
+/// The i-th colour of a palette that stays distinguishable on light and dark backgrounds.
+QColor seriesColor(int i);
+QString plotTitle(PlotKind kind);
+QString axisLabel(PlotXAxis x);
+
+/// Clears `plot` and draws one curve per series (level-0 records only; test metrics only
+/// where evaluated). Axes rescale to the data.
+void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKind kind,
+                const PlotOptions& options = {});
+
+/// Appends new records to the curves plotMetric drew (live plots: no full redraw).
+void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<AggregationRecord>& records,
+                  PlotKind kind, const PlotOptions& options = {});
+
+struct TradeOffRun {
+    QString label;
+    TradeOffPoint point;
+};
+
+/// Time vs cost scatter, points coloured by accuracy (colour scale), the time-cost Pareto
+/// front as a step line; each point's index is kept as its data key for click look-up.
+void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs);
+
+/// Per-node timeline: one row per node, coloured by state (computing, sending, receiving,
+/// idle, offline) over virtual time.
+void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
+                  const std::vector<QString>& nodeNames, double until);
+
+/// Colour of a node state in timelines and on the canvas.
+QColor stateColor(NodeState s);
+
+} // namespace fog
