@@ -3,6 +3,11 @@
 #include "core/data/dataset.h"
 #include "core/engine/engine.h"
 #include "core/model/learner.h"
+#include "core/store/run_store.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 #include <chrono>
 #include <iomanip>
@@ -111,6 +116,63 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         << "  emulator speed-up, 1 -> " << o.threads << " threads:      " << e1.seconds / en.seconds
         << "  (target >= 1.8 with 2 threads)\n"
         << "  plain loop speed-up, 1 -> " << o.threads << " threads:    " << p1.seconds / pn.seconds << "\n";
+    return 0;
+}
+
+int runStoreBench(std::ostream& out) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("fogstudio-bench-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string path = (dir / "bench.db").string();
+    {
+        RunStore store(path);
+        NewRun meta;
+        meta.name = "bench";
+        const auto run = store.beginRun(meta);
+        // One million rows as the recorder writes them: batches of 10,000 per transaction.
+        std::vector<AggregationRecord> batch(10000);
+        double t0 = wallNow();
+        for (int b = 0; b < 100; ++b) {
+            for (int i = 0; i < 10000; ++i) {
+                auto& r = batch[static_cast<std::size_t>(i)];
+                r.round = b * 10000 + i + 1;
+                r.time = r.round * 0.5;
+                r.trainLoss = 1.0 / r.round;
+                r.participants = 10;
+                r.cost = r.round * 0.001;
+                r.testAccuracy = i % 10 == 0 ? 0.8 : kNaN;
+                r.aggregator = "cloud";
+            }
+            store.appendBatch(run, batch, {}, {});
+        }
+        const double writeS = wallNow() - t0;
+        t0 = wallNow();
+        const auto back = store.metrics(run);
+        const double readS = wallNow() - t0;
+
+        t0 = wallNow();
+        RunSummary summary;
+        for (int i = 0; i < 10000; ++i) {
+            meta.name = "run " + std::to_string(i);
+            meta.tags = {i % 2 ? "odd" : "even"};
+            store.finishRun(store.beginRun(meta), summary);
+        }
+        const double createS = wallNow() - t0;
+        t0 = wallNow();
+        const auto runs = store.listRuns();
+        const double listS = wallNow() - t0;
+        t0 = wallNow();
+        const auto tagged = store.listRuns({"odd", "", 0, 0});
+        const double listTagS = wallNow() - t0;
+
+        out << std::fixed << std::setprecision(3) << "Run store benchmark (" << path << "):\n"
+            << "  store 1,000,000 metric rows (100 batches):  " << writeS << " s   (goal < 2 s)\n"
+            << "  read them back (" << back.size() << " rows):             " << readS << " s\n"
+            << "  create 10,000 runs (one transaction each):   " << createS << " s\n"
+            << "  list " << runs.size() << " runs:                          " << listS << " s   (goal < 0.5 s)\n"
+            << "  list the " << tagged.size() << " runs with a tag:              " << listTagS << " s\n";
+    }
+    fs::remove_all(dir);
     return 0;
 }
 

@@ -13,5 +13,7 @@ struct BenchOptions {
 };
 
 int runBench(const BenchOptions& options, std::ostream& out);
+/// `bench store`: writing 1,000,000 metric rows and listing 10,000 runs in a fresh database.
+int runStoreBench(std::ostream& out);
 
 } // namespace fog::cli

@@ -45,6 +45,7 @@ Commands:
                            Pareto front and the commands that reproduce the runs.
   policies                 The sync and selection policies with their parameters.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
+  bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
 
 Options:
   --set KEY=VALUE  Override a scenario value before validation (repeatable), e.g.
@@ -208,6 +209,7 @@ int main(int argc, char** argv) {
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);
     if (cmd == "export") return fog::cli::cmdExport(o);
+    if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;
