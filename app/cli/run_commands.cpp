@@ -6,6 +6,11 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
+#include "core/analysis/analysis.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -84,6 +89,46 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
         return 1;
     }
     return summary.status == RunStatus::Cancelled ? 130 : 0;
+}
+
+/// Per configuration: mean and 95% confidence interval over the repeats.
+void printSweepTable(const RunStore& store, std::int64_t sweepId, double target) {
+    std::map<std::string, std::vector<StoredRun>> byConfig;
+    std::vector<std::string> order;
+    auto runs = store.listRuns({"", "", sweepId, 0});
+    std::reverse(runs.begin(), runs.end());
+    for (const auto& r : runs) {
+        if (!byConfig.count(r.sweepConfig)) order.push_back(r.sweepConfig);
+        byConfig[r.sweepConfig].push_back(r);
+    }
+    auto cell = [](const MeanCi& m, double scale, int digits) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(digits);
+        if (std::isnan(m.mean)) return std::string("-");
+        s << m.mean * scale;
+        if (!std::isnan(m.halfWidth)) s << " +/- " << m.halfWidth * scale;
+        return s.str();
+    };
+    std::cout << "\nMean +/- 95% confidence interval over repeats:\n"
+              << std::left << std::setw(34) << "configuration" << std::setw(20) << "accuracy (%)" << std::setw(24)
+              << "virtual time (s)" << std::setw(22) << "cost" << "time to " << 100 * target << "% (s)\n";
+    for (const auto& config : order) {
+        std::vector<double> acc, time, cost, reach;
+        for (const auto& r : byConfig[config]) {
+            acc.push_back(r.summary.finalTestAccuracy);
+            time.push_back(r.summary.virtualTime);
+            cost.push_back(r.summary.cost);
+            const auto t = reachTarget(store.metrics(r.id), target);
+            reach.push_back(t ? t->time : kNaN);
+        }
+        const MeanCi reached = meanWithCi(reach);
+        std::string reachCell = cell(reached, 1, 1);
+        if (reached.n < reach.size()) reachCell += " (" + std::to_string(reached.n) + "/" + std::to_string(reach.size()) + " reached)";
+        std::cout << std::left << std::setw(34) << config << std::setw(20) << cell(meanWithCi(acc), 100, 2)
+                  << std::setw(24) << cell(meanWithCi(time), 1, 1) << std::setw(22) << cell(meanWithCi(cost), 1, 4)
+                  << reachCell << "\n";
+    }
+    std::cout << "\n";
 }
 
 } // namespace
@@ -183,6 +228,7 @@ int cmdSweep(const CliOptions& o) {
                              100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime, p.summary.cost);
             },
             interruptFlag());
+        printSweepTable(*store, r.sweepId, o.target);
         std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() << " runs stored in " << store->path();
         if (r.failed) std::cout << " (" << r.failed << " failed)";
         std::cout << "\nsee them with: fogstudio-cli runs list --sweep " << r.sweepId
