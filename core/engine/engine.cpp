@@ -462,6 +462,23 @@ double Engine::stepSeconds(int trainer, int batch) {
 
 std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
                                bool gradient, int round, int tag, bool download) {
+    DispatchOptions o;
+    o.tag = tag;
+    o.download = download;
+    return dispatch(trainer, aggregator, std::move(model), version, steps, gradient, round, o);
+}
+
+double Engine::expectedComputeSeconds(int trainer, int steps, int batch) const {
+    return static_cast<double>(steps) * batch / topo_.node(trainer).throughput;
+}
+
+void Engine::putBackBatch(int trainer, std::size_t size) { rt_[trainer].cursor -= size; }
+
+std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
+                               bool gradient, int round, const DispatchOptions& opt) {
+    const int tag = opt.tag;
+    const bool download = opt.download;
+    const int batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
     auto& r = rt_[trainer];
     if (!r.online || r.job) throw EngineError("internal: dispatch to an offline or busy trainer");
     hold(trainer);
@@ -478,10 +495,17 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
     job.tReceived = download ? send(aggregator, trainer, modelBytes_) : now_;
     std::vector<std::int64_t> samples;
     double t = job.tReceived;
-    for (int s = 0; s < std::max(1, steps); ++s) {
-        auto batch = nextBatch(trainer, scenario_.training.batchSize);
+    job.stepsRequested = std::max(1, steps);
+    for (int s = 0; s < job.stepsRequested; ++s) {
+        auto batch = nextBatch(trainer, batchSize);
         const int bs = static_cast<int>(batch.size());
-        t += stepSeconds(trainer, bs);
+        const double d = stepSeconds(trainer, bs);
+        if (s > 0 && t + d > opt.computeDeadline) {
+            putBackBatch(trainer, batch.size()); // unused: the next dispatch starts with it
+            job.partial = true;
+            break;
+        }
+        t += d;
         job.batchSizes.push_back(bs);
         job.stepEnds.push_back(t);
         job.samples += bs;

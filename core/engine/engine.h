@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,9 +39,21 @@ struct Job {
     std::vector<int> batchSizes;
     std::vector<double> stepEnds; ///< virtual time at which each step ends
     std::int64_t samples = 0;
+    int stepsRequested = 0;
+    bool partial = false;  ///< fewer steps than requested (compute deadline)
     bool doomed = false;   ///< the trainer goes offline before delivering
     std::shared_ptr<WorkItem> work;
     std::shared_ptr<LocalResult> result;
+};
+
+/// Optional settings of one dispatch.
+struct DispatchOptions {
+    int batchSize = 0;            ///< 0: training.batch_size (AdaCoOpt sets one per trainer)
+    /// Steps that would end after this virtual time are not run: the trainer returns the
+    /// work done by then (at least one step). Infinity: all steps.
+    double computeDeadline = std::numeric_limits<double>::infinity();
+    bool download = true;         ///< false: the trainer still holds this model
+    int tag = 0;                  ///< free for the policy
 };
 
 struct EngineError : std::runtime_error {
@@ -101,6 +114,11 @@ public:
     /// `download` false: the trainer still holds this model (it keeps computing on it).
     std::uint64_t dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
                            bool gradient, int round, int tag = 0, bool download = true);
+    std::uint64_t dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
+                           bool gradient, int round, const DispatchOptions& options);
+    /// Expected seconds of `steps` local steps of `batch` on `trainer` (mean noise 1), for
+    /// planners and selection policies.
+    double expectedComputeSeconds(int trainer, int steps, int batch) const;
     /// Abandons a job (the trainer becomes idle now; its result will not be delivered).
     void cancelJob(std::uint64_t id);
     /// Moves `bytes` from one node to another (accounting time, traffic and price);
@@ -158,6 +176,7 @@ private:
     void finishJobCompute(const Job& job, double until);
     double stepSeconds(int trainer, int batch);
     std::vector<std::int64_t> nextBatch(int trainer, int size);
+    void putBackBatch(int trainer, std::size_t size);
     void waitWhilePaused();
     void stop(RunStatus status, const std::string& reason);
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
