@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
-#   bash packaging/setup.sh run    install what is missing, build, run the default scenario
+#   bash packaging/setup.sh run    install what is missing, build, open the studio on the
+#                                  default scenario (no display: run it with fogstudio-cli)
 #   bash packaging/setup.sh test   install what is missing, build, run the whole test suite
 #   bash packaging/setup.sh build  install what is missing and build
 set -euo pipefail
@@ -19,6 +20,11 @@ cmake --build "$build_dir" -j "$jobs"
 
 case "$mode" in
   run)
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      exec "$build_dir/app/fogstudio" "${@:2}"
+    fi
+    echo "setup: no display (DISPLAY and WAYLAND_DISPLAY are unset), so the default scenario runs"
+    echo "setup: headless with fogstudio-cli; for the studio run $build_dir/app/fogstudio on a desktop."
     exec "$build_dir/app/fogstudio-cli" run presets/quickstart.yaml
     ;;
   test)

@@ -1,0 +1,78 @@
+// fogstudio: the desktop face of the emulator.
+
+#include "app/gui/main_window.h"
+#include "widgets/run/run_controller.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("fogstudio");
+    QApplication::setOrganizationName("FogStudio");
+    QApplication::setApplicationDisplayName("FogStudio");
+    QApplication::setApplicationVersion(FOGSTUDIO_VERSION);
+    QApplication::setWindowIcon(QIcon(":/icons/fogstudio.svg"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "FogStudio: draw a cloud / edge / device topology, choose how workers synchronise and which are "
+        "selected, and run an emulator that trains a real model while a virtual clock accounts time, money "
+        "and energy. Headless runs, sweeps and exports: fogstudio-cli.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("scenario", "Scenario file to open (default: the quickstart preset).", "[FILE]");
+    QCommandLineOption db("db", "The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).", "FILE");
+    QCommandLineOption threads("threads", "Worker threads for the real training (results are the same for any N).", "N");
+    QCommandLineOption run("run", "Start the scenario as soon as the window is shown.");
+    QCommandLineOption screenshot("screenshot",
+                                  "Save a picture of the window to FILE and quit: when the run ends (with --run), "
+                                  "else once the window is shown. For documentation and checks under xvfb-run.",
+                                  "FILE");
+    QCommandLineOption tab("tab", "With --screenshot: show this central tab first (topology, comparison).", "NAME");
+    QCommandLineOption compare("compare", "Open the comparison of these stored run ids (comma-separated).", "IDS");
+    parser.addOptions({db, threads, run, screenshot, tab, compare});
+    parser.process(app);
+
+    fog::StudioOptions options;
+    options.dbPath = parser.value(db);
+    options.threads = parser.value(threads).toInt();
+    if (!parser.positionalArguments().isEmpty()) {
+        options.scenarioPath = parser.positionalArguments().first();
+        if (!QFileInfo::exists(options.scenarioPath)) {
+            std::cerr << "fogstudio: " << options.scenarioPath.toStdString() << ": no such file\n";
+            return 2;
+        }
+    }
+
+    fog::MainWindow window(options);
+    window.show();
+
+    if (parser.isSet(compare)) {
+        QList<qint64> ids;
+        for (const QString& s : parser.value(compare).split(',', Qt::SkipEmptyParts)) ids << s.toLongLong();
+        window.compareRuns(ids);
+    }
+    if (parser.value(tab) == "comparison") window.showComparison();
+
+    const QString shot = parser.value(screenshot);
+    auto grab = [&window, shot] {
+        window.grab().save(shot);
+        std::cout << "fogstudio: wrote " << shot.toStdString() << "\n";
+        QApplication::quit();
+    };
+    if (parser.isSet(run)) {
+        QTimer::singleShot(200, &window, [&window] { window.startRun(); });
+        if (!shot.isEmpty())
+            QObject::connect(window.controller(), &fog::RunController::finished, &window,
+                             [grab] { QTimer::singleShot(600, grab); });
+    } else if (!shot.isEmpty()) {
+        QTimer::singleShot(800, &window, grab);
+    }
+    return app.exec();
+}

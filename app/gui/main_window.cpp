@@ -1,0 +1,844 @@
+#include "app/gui/main_window.h"
+
+#include "app/export/plot_export.h"
+#include "app/export/report.h"
+#include "app/gui/presets.h"
+#include "core/scenario/scenario_io.h"
+#include "core/store/run_store.h"
+#include "widgets/compare/comparison_view.h"
+#include "widgets/document/scenario_document.h"
+#include "widgets/plots/live_plots.h"
+#include "widgets/plots/node_timeline.h"
+#include "widgets/policy/policy_panel.h"
+#include "widgets/policy/settings_panel.h"
+#include "widgets/run/run_controller.h"
+#include "widgets/runs/runs_browser.h"
+#include "widgets/topology/node_item.h"
+#include "widgets/topology/node_palette.h"
+#include "widgets/topology/property_inspector.h"
+#include "widgets/topology/topology_canvas.h"
+#include "widgets/topology/topology_scene.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QUrl>
+
+#include <cmath>
+
+// Resources live in the static GUI library: register them explicitly (outside any namespace).
+static void initStudioResources() { Q_INIT_RESOURCE(fogstudio); }
+
+namespace fog {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+constexpr int kMaxEventLines = 2000;
+
+QString fmtNumber(double v, int decimals) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', decimals); }
+
+/// Playback speeds offered for teaching: virtual seconds per wall second (0: as fast as
+/// possible).
+const QVector<QPair<QString, double>>& speeds() {
+    static const QVector<QPair<QString, double>> list = {
+        {QObject::tr("As fast as possible"), 0.0}, {QObject::tr("1 s per second"), 1.0},
+        {QObject::tr("5 s per second"), 5.0},      {QObject::tr("20 s per second"), 20.0},
+        {QObject::tr("100 s per second"), 100.0},  {QObject::tr("500 s per second"), 500.0},
+    };
+    return list;
+}
+
+} // namespace
+
+MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent) {
+    initStudioResources();
+    setObjectName("MainWindow");
+    setWindowIcon(QIcon(":/icons/fogstudio.svg"));
+    QSettings settings;
+
+    document_ = new ScenarioDocument(this);
+    controller_ = new RunController(this);
+
+    dbPath_ = options.dbPath.isEmpty() ? QString::fromStdString(RunStore::defaultPath()) : options.dbPath;
+    try {
+        QDir().mkpath(QFileInfo(dbPath_).absolutePath());
+        store_ = std::make_unique<RunStore>(dbPath_.toStdString());
+    } catch (const std::exception& e) {
+        // A damaged or foreign database must not stop the studio: runs are then not stored
+        // and the runs dock says why. Nothing in the file is touched.
+        storeError_ = QString::fromUtf8(e.what());
+    }
+
+    centre_ = new QTabWidget(this);
+    centre_->setDocumentMode(true);
+    canvas_ = new TopologyCanvas(document_, centre_);
+    canvas_->snapAction()->setChecked(settings.value("canvas/snap", true).toBool());
+    compare_ = new ComparisonView(centre_);
+    compare_->setStore(store_.get());
+    centre_->addTab(canvas_, tr("Topology"));
+    centre_->addTab(compare_, tr("Comparison"));
+    setCentralWidget(centre_);
+
+    buildActions();
+    buildDocks();
+    buildMenus();
+    buildToolBar();
+    connectController();
+
+    runStatus_ = new QLabel(this);
+    statusBar()->addPermanentWidget(runStatus_);
+    if (!storeError_.isEmpty())
+        statusBar()->showMessage(tr("Runs are not stored: %1").arg(storeError_));
+
+    connect(document_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(document_, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateProblems);
+    connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateTitle);
+    connect(document_, &ScenarioDocument::topologyReset, this, &MainWindow::updateProblems);
+
+    if (options.threads > 0) threads_->setValue(options.threads);
+    setTheme(themeFromString(settings.value("theme", "system").toString()));
+
+    resize(1400, 900);
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+
+    const QString start = options.scenarioPath.isEmpty() ? defaultScenarioPath() : options.scenarioPath;
+    const bool isDefault = options.scenarioPath.isEmpty();
+    if (!(isDefault ? openPreset(start) : openScenario(start, false))) {
+        // Even the default could not be read (e.g. a broken FOGSTUDIO_PRESETS): start from the
+        // compiled-in quickstart, which always loads.
+        QString error;
+        document_->load(":/presets/quickstart.yaml", &error);
+    }
+    updateTitle();
+    updateRunActions();
+    updateProblems();
+}
+
+MainWindow::~MainWindow() = default;
+
+QAction* MainWindow::action(const QString& name) const { return findChild<QAction*>(name); }
+
+void MainWindow::buildActions() {
+    auto make = [this](const QString& name, const QString& text, const QKeySequence& key, auto slot,
+                       const QIcon& icon = {}) {
+        auto* a = new QAction(icon, text, this);
+        a->setObjectName(name);
+        if (!key.isEmpty()) a->setShortcut(key);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    const QStyle* st = style();
+    make("actionNew", tr("&New"), QKeySequence::New, &MainWindow::newScenario, QIcon::fromTheme("document-new"));
+    make("actionOpen", tr("&Open…"), QKeySequence::Open, &MainWindow::openDialog,
+         QIcon::fromTheme("document-open", st->standardIcon(QStyle::SP_DialogOpenButton)));
+    make("actionSave", tr("&Save"), QKeySequence::Save, [this] { save(); },
+         QIcon::fromTheme("document-save", st->standardIcon(QStyle::SP_DialogSaveButton)));
+    make("actionSaveAs", tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs(); });
+    make("actionExportPlots", tr("Export &Plots…"), QKeySequence(), [this] { exportPlots(runsForExport()); });
+    make("actionExportReport", tr("Export &Report…"), QKeySequence(), [this] { exportReport(runsForExport()); });
+    make("actionQuit", tr("&Quit"), QKeySequence::Quit, &QWidget::close);
+
+    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName("actionUndo");
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(QIcon::fromTheme("edit-undo"));
+    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName("actionRedo");
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setIcon(QIcon::fromTheme("edit-redo"));
+
+    make("actionRun", tr("&Run"), QKeySequence(Qt::Key_F5), &MainWindow::startRun, st->standardIcon(QStyle::SP_MediaPlay));
+    make("actionPause", tr("&Pause"), QKeySequence(Qt::Key_F6), &MainWindow::pauseRun,
+         st->standardIcon(QStyle::SP_MediaPause));
+    make("actionStep", tr("S&tep One Round"), QKeySequence(Qt::Key_F10), &MainWindow::stepRun,
+         st->standardIcon(QStyle::SP_MediaSkipForward));
+    make("actionRunUntil", tr("Run &Until…"), QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runUntilDialog,
+         st->standardIcon(QStyle::SP_MediaSeekForward));
+    make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6), &MainWindow::stopRun,
+         st->standardIcon(QStyle::SP_MediaStop));
+    make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
+         [this] { compareRuns(runs_->selectedRunIds()); });
+
+    make("actionDocs", tr("&Documentation"), QKeySequence::HelpContents, &MainWindow::showDocs);
+    make("actionAbout", tr("&About FogStudio"), QKeySequence(), &MainWindow::showAbout);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(action("actionNew"));
+    file->addAction(action("actionOpen"));
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(action("actionSave"));
+    file->addAction(action("actionSaveAs"));
+    file->addSeparator();
+    file->addAction(action("actionExportPlots"));
+    file->addAction(action("actionExportReport"));
+    file->addSeparator();
+    file->addAction(action("actionQuit"));
+    rebuildRecentMenu();
+
+    // The canvas owns its editing actions (their shortcuts act where the canvas has focus, so
+    // Delete in a text field never deletes nodes); the menus show the same actions.
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(action("actionUndo"));
+    edit->addAction(action("actionRedo"));
+    edit->addSeparator();
+    edit->addAction(canvas_->cutAction());
+    edit->addAction(canvas_->copyAction());
+    edit->addAction(canvas_->pasteAction());
+    edit->addAction(canvas_->deleteAction());
+    edit->addSeparator();
+    edit->addAction(canvas_->selectAllAction());
+    edit->addAction(canvas_->linkModeAction());
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(canvas_->zoomInAction());
+    view->addAction(canvas_->zoomOutAction());
+    view->addAction(canvas_->zoomFitAction());
+    view->addSeparator();
+    view->addAction(canvas_->autoLayoutAction());
+    view->addAction(canvas_->snapAction());
+    view->addSeparator();
+    QMenu* panels = view->addMenu(tr("&Panels"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    themeGroup_ = new QActionGroup(this);
+    for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
+        const QString label = t == Theme::System ? tr("Follow the &System") : t == Theme::Light ? tr("&Light") : tr("&Dark");
+        QAction* a = theme->addAction(label);
+        a->setObjectName("actionTheme_" + toString(t));
+        a->setCheckable(true);
+        a->setData(toString(t));
+        themeGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
+    }
+
+    presetsMenu_ = menuBar()->addMenu(tr("&Presets"));
+    rebuildPresetsMenu();
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionRunUntil", "actionStop", "",
+                             "actionCompare"}) {
+        if (*name) run->addAction(action(name));
+        else run->addSeparator();
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(action("actionDocs"));
+    help->addAction(action("actionAbout"));
+}
+
+void MainWindow::buildToolBar() {
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName("mainToolBar");
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(action("actionOpen"));
+    bar->addAction(action("actionSave"));
+    bar->addSeparator();
+    bar->addAction(action("actionRun"));
+    bar->addAction(action("actionPause"));
+    bar->addAction(action("actionStep"));
+    bar->addAction(action("actionRunUntil"));
+    bar->addAction(action("actionStop"));
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Speed: "), bar));
+    speed_ = new QComboBox(bar);
+    speed_->setObjectName("speedCombo");
+    speed_->setToolTip(tr("Playback speed: virtual seconds per wall second. Slow speeds show messages moving "
+                          "along the links."));
+    for (const auto& [label, value] : speeds()) speed_->addItem(label, value);
+    bar->addWidget(speed_);
+    connect(speed_, &QComboBox::currentIndexChanged, this,
+            [this] { controller_->setPlaybackSpeed(speed_->currentData().toDouble()); });
+    bar->addWidget(new QLabel(tr("  Threads: "), bar));
+    threads_ = new QSpinBox(bar);
+    threads_->setObjectName("threadsSpin");
+    threads_->setRange(1, std::max(1, QThread::idealThreadCount() * 2));
+    threads_->setValue(QSettings().value("run/threads", std::max(1, QThread::idealThreadCount())).toInt());
+    threads_->setToolTip(tr("Worker threads for the real training; results are identical for any number."));
+    bar->addWidget(threads_);
+}
+
+void MainWindow::buildDocks() {
+    auto dock = [this](const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+
+    palette_ = new NodePalette(this);
+    connect(palette_, &NodePalette::addRequested, canvas_,
+            [this](NodeTemplate t, int count) { canvas_->addAtCentre(t, count); });
+    QDockWidget* paletteDock = dock("paletteDock", tr("Palette"), palette_, Qt::LeftDockWidgetArea);
+
+    runs_ = new RunsBrowser(this);
+    runs_->setStore(store_.get());
+    QDockWidget* runsDock = dock("runsDock", tr("Runs"), runs_, Qt::LeftDockWidgetArea);
+    splitDockWidget(paletteDock, runsDock, Qt::Vertical);
+    if (!storeError_.isEmpty()) runs_->setEnabled(false);
+
+    auto* side = new QTabWidget(this);
+    side->setObjectName("sideTabs");
+    inspector_ = new PropertyInspector(document_, side);
+    inspector_->attach(canvas_->topologyScene());
+    policies_ = new PolicyPanel(side);
+    policies_->setDocument(document_);
+    settings_ = new SettingsPanel(side);
+    settings_->setDocument(document_);
+    side->addTab(inspector_, tr("Inspector"));
+    side->addTab(policies_, tr("Policies"));
+    side->addTab(settings_, tr("Training"));
+    dock("sideDock", tr("Properties"), side, Qt::RightDockWidgetArea);
+
+    bottomTabs_ = new QTabWidget(this);
+    live_ = new LivePlots(bottomTabs_);
+    timeline_ = new NodeTimeline(bottomTabs_);
+    eventLog_ = new QPlainTextEdit(bottomTabs_);
+    eventLog_->setObjectName("eventLog");
+    eventLog_->setReadOnly(true);
+    eventLog_->setMaximumBlockCount(kMaxEventLines);
+    problems_ = new QListWidget(bottomTabs_);
+    problems_->setObjectName("problemsList");
+    bottomTabs_->addTab(live_, tr("Live Plots"));
+    bottomTabs_->addTab(timeline_, tr("Node Timeline"));
+    bottomTabs_->addTab(eventLog_, tr("Events"));
+    bottomTabs_->addTab(problems_, tr("Problems"));
+    dock("plotsDock", tr("Run"), bottomTabs_, Qt::BottomDockWidgetArea);
+    resizeDocks({findChild<QDockWidget*>("plotsDock")}, {330}, Qt::Vertical);
+    resizeDocks({paletteDock, findChild<QDockWidget*>("sideDock")}, {290, 340}, Qt::Horizontal);
+
+    connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        // Jump to the problem: select the node it names on the canvas, or the field in the
+        // training panel.
+        const QString path = item->data(Qt::UserRole).toString();
+        if (QWidget* editor = settings_->editorFor(path.section('.', 0, 1))) {
+            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(settings_);
+            editor->setFocus();
+        } else if (path.startsWith("sync") || path.startsWith("selection")) {
+            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(policies_);
+        } else {
+            selectKeyPath(path);
+            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(inspector_);
+        }
+    });
+
+    connect(runs_, &RunsBrowser::compareRequested, this, &MainWindow::compareRuns);
+    connect(runs_, &RunsBrowser::runActivated, this, &MainWindow::showStoredRun);
+    connect(runs_, &RunsBrowser::rerunRequested, this, &MainWindow::rerun);
+    connect(runs_, &RunsBrowser::baselineChanged, compare_, &ComparisonView::setBaseline);
+    connect(runs_, &RunsBrowser::runsDeleted, compare_, &ComparisonView::runsDeleted);
+    connect(runs_, &RunsBrowser::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(compare_, &ComparisonView::exportPlotsRequested, this, &MainWindow::exportPlots);
+    connect(compare_, &ComparisonView::exportReportRequested, this, &MainWindow::exportReport);
+    connect(compare_, &ComparisonView::runActivated, this, &MainWindow::showStoredRun);
+}
+
+void MainWindow::connectController() {
+    connect(controller_, &RunController::stateChanged, this, [this] { updateRunActions(); });
+    connect(controller_, &RunController::error, this, [this](const QString& message) {
+        logEvent(tr("error: %1").arg(message));
+        QMessageBox::warning(this, tr("Run"), message);
+    });
+    connect(controller_, &RunController::started, this, [this](const RunInfo& info, qint64 runId) {
+        liveRunId_ = runId;
+        live_->reset(info, document_->scenario());
+        timeline_->reset(info);
+        canvas_->setRunNodes(info.nodes);
+        eventLog_->clear();
+        logEvent(tr("run %1 started: %2, %3 nodes, %4, %5 threads")
+                     .arg(runId)
+                     .arg(QString::fromStdString(info.scenarioName))
+                     .arg(info.nodes.size())
+                     .arg(QString::fromStdString(info.model))
+                     .arg(info.threads));
+        if (runs_->store()) runs_->runFinished(runId); // lists it as running
+        bottomTabs_->setCurrentWidget(live_);
+    });
+    connect(controller_, &RunController::metrics, this, [this](const std::vector<AggregationRecord>& records) {
+        live_->append(records);
+        for (auto it = records.rbegin(); it != records.rend(); ++it) {
+            if (it->level != 0) continue;
+            runStatus_->setText(tr("round %1   t = %2 s   loss %3   acc %4   cost $%5   %6 J")
+                                    .arg(it->round)
+                                    .arg(fmtNumber(it->time, 1))
+                                    .arg(fmtNumber(it->trainLoss, 3))
+                                    .arg(std::isnan(it->testAccuracy) ? QStringLiteral("–")
+                                                                      : fmtNumber(100 * it->testAccuracy, 1) + "%")
+                                    .arg(fmtNumber(it->cost, 3))
+                                    .arg(fmtNumber(it->energyJ, 0)));
+            break;
+        }
+    });
+    connect(controller_, &RunController::metrics, timeline_, &NodeTimeline::appendMetrics);
+    connect(controller_, &RunController::intervals, timeline_, &NodeTimeline::appendIntervals);
+    connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
+    connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
+        const RunInfo& info = controller_->runInfo();
+        for (const auto& e : events) {
+            const QString node = e.node >= 0 && e.node < static_cast<int>(info.nodes.size())
+                                     ? QString::fromStdString(info.nodes[e.node].id)
+                                     : QString();
+            logEvent(QStringLiteral("%1 s  %2  %3  %4")
+                         .arg(e.time, 9, 'f', 1)
+                         .arg(QString::fromStdString(e.kind), -14)
+                         .arg(node, -12)
+                         .arg(QString::fromStdString(e.detail)));
+        }
+    });
+    connect(controller_, &RunController::runUntilReached, this,
+            [this](const QString& what) { statusBar()->showMessage(tr("Paused: %1").arg(what), 8000); });
+    connect(controller_, &RunController::finished, this, [this](const RunSummary& s, qint64 runId) {
+        logEvent(tr("run %1 %2 (%3): %4 rounds, %5 s virtual, $%6, accuracy %7")
+                     .arg(runId)
+                     .arg(toString(s.status))
+                     .arg(QString::fromStdString(s.stopReason))
+                     .arg(s.rounds)
+                     .arg(fmtNumber(s.virtualTime, 1))
+                     .arg(fmtNumber(s.cost, 3))
+                     .arg(std::isnan(s.finalTestAccuracy) ? QStringLiteral("–")
+                                                          : fmtNumber(100 * s.finalTestAccuracy, 2) + "%"));
+        statusBar()->showMessage(tr("Run %1 %2 after %3 rounds").arg(runId).arg(toString(s.status)).arg(s.rounds), 10000);
+        if (runs_->store()) runs_->runFinished(runId);
+        compare_->reload();
+        canvas_->clearRunState();
+        updateRunActions();
+    });
+}
+
+// ---- documents ----------------------------------------------------------------------
+
+bool MainWindow::openScenario(const QString& path, bool askToSave) {
+    if (askToSave && !maybeSave()) return false;
+    QString error;
+    if (!document_->load(path, &error)) {
+        QMessageBox::warning(this, tr("Open scenario"),
+                             tr("%1 could not be opened:\n\n%2").arg(QDir::toNativeSeparators(path), error));
+        return false;
+    }
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    canvas_->zoomFit();
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return true;
+}
+
+bool MainWindow::openPreset(const QString& path) {
+    if (!maybeSave()) return false;
+    QString error;
+    if (!document_->load(path, &error)) {
+        QMessageBox::warning(this, tr("Open preset"), tr("The preset %1 could not be opened:\n\n%2").arg(path, error));
+        return false;
+    }
+    document_->setFilePath(QString()); // untitled copy: Save asks where
+    canvas_->zoomFit();
+    return true;
+}
+
+void MainWindow::newScenario() {
+    if (!maybeSave()) return;
+    // A new scenario is the smallest one that runs: one server and four trainers, which the
+    // user then edits on the canvas.
+    Scenario s;
+    s.name = "untitled";
+    NodeSpec server;
+    server.id = "server";
+    server.tier = Tier::Cloud;
+    server.role = Role::Aggregator;
+    s.topology.nodes.push_back(server);
+    GroupSpec devices;
+    devices.id = "device";
+    devices.count = 4;
+    devices.parent = "server";
+    devices.compute.throughput = Range::exactly(200.0);
+    s.topology.groups.push_back(devices);
+    s.data.maxTrainSamples = 6000;
+    s.data.maxTestSamples = 2000;
+    s.stop.rounds = 10;
+    document_->setScenario(s);
+    document_->setFilePath(QString());
+    document_->autoLayout();
+    document_->undoStack()->clear();
+    canvas_->zoomFit();
+}
+
+void MainWindow::openDialog() {
+    QString dir = QFileInfo(document_->filePath()).absolutePath();
+    if (document_->filePath().isEmpty()) dir = QDir::homePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenarios (*.yaml *.yml);;All files (*)"));
+    if (!path.isEmpty()) openScenario(path);
+}
+
+bool MainWindow::save() {
+    if (document_->filePath().isEmpty()) return saveAs();
+    QString error;
+    if (!document_->save(&error)) {
+        QMessageBox::warning(this, tr("Save scenario"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(document_->filePath())), 5000);
+    return true;
+}
+
+bool MainWindow::saveAs() {
+    QString suggested = document_->filePath();
+    if (suggested.isEmpty()) {
+        QString stem = QString::fromStdString(document_->scenario().name).toLower();
+        stem.replace(QRegularExpression("[^a-z0-9]+"), "-");
+        suggested = QDir::home().filePath(stem.left(40) + ".yaml");
+    }
+    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested, tr("Scenarios (*.yaml *.yml)"));
+    if (path.isEmpty()) return false;
+    if (QFileInfo(path).suffix().isEmpty()) path += ".yaml";
+    QString error;
+    if (!document_->saveAs(path, &error)) {
+        QMessageBox::warning(this, tr("Save scenario"), error);
+        return false;
+    }
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+bool MainWindow::maybeSave() {
+    if (!document_->isModified()) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("The scenario has unsaved changes. Save them?"),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QSettings settings;
+    QStringList files = settings.value("recentFiles").toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecent) files.removeLast();
+    settings.setValue("recentFiles", files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = QSettings().value("recentFiles").toStringList();
+    for (const QString& f : files) {
+        QAction* a = recentMenu_->addAction(QFileInfo(f).fileName());
+        a->setToolTip(f);
+        a->setStatusTip(f);
+        connect(a, &QAction::triggered, this, [this, f] { openScenario(f); });
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::rebuildPresetsMenu() {
+    presetsMenu_->clear();
+    QStringList problems;
+    const QString dir = presetsDirectory();
+    const auto presets = listPresets(dir, &problems);
+    for (const auto& p : presets) {
+        QAction* a = presetsMenu_->addAction(p.title);
+        a->setToolTip(p.description);
+        a->setStatusTip(p.description.left(200));
+        a->setData(p.path);
+        connect(a, &QAction::triggered, this, [this, path = p.path] { openPreset(path); });
+    }
+    presetsMenu_->setToolTipsVisible(true);
+    if (presets.isEmpty()) presetsMenu_->addAction(tr("(no presets found)"))->setEnabled(false);
+    for (const QString& p : problems) presetsMenu_->addAction(tr("Broken: %1").arg(p))->setEnabled(false);
+}
+
+void MainWindow::updateTitle() {
+    const QString path = document_->filePath();
+    const QString name = path.isEmpty() ? QString::fromStdString(document_->scenario().name) + tr(" (unsaved)")
+                                        : QFileInfo(path).fileName();
+    setWindowTitle(name + "[*] — FogStudio");
+    setWindowModified(document_->isModified());
+    action("actionSave")->setEnabled(document_->isModified() || path.isEmpty());
+}
+
+void MainWindow::updateProblems() {
+    problems_->clear();
+    const auto diagnostics = document_->diagnostics();
+    for (const auto& d : diagnostics) {
+        auto* item = new QListWidgetItem(QString::fromStdString(d.path + " " + d.message), problems_);
+        item->setData(Qt::UserRole, QString::fromStdString(d.path));
+        item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    }
+    const int count = static_cast<int>(diagnostics.size());
+    bottomTabs_->setTabText(bottomTabs_->indexOf(problems_), count ? tr("Problems (%1)").arg(count) : tr("Problems"));
+    updateRunActions();
+}
+
+// ---- running ------------------------------------------------------------------------
+
+bool MainWindow::ensureStarted() {
+    if (controller_->isActive()) return true;
+    const auto diagnostics = document_->diagnostics();
+    if (!diagnostics.empty()) {
+        bottomTabs_->setCurrentWidget(problems_);
+        QMessageBox::warning(this, tr("Run"),
+                             tr("The scenario has %n problem(s); fix them before running:\n\n%1", nullptr,
+                                static_cast<int>(diagnostics.size()))
+                                 .arg(QString::fromStdString(diagnostics.front().path + " " + diagnostics.front().message)));
+        return false;
+    }
+    QSettings().setValue("run/threads", threads_->value());
+    controller_->setPlaybackSpeed(speed_->currentData().toDouble());
+    return controller_->start(document_->scenario(), dbPath_, threads_->value());
+}
+
+void MainWindow::startRun() {
+    if (controller_->state() == RunController::State::Paused) {
+        controller_->resume();
+        return;
+    }
+    ensureStarted();
+}
+
+void MainWindow::pauseRun() { controller_->pause(); }
+
+void MainWindow::stepRun() {
+    if (!controller_->isActive() && !ensureStarted()) return;
+    controller_->stepRound();
+}
+
+void MainWindow::stopRun() { controller_->stop(); }
+
+void MainWindow::runUntilDialog() {
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Run until"));
+    auto* form = new QFormLayout(&dialog);
+    auto* kind = new QComboBox(&dialog);
+    kind->addItem(tr("Global round"), static_cast<int>(RunController::Until::Round));
+    kind->addItem(tr("Test accuracy (%)"), static_cast<int>(RunController::Until::Accuracy));
+    kind->addItem(tr("Cumulative cost ($)"), static_cast<int>(RunController::Until::Budget));
+    auto* value = new QDoubleSpinBox(&dialog);
+    value->setRange(0, 1e9);
+    value->setDecimals(2);
+    value->setValue(5);
+    connect(kind, &QComboBox::currentIndexChanged, &dialog, [kind, value] {
+        const auto k = static_cast<RunController::Until>(kind->currentData().toInt());
+        value->setValue(k == RunController::Until::Round ? 5 : k == RunController::Until::Accuracy ? 80 : 1.0);
+    });
+    form->addRow(tr("Pause when"), kind);
+    form->addRow(tr("reaches"), value);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const auto k = static_cast<RunController::Until>(kind->currentData().toInt());
+    const double v = k == RunController::Until::Accuracy ? value->value() / 100.0 : value->value();
+    if (!controller_->isActive() && !ensureStarted()) return;
+    controller_->runUntil(k, v);
+}
+
+void MainWindow::updateRunActions() {
+    const auto state = controller_->state();
+    const bool active = controller_->isActive();
+    const bool runnable = document_->diagnostics().empty();
+    action("actionRun")->setEnabled((!active && runnable) || state == RunController::State::Paused);
+    action("actionRun")->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
+    action("actionPause")->setEnabled(state == RunController::State::Running);
+    action("actionStep")->setEnabled(active || runnable);
+    action("actionRunUntil")->setEnabled(active || runnable);
+    action("actionStop")->setEnabled(active);
+    if (!active && !runStatus_->text().isEmpty()) runStatus_->setText(runStatus_->text());
+    statusBar()->setProperty("runState", RunController::stateName(state));
+}
+
+void MainWindow::logEvent(const QString& line) { eventLog_->appendPlainText(line); }
+
+// ---- runs and comparison ------------------------------------------------------------
+
+void MainWindow::compareRuns(const QList<qint64>& ids) {
+    if (ids.isEmpty()) return;
+    compare_->setRuns(ids);
+    showComparison();
+}
+
+void MainWindow::showComparison() { centre_->setCurrentWidget(compare_); }
+
+void MainWindow::showStoredRun(qint64 id) {
+    if (!store_) return;
+    const auto run = store_->run(id);
+    if (!run) return;
+    const bool shown = live_->showStoredRun(*store_, id);
+    timeline_->showStoredRun(*store_, id);
+    if (!shown) {
+        QMessageBox::warning(this, tr("Show run"), tr("Run %1 cannot be shown: its stored scenario does not load.").arg(id));
+        return;
+    }
+    bottomTabs_->setCurrentWidget(live_);
+    statusBar()->showMessage(tr("Showing stored run %1: %2").arg(id).arg(QString::fromStdString(run->name)), 8000);
+}
+
+void MainWindow::rerun(qint64 id) {
+    if (!store_) return;
+    const auto run = store_->run(id);
+    if (!run) return;
+    if (controller_->isActive()) {
+        QMessageBox::information(this, tr("Re-run"), tr("Stop the current run first."));
+        return;
+    }
+    try {
+        const Scenario s = loadScenarioText(run->scenarioYaml, "run " + std::to_string(id));
+        controller_->start(s, dbPath_, threads_->value());
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Re-run"), tr("Run %1 cannot be re-run:\n\n%2").arg(id).arg(e.what()));
+    }
+}
+
+QList<qint64> MainWindow::runsForExport() const {
+    if (centre_->currentWidget() == compare_ && !compare_->runIds().isEmpty()) return compare_->runIds();
+    QList<qint64> ids = runs_->selectedRunIds();
+    if (ids.isEmpty() && liveRunId_ > 0) ids << liveRunId_;
+    return ids;
+}
+
+void MainWindow::exportPlots(const QList<qint64>& ids) {
+    if (!store_ || ids.isEmpty()) {
+        QMessageBox::information(this, tr("Export plots"), tr("Select one or more runs in the Runs dock first."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export plots to folder"), QDir::homePath());
+    if (dir.isEmpty()) return;
+    QStringList formats{"png", "svg", "pdf"};
+    bool ok = false;
+    const QString format = QInputDialog::getItem(this, tr("Export plots"), tr("Format:"), formats, 0, false, &ok);
+    if (!ok) return;
+    // The comparison view draws exactly the figures to export: reuse it for these runs.
+    if (compare_->runIds() != ids) compare_->setRuns(ids);
+    QStringList written, failed;
+    for (const auto& [stem, plot] : compare_->plots()) {
+        const QString path = QDir(dir).filePath(stem + "." + format);
+        QString error;
+        if (savePlot(plot, path, 900, 600, &error)) written << path;
+        else failed << error;
+    }
+    if (!failed.isEmpty()) QMessageBox::warning(this, tr("Export plots"), failed.join('\n'));
+    statusBar()->showMessage(tr("Wrote %n plot(s) to %1", nullptr, static_cast<int>(written.size())).arg(dir), 8000);
+}
+
+void MainWindow::exportReport(const QList<qint64>& ids) {
+    if (!store_ || ids.isEmpty()) {
+        QMessageBox::information(this, tr("Export report"), tr("Select one or more runs in the Runs dock first."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath("report.pdf"),
+                                                tr("PDF (*.pdf);;HTML (*.html)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += ".pdf";
+    std::vector<std::int64_t> runIds(ids.begin(), ids.end());
+    ReportOptions options;
+    options.target = compare_->target();
+    options.dbPath = dbPath_;
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = writeReport(loadReportRuns(*store_, runIds), path, options, &error);
+    QApplication::restoreOverrideCursor();
+    if (!ok) QMessageBox::warning(this, tr("Export report"), error);
+    else statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 8000);
+}
+
+// ---- misc ---------------------------------------------------------------------------
+
+void MainWindow::setTheme(Theme t) {
+    applyTheme(t);
+    QSettings().setValue("theme", toString(t));
+    for (QAction* a : themeGroup_->actions()) a->setChecked(a->data().toString() == toString(t));
+}
+
+void MainWindow::selectKeyPath(const QString& path) {
+    // "topology.nodes[3].compute.throughput" -> the node at index 3 of the nodes list.
+    static const QRegularExpression re("^topology\\.(nodes|groups)\\[(\\d+)\\]");
+    const auto m = re.match(path);
+    if (!m.hasMatch()) return;
+    EntityRef e;
+    e.group = m.captured(1) == "groups";
+    e.index = m.captured(2).toInt();
+    const QString id = document_->idOf(e);
+    if (id.isEmpty()) return;
+    centre_->setCurrentWidget(canvas_);
+    canvas_->topologyScene()->selectIds({id});
+    if (NodeItem* item = canvas_->topologyScene()->item(id)) canvas_->centerOn(item);
+}
+
+void MainWindow::showDocs() {
+    for (const QString& candidate : {QCoreApplication::applicationDirPath() + "/../share/doc/fogstudio/README.md",
+                                     QStringLiteral(FOG_SOURCE_DIR "/README.md")}) {
+        if (QFileInfo::exists(candidate)) {
+            QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(candidate).absolutePath()));
+            return;
+        }
+    }
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About FogStudio"),
+                       tr("<h3>FogStudio %1</h3><p>An experiment studio for distributed machine learning across "
+                          "clouds, edge servers and devices: real training (LibTorch) on worker threads, with a "
+                          "virtual clock for time, money and energy.</p><p>Run store: %2</p>")
+                           .arg(FOGSTUDIO_VERSION, QDir::toNativeSeparators(dbPath_).toHtmlEscaped()));
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // Fitting needs the view's final size, known only once the window is laid out.
+    if (!fittedOnce_) {
+        fittedOnce_ = true;
+        QTimer::singleShot(0, canvas_, &TopologyCanvas::zoomFit);
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (controller_->isActive()) {
+        const auto answer = QMessageBox::question(this, tr("Quit"), tr("A run is going on. Stop it and quit?"));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        controller_->stop();
+    }
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("canvas/snap", canvas_->snapAction()->isChecked());
+    event->accept();
+}
+
+} // namespace fog

@@ -1,0 +1,149 @@
+#pragma once
+// The studio's main window: the topology canvas in the middle, the palette, inspector,
+// policy and settings panels beside it, live plots below, the runs dock, and a comparison
+// tab. It wires the reusable widgets to one document, one run controller and one run store;
+// it holds no emulator logic of its own.
+
+#include "app/gui/theme.h"
+#include "core/engine/metrics.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <memory>
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPlainTextEdit;
+class QSpinBox;
+class QTabWidget;
+
+namespace fog {
+
+class ComparisonView;
+class LivePlots;
+class NodePalette;
+class NodeTimeline;
+class PolicyPanel;
+class PropertyInspector;
+class RunController;
+class RunStore;
+class RunsBrowser;
+class ScenarioDocument;
+class SettingsPanel;
+class TopologyCanvas;
+
+struct StudioOptions {
+    QString dbPath;       ///< empty: the default store
+    QString scenarioPath; ///< empty: the default scenario (quickstart)
+    int threads = 0;      ///< 0: the saved setting (default: all cores)
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(const StudioOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens a scenario file into the document (asks to save unsaved changes first when
+    /// `askToSave`). Shows the loader's messages and keeps the current document on failure.
+    bool openScenario(const QString& path, bool askToSave = true);
+    /// Opens a preset as a new, untitled scenario (saving never overwrites a shipped preset).
+    bool openPreset(const QString& path);
+
+    ScenarioDocument* document() const { return document_; }
+    RunController* controller() const { return controller_; }
+    RunStore* store() const { return store_.get(); }
+    TopologyCanvas* canvas() const { return canvas_; }
+    PropertyInspector* inspector() const { return inspector_; }
+    PolicyPanel* policyPanel() const { return policies_; }
+    SettingsPanel* settingsPanel() const { return settings_; }
+    LivePlots* livePlots() const { return live_; }
+    NodeTimeline* timeline() const { return timeline_; }
+    RunsBrowser* runsBrowser() const { return runs_; }
+    ComparisonView* comparison() const { return compare_; }
+    QTabWidget* centralTabs() const { return centre_; }
+    QAction* action(const QString& name) const; ///< by objectName, for tests
+
+public Q_SLOTS:
+    void startRun();
+    void pauseRun();
+    void stepRun();
+    void stopRun();
+    /// Asks what to run until (round, accuracy, budget) and runs.
+    void runUntilDialog();
+    void compareRuns(const QList<qint64>& ids);
+    void showComparison();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildToolBar();
+    void buildDocks();
+    void connectController();
+    void newScenario();
+    void openDialog();
+    bool save();
+    bool saveAs();
+    /// Asks to save unsaved changes; false when the user cancels.
+    bool maybeSave();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void rebuildPresetsMenu();
+    void updateTitle();
+    void updateRunActions();
+    void updateProblems();
+    void exportPlots(const QList<qint64>& ids);
+    void exportReport(const QList<qint64>& ids);
+    QList<qint64> runsForExport() const;
+    void showStoredRun(qint64 id);
+    void rerun(qint64 id);
+    /// Starts a run when none is active (false when the scenario has problems).
+    bool ensureStarted();
+    void setTheme(Theme t);
+    void logEvent(const QString& line);
+    void showAbout();
+    void showDocs();
+    /// Selects on the canvas the node or group a diagnostic's key path names.
+    void selectKeyPath(const QString& path);
+
+    ScenarioDocument* document_ = nullptr;
+    RunController* controller_ = nullptr;
+    std::unique_ptr<RunStore> store_;
+    QString dbPath_;
+    QString storeError_;
+
+    QTabWidget* centre_ = nullptr;
+    TopologyCanvas* canvas_ = nullptr;
+    ComparisonView* compare_ = nullptr;
+    NodePalette* palette_ = nullptr;
+    PropertyInspector* inspector_ = nullptr;
+    PolicyPanel* policies_ = nullptr;
+    SettingsPanel* settings_ = nullptr;
+    LivePlots* live_ = nullptr;
+    NodeTimeline* timeline_ = nullptr;
+    RunsBrowser* runs_ = nullptr;
+    QListWidget* problems_ = nullptr;
+    QPlainTextEdit* eventLog_ = nullptr;
+    QTabWidget* bottomTabs_ = nullptr;
+
+    QMenu* recentMenu_ = nullptr;
+    QMenu* presetsMenu_ = nullptr;
+    QComboBox* speed_ = nullptr;
+    QSpinBox* threads_ = nullptr;
+    QLabel* runStatus_ = nullptr;
+    QActionGroup* themeGroup_ = nullptr;
+
+    bool fittedOnce_ = false;
+    qint64 liveRunId_ = 0;
+};
+
+} // namespace fog

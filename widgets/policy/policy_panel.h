@@ -1,0 +1,72 @@
+#pragma once
+// Choosing the sync and selection policies and their parameters, each with its explanation
+// (what it does, the formula, the source paper). Reads the policy catalogue from
+// core/policies/policy_info.h, so a newly registered policy appears here without changes.
+
+#include "core/policies/policy_info.h"
+#include "core/scenario/scenario.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QGroupBox;
+
+namespace fog {
+
+class ScenarioDocument;
+
+/// One policy slot (sync or selection): a name chooser, one editor per parameter, and the
+/// explanation of the chosen policy.
+class PolicyChooser : public QWidget {
+    Q_OBJECT
+public:
+    PolicyChooser(const QString& title, const std::vector<PolicyInfo>& catalogue, QWidget* parent = nullptr);
+
+    /// Shows `spec` (no signal is emitted).
+    void setSpec(const PolicySpec& spec);
+    /// The name and the parameters as shown (every parameter explicit).
+    PolicySpec spec() const;
+    QComboBox* nameBox() const { return name_; }
+    /// The editor of parameter `key` of the shown policy (nullptr when it has none).
+    QWidget* paramEditor(const QString& key) const;
+
+Q_SIGNALS:
+    /// The user changed the policy (`nameChanged` true) or one of its parameters.
+    void edited(bool nameChanged);
+
+private:
+    void rebuildParams(const PolicyInfo* info, const PolicySpec& values);
+    void showExplanation(const PolicyInfo* info);
+
+    std::vector<PolicyInfo> catalogue_;
+    QGroupBox* box_ = nullptr;
+    QComboBox* name_ = nullptr;
+    QFormLayout* params_ = nullptr;
+    QLabel* explanation_ = nullptr;
+    std::vector<std::pair<std::string, QWidget*>> editors_;
+    bool updating_ = false;
+};
+
+/// The policy panel of the studio: sync and selection choosers bound to a document; every
+/// change is one undoable edit (typing into one field merges into one step).
+class PolicyPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PolicyPanel(QWidget* parent = nullptr);
+    void setDocument(ScenarioDocument* document);
+
+    PolicyChooser* syncChooser() const { return sync_; }
+    PolicyChooser* selectionChooser() const { return selection_; }
+
+private:
+    void refresh();
+    void commit(bool sync, bool nameChanged);
+
+    ScenarioDocument* document_ = nullptr;
+    PolicyChooser* sync_ = nullptr;
+    PolicyChooser* selection_ = nullptr;
+};
+
+} // namespace fog
