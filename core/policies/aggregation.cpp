@@ -2,6 +2,8 @@
 
 #include "core/engine/metrics.h"
 
+#include <algorithm>
+
 namespace fog {
 
 void ServerModel::applyGradient(const Params& g, double lr, double momentum, double weightDecay,
@@ -57,6 +59,25 @@ Params sampleWeightedUpdate(const std::vector<Contribution>& contributions) {
     std::vector<double> weights;
     for (const auto& c : contributions) weights.push_back(total > 0 ? c.samples / total : 0.0);
     return weightedSum(contributions, weights);
+}
+
+std::vector<double> flexibleWeights(const std::vector<Contribution>& contributions,
+                                    const std::vector<double>& dataSizes, bool unbiased) {
+    std::vector<double> w;
+    if (!unbiased) {
+        double total = 0.0;
+        for (const auto& c : contributions) total += static_cast<double>(c.samples);
+        for (const auto& c : contributions) w.push_back(total > 0 ? c.samples / total : 0.0);
+        return w;
+    }
+    double total = 0.0;
+    for (double d : dataSizes) total += d;
+    for (std::size_t i = 0; i < contributions.size(); ++i) {
+        const auto& c = contributions[i];
+        const double scale = c.steps > 0 ? static_cast<double>(std::max(c.steps, c.stepsRequested)) / c.steps : 0.0;
+        w.push_back(total > 0 ? dataSizes[i] / total * scale : 0.0);
+    }
+    return w;
 }
 
 double meanLoss(const std::vector<Contribution>& contributions) {

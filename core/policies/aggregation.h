@@ -16,6 +16,8 @@ struct Contribution {
     double loss = 0.0;
     long staleness = 0;
     Params update;
+    int steps = 0;          ///< local steps it completed (s_k)
+    int stepsRequested = 0; ///< local steps it was asked for (E)
 };
 
 class ServerModel {
@@ -46,6 +48,12 @@ Params weightedSum(const std::vector<Contribution>& contributions, const std::ve
 Params meanUpdate(const std::vector<Contribution>& contributions);
 /// Updates weighted by sample count n_k / n_S (FedAvg).
 Params sampleWeightedUpdate(const std::vector<Contribution>& contributions);
+/// Flexible participation (AISTATS 2021, [reconstructed]). Unbiased: (D_k / D_S) * E_k / s_k
+/// with D_k the trainer's data size (`dataSizes`, same order), which scales incomplete local
+/// work up to a full round's worth; plain: samples processed / their sum, which favours the
+/// trainers that completed more steps.
+std::vector<double> flexibleWeights(const std::vector<Contribution>& contributions,
+                                    const std::vector<double>& dataSizes, bool unbiased);
 /// Sample-weighted mean of the contributions' losses (NaN when none).
 double meanLoss(const std::vector<Contribution>& contributions);
 /// Average of whole models, weighted (model averaging, hierarchical aggregation).

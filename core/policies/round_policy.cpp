@@ -16,9 +16,11 @@ void RoundPolicy::start(Engine& e) {
 }
 
 std::uint64_t RoundPolicy::dispatchTo(Engine& e, int trainer, bool download) {
-    const int steps = gradientMode() ? 1 : e.localStepsOf(trainer);
+    DispatchOptions o = dispatchOptions(e, trainer);
+    o.download = download;
+    const int steps = localSteps(e, trainer);
     const auto id = e.dispatch(trainer, aggregator_, model_.params(), model_.version(), steps,
-                               gradientMode(), round_, 0, download);
+                               gradientMode(), round_, o);
     outstanding_.insert(id);
     return id;
 }
@@ -42,7 +44,8 @@ void RoundPolicy::beginRound(Engine& e) {
 void RoundPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
     if (!outstanding_.erase(job.id)) return;
     results_.push_back({job.trainer, result.samples, result.meanLoss,
-                        model_.version() - job.version, std::move(result.update)});
+                        model_.version() - job.version, std::move(result.update),
+                        static_cast<int>(job.batchSizes.size()), job.stepsRequested});
     if (results_.size() >= needed(dispatched_)) {
         completeRound(e);
         return;

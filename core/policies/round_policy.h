@@ -24,6 +24,15 @@ protected:
     virtual std::size_t needed(std::size_t dispatched) const { return dispatched; }
     /// Applies the round's contributions to the model.
     virtual void aggregate(Engine& e, std::vector<Contribution>& results) = 0;
+    /// Local steps of one dispatch: 1 in gradient mode, else the scenario's local work.
+    virtual int localSteps(Engine& e, int trainer) { return gradientMode() ? 1 : e.localStepsOf(trainer); }
+    /// Per-dispatch settings (batch size, compute deadline); the default runs all steps.
+    /// Called before localSteps for the same dispatch.
+    virtual DispatchOptions dispatchOptions(Engine& e, int trainer) {
+        (void)e;
+        (void)trainer;
+        return {};
+    }
     /// Called after the round's trainers were dispatched (e.g. to set a deadline).
     virtual void onRoundStarted(Engine& e) { (void)e; }
     /// An arrival that does not complete the round (n-batch-sync re-dispatches here).

@@ -16,6 +16,8 @@ public:
     /// result is used in the order given.
     virtual std::vector<int> select(const Engine& e, int aggregator, int round,
                                     const std::vector<int>& candidates, Rng& rng) = 0;
+    /// Called once when the run starts, before the first selection (planners report here).
+    virtual void start(Engine& e) { (void)e; }
     /// What a trainer's last contribution showed (for utility-based policies).
     virtual void observe(int trainer, double loss, double seconds) {
         (void)trainer;

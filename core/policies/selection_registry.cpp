@@ -10,6 +10,14 @@ std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, con
     static const std::map<std::string, Factory> factories = {
         {"all", makeSelectAll},
         {"random-k", makeSelectRandomK},
+        {"fastest-k", makeSelectFastestK},
+        {"exp-growth", makeSelectExpGrowth},
+        {"oort", makeSelectOort},
+        {"deadline-budget", makeSelectDeadlineBudget},
+        {"data-value", makeSelectDataValue},
+        {"largest-data", makeSelectLargestData},
+        {"ton-plan", makeSelectTonPlan},
+        {"placement", makeSelectPlacement},
     };
     auto it = factories.find(spec.name);
     if (it == factories.end()) {

@@ -13,5 +13,9 @@ std::unique_ptr<SyncPolicy> makeAsyncGa(const PolicySpec& spec, const Engine& e)
 std::unique_ptr<SyncPolicy> makeFedAvg(const PolicySpec& spec, const Engine& e);
 std::unique_ptr<SyncPolicy> makeHierarchical(const PolicySpec& spec, const Engine& e);
 std::unique_ptr<SyncPolicy> makeModelAveraging(const PolicySpec& spec, const Engine& e);
+std::unique_ptr<SyncPolicy> makeFlexible(const PolicySpec& spec, const Engine& e);
+std::unique_ptr<SyncPolicy> makeAdaCoOpt(const PolicySpec& spec, const Engine& e);
+std::unique_ptr<SyncPolicy> makeNoStraggler(const PolicySpec& spec, const Engine& e);
+std::unique_ptr<SyncPolicy> makeDynamicT(const PolicySpec& spec, const Engine& e);
 
 } // namespace fog

@@ -12,6 +12,9 @@ std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const Engine&
         {"n-batch-sync", makeNBatchSync},  {"async", makeAsync},
         {"async-ga", makeAsyncGa},         {"fedavg", makeFedAvg},
         {"hierarchical", makeHierarchical}, {"model-averaging", makeModelAveraging},
+        {"flexible", makeFlexible},
+        {"adacoopt", makeAdaCoOpt},         {"no-straggler", makeNoStraggler},
+        {"dynamic-t", makeDynamicT},
     };
     auto it = factories.find(spec.name);
     if (it == factories.end()) {

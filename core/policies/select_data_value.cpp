@@ -1,0 +1,76 @@
+// Data-value recruitment (WiOpt 2021 / ToN, [reconstructed]): once, recruit the trainers
+// whose data best serve the model under a budget (core/planning/recruitment.h); every round
+// the recruited trainers that are online take part.
+
+#include "core/planning/recruitment.h"
+#include "core/policies/selection_estimates.h"
+#include "core/policies/selection_factories.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fog {
+
+namespace {
+class SelectDataValue : public SelectionPolicy {
+public:
+    explicit SelectDataValue(std::vector<int> recruited) : recruited_(std::move(recruited)) {}
+    std::vector<int> select(const Engine&, int, int, const std::vector<int>& candidates, Rng&) override {
+        std::vector<int> out;
+        std::set_intersection(candidates.begin(), candidates.end(), recruited_.begin(), recruited_.end(),
+                              std::back_inserter(out));
+        return out;
+    }
+
+private:
+    std::vector<int> recruited_; ///< node indices, ascending
+};
+
+std::vector<std::int64_t> allIndices(std::size_t n) {
+    std::vector<std::int64_t> v(n);
+    std::iota(v.begin(), v.end(), std::int64_t(0));
+    return v;
+}
+} // namespace
+
+std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicySpec& spec, const Engine& e) {
+    const auto trainers = e.topology().trainers();
+    const auto& data = e.data();
+    const auto hTest = labelHistogram(data.test, allIndices(data.test.size()));
+    const auto hAll = labelHistogram(data.train, allIndices(data.train.size()));
+    bool anyPrice = false;
+    for (int t : trainers) anyPrice = anyPrice || e.topology().node(t).spec.pricePerHour > 0;
+
+    std::vector<RecruitCandidate> cands;
+    for (std::size_t i = 0; i < trainers.size(); ++i) {
+        const int t = trainers[i];
+        RecruitCandidate c;
+        c.cost = anyPrice ? e.topology().node(t).spec.pricePerHour : 1.0;
+        c.samples = e.samplesOf(t);
+        c.availability = std::max(1e-6, stationaryAvailability(e, t));
+        const auto h = labelHistogram(data.train, data.parts[i]);
+        c.genDistance = totalVariation(h, hTest);
+        c.repDistance = totalVariation(h, hAll);
+        cands.push_back(c);
+    }
+    RecruitWeights w;
+    w.train = spec.get("w_train", 1.0);
+    w.gen = spec.get("w_gen", 1.0);
+    w.rep = spec.get("w_rep", 1.0);
+    const double budget = spec.get("budget", 1.0);
+    const auto chosen = recruitByDataValue(cands, budget, static_cast<int>(spec.get("budget_steps", 100)),
+                                           static_cast<int>(spec.get("data_steps", 50)), w);
+    if (chosen.empty()) {
+        double cheapest = cands.empty() ? 0.0 : cands.front().cost;
+        for (const auto& c : cands) cheapest = std::min(cheapest, c.cost);
+        throw EngineError("selection policy data-value: budget " + std::to_string(budget) +
+                          " recruits no trainer (the cheapest costs " + std::to_string(cheapest) +
+                          (anyPrice ? " per hour)" : "; with no prices each trainer costs 1)"));
+    }
+    std::vector<int> recruited;
+    for (int i : chosen) recruited.push_back(trainers[static_cast<std::size_t>(i)]);
+    std::sort(recruited.begin(), recruited.end());
+    return std::make_unique<SelectDataValue>(std::move(recruited));
+}
+
+} // namespace fog

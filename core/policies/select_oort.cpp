@@ -1,0 +1,83 @@
+// Oort (Lai et al., OSDI 2021): exploit trainers of high statistical utility that are not
+// slower than the preferred round duration, explore unseen ones (fastest first).
+
+#include "core/policies/selection_estimates.h"
+#include "core/policies/selection_factories.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fog {
+
+namespace {
+class SelectOort : public SelectionPolicy {
+public:
+    explicit SelectOort(const PolicySpec& spec)
+        : k_(static_cast<std::size_t>(spec.get("k", 10))), target_(spec.get("target_s", 0.0)),
+          alpha_(spec.get("alpha", 2.0)), epsilon_(spec.get("epsilon", 0.9)),
+          decay_(spec.get("epsilon_decay", 0.98)), epsilonMin_(spec.get("epsilon_min", 0.2)) {}
+
+    void observe(int trainer, double loss, double seconds) override {
+        // Timing-only runs report no loss: the statistical utility is then the data size.
+        seen_[trainer] = {std::isfinite(loss) && loss > 0 ? loss : 1.0, seconds};
+    }
+
+    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+        const std::size_t k = std::min(k_, candidates.size());
+        std::vector<std::pair<double, int>> unseen; // (expected seconds, trainer)
+        std::vector<std::pair<double, int>> durations;
+        for (int t : candidates) {
+            auto it = seen_.find(t);
+            const double d = it != seen_.end() ? it->second.seconds : expectedRoundSeconds(e, t);
+            durations.emplace_back(d, t);
+            if (it == seen_.end()) unseen.emplace_back(d, t);
+        }
+        std::sort(unseen.begin(), unseen.end());
+        std::sort(durations.begin(), durations.end());
+        const double T = target_ > 0 ? target_ : (k > 0 ? durations[k - 1].first : 0.0);
+
+        std::vector<std::pair<double, int>> exploit; // (-utility, trainer)
+        for (int t : candidates) {
+            auto it = seen_.find(t);
+            if (it == seen_.end()) continue;
+            exploit.emplace_back(-utility(static_cast<double>(e.samplesOf(t)), it->second.loss,
+                                          it->second.seconds, T),
+                                 t);
+        }
+        std::sort(exploit.begin(), exploit.end());
+
+        const double eps = std::max(epsilonMin_, epsilon_ * std::pow(decay_, calls_++));
+        std::size_t explore = std::min(unseen.size(), static_cast<std::size_t>(std::lround(eps * k)));
+        if (exploit.size() < k - explore) explore = std::min(unseen.size(), k - exploit.size());
+        std::vector<int> out;
+        for (std::size_t i = 0; i < explore; ++i) out.push_back(unseen[i].second);
+        for (std::size_t i = 0; i < exploit.size() && out.size() < k; ++i) out.push_back(exploit[i].second);
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    /// U = n * loss * (T / t)^(alpha * 1[t > T]).
+    double utility(double samples, double loss, double seconds, double T) const {
+        double u = samples * loss;
+        if (T > 0 && seconds > T) u *= std::pow(T / seconds, alpha_);
+        return u;
+    }
+
+private:
+    struct Seen {
+        double loss = 1.0;
+        double seconds = 0.0;
+    };
+    std::size_t k_;
+    double target_, alpha_, epsilon_, decay_, epsilonMin_;
+    int calls_ = 0;
+    std::map<int, Seen> seen_;
+};
+} // namespace
+
+std::unique_ptr<SelectionPolicy> makeSelectOort(const PolicySpec& spec, const Engine&) {
+    return std::make_unique<SelectOort>(spec);
+}
+
+} // namespace fog

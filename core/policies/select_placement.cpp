@@ -1,0 +1,96 @@
+// Cloudless-style elastic placement ([reconstructed]): once, decide how many workers run in
+// each region from its free capacity (its trainers), its price and its share of the data
+// (core/planning/placement.h); every round each region's cheapest (then fastest) online
+// trainers fill its quota. Combine with async-ga in one region or model-averaging across
+// regions, as Cloudless-Training does.
+
+#include "core/planning/placement.h"
+#include "core/policies/selection_estimates.h"
+#include "core/policies/selection_factories.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace fog {
+
+namespace {
+
+/// A trainer's region: its `region` label, else the parameter server (root) it reports to.
+std::string regionOf(const Engine& e, int trainer) {
+    const Node& n = e.topology().node(trainer);
+    if (!n.spec.region.empty()) return n.spec.region;
+    int a = n.aggregator;
+    while (a >= 0 && e.topology().node(a).aggregator >= 0) a = e.topology().node(a).aggregator;
+    return a >= 0 ? e.topology().node(a).spec.id : std::string();
+}
+
+class SelectPlacement : public SelectionPolicy {
+public:
+    SelectPlacement(std::map<std::string, int> quota, std::string summary)
+        : quota_(std::move(quota)), summary_(std::move(summary)) {}
+
+    void start(Engine& e) override { e.emitEvent("placement", -1, summary_); }
+
+    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+        std::map<std::string, std::vector<std::tuple<double, double, int>>> byRegion;
+        for (int t : candidates)
+            byRegion[regionOf(e, t)].emplace_back(expectedRoundCost(e, t), expectedRoundSeconds(e, t), t);
+        std::vector<int> out;
+        for (auto& [region, list] : byRegion) {
+            std::sort(list.begin(), list.end());
+            const auto it = quota_.find(region);
+            const std::size_t n = it == quota_.end() ? 0 : static_cast<std::size_t>(it->second);
+            for (std::size_t i = 0; i < std::min(n, list.size()); ++i) out.push_back(std::get<2>(list[i]));
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+private:
+    std::map<std::string, int> quota_;
+    std::string summary_;
+};
+
+} // namespace
+
+std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicySpec& spec, const Engine& e) {
+    std::map<std::string, RegionOffer> offers;
+    double total = 0;
+    for (int t : e.topology().trainers()) {
+        auto& r = offers[regionOf(e, t)];
+        r.name = regionOf(e, t);
+        ++r.capacity;
+        r.pricePerHour += e.topology().node(t).spec.pricePerHour; // a sum until divided below
+        r.dataShare += static_cast<double>(e.samplesOf(t));
+        total += static_cast<double>(e.samplesOf(t));
+    }
+    std::vector<RegionOffer> regions;
+    for (auto& [name, r] : offers) {
+        r.pricePerHour /= r.capacity;
+        r.dataShare = total > 0 ? r.dataShare / total : 0.0;
+        regions.push_back(r);
+    }
+    PlacementModel m;
+    m.workers = static_cast<int>(spec.get("workers", 4));
+    m.hours = spec.get("hours", 1.0);
+    m.egressPerGb = spec.get("egress_per_gb", 0.09);
+    m.minPerRegion = static_cast<int>(spec.get("min_per_region", 1));
+    m.dataGb = spec.get("data_gb", 0.0);
+    if (m.dataGb <= 0) {
+        const auto& d = e.data().train;
+        m.dataGb = static_cast<double>(d.size()) * (4.0 * d.featureCount() + 8.0) / 1e9;
+    }
+    const auto w = placeWorkers(regions, m);
+    std::map<std::string, int> quota;
+    std::ostringstream summary;
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        quota[regions[i].name] = w[i];
+        summary << regions[i].name << "=" << w[i] << " ";
+    }
+    summary << "predicted_cost=" << placementCost(regions, m, w);
+    return std::make_unique<SelectPlacement>(std::move(quota), summary.str());
+}
+
+} // namespace fog

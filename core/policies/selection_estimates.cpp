@@ -1,0 +1,51 @@
+#include "core/policies/selection_estimates.h"
+
+#include <algorithm>
+
+namespace fog {
+
+int stepsPerDispatch(const Engine& e, int trainer) {
+    const auto& sync = e.scenario().sync;
+    if (sync.name == "fully-sync" || sync.name == "n-sync" || sync.name == "n-batch-sync" ||
+        sync.name == "async")
+        return 1;
+    if (sync.name == "async-ga") return static_cast<int>(sync.get("k", 4));
+    return std::max(1, e.localStepsOf(trainer));
+}
+
+double expectedRoundSeconds(const Engine& e, int trainer) {
+    const int agg = e.topology().node(trainer).aggregator;
+    const double bytes = e.modelBytes();
+    return e.topology().transfer(agg, trainer, bytes).seconds +
+           e.expectedComputeSeconds(trainer, stepsPerDispatch(e, trainer), e.scenario().training.batchSize) +
+           e.topology().transfer(trainer, agg, bytes).seconds;
+}
+
+double expectedRoundCost(const Engine& e, int trainer) {
+    const int agg = e.topology().node(trainer).aggregator;
+    const double bytes = e.modelBytes();
+    return expectedRoundSeconds(e, trainer) * e.topology().node(trainer).spec.pricePerHour / 3600.0 +
+           e.topology().transfer(agg, trainer, bytes).price + e.topology().transfer(trainer, agg, bytes).price;
+}
+
+double stationaryAvailability(const Engine& e, int trainer) {
+    const auto& a = e.topology().node(trainer).spec.availability;
+    switch (a.kind) {
+    case AvailabilitySpec::Kind::Always:
+        return 1.0;
+    case AvailabilitySpec::Kind::Markov:
+        return a.meanUpS / (a.meanUpS + a.meanDownS);
+    case AvailabilitySpec::Kind::Trace: {
+        // Over the run's time limit if there is one, else up to the end of the last outage.
+        double horizon = e.scenario().stop.virtualTimeS;
+        for (const auto& iv : a.offline) horizon = std::max(horizon, iv.toS);
+        if (horizon <= 0) return 1.0;
+        double down = 0;
+        for (const auto& iv : a.offline) down += std::min(iv.toS, horizon) - std::min(iv.fromS, horizon);
+        return std::clamp(1.0 - down / horizon, 1e-6, 1.0);
+    }
+    }
+    return 1.0;
+}
+
+} // namespace fog
