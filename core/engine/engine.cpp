@@ -62,6 +62,7 @@ const char* toString(RunStatus s) {
 Engine::Engine(const Scenario& scenario, EngineOptions options)
     : scenario_(scenario), options_(std::move(options)), topo_(scenario.topology, scenario.seed) {
     observer_ = options_.observer ? options_.observer : &nullObserver_;
+    playbackSpeed_ = std::max(0.0, options_.playbackSpeed);
     const auto trainers = topo_.trainers();
     if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
 
@@ -144,6 +145,10 @@ void Engine::cancel() {
     controlCv_.notify_all();
 }
 
+void Engine::setPlaybackSpeed(double virtualSecondsPerWallSecond) {
+    playbackSpeed_ = std::max(0.0, virtualSecondsPerWallSecond);
+}
+
 bool Engine::isPaused() const {
     std::lock_guard lock(controlMutex_);
     return paused_;
@@ -176,6 +181,7 @@ RunSummary Engine::run() {
             initAvailability(i);
             if (topo_.node(i).aggregates && rt_[i].online) hold(i); // servers are rented from t = 0
         }
+        selection_->start(*this); // may report a plan before the first round
         sync_->start(*this);
         const double timeLimit = scenario_.stop.virtualTimeS > 0 ? scenario_.stop.virtualTimeS : kInf;
         while (!stopped_) {
@@ -196,15 +202,31 @@ RunSummary Engine::run() {
             }
             Event ev = events_.top();
             events_.pop();
-            if (options_.playbackSpeed > 0 && ev.t > now_) {
+            if (ev.t > now_) {
                 // Teaching speed: let wall time follow virtual time, in short sleeps so that
-                // pause and cancel stay quick.
-                const double target = wallStart_ + ev.t / options_.playbackSpeed;
-                while (!cancelled_ && wallNow() < target && !isPaused())
+                // pause, cancel and speed changes stay quick. The anchor moves when the speed
+                // changes or the run fell behind (a pause, heavy work), so it never races to
+                // catch up.
+                double shown = now_;
+                while (!cancelled_) {
+                    const double speed = playbackSpeed_.load();
+                    if (speed <= 0 || isPaused()) break;
+                    const double wall = wallNow();
+                    double v = paceVirtual_ + (wall - paceWall_) * speed;
+                    if (speed != paceSpeed_ || v > ev.t + 0.25 * speed) {
+                        paceSpeed_ = speed;
+                        paceWall_ = wall;
+                        paceVirtual_ = v = shown;
+                    }
+                    shown = std::min(v, ev.t);
+                    clock_ = shown;
+                    if (v >= ev.t) break;
                     std::this_thread::sleep_for(std::chrono::milliseconds(
-                        std::min<long>(20, static_cast<long>((target - wallNow()) * 1000) + 1)));
+                        std::min<long>(20, static_cast<long>((ev.t - v) / speed * 1000) + 1)));
+                }
             }
             now_ = ev.t;
+            clock_ = now_;
             ev.fn();
             if (!stopped_ && scenario_.stop.budget > 0 && costAt(now_) >= scenario_.stop.budget) {
                 emitEvent("budget-reached", -1);
@@ -357,6 +379,7 @@ void Engine::goOffline(int node) {
         r.state = NodeState::Offline;
         r.stateSince = now_;
         ++lostJobs_;
+        observer_->onJobEnded(job.id, now_);
         emitEvent("work-lost", node, "round " + std::to_string(job.round));
         sync_->onLost(*this, job);
     } else {
@@ -540,6 +563,7 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
     setState(trainer, NodeState::Idle, now_);
     const std::uint64_t id = job.id;
     if (!job.doomed) at(job.tArrive, [this, id] { onArrival(id); });
+    observer_->onDispatch({id, trainer, aggregator, job.tStart, job.tReceived, job.tComputed, job.tArrive});
     jobs_.emplace(id, std::move(job));
     return id;
 }
@@ -584,6 +608,7 @@ void Engine::cancelJob(std::uint64_t id) {
     r.job = 0;
     r.state = NodeState::Idle;
     r.stateSince = now_;
+    observer_->onJobEnded(id, now_);
 }
 
 void Engine::finishJobCompute(const Job& job, double until) {
@@ -600,6 +625,7 @@ double Engine::send(int from, int to, double bytes) {
     trafficCost_ += tr.price;
     bytes_ += bytes;
     rt_[from].energy += bytes * topo_.node(from).spec.energy.perByteJ;
+    observer_->onMessage({from, to, now_, now_ + tr.seconds});
     return now_ + tr.seconds;
 }
 

@@ -88,6 +88,13 @@ public:
     void stepRound();
     void cancel();
     bool isPaused() const;
+    /// Virtual seconds per wall second (0 = as fast as possible); applies at once, even
+    /// during a run.
+    void setPlaybackSpeed(double virtualSecondsPerWallSecond);
+    double playbackSpeed() const { return playbackSpeed_.load(); }
+    /// The virtual instant the run has reached, advancing smoothly between events at
+    /// teaching speeds (for live views on other threads).
+    double clock() const { return clock_.load(); }
 
     // ---- For policies (engine thread only) ----
     double now() const { return now_; }
@@ -223,6 +230,10 @@ private:
     bool paused_ = false;
     bool stepping_ = false;
     std::atomic<bool> cancelled_{false};
+    std::atomic<double> playbackSpeed_{0.0};
+    std::atomic<double> clock_{0.0};
+    // Teaching-speed pacing: wall time follows virtual time from this anchor (engine thread).
+    double paceSpeed_ = 0.0, paceWall_ = 0.0, paceVirtual_ = 0.0;
 };
 
 } // namespace fog

@@ -88,6 +88,23 @@ struct RunSummary {
     int lostJobs = 0;
 };
 
+/// A dispatch as planned when it starts (a job's whole timeline is known at once), for live
+/// views of node states. It ends early only if onJobEnded says so.
+struct JobPlan {
+    std::uint64_t id = 0;
+    int trainer = -1;
+    int aggregator = -1;
+    double start = 0.0, received = 0.0, computed = 0.0, arrive = 0.0;
+};
+
+/// Bytes leaving one node for another, known when they leave (live views animate them).
+struct LinkMessage {
+    int from = -1;
+    int to = -1;
+    double depart = 0.0;
+    double arrive = 0.0;
+};
+
 /// Receives a run's stream. Called on the engine's thread, in virtual-time order; a
 /// front-end that draws on another thread queues what it gets.
 class RunObserver {
@@ -98,6 +115,11 @@ public:
     virtual void onIntervals(const std::vector<NodeInterval>&) {}
     virtual void onEvent(const RunEvent&) {}
     virtual void onFinish(const RunSummary&) {}
+    // Live-view details (the studio's canvas); stores and printers ignore them.
+    virtual void onDispatch(const JobPlan&) {}
+    /// A job cancelled or lost before its planned arrival.
+    virtual void onJobEnded(std::uint64_t /*id*/, double /*time*/) {}
+    virtual void onMessage(const LinkMessage&) {}
 };
 
 /// Forwards to several observers (e.g. the terminal and the store).
@@ -118,6 +140,15 @@ public:
     }
     void onFinish(const RunSummary& s) override {
         for (auto* o : observers_) o->onFinish(s);
+    }
+    void onDispatch(const JobPlan& p) override {
+        for (auto* o : observers_) o->onDispatch(p);
+    }
+    void onJobEnded(std::uint64_t id, double t) override {
+        for (auto* o : observers_) o->onJobEnded(id, t);
+    }
+    void onMessage(const LinkMessage& m) override {
+        for (auto* o : observers_) o->onMessage(m);
     }
 
 private:

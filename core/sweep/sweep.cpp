@@ -54,21 +54,35 @@ std::uint64_t repeatSeed(std::uint64_t scenarioSeed, int repeat) {
 
 std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta, int threads,
                          RunObserver* extraObserver, RunSummary& summary, const std::atomic<bool>* cancel) {
+    EngineOptions options;
+    options.threads = threads;
+    options.observer = extraObserver;
+    options.cancelFlag = cancel;
+    return runAndStore(scenario, store, std::move(meta), options, summary, {});
+}
+
+std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
+                         const EngineOptions& engineOptions, RunSummary& summary,
+                         const std::function<void(Engine*, std::int64_t)>& onEngine) {
+    EngineOptions options = engineOptions;
     meta.scenarioYaml = saveScenarioText(scenario);
     meta.seed = scenario.seed;
-    meta.threads = threads;
+    meta.threads = options.threads;
     if (meta.name.empty()) meta.name = scenario.name;
     const std::int64_t id = store.beginRun(meta);
     StoreRecorder recorder(store, id);
     ObserverList observers;
     observers.add(&recorder);
-    if (extraObserver) observers.add(extraObserver);
-    EngineOptions options;
-    options.threads = threads;
+    if (options.observer) observers.add(options.observer);
     options.observer = &observers;
-    options.cancelFlag = cancel;
     try {
         Engine engine(scenario, options);
+        if (onEngine) onEngine(&engine, id);
+        struct Done { // tells the front-end before the engine goes, even on an exception
+            const std::function<void(Engine*, std::int64_t)>& f;
+            std::int64_t id;
+            ~Done() { if (f) f(nullptr, id); }
+        } done{onEngine, id};
         summary = engine.run();
     } catch (const std::exception& e) {
         // Set-up failed (data, model): keep the run, marked failed, with the reason.

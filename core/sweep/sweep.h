@@ -66,4 +66,14 @@ std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
                          RunObserver* extraObserver, RunSummary& summary,
                          const std::atomic<bool>* cancel = nullptr);
 
+class Engine;
+struct EngineOptions;
+/// The same, for a front-end that controls the run while it goes (the studio): `options`
+/// give threads, an extra observer, playback speed and cancel flag; `onEngine` is called on
+/// this thread with the engine once it is built (before it runs) and with nullptr once it
+/// is done; it is not called when the engine cannot be built (the run is stored failed).
+std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
+                         const EngineOptions& options, RunSummary& summary,
+                         const std::function<void(Engine*, std::int64_t runId)>& onEngine);
+
 } // namespace fog

@@ -154,6 +154,7 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         g->setName(series[i].label);
         g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2));
         g->setData(xs, smooth(ys, o.smoothing), true);
+        g->setProperty("lastTime", prev); // appendMetric measures the next round from here
         if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
     }
     if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
@@ -211,6 +212,31 @@ void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<Aggregat
     g->addData(xs, ys, true);
 }
 
+namespace {
+// Cells of a timeline map hold static_cast<double>(NodeState): colours follow the enum's order.
+const NodeState kStateOrder[] = {NodeState::Idle, NodeState::Receiving, NodeState::Computing, NodeState::Sending,
+                                 NodeState::Offline};
+} // namespace
+
+void addStateLegend(QCustomPlot* plot) {
+    for (NodeState s : kStateOrder) {
+        QCPGraph* key = plot->addGraph();
+        key->setName(toString(s));
+        key->setLineStyle(QCPGraph::lsNone);
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, stateColor(s), stateColor(s), 9));
+    }
+}
+
+void applyStateColors(QCPColorMap* map) {
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (int i = 0; i < 5; ++i) g.setColorStopAt(i / 4.0, stateColor(kStateOrder[i]));
+    g.setLevelCount(5);
+    map->setGradient(g);
+    map->setInterpolate(false);
+    map->setDataRange(QCPRange(0, 4));
+}
+
 void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     resetPlot(plot);
     plot->xAxis->setLabel("virtual time (s)");
@@ -239,6 +265,9 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     frontGraph->setName("Pareto front (time, cost)");
     frontGraph->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.5, Qt::DashLine));
     frontGraph->setLineStyle(QCPGraph::lsStepLeft);
+    // A ring around every front point: a front of one point has no line to show it.
+    frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                                QPen(plot->palette().color(QPalette::WindowText), 1.2), Qt::NoBrush, 17));
     for (auto i : front) frontGraph->addData(pts[i].time, pts[i].cost);
 
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -271,6 +300,8 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot->rescaleAxes();
     for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.2, a->range().center());
+    // Labels sit right of their points: leave room for them at the right edge.
+    plot->xAxis->setRangeUpper(plot->xAxis->range().upper + 0.12 * plot->xAxis->range().size());
 }
 
 void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
@@ -292,15 +323,7 @@ void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
         b1 = std::clamp(b1, b0 + 1, bins);
         for (int b = b0; b < b1; ++b) map->data()->setCell(b, iv.node, static_cast<double>(iv.state));
     }
-    QCPColorGradient g;
-    g.clearColorStops();
-    const NodeState order[] = {NodeState::Idle, NodeState::Receiving, NodeState::Computing, NodeState::Sending,
-                               NodeState::Offline};
-    for (int i = 0; i < 5; ++i) g.setColorStopAt(i / 4.0, stateColor(order[i]));
-    g.setLevelCount(5);
-    map->setGradient(g);
-    map->setInterpolate(false);
-    map->setDataRange(QCPRange(0, 4));
+    applyStateColors(map);
     plot->xAxis->setLabel("virtual time (s)");
     plot->yAxis->setLabel(rows > 40 ? "node" : "");
     if (rows <= 40) {
@@ -309,12 +332,7 @@ void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
         plot->yAxis->setTicker(ticker);
     }
     // A legend of the states, drawn as empty graphs with their colours.
-    for (int i = 0; i < 5; ++i) {
-        QCPGraph* key = plot->addGraph();
-        key->setName(toString(order[i]));
-        key->setLineStyle(QCPGraph::lsNone);
-        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, stateColor(order[i]), stateColor(order[i]), 9));
-    }
+    addStateLegend(plot);
     plot->legend->setVisible(true);
     plot->xAxis->setRange(0, until);
     plot->yAxis->setRange(-0.5, rows - 0.5);

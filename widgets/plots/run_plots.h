@@ -11,6 +11,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPColorMap;
 
 namespace fog {
 
@@ -64,5 +65,11 @@ void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
 
 /// Colour of a node state in timelines and on the canvas.
 QColor stateColor(NodeState s);
+
+/// Colours a timeline colour map whose cells hold a NodeState as a number: one flat colour
+/// per state, no interpolation.
+void applyStateColors(QCPColorMap* map);
+/// Adds one legend entry per node state (empty graphs in the states' colours).
+void addStateLegend(QCustomPlot* plot);
 
 } // namespace fog

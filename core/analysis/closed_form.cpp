@@ -1,0 +1,140 @@
+#include "core/analysis/closed_form.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fog {
+
+double harmonicNumber(int n) {
+    double h = 0.0;
+    for (int i = n; i >= 1; --i) h += 1.0 / i; // smallest terms first: less rounding
+    return h;
+}
+
+double expectedRoundTime(BarrierKind kind, int n, int k, double lambda, double shift) {
+    if (n < 1 || !(lambda > 0) || shift < 0) return kNaN;
+    switch (kind) {
+    case BarrierKind::FullySync:
+        return shift + harmonicNumber(n) / lambda;
+    case BarrierKind::FirstK:
+        if (k < 1 || k > n) return kNaN;
+        return shift + (harmonicNumber(n) - harmonicNumber(n - k)) / lambda;
+    case BarrierKind::FirstBatches:
+        if (k < 1) return kNaN;
+        return shift + k / (n * lambda);
+    }
+    return kNaN;
+}
+
+namespace {
+
+ClosedFormRoundTime none(const std::string& why) {
+    ClosedFormRoundTime c;
+    c.why = why;
+    return c;
+}
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, fmt, a, b, c);
+    return buf;
+}
+
+} // namespace
+
+ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
+    BarrierKind kind;
+    if (s.sync.name == "fully-sync")
+        kind = BarrierKind::FullySync;
+    else if (s.sync.name == "n-sync")
+        kind = BarrierKind::FirstK;
+    else if (s.sync.name == "n-batch-sync")
+        kind = BarrierKind::FirstBatches;
+    else
+        return none("no closed form for the " + s.sync.name + " policy");
+
+    const auto& topo = s.topology;
+    if (topo.hasDefaultLink || !topo.links.empty()) return none("no closed form with communication time");
+    std::string root;
+    for (const auto& n : topo.nodes)
+        if (n.role == Role::Aggregator) {
+            if (!root.empty()) return none("no closed form with more than one aggregator");
+            root = n.id;
+        }
+    if (root.empty()) return none("no closed form without an aggregator");
+
+    // All trainers alike: one throughput, one noise, always online, under the root.
+    int n = 0;
+    double throughput = kNaN;
+    NoiseSpec noise;
+    bool first = true;
+    auto visit = [&](Role role, const std::string& parent, const ComputeSpec& c, const AvailabilitySpec& a,
+                     bool link, int count) -> std::string {
+        if (role == Role::Both) return "no closed form with nodes that both train and aggregate";
+        if (role != Role::Trainer) return {};
+        if (parent != root) return "no closed form for a hierarchy";
+        if (link) return "no closed form with communication time";
+        if (a.kind != AvailabilitySpec::Kind::Always) return "no closed form with nodes going offline";
+        if (!c.throughput.isExact()) return "no closed form with unequal trainers";
+        if (first) {
+            throughput = c.throughput.min;
+            noise = c.noise;
+            first = false;
+        } else if (c.throughput.min != throughput || c.noise.kind != noise.kind || c.noise.shift != noise.shift) {
+            return "no closed form with unequal trainers";
+        }
+        n += count;
+        return {};
+    };
+    for (const auto& node : topo.nodes)
+        if (auto why = visit(node.role, node.parent, node.compute, node.availability, node.link.has_value(), 1);
+            !why.empty())
+            return none(why);
+    for (const auto& g : topo.groups)
+        if (auto why = visit(g.role, g.parent, g.compute, g.availability, g.link.has_value(), g.count); !why.empty())
+            return none(why);
+    if (n < 1 || !(throughput > 0)) return none("no closed form without trainers");
+    if (noise.kind != NoiseSpec::Kind::Exponential && noise.kind != NoiseSpec::Kind::ShiftedExponential)
+        return none(std::string("no closed form for ") + toString(noise.kind) + " step times");
+    if (kind != BarrierKind::FirstBatches && (s.training.localEpochs > 0 || s.training.localSteps != 1))
+        return none("no closed form with more than one local step per round");
+
+    // Participants per round.
+    if (s.selection.name == "random-k") {
+        const int k = static_cast<int>(s.selection.get("k", n));
+        if (k < n) n = std::max(1, k);
+    } else if (s.selection.name != "all") {
+        return none("no closed form with the " + s.selection.name + " selection");
+    }
+
+    // A step of batch B takes B / throughput * (shift + Exp(mean 1 - shift)).
+    const double b = s.training.batchSize;
+    const double shiftFraction = noise.kind == NoiseSpec::Kind::ShiftedExponential ? noise.shift : 0.0;
+    const double lambda = throughput / (b * (1.0 - shiftFraction));
+    const double shift = b * shiftFraction / throughput;
+    int k = 0;
+    std::string formula;
+    switch (kind) {
+    case BarrierKind::FullySync:
+        formula = format("H_%g / λ", n);
+        break;
+    case BarrierKind::FirstK:
+        k = static_cast<int>(s.sync.get("n", 1));
+        if (k > n) return none("n-sync waits for more trainers than take part");
+        formula = format("(H_%g − H_%g) / λ", n, n - k);
+        break;
+    case BarrierKind::FirstBatches:
+        k = static_cast<int>(s.sync.get("m", 1));
+        formula = format("m / (n λ), m = %g, n = %g", k, n);
+        break;
+    }
+    ClosedFormRoundTime c;
+    c.applies = true;
+    c.seconds = expectedRoundTime(kind, n, k, lambda, shift);
+    if (std::isnan(c.seconds)) return none("no closed form for these parameters");
+    if (shift > 0) formula = format("%.4g s + ", shift) + formula;
+    c.formula = formula + format(", λ = %.4g/s: %.4g s", lambda, c.seconds);
+    return c;
+}
+
+} // namespace fog

@@ -1,0 +1,41 @@
+#pragma once
+// Closed-form expected round times of the synchronous policies (papers.md): n trainers whose
+// step times are (shifted) exponential and no communication. The live plots draw them over
+// the measured round times; users check the emulator against theory with them.
+
+#include "core/engine/metrics.h"
+#include "core/scenario/scenario.h"
+
+#include <string>
+
+namespace fog {
+
+/// H_n = 1 + 1/2 + ... + 1/n (H_0 = 0).
+double harmonicNumber(int n);
+
+enum class BarrierKind {
+    FullySync,  ///< waits for all n: E = shift + H_n / lambda
+    FirstK,     ///< first k of n (n-sync): E = shift + (H_n - H_{n-k}) / lambda
+    FirstBatches ///< first m mini-batches from n (n-batch-sync): E = shift + m / (n lambda)
+};
+
+/// Mean round time for n trainers with step time shift + Exp(rate lambda). `k` is the k of
+/// FirstK or the m of FirstBatches. NaN for invalid parameters (n < 1, lambda <= 0, k out of
+/// range).
+double expectedRoundTime(BarrierKind kind, int n, int k, double lambda, double shift = 0.0);
+
+/// Whether the scenario's round time has a closed form, its value, and the formula as text
+/// (e.g. "H_8 / λ = 2.718 s"); `why` says what rules it out otherwise.
+struct ClosedFormRoundTime {
+    bool applies = false;
+    double seconds = kNaN;
+    std::string formula;
+    std::string why;
+};
+
+/// Applies to fully-sync, n-sync and n-batch-sync over one aggregator whose trainers all
+/// have the same exact throughput and exponential or shifted-exponential noise, one local
+/// step per dispatch, always online, with no link declared (instantaneous communication).
+ClosedFormRoundTime closedFormRoundTime(const Scenario& scenario);
+
+} // namespace fog

@@ -1,0 +1,460 @@
+#include "widgets/plots/live_plots.h"
+
+#include "core/scenario/scenario_io.h"
+#include "core/store/run_store.h"
+#include "widgets/plots/qcustomplot.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace fog {
+
+namespace {
+
+/// Trailing moving average, in place (the same window plotMetric uses).
+void smoothGraph(QCPGraph* g, int window) {
+    if (window <= 1 || g->dataCount() < 2) return;
+    QVector<double> keys, values;
+    double sum = 0;
+    int i = 0;
+    QVector<double> raw;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) raw.push_back(it->value);
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++i) {
+        sum += raw[i];
+        if (i >= window) sum -= raw[i - window];
+        keys.push_back(it->key);
+        values.push_back(sum / std::min(i + 1, window));
+    }
+    g->setData(keys, values, true);
+}
+
+} // namespace
+
+LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("x axis:")));
+    xCombo_ = new QComboBox;
+    xCombo_->addItem(tr("virtual time"), static_cast<int>(PlotXAxis::VirtualTime));
+    xCombo_->addItem(tr("rounds"), static_cast<int>(PlotXAxis::Round));
+    xCombo_->addItem(tr("wall-clock time"), static_cast<int>(PlotXAxis::WallTime));
+    xCombo_->setToolTip(tr("What loss, accuracy and round time are plotted against"));
+    top->addWidget(xCombo_);
+    top->addSpacing(12);
+    top->addWidget(new QLabel(tr("smoothing:")));
+    smoothSlider_ = new QSlider(Qt::Horizontal);
+    smoothSlider_->setRange(1, 50);
+    smoothSlider_->setValue(1);
+    smoothSlider_->setMaximumWidth(160);
+    smoothSlider_->setToolTip(tr("Moving average over this many points"));
+    top->addWidget(smoothSlider_);
+    smoothLabel_ = new QLabel(tr("off"));
+    smoothLabel_->setMinimumWidth(fontMetrics().horizontalAdvance("50 points"));
+    top->addWidget(smoothLabel_);
+    logBox_ = new QCheckBox(tr("log scale"));
+    logBox_->setToolTip(tr("Logarithmic y axis for loss and round time"));
+    top->addWidget(logBox_);
+    top->addSpacing(12);
+    closedFormLabel_ = new QLabel;
+    closedFormLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    top->addWidget(closedFormLabel_, 1);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(4);
+    const PlotKind kinds[kPanels] = {PlotKind::TrainLoss, PlotKind::TestAccuracy, PlotKind::RoundTime, PlotKind::Cost,
+                                     PlotKind::Energy};
+    for (int i = 0; i < kPanels; ++i) {
+        auto& p = panels_[i];
+        p.kind = kinds[i];
+        p.plot = new QCustomPlot(this);
+        p.plot->setMinimumSize(220, 150);
+        p.plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit"));
+        p.plot->installEventFilter(this);
+        p.plot->setProperty("fogPanel", i);
+        connect(p.plot, &QCustomPlot::mouseMove, this, [this, i](QMouseEvent* e) { hoverAt(static_cast<Panel>(i), e->pos()); });
+        connect(p.plot, &QCustomPlot::afterReplot, this, [this] { ++replots_; });
+        grid->addWidget(p.plot, i / 3, i % 3);
+    }
+    // The sixth cell: the run's latest figures in words.
+    figures_ = new QLabel(this);
+    figures_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    figures_->setTextFormat(Qt::RichText);
+    figures_->setWordWrap(true);
+    figures_->setMargin(8);
+    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    grid->addWidget(figures_, 1, 2);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(2, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addLayout(grid, 1);
+
+    refresh_ = new QTimer(this);
+    refresh_->setSingleShot(true);
+    refresh_->setInterval(33); // at most ~30 refreshes a second, however fast metrics come
+    connect(refresh_, &QTimer::timeout, this, &LivePlots::flush);
+
+    connect(xCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this](int) { setXAxis(static_cast<PlotXAxis>(xCombo_->currentData().toInt())); });
+    connect(smoothSlider_, &QSlider::valueChanged, this, &LivePlots::setSmoothing);
+    connect(logBox_, &QCheckBox::toggled, this, &LivePlots::setLogScale);
+    updateClosedFormLabel();
+    redrawAll();
+}
+
+LivePlots::~LivePlots() = default;
+
+void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
+    records_.clear();
+    runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
+    closedForm_ = closedFormRoundTime(scenario);
+    for (auto& p : panels_) p.autoscale = true;
+    updateClosedFormLabel();
+    needFullRedraw_ = true;
+    schedule();
+}
+
+void LivePlots::append(const std::vector<AggregationRecord>& records) {
+    if (records.empty()) return;
+    records_.insert(records_.end(), records.begin(), records.end());
+    if (needFullRedraw_ || options_.smoothing > 1) {
+        // A moving average changes earlier points too: redraw from all records.
+        needFullRedraw_ = true;
+    } else {
+        for (auto& p : panels_) {
+            const PlotOptions o = optionsFor(p);
+            appendMetric(p.plot, 0, records, p.kind, o);
+            if (p.kind == PlotKind::TrainLoss) appendMetric(p.plot, 1, records, PlotKind::TestLoss, o);
+            p.dirty = true;
+        }
+    }
+    schedule();
+}
+
+bool LivePlots::showStoredRun(const RunStore& store, std::int64_t runId) {
+    const auto run = store.run(runId);
+    if (!run) {
+        showRun({}, Scenario{}, {});
+        return false;
+    }
+    Scenario scenario;
+    try {
+        scenario = loadScenarioText(run->scenarioYaml, "run " + std::to_string(runId));
+    } catch (const std::exception&) {
+        // An old or damaged scenario still has its metrics; only the closed form is lost.
+        scenario.name = run->name;
+        scenario.sync.name = "unknown";
+    }
+    showRun(QString::fromStdString(run->name), scenario, store.metrics(runId));
+    return true;
+}
+
+void LivePlots::showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics) {
+    RunInfo info;
+    info.scenarioName = label.toStdString();
+    reset(info, scenario);
+    append(metrics);
+}
+
+void LivePlots::setXAxis(PlotXAxis x) {
+    if (options_.x == x) return;
+    options_.x = x;
+    const int i = xCombo_->findData(static_cast<int>(x));
+    if (i != xCombo_->currentIndex()) xCombo_->setCurrentIndex(i);
+    for (auto& p : panels_) p.autoscale = true;
+    needFullRedraw_ = true;
+    schedule();
+}
+
+void LivePlots::setSmoothing(int window) {
+    window = std::clamp(window, 1, 50);
+    if (smoothSlider_->value() != window) smoothSlider_->setValue(window);
+    smoothLabel_->setText(window == 1 ? tr("off") : tr("%1 points").arg(window));
+    if (options_.smoothing == window) return;
+    options_.smoothing = window;
+    needFullRedraw_ = true;
+    schedule();
+}
+
+void LivePlots::setLogScale(bool on) {
+    if (logBox_->isChecked() != on) logBox_->setChecked(on);
+    if (options_.logY == on) return;
+    options_.logY = on;
+    for (auto& p : panels_) p.autoscale = true;
+    needFullRedraw_ = true;
+    schedule();
+}
+
+PlotOptions LivePlots::optionsFor(const PanelState& p) const {
+    PlotOptions o = options_;
+    // Cumulative cost and energy read best against virtual time; accuracy and cumulative
+    // quantities stay linear.
+    if (p.kind == PlotKind::Cost || p.kind == PlotKind::Energy) o.x = PlotXAxis::VirtualTime;
+    if (p.kind != PlotKind::TrainLoss && p.kind != PlotKind::RoundTime) o.logY = false;
+    if (p.kind == PlotKind::RoundTime && closedForm_.applies) {
+        o.expectedRoundTime = closedForm_.seconds;
+        o.expectedLabel = tr("expected %1 s (closed form)").arg(closedForm_.seconds, 0, 'g', 4);
+    }
+    o.legend = p.kind == PlotKind::TrainLoss || p.kind == PlotKind::RoundTime;
+    return o;
+}
+
+void LivePlots::updateClosedFormLabel() {
+    if (closedForm_.applies)
+        closedFormLabel_->setText(tr("Expected round time: %1").arg(QString::fromStdString(closedForm_.formula)));
+    else
+        closedFormLabel_->setText(tr("Expected round time: %1")
+                                      .arg(closedForm_.why.empty() ? tr("no closed form")
+                                                                   : QString::fromStdString(closedForm_.why)));
+    closedFormLabel_->setToolTip(tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or "
+                                    "shifted-exponential step times and no communication (papers.md)."));
+}
+
+void LivePlots::updateFigures() {
+    const AggregationRecord* last = nullptr;
+    const AggregationRecord* evaluated = nullptr;
+    int rounds = 0;
+    for (const auto& r : records_) {
+        if (r.level != 0) continue;
+        last = &r;
+        ++rounds;
+        if (!std::isnan(r.testAccuracy)) evaluated = &r;
+    }
+    if (!last) {
+        figures_->setText(tr("<b>%1</b><br>waiting for the first round").arg(runLabel_.toHtmlEscaped()));
+        return;
+    }
+    QString text = tr("<b>%1</b><table cellspacing=3>").arg(runLabel_.toHtmlEscaped());
+    auto row = [&text](const QString& name, const QString& value) {
+        text += QString("<tr><td>%1</td><td align=right>%2</td></tr>").arg(name, value);
+    };
+    row(tr("round"), QString::number(last->round));
+    row(tr("virtual time"), tr("%1 s").arg(last->time, 0, 'f', 2));
+    row(tr("wall-clock time"), tr("%1 s").arg(last->wallSeconds, 0, 'f', 1));
+    row(tr("cost"), QString::number(last->cost, 'f', 4));
+    row(tr("energy"), tr("%1 kJ").arg(last->energyJ / 1000.0, 0, 'f', 2));
+    if (evaluated)
+        row(tr("test accuracy"), tr("%1% (round %2)").arg(evaluated->testAccuracy * 100, 0, 'f', 2).arg(evaluated->round));
+    row(tr("mean round time"), tr("%1 s").arg(last->time / rounds, 0, 'g', 4));
+    if (closedForm_.applies) row(tr("closed form"), tr("%1 s").arg(closedForm_.seconds, 0, 'g', 4));
+    text += "</table>";
+    figures_->setText(text);
+}
+
+QString LivePlots::figuresText() const { return figures_->text(); }
+
+void LivePlots::schedule() {
+    if (!refresh_->isActive()) refresh_->start();
+}
+
+void LivePlots::flush() {
+    updateFigures();
+    if (needFullRedraw_) {
+        redrawAll();
+        return;
+    }
+    for (auto& p : panels_) {
+        if (!p.dirty) continue;
+        p.dirty = false;
+        if (p.autoscale) autoscale(p);
+        p.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void LivePlots::redrawAll() {
+    needFullRedraw_ = false;
+    for (auto& p : panels_) {
+        redraw(p);
+        p.dirty = false;
+        p.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void LivePlots::redraw(PanelState& p) {
+    const PlotOptions o = optionsFor(p);
+    const QString label = runLabel_.isEmpty() ? tr("run") : runLabel_;
+    if (p.kind == PlotKind::TrainLoss) {
+        plotMetric(p.plot, {{tr("train"), seriesColor(0), records_}}, PlotKind::TrainLoss, o);
+        QCPGraph* test = p.plot->addGraph();
+        test->setName(tr("test"));
+        test->setPen(QPen(seriesColor(1), 2));
+        appendMetric(p.plot, 1, records_, PlotKind::TestLoss, o);
+        smoothGraph(test, o.smoothing);
+        p.plot->yAxis->setLabel(tr("loss"));
+    } else {
+        plotMetric(p.plot, {{label, seriesColor(0), records_}}, p.kind, o);
+        if (p.kind == PlotKind::RoundTime && p.plot->graphCount() > 0) {
+            p.plot->graph(0)->setName(tr("measured"));
+            // appendMetric continues round durations from the last record's time.
+            double last = 0.0;
+            for (const auto& r : records_)
+                if (r.level == 0) last = r.time;
+            p.plot->graph(0)->setProperty("lastTime", last);
+        }
+    }
+    if (p.autoscale)
+        autoscale(p);
+    // Labels and legends stay readable over the curves.
+    QColor base = palette().color(QPalette::Base);
+    base.setAlpha(215);
+    p.plot->legend->setBrush(base);
+    for (int i = 0; i < p.plot->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(p.plot->item(i))) {
+            text->setBrush(base);
+            text->setPadding(QMargins(3, 1, 3, 1));
+            // Above the plot's top-left corner of data rather than over the newest points.
+            text->position->setCoords(0.02, text->position->coords().y());
+            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        }
+    // Hover read-out: a tracer on the nearest point and its coordinates beside it.
+    p.tracer = new QCPItemTracer(p.plot);
+    p.tracer->setStyle(QCPItemTracer::tsCircle);
+    p.tracer->setSize(9);
+    p.tracer->setPen(QPen(palette().color(QPalette::WindowText), 1.5));
+    p.tracer->setVisible(false);
+    p.tracer->setInterpolating(false);
+    p.readout = new QCPItemText(p.plot);
+    p.readout->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    p.readout->position->setParentAnchor(p.tracer->position);
+    p.readout->position->setCoords(8, -6);
+    p.readout->setPadding(QMargins(4, 2, 4, 2));
+    p.readout->setBrush(palette().color(QPalette::ToolTipBase));
+    p.readout->setColor(palette().color(QPalette::ToolTipText));
+    p.readout->setPen(QPen(palette().color(QPalette::Mid)));
+    p.readout->setVisible(false);
+    p.readout->setClipToAxisRect(false);
+}
+
+void LivePlots::autoscale(PanelState& p) {
+    QCustomPlot* plot = p.plot;
+    bool any = false;
+    for (int i = 0; i < plot->graphCount(); ++i) any = any || !plot->graph(i)->data()->isEmpty();
+    if (!any) return;
+    plot->rescaleAxes();
+    const PlotOptions o = optionsFor(p);
+    if (o.x != PlotXAxis::Round && plot->xAxis->range().lower > 0) plot->xAxis->setRangeLower(0);
+    if (p.kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
+        QCPRange r = plot->yAxis->range();
+        r.expand(o.expectedRoundTime);
+        if (!o.logY) r.expand(0.0);
+        plot->yAxis->setRange(r);
+    }
+    if (p.kind == PlotKind::TestAccuracy) {
+        const QCPRange r = plot->yAxis->range();
+        plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
+    }
+    // A flat curve (no prices, timing only) gets a sensible range rather than QCustomPlot's
+    // symmetric default around it.
+    // (QCustomPlot keeps the previous range's size around flat data, which would compound.)
+    bool found = false;
+    QCPRange values;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        bool f = false;
+        const QCPRange r = plot->graph(i)->getValueRange(f);
+        if (!f) continue;
+        values = found ? QCPRange(std::min(values.lower, r.lower), std::max(values.upper, r.upper)) : r;
+        found = true;
+    }
+    if (found && values.size() < 1e-12 && std::isnan(o.expectedRoundTime)) {
+        const double v = values.center();
+        if (v == 0.0)
+            plot->yAxis->setRange(0.0, 1.0);
+        else
+            plot->yAxis->setRange(std::min(v * 0.9, v * 1.1), std::max(v * 0.9, v * 1.1));
+        return;
+    }
+    // A little air above and below so curves do not touch the frame.
+    if (!o.logY && p.kind != PlotKind::TestAccuracy) plot->yAxis->scaleRange(1.06, plot->yAxis->range().center());
+    if (plot->xAxis->range().size() <= 0) plot->xAxis->setRange(plot->xAxis->range().lower - 0.5, plot->xAxis->range().upper + 0.5);
+}
+
+void LivePlots::hoverAt(Panel which, const QPoint& pos) {
+    PanelState& p = panels_[static_cast<int>(which)];
+    if (!p.tracer) return;
+    QCPGraph* best = nullptr;
+    double bestKey = 0, bestValue = 0, bestDist = 1e300;
+    const double key = p.plot->xAxis->pixelToCoord(pos.x());
+    for (int i = 0; i < p.plot->graphCount(); ++i) {
+        QCPGraph* g = p.plot->graph(i);
+        if (g->data()->isEmpty() || !g->visible()) continue;
+        // The points either side of the mouse's key: the nearest by pixels is one of them.
+        auto it = g->data()->findBegin(key, false);
+        for (auto c = (it == g->data()->constBegin() ? it : it - 1); c != g->data()->constEnd() && c <= it + 1; ++c) {
+            if (std::isnan(c->value)) continue;
+            const double dx = p.plot->xAxis->coordToPixel(c->key) - pos.x();
+            const double dy = p.plot->yAxis->coordToPixel(c->value) - pos.y();
+            const double d = dx * dx + dy * dy;
+            if (d < bestDist) {
+                bestDist = d;
+                best = g;
+                bestKey = c->key;
+                bestValue = c->value;
+            }
+        }
+    }
+    const bool show = best && bestDist < 60.0 * 60.0;
+    if (show) {
+        p.tracer->setGraph(best);
+        p.tracer->setGraphKey(bestKey);
+        p.tracer->updatePosition();
+        const QString name = best->name().isEmpty() ? QString() : best->name() + ": ";
+        p.readout->setText(QString("%1%2 = %3\n%4 = %5")
+                               .arg(name, p.plot->xAxis->label().isEmpty() ? "x" : p.plot->xAxis->label())
+                               .arg(bestKey, 0, 'g', 6)
+                               .arg(p.plot->yAxis->label().isEmpty() ? "y" : p.plot->yAxis->label())
+                               .arg(bestValue, 0, 'g', 6));
+    }
+    if (show != p.tracer->visible() || show) {
+        p.tracer->setVisible(show);
+        p.readout->setVisible(show);
+        p.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+QString LivePlots::hoverText(Panel which) const {
+    const PanelState& p = panels_[static_cast<int>(which)];
+    return p.readout && p.readout->visible() ? p.readout->text() : QString();
+}
+
+bool LivePlots::eventFilter(QObject* watched, QEvent* event) {
+    const int i = watched->property("fogPanel").isValid() ? watched->property("fogPanel").toInt() : -1;
+    if (i >= 0 && i < kPanels) {
+        PanelState& p = panels_[i];
+        switch (event->type()) {
+        case QEvent::Wheel:
+            p.autoscale = false; // the user zooms: stop following the data
+            break;
+        case QEvent::MouseMove:
+            if (static_cast<QMouseEvent*>(event)->buttons() != Qt::NoButton) p.autoscale = false;
+            break;
+        case QEvent::MouseButtonDblClick:
+            p.autoscale = true;
+            autoscale(p);
+            p.plot->replot(QCustomPlot::rpQueuedReplot);
+            return true;
+        case QEvent::Leave:
+            if (p.tracer && p.tracer->visible()) {
+                p.tracer->setVisible(false);
+                p.readout->setVisible(false);
+                p.plot->replot(QCustomPlot::rpQueuedReplot);
+            }
+            break;
+        default: break;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace fog

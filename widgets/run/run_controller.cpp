@@ -1,0 +1,491 @@
+#include "widgets/run/run_controller.h"
+
+#include "core/engine/engine.h"
+#include "core/store/run_store.h"
+#include "core/sweep/sweep.h"
+
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#ifdef Q_OS_LINUX
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace fog {
+
+namespace {
+
+/// The emulator yields the CPU to the window, so the GUI stays fluid even when the machine
+/// is busy. On Linux each thread has its own nice value, inherited by the threads it starts
+/// (the store's writer, the training pool).
+void yieldToTheWindow() {
+#ifdef Q_OS_LINUX
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
+}
+
+} // namespace
+
+void registerRunMetaTypes() {
+    qRegisterMetaType<fog::RunInfo>();
+    qRegisterMetaType<fog::RunSummary>();
+    qRegisterMetaType<fog::ActivityFrame>();
+    qRegisterMetaType<std::vector<fog::AggregationRecord>>();
+    qRegisterMetaType<std::vector<fog::NodeInterval>>();
+    qRegisterMetaType<std::vector<fog::RunEvent>>();
+    qRegisterMetaType<fog::RunController::State>();
+}
+
+/// The bridge between the engine's thread and the GUI's: observes the run into a guarded
+/// inbox, keeps each node's current job for activity frames, holds the engine while it runs
+/// so that controls reach it, and checks run-until conditions where they arise.
+class RunController::Feed : public RunObserver {
+public:
+    std::mutex mutex;
+    std::atomic<bool> cancelFlag{false};
+
+    // Control (guarded by mutex).
+    Engine* engine = nullptr; ///< set only while the engine exists
+    bool wantPaused = false;
+    double speed = 0.0;
+    bool untilActive = false;
+    Until untilKind = Until::Round;
+    double untilValue = 0.0;
+    QString untilReached;
+    /// The engine paused itself (a step ended, a run-until condition held). Mirrored here so
+    /// the GUI never waits for the engine's own lock.
+    bool stepping = false;
+    bool selfPaused = false;
+    bool pendingStep = false; ///< stepRound came before the engine was built
+
+    // Inbox (guarded by mutex).
+    std::optional<RunInfo> info;
+    std::int64_t runId = 0;
+    std::vector<AggregationRecord> records;
+    std::vector<NodeInterval> intervals;
+    std::vector<RunEvent> events;
+    std::atomic<bool> done{false}; ///< also read without the mutex (see drain)
+    RunSummary result;
+
+    // Live node state for activity frames (guarded by mutex).
+    std::vector<int> parent;       ///< index of each node's parent, -1 for a root
+    std::vector<JobPlan> plans;    ///< each trainer's current job (id 0: none)
+    std::vector<char> offline;
+    std::unordered_map<std::uint64_t, int> jobNode;
+    std::vector<LinkMessage> messages;
+    double lastTime = 0.0;
+    bool onlineKnown = false;
+
+    void attach(Engine* e, std::int64_t id) {
+        std::lock_guard lock(mutex);
+        engine = e;
+        runId = id;
+        if (!e) return;
+        e->setPlaybackSpeed(speed);
+        if (pendingStep)
+            e->stepRound();
+        else if (wantPaused)
+            e->pause();
+        pendingStep = false;
+    }
+
+    void onStart(const RunInfo& i) override {
+        std::lock_guard lock(mutex);
+        info = i;
+        const int n = static_cast<int>(i.nodes.size());
+        parent.assign(n, -1);
+        std::unordered_map<std::string, int> index;
+        for (int k = 0; k < n; ++k) index[i.nodes[k].id] = k;
+        for (int k = 0; k < n; ++k) {
+            auto it = index.find(i.nodes[k].parent);
+            if (it != index.end()) parent[k] = it->second;
+        }
+        plans.assign(n, JobPlan{});
+        offline.assign(n, 0);
+    }
+    void onAggregation(const AggregationRecord& r) override {
+        std::lock_guard lock(mutex);
+        syncOnline();
+        records.push_back(r);
+        lastTime = r.time;
+        if (stepping && r.level == 0) {
+            // Engine::stepRound pauses after the next global aggregation.
+            stepping = false;
+            selfPaused = true;
+        }
+        if (!untilActive) return;
+        bool holds = false;
+        switch (untilKind) {
+        case Until::Round: holds = r.level == 0 && r.round >= untilValue; break;
+        case Until::Accuracy: holds = !std::isnan(r.testAccuracy) && r.testAccuracy >= untilValue; break;
+        case Until::Budget: holds = r.cost >= untilValue; break;
+        }
+        if (holds) reached(r.round, r.cost, r.testAccuracy);
+    }
+    void onIntervals(const std::vector<NodeInterval>& v) override {
+        std::lock_guard lock(mutex);
+        intervals.insert(intervals.end(), v.begin(), v.end());
+    }
+    void onEvent(const RunEvent& e) override {
+        std::lock_guard lock(mutex);
+        syncOnline();
+        events.push_back(e);
+        lastTime = e.time;
+        if (e.node >= 0 && e.node < static_cast<int>(offline.size())) {
+            if (e.kind == "offline") {
+                offline[e.node] = 1;
+                endJob(plans[e.node].id);
+            } else if (e.kind == "online") {
+                offline[e.node] = 0;
+            }
+        }
+    }
+    void onFinish(const RunSummary&) override {}
+    void onDispatch(const JobPlan& p) override {
+        std::lock_guard lock(mutex);
+        syncOnline();
+        lastTime = p.start;
+        if (p.trainer < 0 || p.trainer >= static_cast<int>(plans.size())) return;
+        endJob(plans[p.trainer].id);
+        plans[p.trainer] = p;
+        jobNode[p.id] = p.trainer;
+        if (untilActive && untilKind == Until::Budget && engine) {
+            const double cost = engine->costAt(engine->now());
+            if (cost >= untilValue) reached(engine->globalRound(), cost, kNaN);
+        }
+    }
+    void onJobEnded(std::uint64_t id, double t) override {
+        std::lock_guard lock(mutex);
+        endJob(id);
+        lastTime = t;
+    }
+    void onMessage(const LinkMessage& m) override {
+        std::lock_guard lock(mutex);
+        syncOnline();
+        if (m.arrive > m.depart) messages.push_back(m);
+    }
+
+    /// Node states and messages at virtual time t (mutex held).
+    ActivityFrame frame(double t) {
+        ActivityFrame f;
+        f.virtualTime = t;
+        const int n = static_cast<int>(plans.size());
+        f.states.assign(n, NodeState::Idle);
+        messages.erase(std::remove_if(messages.begin(), messages.end(), [t](const LinkMessage& m) { return m.arrive <= t; }),
+                       messages.end());
+        constexpr std::size_t kMaxMessages = 2000; // enough to see; bounded drawing cost
+        for (const auto& m : messages) {
+            if (m.depart > t || f.messages.size() >= kMaxMessages) continue;
+            const bool down = m.to >= 0 && m.to < n && parent[m.to] == m.from;
+            f.messages.push_back({m.from, m.to, down, (t - m.depart) / (m.arrive - m.depart)});
+        }
+        for (int i = 0; i < n; ++i) {
+            if (offline[i]) {
+                f.states[i] = NodeState::Offline;
+                continue;
+            }
+            const JobPlan& p = plans[i];
+            if (p.id == 0 || t < p.start || t >= p.arrive) continue;
+            if (t < p.received)
+                f.states[i] = NodeState::Receiving;
+            else if (t < p.computed)
+                f.states[i] = NodeState::Computing;
+            else {
+                f.states[i] = NodeState::Sending;
+                if (f.messages.size() < kMaxMessages)
+                    f.messages.push_back({i, p.aggregator, false, (t - p.computed) / (p.arrive - p.computed)});
+            }
+        }
+        return f;
+    }
+
+private:
+    void endJob(std::uint64_t id) {
+        if (id == 0) return;
+        auto it = jobNode.find(id);
+        if (it == jobNode.end()) return;
+        if (plans[it->second].id == id) plans[it->second] = JobPlan{};
+        jobNode.erase(it);
+    }
+    /// Nodes offline from t = 0 send no event: read their state from the engine once, on its
+    /// thread, after it set availability up (mutex held).
+    void syncOnline() {
+        if (onlineKnown || !engine) return;
+        onlineKnown = true;
+        for (std::size_t i = 0; i < offline.size(); ++i) offline[i] = !engine->isOnline(static_cast<int>(i));
+    }
+    void reached(int round, double cost, double accuracy) {
+        untilActive = false;
+        if (engine) engine->pause();
+        selfPaused = true;
+        switch (untilKind) {
+        case Until::Round: untilReached = QString("round %1 reached").arg(round); break;
+        case Until::Accuracy:
+            untilReached = QString("test accuracy %1% reached at round %2").arg(accuracy * 100, 0, 'f', 2).arg(round);
+            break;
+        case Until::Budget: untilReached = QString("budget reached: cost %1 at round %2").arg(cost, 0, 'f', 4).arg(round); break;
+        }
+    }
+};
+
+RunController::RunController(QObject* parent) : QObject(parent), feed_(std::make_unique<Feed>()) {
+    registerRunMetaTypes();
+    timer_ = new QTimer(this);
+    timer_->setInterval(33);
+    connect(timer_, &QTimer::timeout, this, &RunController::drain);
+}
+
+RunController::~RunController() {
+    if (thread_) {
+        stop();
+        thread_->wait();
+        delete thread_;
+    }
+}
+
+QString RunController::stateName(State s) {
+    switch (s) {
+    case State::Idle: return tr("idle");
+    case State::Running: return tr("running");
+    case State::Paused: return tr("paused");
+    case State::Finished: return tr("finished");
+    case State::Cancelled: return tr("cancelled");
+    case State::Failed: return tr("failed");
+    }
+    return {};
+}
+
+void RunController::setUpdateRate(int hertz) { timer_->setInterval(1000 / std::clamp(hertz, 1, 120)); }
+
+bool RunController::start(const Scenario& scenario, const QString& dbPath, int threads) {
+    if (thread_) {
+        Q_EMIT error(tr("A run is already going: stop it before starting another."));
+        return false;
+    }
+    const bool paused = feed_->wantPaused;
+    const bool untilActive = feed_->untilActive;
+    const Until untilKind = feed_->untilKind;
+    const double untilValue = feed_->untilValue;
+    feed_ = std::make_unique<Feed>();
+    // Controls set before the start apply to this run.
+    feed_->speed = speed_;
+    feed_->wantPaused = paused;
+    feed_->untilActive = untilActive;
+    feed_->untilKind = untilKind;
+    feed_->untilValue = untilValue;
+    runId_ = 0;
+    info_ = RunInfo{};
+    startedEmitted_ = false;
+    tick_ = 0;
+
+    Feed* feed = feed_.get();
+    const std::string db = dbPath.isEmpty() ? RunStore::defaultPath() : dbPath.toStdString();
+    thread_ = QThread::create([feed, scenario, db, threads] {
+        yieldToTheWindow();
+        RunSummary summary;
+        std::int64_t id = 0;
+        try {
+            RunStore store(db);
+            EngineOptions options;
+            options.threads = std::max(1, threads);
+            options.observer = feed;
+            options.cancelFlag = &feed->cancelFlag;
+            {
+                std::lock_guard lock(feed->mutex);
+                options.playbackSpeed = feed->speed;
+            }
+            id = runAndStore(scenario, store, NewRun{}, options, summary,
+                             [feed](Engine* e, std::int64_t runId) { feed->attach(e, runId); });
+        } catch (const std::exception& e) {
+            summary = RunSummary{};
+            summary.status = RunStatus::Failed;
+            summary.stopReason = e.what();
+        }
+        std::lock_guard lock(feed->mutex);
+        feed->result = summary;
+        feed->runId = id;
+        feed->done = true;
+    });
+    thread_->setObjectName("fog-run");
+    connect(thread_, &QThread::finished, this, &RunController::onThreadFinished);
+    setState(feed_->wantPaused ? State::Paused : State::Running);
+    thread_->start();
+    timer_->start();
+    return true;
+}
+
+void RunController::pause() {
+    {
+        std::lock_guard lock(feed_->mutex);
+        feed_->wantPaused = true;
+        feed_->pendingStep = false;
+        if (feed_->engine) feed_->engine->pause();
+    }
+    if (state_ == State::Running) setState(State::Paused);
+}
+
+void RunController::resume() {
+    {
+        std::lock_guard lock(feed_->mutex);
+        feed_->wantPaused = false;
+        feed_->stepping = false;
+        feed_->selfPaused = false;
+        feed_->pendingStep = false;
+        if (feed_->engine) feed_->engine->resume();
+    }
+    if (state_ == State::Paused) setState(State::Running);
+}
+
+void RunController::stepRound() {
+    {
+        std::lock_guard lock(feed_->mutex);
+        if (!thread_) return; // no run: nothing to step
+        feed_->wantPaused = false;
+        feed_->stepping = true;
+        feed_->selfPaused = false;
+        if (feed_->engine)
+            feed_->engine->stepRound();
+        else
+            feed_->pendingStep = true; // the engine is still being built: step once it is
+    }
+    // The engine pauses itself at the next aggregation; drain() sees it.
+    if (state_ == State::Paused) setState(State::Running);
+}
+
+void RunController::stop() {
+    feed_->cancelFlag = true;
+    std::lock_guard lock(feed_->mutex);
+    if (feed_->engine) feed_->engine->cancel();
+}
+
+void RunController::runUntil(Until kind, double value) {
+    {
+        std::lock_guard lock(feed_->mutex);
+        feed_->untilActive = true;
+        feed_->untilKind = kind;
+        feed_->untilValue = value;
+        feed_->untilReached.clear();
+        feed_->wantPaused = false;
+        feed_->stepping = false;
+        feed_->selfPaused = false;
+        feed_->pendingStep = false;
+        if (feed_->engine) feed_->engine->resume();
+    }
+    if (state_ == State::Paused) setState(State::Running);
+}
+
+void RunController::setPlaybackSpeed(double virtualSecondsPerWallSecond) {
+    speed_ = std::max(0.0, virtualSecondsPerWallSecond);
+    std::lock_guard lock(feed_->mutex);
+    feed_->speed = speed_;
+    if (feed_->engine) feed_->engine->setPlaybackSpeed(speed_);
+}
+
+void RunController::setState(State s) {
+    if (s == state_) return;
+    state_ = s;
+    Q_EMIT stateChanged(s);
+}
+
+void RunController::drain() {
+    std::optional<RunInfo> info;
+    // Double buffers: the inbox gets back the vectors drained last time, so memory the
+    // engine's thread allocated is freed there, never here (freeing it here would wait for
+    // that thread's allocator lock, and it runs at a lower priority).
+    std::vector<AggregationRecord> records;
+    std::vector<NodeInterval> intervals;
+    std::vector<RunEvent> events;
+    records.swap(spareRecords_);
+    intervals.swap(spareIntervals_);
+    events.swap(spareEvents_);
+    QString until;
+    bool enginePaused = false;
+    std::optional<ActivityFrame> frame;
+    ++tick_;
+    {
+        // Never wait for the engine's thread (it runs at a lower priority and may be
+        // preempted while it holds the inbox): if it is busy, take the batch next time.
+        std::unique_lock lock(feed_->mutex, std::try_to_lock);
+        if (!lock.owns_lock() && !feed_->done) {
+            --tick_;
+            records.swap(spareRecords_);
+            intervals.swap(spareIntervals_);
+            events.swap(spareEvents_);
+            return;
+        }
+        if (!lock.owns_lock()) lock.lock();
+        if (!startedEmitted_ && feed_->info) {
+            info = feed_->info;
+            runId_ = feed_->runId;
+        }
+        records.swap(feed_->records);
+        intervals.swap(feed_->intervals);
+        events.swap(feed_->events);
+        until.swap(feed_->untilReached);
+        double t = feed_->lastTime;
+        if (feed_->engine) t = feed_->engine->clock(); // atomic: no wait
+        enginePaused = feed_->selfPaused;
+        feed_->selfPaused = false;
+        // Every update at teaching speeds, a few per second otherwise, once when it pauses
+        // and at the end.
+        const bool pausing = enginePaused && state_ == State::Running;
+        const bool wanted = feed_->done || pausing || (state_ == State::Running && (speed_ > 0 || tick_ % 6 == 0));
+        if ((startedEmitted_ || info) && wanted) frame = feed_->frame(feed_->done ? feed_->result.virtualTime : t);
+    }
+    if (info) {
+        info_ = *info;
+        startedEmitted_ = true;
+        Q_EMIT started(info_, runId_);
+    }
+    // Intervals first: a round's end follows the work that led to it (the timeline relies on it).
+    if (!intervals.empty()) Q_EMIT this->intervals(intervals);
+    if (!records.empty()) Q_EMIT metrics(records);
+    if (!events.empty()) Q_EMIT this->events(events);
+    if (frame) Q_EMIT activity(*frame);
+    if (enginePaused && state_ == State::Running) setState(State::Paused);
+    if (!until.isEmpty()) Q_EMIT runUntilReached(until);
+    records.clear();
+    intervals.clear();
+    events.clear();
+    records.swap(spareRecords_);
+    intervals.swap(spareIntervals_);
+    events.swap(spareEvents_);
+}
+
+void RunController::onThreadFinished() {
+    drain();
+    timer_->stop();
+    RunSummary summary;
+    {
+        std::lock_guard lock(feed_->mutex);
+        summary = feed_->result;
+        runId_ = feed_->runId;
+        // A pause or run-until set from now on is for the next run.
+        feed_->wantPaused = false;
+        feed_->untilActive = false;
+    }
+    thread_->deleteLater();
+    thread_ = nullptr;
+    if (summary.status == RunStatus::Failed) {
+        const QString name = info_.scenarioName.empty() ? tr("the scenario") : QString::fromStdString(info_.scenarioName);
+        Q_EMIT error(startedEmitted_ ? tr("The run of %1 failed: %2").arg(name, QString::fromStdString(summary.stopReason))
+                                     : tr("Cannot run this scenario: %1").arg(QString::fromStdString(summary.stopReason)));
+    }
+    Q_EMIT finished(summary, runId_);
+    switch (summary.status) {
+    case RunStatus::Cancelled: setState(State::Cancelled); break;
+    case RunStatus::Failed: setState(State::Failed); break;
+    default: setState(State::Finished); break;
+    }
+}
+
+} // namespace fog

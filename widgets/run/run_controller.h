@@ -1,0 +1,105 @@
+#pragma once
+// Runs a scenario from the studio: the engine on a worker thread, stored in the run store as
+// the CLI stores it, controlled from the GUI thread (pause, step, run until, stop, playback
+// speed), with its stream handed to the GUI thread in batches at a bounded rate.
+
+#include "core/engine/metrics.h"
+#include "core/scenario/scenario.h"
+#include "widgets/run/run_activity.h"
+
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QThread;
+class QTimer;
+
+namespace fog {
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, Running, Paused, Finished, Cancelled, Failed };
+    Q_ENUM(State)
+    /// What runUntil waits for: a global round, a test accuracy (0..1) or a cumulative cost.
+    enum class Until { Round, Accuracy, Budget };
+    Q_ENUM(Until)
+
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override; ///< cancels a run still going and waits for its thread
+
+    /// Starts `scenario` on a worker thread, stored in the database at `dbPath` (empty: the
+    /// default store). Returns false (and emits error) if a run is already going.
+    bool start(const Scenario& scenario, const QString& dbPath, int threads = 1);
+
+    void pause();
+    void resume();
+    /// Runs to the next global aggregation, then pauses.
+    void stepRound();
+    /// Cancels the run; it is stored as cancelled.
+    void stop();
+    /// Runs (resuming if paused) and pauses as soon as the condition holds, checked on the
+    /// engine's thread at each aggregation (budget: also at each dispatch).
+    void runUntil(Until kind, double value);
+    /// Virtual seconds per wall second (0 = as fast as possible); applies during a run.
+    void setPlaybackSpeed(double virtualSecondsPerWallSecond);
+    double playbackSpeed() const { return speed_; }
+    /// How often batches and activity frames reach the GUI thread (default 30 Hz).
+    void setUpdateRate(int hertz);
+
+    State state() const { return state_; }
+    bool isActive() const { return state_ == State::Running || state_ == State::Paused; }
+    qint64 runId() const { return runId_; }
+    const RunInfo& runInfo() const { return info_; }
+    static QString stateName(State s);
+
+Q_SIGNALS:
+    void stateChanged(fog::RunController::State state);
+    /// A clear message for the user: a scenario the engine refuses, a store that cannot be
+    /// opened, a run that failed.
+    void error(const QString& message);
+    void started(const fog::RunInfo& info, qint64 runId);
+    void metrics(const std::vector<fog::AggregationRecord>& records);
+    void intervals(const std::vector<fog::NodeInterval>& intervals);
+    void events(const std::vector<fog::RunEvent>& events);
+    /// Node states and messages in flight at the run's current virtual instant: every
+    /// update at teaching speeds, a few per second otherwise.
+    void activity(const fog::ActivityFrame& frame);
+    /// A runUntil condition held and the run paused; `what` says which.
+    void runUntilReached(const QString& what);
+    void finished(const fog::RunSummary& summary, qint64 runId);
+
+private:
+    class Feed;
+    void drain();
+    void onThreadFinished();
+    void setState(State s);
+
+    std::unique_ptr<Feed> feed_;
+    QThread* thread_ = nullptr;
+    QTimer* timer_ = nullptr;
+    State state_ = State::Idle;
+    double speed_ = 0.0;
+    qint64 runId_ = 0;
+    RunInfo info_;
+    std::vector<AggregationRecord> spareRecords_;
+    std::vector<NodeInterval> spareIntervals_;
+    std::vector<RunEvent> spareEvents_;
+    bool startedEmitted_ = false;
+    int tick_ = 0;
+};
+
+/// Registers the stream's types for queued connections (the constructor calls it).
+void registerRunMetaTypes();
+
+} // namespace fog
+
+Q_DECLARE_METATYPE(fog::RunInfo)
+Q_DECLARE_METATYPE(fog::RunSummary)
+Q_DECLARE_METATYPE(fog::ActivityFrame)
+Q_DECLARE_METATYPE(std::vector<fog::AggregationRecord>)
+Q_DECLARE_METATYPE(std::vector<fog::NodeInterval>)
+Q_DECLARE_METATYPE(std::vector<fog::RunEvent>)
