@@ -1,0 +1,744 @@
+#include "widgets/common/tool_button.h"
+#include "widgets/compare/comparison_view.h"
+
+#include "core/store/run_store.h"
+#include "widgets/compare/run_picker_dialog.h"
+#include "widgets/plots/qcustomplot.h"
+#include "widgets/runs/runs_table_model.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QStyle>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace fog {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QIcon swatch(const QColor& c, bool dashed) {
+    const qreal dpr = qApp->devicePixelRatio(); // sharp on high-DPI screens
+    QPixmap pm(QSize(14, 14) * dpr);
+    pm.setDevicePixelRatio(dpr);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QPen(c.darker(130), 1));
+    p.setBrush(dashed ? QBrush(c, Qt::Dense3Pattern) : QBrush(c));
+    p.drawRoundedRect(QRectF(1.5, 1.5, 11, 11), 2, 2);
+    return QIcon(pm);
+}
+
+QCustomPlot* makePlot(QWidget* parent) {
+    auto* p = new QCustomPlot(parent);
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    p->setMinimumSize(220, 180);
+    p->setToolTip("Drag to pan, wheel to zoom, double-click to fit");
+    return p;
+}
+
+QWidget* titled(const QString& title, QWidget* w, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* l = new QVBoxLayout(box);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->setSpacing(2);
+    auto* label = new QLabel("<b>" + title + "</b>", box);
+    label->setAlignment(Qt::AlignHCenter);
+    l->addWidget(label);
+    l->addWidget(w, 1);
+    return box;
+}
+
+/// Display text of a value of the summary table's column.
+QString formatValue(int column, double v) {
+    switch (column) {
+    case ComparisonView::FinalAccCol:
+    case ComparisonView::BestAccCol: return formatAccuracy(v);
+    case ComparisonView::RoundsCol: return std::isnan(v) ? QString::fromUtf8("–") : QString::number(v, 'f', 0);
+    case ComparisonView::TimeToTargetCol:
+    case ComparisonView::TimeCol: return formatSeconds(v);
+    case ComparisonView::CostToTargetCol:
+    case ComparisonView::CostCol: return formatCost(v);
+    case ComparisonView::EnergyToTargetCol:
+    case ComparisonView::EnergyCol: return formatEnergy(v);
+    }
+    return QString::number(v);
+}
+
+QString formatMeanCi(int column, const MeanCi& m) {
+    if (m.n == 0) return QString::fromUtf8("–");
+    if (std::isnan(m.halfWidth)) return formatValue(column, m.mean);
+    switch (column) {
+    case ComparisonView::FinalAccCol:
+    case ComparisonView::BestAccCol:
+        return QString::fromUtf8("%1 ± %2 %").arg(100 * m.mean, 0, 'f', 2).arg(100 * m.halfWidth, 0, 'f', 2);
+    case ComparisonView::RoundsCol:
+        return QString::fromUtf8("%1 ± %2").arg(m.mean, 0, 'f', 1).arg(m.halfWidth, 0, 'f', 1);
+    case ComparisonView::TimeToTargetCol:
+    case ComparisonView::TimeCol:
+        return QString::fromUtf8("%1 ± %2 s").arg(m.mean, 0, 'f', 1).arg(m.halfWidth, 0, 'f', 1);
+    case ComparisonView::CostToTargetCol:
+    case ComparisonView::CostCol:
+        return QString::fromUtf8("%1 ± %2").arg(m.mean, 0, 'f', 4).arg(m.halfWidth, 0, 'f', 4);
+    case ComparisonView::EnergyToTargetCol:
+    case ComparisonView::EnergyCol: {
+        // One unit for both numbers, chosen by the mean.
+        const double scale = std::abs(m.mean) >= 1e6 ? 1e6 : std::abs(m.mean) >= 1e3 ? 1e3 : 1;
+        const char* unit = scale == 1e6 ? " MJ" : scale == 1e3 ? " kJ" : " J";
+        const int decimals = scale == 1 ? 1 : 2; // as formatEnergy
+        return QString::fromUtf8("%1 ± %2").arg(m.mean / scale, 0, 'f', decimals).arg(m.halfWidth / scale, 0, 'f', decimals) +
+               unit;
+    }
+    }
+    return QString::number(m.mean);
+}
+
+} // namespace
+
+ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+    // Tool bar: runs, x axis, target, export.
+    addButton_ = makeToolButton(this, QStyle::SP_FileDialogNewFolder, "Add runs...", "Pick runs from the store");
+    removeButton_ = makeToolButton(this, QStyle::SP_DialogDiscardButton, "Remove", "Remove the selected run from the comparison");
+    xCombo_ = new QComboBox(this);
+    xCombo_->addItem("virtual time", int(PlotXAxis::VirtualTime));
+    xCombo_->addItem("rounds", int(PlotXAxis::Round));
+    xCombo_->setToolTip("x axis of the curves");
+    legendButton_ = new QToolButton(this);
+    legendButton_->setText("Legend");
+    legendButton_->setCheckable(true);
+    legendButton_->setChecked(true);
+    legendButton_->setAutoRaise(true);
+    legendButton_->setToolTip("Show the legend in the accuracy plot (the runs list is the legend of every plot)");
+    targetSpin_ = new QDoubleSpinBox(this);
+    targetSpin_->setRange(1, 100);
+    targetSpin_->setDecimals(1);
+    targetSpin_->setSingleStep(1);
+    targetSpin_->setSuffix(" %");
+    targetSpin_->setValue(80);
+    targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
+    exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...", "Save the comparison's plots");
+    exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Export report...", "Write an HTML or PDF report of these runs");
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(addButton_);
+    bar->addWidget(removeButton_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel("x axis:", this));
+    bar->addWidget(xCombo_);
+    bar->addWidget(legendButton_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel("target accuracy:", this));
+    bar->addWidget(targetSpin_);
+    bar->addStretch(1);
+    bar->addWidget(exportPlots_);
+    bar->addWidget(exportReport_);
+
+    list_ = new QListWidget(this);
+    list_->setToolTip("The compared runs; \u2605 marks the pinned baseline (dashed curves)");
+    list_->setMinimumWidth(150);
+
+    acc_ = makePlot(this);
+    loss_ = makePlot(this);
+    cost_ = makePlot(this);
+    trade_ = makePlot(this);
+    trade_->setToolTip("Click a point to see its run's scenario");
+    auto* curves = new QSplitter(Qt::Horizontal, this);
+    curves->addWidget(titled(plotTitle(PlotKind::TestAccuracy), acc_, this));
+    curves->addWidget(titled(plotTitle(PlotKind::TrainLoss), loss_, this));
+    curves->addWidget(titled(plotTitle(PlotKind::Cost), cost_, this));
+
+    runInfo_ = new QLabel(this);
+    runInfo_->setWordWrap(true);
+    runInfo_->setTextFormat(Qt::RichText);
+    runInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    runInfo_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    yaml_ = new QPlainTextEdit(this);
+    yaml_->setReadOnly(true);
+    yaml_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    yaml_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    yaml_->setPlaceholderText("The scenario of the selected run");
+    auto* side = new QWidget(this);
+    auto* sl = new QVBoxLayout(side);
+    sl->setContentsMargins(0, 0, 0, 0);
+    sl->addWidget(runInfo_);
+    sl->addWidget(yaml_, 1);
+    auto* middle = new QSplitter(Qt::Horizontal, this);
+    middle->addWidget(titled("Trade-off: time vs cost (colour: final accuracy, dashed: Pareto front)", trade_, this));
+    middle->addWidget(titled("Selected run", side, this));
+    middle->setStretchFactor(0, 3);
+    middle->setStretchFactor(1, 2);
+
+    table_ = new QTableWidget(0, ColumnCount, this);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setWordWrap(false);
+
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(curves);
+    right->addWidget(middle);
+    right->addWidget(table_);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 3);
+    right->setStretchFactor(2, 3);
+    right->setChildrenCollapsible(false);
+
+    auto* main = new QSplitter(Qt::Horizontal, this);
+    main->addWidget(list_);
+    main->addWidget(right);
+    main->setStretchFactor(0, 0);
+    main->setStretchFactor(1, 1);
+    main->setSizes({230, 1000});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(bar);
+    layout->addWidget(main, 1);
+
+    connect(addButton_, &QToolButton::clicked, this, &ComparisonView::pickRuns);
+    connect(removeButton_, &QToolButton::clicked, this, [this] {
+        if (selected_) removeRun(selected_);
+    });
+    connect(xCombo_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setXAxis(static_cast<PlotXAxis>(xCombo_->itemData(i).toInt())); });
+    connect(legendButton_, &QToolButton::toggled, this, [this](bool on) {
+        acc_->legend->setVisible(on && acc_->graphCount() > 0);
+        acc_->replot();
+    });
+    connect(targetSpin_, &QDoubleSpinBox::valueChanged, this, [this] {
+        fillTable();
+        showDetails();
+    });
+    connect(exportPlots_, &QToolButton::clicked, this, [this] { Q_EMIT exportPlotsRequested(runIds()); });
+    connect(exportReport_, &QToolButton::clicked, this, [this] { Q_EMIT exportReportRequested(runIds()); });
+    connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0 && row < static_cast<int>(runs_.size())) selectRun(runs_[static_cast<std::size_t>(row)].run.id);
+    });
+    connect(list_, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { Q_EMIT runActivated(item->data(Qt::UserRole).toLongLong()); });
+    connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
+        if (const QTableWidgetItem* item = row >= 0 ? table_->item(row, RunCol) : nullptr) {
+            const qint64 id = item->data(IdRole).toLongLong();
+            if (id) selectRun(id);
+        }
+    });
+    connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row) {
+        if (const QTableWidgetItem* item = table_->item(row, RunCol))
+            if (const qint64 id = item->data(IdRole).toLongLong()) Q_EMIT runActivated(id);
+    });
+
+    // The three curve plots share their x range: panning or zooming one moves the others.
+    const QList<QCustomPlot*> curvePlots{acc_, loss_, cost_};
+    for (QCustomPlot* p : curvePlots) {
+        connect(p->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [p, curvePlots](const QCPRange& r) {
+            for (QCustomPlot* other : curvePlots)
+                if (other != p && other->xAxis->range() != r) {
+                    other->xAxis->setRange(r);
+                    other->replot(QCustomPlot::rpQueuedReplot);
+                }
+        });
+        connect(p, &QCustomPlot::mouseDoubleClick, this, [this] { redrawCurves(); });
+    }
+    connect(trade_, &QCustomPlot::mouseDoubleClick, this, [this] { redrawTradeOff(); });
+    connect(trade_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->position(); });
+    connect(trade_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        // A click, not the end of a pan.
+        if ((e->position() - pressPos_).manhattanLength() > 4) return;
+        if (const qint64 id = runAtPixel(e->position())) selectRun(id);
+    });
+    connect(trade_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const qint64 id = runAtPixel(e->position());
+        const int i = indexOf(id);
+        if (i < 0) {
+            QToolTip::hideText();
+            return;
+        }
+        const ComparedRun& r = runs_[static_cast<std::size_t>(i)];
+        QToolTip::showText(e->globalPosition().toPoint(),
+                           QString("%1\n%2, cost %3, accuracy %4")
+                               .arg(labelOf(r), formatSeconds(r.run.summary.virtualTime), formatCost(r.run.summary.cost),
+                                    formatAccuracy(r.run.summary.finalTestAccuracy)),
+                           trade_);
+    });
+    rebuild(false);
+}
+
+void ComparisonView::setStore(RunStore* store) {
+    store_ = store;
+    chosen_.clear();
+    baseline_ = 0;
+    selected_ = 0;
+    rebuild(true);
+}
+
+QList<qint64> ComparisonView::runIds() const {
+    QList<qint64> ids;
+    for (const auto& r : runs_) ids.push_back(r.run.id);
+    return ids;
+}
+
+QColor ComparisonView::colorOf(qint64 id) const {
+    const int i = indexOf(id);
+    return i < 0 ? QColor() : seriesColor(i);
+}
+
+double ComparisonView::target() const { return targetSpin_->value() / 100.0; }
+
+QCustomPlot* ComparisonView::curvePlot(PlotKind kind) const {
+    switch (kind) {
+    case PlotKind::TestAccuracy: return acc_;
+    case PlotKind::TrainLoss: return loss_;
+    case PlotKind::Cost: return cost_;
+    default: return nullptr;
+    }
+}
+
+QList<QPair<QString, QCustomPlot*>> ComparisonView::plots() const {
+    return {{"accuracy", acc_}, {"train_loss", loss_}, {"cost", cost_}, {"tradeoff", trade_}};
+}
+
+QString ComparisonView::scenarioText() const { return yaml_->toPlainText(); }
+
+QString ComparisonView::selectedSummaryText() const { return runInfo_->text(); }
+
+void ComparisonView::setRuns(const QList<qint64>& ids) {
+    chosen_.clear();
+    for (qint64 id : ids)
+        if (id && !chosen_.contains(id)) chosen_.push_back(id);
+    rebuild(false);
+}
+
+void ComparisonView::addRuns(const QList<qint64>& ids) {
+    QList<qint64> all = chosen_;
+    for (qint64 id : ids)
+        if (id && !all.contains(id)) all.push_back(id);
+    chosen_ = all;
+    rebuild(false);
+    if (!ids.isEmpty()) selectRun(ids.last());
+}
+
+void ComparisonView::removeRun(qint64 id) {
+    if (id == baseline_) return; // unpinned from the runs dock, not here
+    chosen_.removeAll(id);
+    rebuild(false);
+}
+
+void ComparisonView::setBaseline(qint64 id) {
+    if (id == baseline_) return;
+    baseline_ = id;
+    rebuild(false);
+}
+
+void ComparisonView::setTarget(double accuracy) { targetSpin_->setValue(accuracy * 100.0); }
+
+void ComparisonView::setXAxis(PlotXAxis x) {
+    const int i = xCombo_->findData(int(x));
+    if (i >= 0 && i != xCombo_->currentIndex()) xCombo_->setCurrentIndex(i); // comes back here
+    if (x_ == x) return;
+    x_ = x;
+    redrawCurves();
+}
+
+void ComparisonView::setLegendVisible(bool on) { legendButton_->setChecked(on); }
+
+bool ComparisonView::legendVisible() const { return legendButton_->isChecked(); }
+
+void ComparisonView::reload() { rebuild(true); }
+
+void ComparisonView::runsDeleted(const QList<qint64>& ids) {
+    for (qint64 id : ids) {
+        chosen_.removeAll(id);
+        if (id == baseline_) baseline_ = 0;
+    }
+    rebuild(false);
+}
+
+void ComparisonView::pickRuns() {
+    if (!store_) return;
+    const QList<qint64> ids = RunPickerDialog::pick(store_, this);
+    if (!ids.isEmpty()) addRuns(ids);
+}
+
+int ComparisonView::indexOf(qint64 id) const {
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].run.id == id) return static_cast<int>(i);
+    return -1;
+}
+
+QString ComparisonView::labelOf(const ComparedRun& r) const {
+    // Runs of a sweep share the scenario's name: what tells them apart is the varied values.
+    QString text = r.run.sweepId && !r.run.sweepConfig.empty()
+                       ? QString("%1 r%2").arg(qs(r.run.sweepConfig)).arg(r.run.repeat)
+                       : qs(r.run.name);
+    if (text.size() > 36) text = text.left(35) + QString::fromUtf8("…");
+    QString label = QString("#%1 %2").arg(r.run.id).arg(text);
+    if (r.run.id == baseline_) label = QString::fromUtf8("★ ") + label;
+    return label;
+}
+
+void ComparisonView::rebuild(bool reloadAll) {
+    QList<qint64> ids;
+    if (baseline_) ids.push_back(baseline_);
+    for (qint64 id : chosen_)
+        if (id != baseline_) ids.push_back(id);
+    std::vector<ComparedRun> next;
+    QString problem;
+    for (qint64 id : ids) {
+        const int old = indexOf(id);
+        if (!reloadAll && old >= 0) {
+            next.push_back(std::move(runs_[static_cast<std::size_t>(old)]));
+            continue;
+        }
+        if (!store_) continue;
+        try {
+            auto r = store_->run(id);
+            if (!r) continue; // deleted meanwhile
+            next.push_back({std::move(*r), store_->metrics(id)});
+        } catch (const std::exception& e) {
+            problem = QString("Cannot read run %1: %2").arg(id).arg(e.what());
+        }
+    }
+    runs_ = std::move(next);
+    // Forget runs that are gone, so the lists stay truthful.
+    chosen_.erase(std::remove_if(chosen_.begin(), chosen_.end(), [this](qint64 id) { return indexOf(id) < 0; }),
+                  chosen_.end());
+    if (baseline_ && indexOf(baseline_) < 0) baseline_ = 0;
+    if (indexOf(selected_) < 0) selected_ = runs_.empty() ? 0 : runs_.front().run.id;
+    fillList();
+    redrawCurves();
+    redrawTradeOff();
+    fillTable();
+    showDetails();
+    if (!problem.isEmpty()) runInfo_->setText("<span style='color:#d55e00'>" + problem.toHtmlEscaped() + "</span>");
+    updateButtons();
+    Q_EMIT runsChanged(runIds());
+}
+
+void ComparisonView::fillList() {
+    const QSignalBlocker block(list_);
+    list_->clear();
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const ComparedRun& r = runs_[i];
+        auto* item = new QListWidgetItem(swatch(seriesColor(static_cast<int>(i)), r.run.id == baseline_), labelOf(r), list_);
+        item->setData(Qt::UserRole, QVariant::fromValue<qint64>(r.run.id));
+        item->setToolTip(QString("%1\n%2 · %3 rounds · accuracy %4")
+                             .arg(qs(r.run.name), qs(r.run.status))
+                             .arg(r.run.summary.rounds)
+                             .arg(formatAccuracy(r.run.summary.finalTestAccuracy)));
+        if (r.run.id == baseline_) {
+            QFont f = item->font();
+            f.setBold(true);
+            item->setFont(f);
+        }
+        if (r.run.id == selected_) list_->setCurrentItem(item);
+    }
+    if (runs_.empty()) {
+        auto* hint = new QListWidgetItem("Select runs in the runs dock and choose Compare, or use Add runs.", list_);
+        hint->setFlags(Qt::NoItemFlags);
+        list_->setWordWrap(true);
+    }
+}
+
+void ComparisonView::redrawCurves() {
+    std::vector<PlotSeries> series;
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        series.push_back({labelOf(runs_[i]), seriesColor(static_cast<int>(i)), runs_[i].metrics});
+    QCPRange xRange;
+    bool haveRange = false;
+    for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost}) {
+        QCustomPlot* p = curvePlot(kind);
+        const QSignalBlocker block(p->xAxis);
+        PlotOptions o;
+        o.x = x_;
+        // One legend is enough: the runs list beside the plots has the same colours.
+        o.legend = kind == PlotKind::TestAccuracy && legendButton_->isChecked();
+        plotMetric(p, series, kind, o);
+        // A lighter legend: the curves behind it stay visible.
+        QColor legendBg = p->palette().color(QPalette::Base);
+        legendBg.setAlpha(190);
+        p->legend->setBrush(legendBg);
+        QFont legendFont = font();
+        legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+        p->legend->setFont(legendFont);
+        for (std::size_t i = 0; i < runs_.size(); ++i) {
+            QCPGraph* g = p->graph(static_cast<int>(i));
+            if (runs_[i].run.id == baseline_) {
+                QPen pen = g->pen();
+                pen.setStyle(Qt::DashLine);
+                g->setPen(pen);
+            }
+            // Sparse curves (few evaluations) need their points to be seen.
+            if (g->dataCount() < 40) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        }
+        bool found = false;
+        const QCPRange r = p->xAxis->range();
+        for (int g = 0; g < p->graphCount(); ++g) found = found || !p->graph(g)->data()->isEmpty();
+        if (found) {
+            xRange = haveRange ? QCPRange(std::min(xRange.lower, r.lower), std::max(xRange.upper, r.upper)) : r;
+            haveRange = true;
+        }
+    }
+    styleSelection();
+    // Shared x axes: every plot spans every curve.
+    for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost}) {
+        QCustomPlot* p = curvePlot(kind);
+        const QSignalBlocker block(p->xAxis);
+        if (haveRange) p->xAxis->setRange(xRange);
+        p->replot();
+    }
+}
+
+void ComparisonView::redrawTradeOff() {
+    std::vector<TradeOffRun> points;
+    for (const auto& r : runs_)
+        points.push_back({QString("#%1").arg(r.run.id),
+                          {r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy}});
+    plotTradeOff(trade_, points);
+    styleSelection();
+    trade_->replot();
+}
+
+void ComparisonView::fillTable() {
+    const double tgt = target();
+    const QString pct = QString::number(100 * tgt, 'g', 4) + " %";
+    const QStringList headers{"run", "status", "rounds", "final acc.", "best acc.", "time to " + pct, "cost to " + pct,
+                              "energy to " + pct, "virtual time", "cost", "energy", "Pareto"};
+    table_->setHorizontalHeaderLabels(headers);
+    table_->horizontalHeaderItem(ParetoCol)->setToolTip("On the Pareto front of (time, cost, accuracy): no other run is "
+                                                        "at least as good in all three and better in one");
+    std::vector<TradeOffPoint> pts;
+    for (const auto& r : runs_) pts.push_back({r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy});
+    const auto front = paretoFront(pts);
+    const auto groups = repeatGroups(runs_, tgt);
+
+    const QSignalBlocker block(table_);
+    table_->setRowCount(0);
+    table_->setRowCount(static_cast<int>(runs_.size() + groups.size()));
+    auto numberItem = [](const QString& text, double value) {
+        auto* item = new QTableWidgetItem(text);
+        item->setData(ComparisonView::ValueRole, value);
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        return item;
+    };
+    QColor muted = palette().color(QPalette::Text); // "not reached": readable, but quieter
+    muted.setAlphaF(0.55);
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const ComparedRun& r = runs_[i];
+        const int row = static_cast<int>(i);
+        const SummaryValues v = summarize(r, tgt);
+        auto* name = new QTableWidgetItem(swatch(seriesColor(row), r.run.id == baseline_), labelOf(r));
+        name->setData(IdRole, QVariant::fromValue<qint64>(r.run.id));
+        name->setToolTip(qs(r.run.name));
+        table_->setItem(row, RunCol, name);
+        auto* status = new QTableWidgetItem(qs(r.run.status));
+        if (!r.run.summary.stopReason.empty()) status->setToolTip(qs(r.run.summary.stopReason));
+        table_->setItem(row, StatusCol, status);
+        const double values[] = {v.rounds, v.finalAccuracy, v.bestAccuracy, v.timeToTarget, v.costToTarget,
+                                 v.energyToTarget, v.virtualTime, v.cost, v.energyJ};
+        for (int c = RoundsCol; c <= EnergyCol; ++c) {
+            const double x = values[c - RoundsCol];
+            const bool missingTarget = c >= TimeToTargetCol && c <= EnergyToTargetCol && std::isnan(x);
+            auto* item = numberItem(missingTarget ? QString("not reached") : formatValue(c, x), x);
+            if (missingTarget) item->setForeground(muted);
+            table_->setItem(row, c, item);
+        }
+        const bool onFront = std::find(front.begin(), front.end(), i) != front.end();
+        auto* pareto = new QTableWidgetItem(onFront ? QString::fromUtf8("\u2713") : QString());
+        pareto->setData(ValueRole, onFront);
+        pareto->setTextAlignment(Qt::AlignCenter);
+        table_->setItem(row, ParetoCol, pareto);
+        if (r.run.id == baseline_)
+            for (int c = 0; c < ColumnCount; ++c) {
+                QFont f = table_->item(row, c)->font();
+                f.setBold(true);
+                table_->item(row, c)->setFont(f);
+            }
+    }
+    QColor groupBg = palette().color(QPalette::Highlight);
+    groupBg.setAlpha(30);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const RepeatGroup& g = groups[gi];
+        const int row = static_cast<int>(runs_.size() + gi);
+        QStringList members;
+        for (std::size_t m : g.members) members << QString("#%1").arg(runs_[m].run.id);
+        auto* name = new QTableWidgetItem(QString::fromUtf8("%1 · mean ± 95% CI, n = %2 (sweep %3)")
+                                              .arg(g.config)
+                                              .arg(g.members.size())
+                                              .arg(g.sweepId));
+        name->setToolTip(name->text() + "\nRepeats " + members.join(", ") +
+                         " of one sweep configuration (common random numbers)");
+        table_->setItem(row, RunCol, name);
+        table_->setItem(row, StatusCol, new QTableWidgetItem(QString("%1 runs").arg(g.members.size())));
+        const MeanCi* cis[] = {&g.rounds, &g.finalAccuracy, &g.bestAccuracy, &g.timeToTarget, &g.costToTarget,
+                               &g.energyToTarget, &g.virtualTime, &g.cost, &g.energyJ};
+        for (int c = RoundsCol; c <= EnergyCol; ++c) {
+            const MeanCi& m = *cis[c - RoundsCol];
+            QString text = formatMeanCi(c, m);
+            const bool targetCol = c >= TimeToTargetCol && c <= EnergyToTargetCol;
+            if (targetCol && g.reached < static_cast<int>(g.members.size()))
+                text = g.reached == 0 ? QString("not reached")
+                                      : text + QString(" (%1 of %2 reached)").arg(g.reached).arg(g.members.size());
+            auto* item = numberItem(text, m.mean);
+            item->setData(CiRole, m.halfWidth);
+            table_->setItem(row, c, item);
+        }
+        table_->setItem(row, ParetoCol, new QTableWidgetItem());
+        for (int c = 0; c < ColumnCount; ++c) {
+            QTableWidgetItem* item = table_->item(row, c);
+            QFont f = item->font();
+            f.setItalic(true);
+            item->setFont(f);
+            item->setBackground(groupBg);
+        }
+    }
+    table_->resizeColumnsToContents();
+    // Long group labels keep their full text in the tooltip.
+    table_->setColumnWidth(RunCol, std::min(table_->columnWidth(RunCol), 22 * fontMetrics().horizontalAdvance('M')));
+    const int sel = indexOf(selected_);
+    if (sel >= 0) table_->selectRow(sel);
+}
+
+void ComparisonView::showDetails() {
+    const int i = indexOf(selected_);
+    if (i < 0) {
+        runInfo_->setText(runs_.empty() ? "No runs to compare." : "Click a point or a run to see its scenario.");
+        yaml_->clear();
+        return;
+    }
+    const ComparedRun& r = runs_[static_cast<std::size_t>(i)];
+    const SummaryValues v = summarize(r, target());
+    const QColor c = seriesColor(i);
+    QString h = QString("<span style='color:%1'>&#9632;</span> <b>Run %2: %3</b>")
+                    .arg(c.name())
+                    .arg(r.run.id)
+                    .arg(qs(r.run.name).toHtmlEscaped());
+    if (r.run.id == baseline_) h += QString::fromUtf8(" <i>(\u2605 baseline)</i>");
+    h += "<br>" + qs(r.run.status).toHtmlEscaped();
+    if (!r.run.summary.stopReason.empty()) h += " (" + qs(r.run.summary.stopReason).toHtmlEscaped() + ")";
+    h += QString(" · seed %1 · started %2").arg(r.run.seed).arg(qs(r.run.startedAt).toHtmlEscaped());
+    if (r.run.sweepId)
+        h += QString("<br>sweep %1: %2, repeat %3")
+                 .arg(r.run.sweepId)
+                 .arg(qs(r.run.sweepConfig).toHtmlEscaped())
+                 .arg(r.run.repeat);
+    h += QString("<br>%1 rounds · %2 · cost %3 · %4")
+             .arg(r.run.summary.rounds)
+             .arg(formatSeconds(v.virtualTime), formatCost(v.cost), formatEnergy(v.energyJ));
+    h += QString("<br>accuracy %1 (best %2)").arg(formatAccuracy(v.finalAccuracy), formatAccuracy(v.bestAccuracy));
+    const QString pct = QString::number(100 * target(), 'g', 4) + " %";
+    h += std::isnan(v.timeToTarget)
+             ? QString("<br>%1 not reached").arg(pct)
+             : QString("<br>to %1: %2, cost %3, %4")
+                   .arg(pct, formatSeconds(v.timeToTarget), formatCost(v.costToTarget), formatEnergy(v.energyToTarget));
+    runInfo_->setText(h);
+    if (yaml_->toPlainText() != qs(r.run.scenarioYaml)) yaml_->setPlainText(qs(r.run.scenarioYaml));
+}
+
+void ComparisonView::selectRun(qint64 id) {
+    const int i = indexOf(id);
+    if (i < 0) return;
+    const bool changed = id != selected_;
+    selected_ = id;
+    {
+        const QSignalBlocker b1(list_);
+        list_->setCurrentRow(i);
+        const QSignalBlocker b2(table_);
+        table_->selectRow(i);
+    }
+    if (changed) {
+        styleSelection();
+        for (QCustomPlot* p : {acc_, loss_, cost_}) p->replot(QCustomPlot::rpQueuedReplot);
+    }
+    showDetails();
+    updateButtons();
+    if (changed) Q_EMIT runSelected(id);
+}
+
+void ComparisonView::styleSelection() {
+    // The selected run's curves are thicker; its scatter point, outlined in the run's colour
+    // like every point (the fill is the accuracy), is larger.
+    for (QCustomPlot* p : {acc_, loss_, cost_})
+        for (std::size_t k = 0; k < runs_.size() && static_cast<int>(k) < p->graphCount(); ++k) {
+            QCPGraph* g = p->graph(static_cast<int>(k));
+            QPen pen = g->pen();
+            pen.setWidthF(runs_[k].run.id == selected_ && runs_.size() > 1 ? 3.0 : 1.8);
+            g->setPen(pen);
+        }
+    for (int g = 0; g < trade_->graphCount(); ++g) {
+        QCPGraph* graph = trade_->graph(g);
+        const QVariant idx = graph->property("runIndex");
+        if (!idx.isValid()) continue;
+        const int k = idx.toInt();
+        if (k < 0 || k >= static_cast<int>(runs_.size())) continue; // drawn for an older set of runs
+        const bool sel = runs_[static_cast<std::size_t>(k)].run.id == selected_;
+        QCPScatterStyle s = graph->scatterStyle();
+        s.setPen(QPen(seriesColor(k), sel ? 4.0 : 2.5));
+        s.setSize(sel ? 17 : 12);
+        graph->setScatterStyle(s);
+    }
+    trade_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ComparisonView::updateButtons() {
+    const bool any = !runs_.empty();
+    exportPlots_->setEnabled(any);
+    exportReport_->setEnabled(any);
+    addButton_->setEnabled(store_ != nullptr);
+    removeButton_->setEnabled(selected_ != 0 && selected_ != baseline_);
+    removeButton_->setToolTip(selected_ && selected_ == baseline_
+                                  ? "The pinned baseline stays in the comparison: unpin it in the runs dock"
+                                  : "Remove the selected run from the comparison");
+}
+
+qint64 ComparisonView::runAtPixel(const QPointF& pixel) const {
+    qint64 best = 0;
+    double bestDist = 10.0; // pixels: about the marker's radius plus a little
+    for (int g = 0; g < trade_->graphCount(); ++g) {
+        const QCPGraph* graph = trade_->graph(g);
+        const QVariant idx = graph->property("runIndex");
+        if (!idx.isValid() || idx.toInt() >= static_cast<int>(runs_.size()) || graph->data()->isEmpty()) continue;
+        const auto it = graph->data()->constBegin();
+        const QPointF p = graph->coordsToPixels(it->key, it->value);
+        const double d = std::hypot(p.x() - pixel.x(), p.y() - pixel.y());
+        if (d <= bestDist) {
+            bestDist = d;
+            best = runs_[static_cast<std::size_t>(idx.toInt())].run.id;
+        }
+    }
+    return best;
+}
+
+QPointF ComparisonView::pointPixel(qint64 id) const {
+    const int i = indexOf(id);
+    if (i < 0) return {};
+    for (int g = 0; g < trade_->graphCount(); ++g) {
+        const QCPGraph* graph = trade_->graph(g);
+        if (graph->property("runIndex").toInt() != i || !graph->property("runIndex").isValid()) continue;
+        if (graph->data()->isEmpty()) return {};
+        const auto it = graph->data()->constBegin();
+        return graph->coordsToPixels(it->key, it->value);
+    }
+    return {};
+}
+
+} // namespace fog

@@ -1,0 +1,137 @@
+#pragma once
+// The comparison of stored runs: their curves overlaid on shared axes side by side (test
+// accuracy, training loss, cost), the time-cost trade-off scatter with its Pareto front,
+// the scenario of the run clicked, and a summary table with time / cost / energy to a
+// target accuracy (mean ± 95% CI over the repeats of a sweep configuration). Each run has
+// one colour in every pane. Export is left to the window, through signals.
+
+#include "widgets/compare/comparison_summary.h"
+#include "widgets/plots/run_plots.h"
+
+#include <QList>
+#include <QPointF>
+#include <QWidget>
+
+#include <vector>
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QTableWidget;
+class QToolButton;
+
+namespace fog {
+
+class RunStore;
+
+class ComparisonView : public QWidget {
+    Q_OBJECT
+public:
+    /// Columns of the summary table.
+    enum Column { RunCol, StatusCol, RoundsCol, FinalAccCol, BestAccCol, TimeToTargetCol, CostToTargetCol,
+                  EnergyToTargetCol, TimeCol, CostCol, EnergyCol, ParetoCol, ColumnCount };
+    /// Summary cells keep their number (accuracies as fractions, energy in J; for repeat
+    /// rows the mean) under this role; the CI half-width under CiRole; the run id under IdRole.
+    static constexpr int ValueRole = Qt::UserRole + 1;
+    static constexpr int CiRole = Qt::UserRole + 2;
+    static constexpr int IdRole = Qt::UserRole + 3;
+
+    explicit ComparisonView(QWidget* parent = nullptr);
+
+    /// Not owned.
+    void setStore(RunStore* store);
+    RunStore* store() const { return store_; }
+
+    /// The compared runs in display order (the baseline first when pinned); run i has
+    /// colour seriesColor(i) everywhere.
+    QList<qint64> runIds() const;
+    const std::vector<ComparedRun>& runs() const { return runs_; }
+    QColor colorOf(qint64 id) const;
+    qint64 baseline() const { return baseline_; }
+    qint64 selectedRun() const { return selected_; }
+    double target() const;
+    PlotXAxis xAxis() const { return x_; }
+    bool legendVisible() const;
+
+    QCustomPlot* curvePlot(PlotKind kind) const; ///< TestAccuracy, TrainLoss or Cost
+    QCustomPlot* tradeOffPlot() const { return trade_; }
+    /// The four plots, in display order, with a file-name stem each (for exporting them).
+    QList<QPair<QString, QCustomPlot*>> plots() const;
+    QTableWidget* summaryTable() const { return table_; }
+    QString scenarioText() const;
+    QString selectedSummaryText() const;
+
+    /// The run whose scatter point is nearest to `pixel` (within a few pixels), else 0.
+    qint64 runAtPixel(const QPointF& pixel) const;
+    /// Where a run's point is drawn on the scatter, in widget pixels of tradeOffPlot().
+    QPointF pointPixel(qint64 id) const;
+
+public Q_SLOTS:
+    /// Compares these runs (plus the baseline). Runs missing from the store are skipped.
+    void setRuns(const QList<qint64>& ids);
+    void addRuns(const QList<qint64>& ids);
+    void removeRun(qint64 id);
+    /// 0 unpins; the baseline is always part of the comparison while pinned.
+    void setBaseline(qint64 id);
+    /// Shows this run's scenario and summary and highlights it in every pane.
+    void selectRun(qint64 id);
+    void setTarget(double accuracy);
+    void setXAxis(PlotXAxis x);
+    /// The legend of the accuracy plot (on by default; exported figures follow it).
+    void setLegendVisible(bool on);
+    /// Re-reads every compared run from the store (e.g. after a run finished).
+    void reload();
+    /// Forgets deleted runs.
+    void runsDeleted(const QList<qint64>& ids);
+    /// Opens the picker over the store and adds what the user chose.
+    void pickRuns();
+
+Q_SIGNALS:
+    void exportPlotsRequested(const QList<qint64>& ids);
+    void exportReportRequested(const QList<qint64>& ids);
+    void runSelected(qint64 id);
+    /// Double-click on a run in the list or the table: open it.
+    void runActivated(qint64 id);
+    void runsChanged(const QList<qint64>& ids);
+
+private:
+    void rebuild(bool reloadAll);
+    void redrawCurves();
+    void redrawTradeOff();
+    void fillTable();
+    void styleSelection();
+    void fillList();
+    void showDetails();
+    void updateButtons();
+    int indexOf(qint64 id) const;
+    QString labelOf(const ComparedRun& r) const;
+
+    RunStore* store_ = nullptr;
+    QList<qint64> chosen_;
+    qint64 baseline_ = 0;
+    qint64 selected_ = 0;
+    PlotXAxis x_ = PlotXAxis::VirtualTime;
+    std::vector<ComparedRun> runs_;
+
+    QListWidget* list_;
+    QToolButton* addButton_;
+    QToolButton* removeButton_;
+    QComboBox* xCombo_;
+    QToolButton* legendButton_;
+    QDoubleSpinBox* targetSpin_;
+    QToolButton* exportPlots_;
+    QToolButton* exportReport_;
+    QCustomPlot* acc_;
+    QCustomPlot* loss_;
+    QCustomPlot* cost_;
+    QCustomPlot* trade_;
+    QLabel* runInfo_;
+    QPlainTextEdit* yaml_;
+    QTableWidget* table_;
+    QPointF pressPos_;
+};
+
+} // namespace fog
