@@ -77,6 +77,9 @@ struct NodeSpec {
     EnergySpec energy;
     double dataShare = 1.0; ///< relative amount of data (quantity-skew weighting)
     std::optional<LinkParams> link; ///< link to the parent; else the defaults apply
+    bool hasPosition = false; ///< false: placed by the automatic layout (core/scenario/layout.h)
+    double x = 0.0;           ///< position on the editor's canvas (scene units, item centre)
+    double y = 0.0;
     int line = 0; ///< source line in the scenario file (0 if built in code)
 };
 
@@ -94,6 +97,9 @@ struct GroupSpec {
     EnergySpec energy;
     Range dataShare = Range::exactly(1.0);
     std::optional<LinkParams> link;
+    bool hasPosition = false; ///< as in NodeSpec
+    double x = 0.0;
+    double y = 0.0;
     int line = 0;
 };
 

@@ -150,6 +150,22 @@ void readEnergy(YamlContext& ctx, const YAML::Node& n, const std::string& path, 
     m.get("per_byte_j", out.perByteJ);
 }
 
+/// `position: [x, y]`, where the editor draws the node; absent = automatic layout.
+template <class Spec>
+void readPosition(YamlContext& ctx, const YAML::Node& n, const std::string& path, Spec& s) {
+    if (!n.IsSequence() || n.size() != 2) {
+        ctx.error(path, n.Mark(), "must be a list of two numbers [x, y], got " + describeNode(n));
+        return;
+    }
+    double x = 0.0, y = 0.0;
+    const bool okX = readValue(ctx, n[0], itemPath(path, 0), x);
+    const bool okY = readValue(ctx, n[1], itemPath(path, 1), y);
+    if (!okX || !okY) return;
+    s.x = x;
+    s.y = y;
+    s.hasPosition = true;
+}
+
 /// The keys nodes and groups share.
 template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
     YamlContext& ctx = m.context();
@@ -170,6 +186,7 @@ template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
         readLinkParams(l, params);
         if (l.valid()) s.link = params;
     }
+    if (m.has("position")) readPosition(ctx, m.node("position"), m.pathOf("position"), s);
 }
 
 int lineOf(const YAML::Node& n) {
@@ -572,6 +589,19 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel,
     return load(yaml, fileLabel, overrides);
 }
 
+Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel) {
+    YamlContext ctx(fileLabel);
+    Scenario s;
+    try {
+        const YAML::Node root = YAML::Load(yaml);
+        readScenario(ctx, root, s);
+    } catch (const YAML::Exception& e) {
+        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+    }
+    if (!ctx.diagnostics().empty()) throw ScenarioError(ctx.diagnostics());
+    return s;
+}
+
 Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -658,6 +688,9 @@ template <class Spec> void emitMember(YAML::Emitter& out, const Spec& s) {
     keyValue(out, "role", toString(s.role));
     if (!s.parent.empty()) keyValue(out, "parent", s.parent);
     if (!s.region.empty()) keyValue(out, "region", s.region);
+    if (s.hasPosition)
+        out << YAML::Key << "position" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(s.x)
+            << num(s.y) << YAML::EndSeq;
     emitCompute(out, s.compute);
     emitAvailability(out, s.availability);
 }

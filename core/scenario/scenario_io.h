@@ -41,6 +41,11 @@ Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& 
 Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel = "<string>",
                           const std::vector<Override>& overrides = {});
 
+/// Reads the shape and types only, without the range and cross-reference checks: for
+/// fragments such as the editor's clipboard (a device whose parent was not copied). Throws
+/// ScenarioError on syntax, type or unknown-key problems.
+Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel);
+
 /// Writes a scenario as YAML that loads back to the same scenario.
 std::string saveScenarioText(const Scenario& s);
 void saveScenarioFile(const Scenario& s, const std::string& path);

@@ -120,6 +120,9 @@ template <class Spec> void checkMember(Checker& c, const std::string& path, cons
     c.atLeast(path + ".energy.per_sample_j", line, s.energy.perSampleJ, 0);
     c.atLeast(path + ".energy.per_byte_j", line, s.energy.perByteJ, 0);
     if (s.link) checkLink(c, path + ".link", line, *s.link);
+    if (s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
+        c.error(path + ".position", line,
+                "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
 }
 
 /// A node or a group, as one vertex of the parent graph: all members of a group share their
@@ -513,6 +516,12 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
+    // The ToN planner's runtime model covers the parameter-server policies only.
+    if (s.selection.name == "ton-plan" && s.sync.name != "fully-sync" && s.sync.name != "n-sync" &&
+        s.sync.name != "n-batch-sync")
+        c.error("selection.policy", s.selection.line,
+                "ton-plan plans fully-sync, n-sync or n-batch-sync rounds, but sync.policy is '" +
+                    s.sync.name + "'");
     checkStop(c, s.stop, s.evaluation);
     return c.take();
 }

@@ -1,0 +1,173 @@
+// Tier layout: a depth-first walk of the parent forest places leaves left to right, each
+// parent at the middle of its children; the tier, not the depth, chooses the row, so an
+// edge server that reports straight to nothing still sits on the edge row.
+
+#include "core/scenario/layout.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+namespace fog {
+
+namespace {
+
+struct Vertex {
+    Tier tier = Tier::Device;
+    std::string parent;
+    int parentVertex = -1;
+    std::vector<int> children;
+    double x = 0.0;
+    int subRow = 0; ///< > 0: a further line of a wrapped block of leaves
+};
+
+int row(Tier t) {
+    switch (t) {
+    case Tier::Cloud:
+        return 0;
+    case Tier::Edge:
+        return 1;
+    case Tier::Device:
+        return 2;
+    }
+    return 2;
+}
+
+/// Resolves `parent` to a vertex: a node id, or a group member `<group>-<k>`.
+int findParent(const std::string& parent, const std::unordered_map<std::string, int>& nodeIds,
+               const std::unordered_map<std::string, int>& groupIds) {
+    if (parent.empty()) return -1;
+    if (auto it = nodeIds.find(parent); it != nodeIds.end()) return it->second;
+    const auto dash = parent.rfind('-');
+    if (dash == std::string::npos) return -1;
+    if (auto it = groupIds.find(parent.substr(0, dash)); it != groupIds.end()) return it->second;
+    return -1;
+}
+
+} // namespace
+
+TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
+    std::vector<Vertex> v;
+    std::unordered_map<std::string, int> nodeIds, groupIds;
+    for (const auto& n : t.nodes) {
+        nodeIds.emplace(n.id, static_cast<int>(v.size()));
+        v.push_back({n.tier, n.parent, -1, {}, 0.0});
+    }
+    for (const auto& g : t.groups) {
+        groupIds.emplace(g.id, static_cast<int>(v.size()));
+        v.push_back({g.tier, g.parent, -1, {}, 0.0});
+    }
+    const int count = static_cast<int>(v.size());
+    for (int i = 0; i < count; ++i) {
+        const int p = findParent(v[static_cast<std::size_t>(i)].parent, nodeIds, groupIds);
+        if (p >= 0 && p != i) v[static_cast<std::size_t>(i)].parentVertex = p;
+    }
+    // Break parent cycles (an editor may hold an invalid scenario): a vertex whose chain
+    // comes back to itself becomes a root.
+    for (int i = 0; i < count; ++i) {
+        int steps = 0;
+        for (int x = v[static_cast<std::size_t>(i)].parentVertex; x >= 0 && steps <= count;
+             x = v[static_cast<std::size_t>(x)].parentVertex, ++steps)
+            if (x == i) {
+                v[static_cast<std::size_t>(i)].parentVertex = -1;
+                break;
+            }
+    }
+    std::vector<int> roots;
+    for (int i = 0; i < count; ++i) {
+        const int p = v[static_cast<std::size_t>(i)].parentVertex;
+        (p >= 0 ? v[static_cast<std::size_t>(p)].children : roots).push_back(i);
+    }
+
+    // Iterative post-order walk (a chain of 1,000 nodes must not overflow the stack).
+    double nextLeaf = 0.0;
+    std::vector<char> visited(static_cast<std::size_t>(count), 0);
+    for (int root : roots) {
+        std::vector<std::pair<int, std::size_t>> stack{{root, 0}};
+        while (!stack.empty()) {
+            auto& [x, next] = stack.back();
+            Vertex& vx = v[static_cast<std::size_t>(x)];
+            // Only device leaves wrap: lines of them below the device row hit nothing.
+            const bool wrap = next == 0 && static_cast<int>(vx.children.size()) > o.wrapLeaves &&
+                              std::all_of(vx.children.begin(), vx.children.end(), [&](int c) {
+                                  const Vertex& cv = v[static_cast<std::size_t>(c)];
+                                  return cv.children.empty() && cv.tier == Tier::Device;
+                              });
+            if (wrap) {
+                // Many leaves under one parent (an edge server's devices): a block of lines
+                // `wrapLeaves` wide instead of one very long row.
+                const int cols = std::max(1, o.wrapLeaves);
+                for (std::size_t k = 0; k < vx.children.size(); ++k) {
+                    Vertex& c = v[static_cast<std::size_t>(vx.children[k])];
+                    c.x = nextLeaf + static_cast<double>(static_cast<int>(k) % cols);
+                    c.subRow = static_cast<int>(k) / cols;
+                    visited[static_cast<std::size_t>(vx.children[k])] = 1;
+                }
+                vx.x = nextLeaf + (cols - 1) / 2.0;
+                nextLeaf += cols;
+                visited[static_cast<std::size_t>(x)] = 1;
+                stack.pop_back();
+                continue;
+            }
+            if (next < vx.children.size()) {
+                const int c = vx.children[next++];
+                if (!visited[static_cast<std::size_t>(c)]) stack.push_back({c, 0});
+                continue;
+            }
+            visited[static_cast<std::size_t>(x)] = 1;
+            if (vx.children.empty()) {
+                vx.x = nextLeaf++;
+            } else {
+                vx.x = (v[static_cast<std::size_t>(vx.children.front())].x +
+                        v[static_cast<std::size_t>(vx.children.back())].x) /
+                       2.0;
+            }
+            stack.pop_back();
+        }
+    }
+
+    // Within a row, keep neighbours at least one column apart (a parent and its child of the
+    // same tier would otherwise share a spot).
+    int lines = 1;
+    for (const Vertex& vx : v)
+        lines = std::max(lines, vx.subRow + 1);
+    for (int r = 0; r < 3 * lines; ++r) {
+        std::vector<int> inRow;
+        for (int i = 0; i < count; ++i)
+            if (row(v[static_cast<std::size_t>(i)].tier) == r / lines &&
+                v[static_cast<std::size_t>(i)].subRow == r % lines)
+                inRow.push_back(i);
+        std::stable_sort(inRow.begin(), inRow.end(), [&](int a, int b) {
+            return v[static_cast<std::size_t>(a)].x < v[static_cast<std::size_t>(b)].x;
+        });
+        for (std::size_t k = 1; k < inRow.size(); ++k) {
+            double& x = v[static_cast<std::size_t>(inRow[k])].x;
+            x = std::max(x, v[static_cast<std::size_t>(inRow[k - 1])].x + 1.0);
+        }
+    }
+
+    TopologyLayout out;
+    for (int i = 0; i < count; ++i) {
+        const Vertex& vx = v[static_cast<std::size_t>(i)];
+        const LayoutPoint p{vx.x * o.columnWidth,
+                            row(vx.tier) * o.rowHeight + vx.subRow * o.lineHeight};
+        (i < static_cast<int>(t.nodes.size()) ? out.nodes : out.groups).push_back(p);
+    }
+    return out;
+}
+
+void applyLayout(TopologySpec& t, bool all, const LayoutOptions& options) {
+    const TopologyLayout l = layoutByTier(t, options);
+    auto place = [&](auto& spec, const LayoutPoint& p) {
+        if (spec.hasPosition && !all) return;
+        spec.x = p.x;
+        spec.y = p.y;
+        spec.hasPosition = true;
+    };
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        place(t.nodes[i], l.nodes[i]);
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        place(t.groups[i], l.groups[i]);
+}
+
+} // namespace fog

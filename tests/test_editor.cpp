@@ -1,0 +1,947 @@
+// The topology editor: the document model with undo (every edit kind undone and redone),
+// the canvas (drags, drops, drawn links, copy/paste, delete, layout), the inspector's
+// validation, positions in scenario files, and a 1,000-node benchmark (printed only).
+
+#include "core/scenario/layout.h"
+#include "core/scenario/scenario_io.h"
+#include "widgets/document/scenario_document.h"
+#include "widgets/topology/edge_item.h"
+#include "widgets/topology/node_item.h"
+#include "widgets/topology/node_palette.h"
+#include "widgets/topology/property_inspector.h"
+#include "widgets/topology/topology_canvas.h"
+#include "widgets/topology/topology_scene.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace fog;
+
+namespace {
+
+QString text(const Scenario& s) {
+    return QString::fromStdString(saveScenarioText(s));
+}
+
+/// cloud <- edge-a, edge-b (aggregators); device d1, d2 under edge-a; group phones under
+/// edge-b; an explicit link edge-a -- edge-b.
+Scenario baseScenario() {
+    Scenario s;
+    s.name = "editor test";
+    s.data.kind = DataSpec::Kind::None;
+    s.model.kind = ModelSpec::Kind::None;
+    NodeSpec cloud;
+    cloud.id = "cloud";
+    cloud.tier = Tier::Cloud;
+    cloud.role = Role::Aggregator;
+    cloud.pricePerHour = 3;
+    NodeSpec ea = cloud;
+    ea.id = "edge-a";
+    ea.tier = Tier::Edge;
+    ea.parent = "cloud";
+    NodeSpec eb = ea;
+    eb.id = "edge-b";
+    NodeSpec d1;
+    d1.id = "d1";
+    d1.parent = "edge-a";
+    d1.compute.throughput = Range::exactly(200);
+    NodeSpec d2 = d1;
+    d2.id = "d2";
+    GroupSpec phones;
+    phones.id = "phones";
+    phones.count = 5;
+    phones.parent = "edge-b";
+    phones.compute.throughput = {100, 300};
+    s.topology.nodes = {cloud, ea, eb, d1, d2};
+    s.topology.groups = {phones};
+    LinkSpec l;
+    l.from = "edge-a";
+    l.to = "edge-b";
+    l.params.latencyMs = 5;
+    s.topology.links = {l};
+    s.sync.name = "hierarchical";
+    return s;
+}
+
+int nodeIndex(const Scenario& s, const std::string& id) {
+    for (std::size_t i = 0; i < s.topology.nodes.size(); ++i)
+        if (s.topology.nodes[i].id == id) return static_cast<int>(i);
+    return -1;
+}
+
+const NodeSpec& node(const ScenarioDocument& d, const std::string& id) {
+    const int i = nodeIndex(d.scenario(), id);
+    Q_ASSERT(i >= 0);
+    return d.scenario().topology.nodes[static_cast<std::size_t>(i)];
+}
+
+QString errorsOf(const Scenario& s) {
+    QStringList out;
+    for (const auto& d : validateScenario(s))
+        out << QString::fromStdString(d.format());
+    return out.join('\n');
+}
+
+/// A palette drag arriving over the canvas: enter, move, drop (as a window system sends it).
+void sendDrop(TopologyCanvas& view, QPointF scenePos, const QMimeData* mime) {
+    const QPointF at(view.mapFromScene(scenePos));
+    QDragEnterEvent enter(at.toPoint(), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &enter);
+    QDragMoveEvent move(at.toPoint(), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &move);
+    QDropEvent drop(at, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &drop);
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButton button,
+               Qt::MouseButtons buttons, Qt::KeyboardModifiers mods = Qt::NoModifier) {
+    QMouseEvent e(type, QPointF(at), w->mapToGlobal(QPointF(at)), button, buttons, mods);
+    QApplication::sendEvent(w, &e);
+}
+
+/// A left drag on the canvas from one scene point to another, in a few steps.
+void drag(TopologyCanvas& view, QPointF fromScene, QPointF toScene,
+          Qt::KeyboardModifiers mods = Qt::NoModifier) {
+    QWidget* vp = view.viewport();
+    const QPoint a = view.mapFromScene(fromScene), b = view.mapFromScene(toScene);
+    sendMouse(vp, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, mods);
+    for (int i = 1; i <= 4; ++i)
+        sendMouse(vp, QEvent::MouseMove, a + (b - a) * i / 4, Qt::NoButton, Qt::LeftButton, mods);
+    sendMouse(vp, QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, mods);
+}
+
+using Edit = std::function<void(ScenarioDocument&)>;
+
+const std::map<QString, Edit>& edits() {
+    static const std::map<QString, Edit> table = {
+        {"add node",
+         [](ScenarioDocument& d) {
+             NodeSpec n;
+             n.id = "d1"; // taken: the document picks a free id
+             n.parent = "edge-a";
+             QCOMPARE(d.addNode(n), QString("d3"));
+         }},
+        {"add group",
+         [](ScenarioDocument& d) {
+             GroupSpec g;
+             g.id = "sensors";
+             g.count = 7;
+             g.parent = "edge-b";
+             d.addGroup(g);
+         }},
+        {"set node property",
+         [](ScenarioDocument& d) {
+             NodeSpec n = node(d, "d1");
+             n.compute.throughput = Range::exactly(999);
+             n.pricePerHour = 0.5;
+             d.setNode("d1", n);
+         }},
+        {"set group property",
+         [](ScenarioDocument& d) {
+             GroupSpec g = d.scenario().topology.groups[0];
+             g.count = 50;
+             d.setGroup("phones", g);
+         }},
+        {"rename node",
+         [](ScenarioDocument& d) {
+             NodeSpec n = node(d, "edge-a");
+             n.id = "edge-west";
+             d.setNode("edge-a", n);
+             QCOMPARE(node(d, "d1").parent, std::string("edge-west"));
+             QCOMPARE(d.scenario().topology.links[0].from, std::string("edge-west"));
+         }},
+        {"rename group",
+         [](ScenarioDocument& d) {
+             Scenario s = d.scenario();
+             GroupSpec g = s.topology.groups[0];
+             g.id = "handsets";
+             d.setGroup("phones", g);
+         }},
+        {"move nodes",
+         [](ScenarioDocument& d) {
+             d.moveEntities({"d1", "phones"}, {{10, 20}, {30, 40}});
+         }},
+        {"reparent",
+         [](ScenarioDocument& d) {
+             d.setParent("d2", "edge-b");
+             QCOMPARE(node(d, "d2").parent, std::string("edge-b"));
+         }},
+        {"add link",
+         [](ScenarioDocument& d) {
+             LinkSpec l;
+             l.from = "cloud";
+             l.to = "d1";
+             d.addLink(l);
+         }},
+        {"edit link",
+         [](ScenarioDocument& d) {
+             LinkSpec l = d.scenario().topology.links[0];
+             l.params.bandwidthUpMbps = 42;
+             d.setLink(0, l);
+         }},
+        {"remove link", [](ScenarioDocument& d) { d.removeLink(0); }},
+        {"connect sets parent",
+         [](ScenarioDocument& d) {
+             NodeSpec n;
+             n.id = "loose";
+             d.addNode(n);
+             d.undoStack()->setClean(); // the row checks the connect step alone
+             QCOMPARE(d.connect("loose", "edge-b"), ScenarioDocument::Connection::Parent);
+         }},
+        {"connect adds link",
+         [](ScenarioDocument& d) {
+             QCOMPARE(d.connect("d1", "d2"), ScenarioDocument::Connection::Link);
+         }},
+        {"delete reparents",
+         [](ScenarioDocument& d) {
+             d.remove({"edge-a"}, {}, DeleteChildren::Reparent);
+             QCOMPARE(node(d, "d1").parent, std::string("cloud"));
+             QVERIFY(d.scenario().topology.links.empty());
+         }},
+        {"delete subtree",
+         [](ScenarioDocument& d) {
+             d.remove({"edge-b"}, {}, DeleteChildren::Remove);
+             QVERIFY(d.scenario().topology.groups.empty());
+         }},
+        {"paste",
+         [](ScenarioDocument& d) {
+             const QStringList ids = d.paste(d.copy({"edge-a", "d1"}), {40, 40});
+             QCOMPARE(ids.size(), 2);
+         }},
+        {"auto layout", [](ScenarioDocument& d) { d.autoLayout(); }},
+        {"multi edit",
+         [](ScenarioDocument& d) {
+             d.changeEntities(
+                 {"d1", "d2", "phones"}, [](NodeSpec& n) { n.energy.perSampleJ = 0.01; },
+                 [](GroupSpec& g) { g.energy.perSampleJ = 0.01; }, "energy");
+         }},
+        {"generic edit",
+         [](ScenarioDocument& d) {
+             d.edit("Sync policy", [](Scenario& s) {
+                 s.sync.name = "fully-sync";
+                 s.stop.rounds = 3;
+             });
+         }},
+    };
+    return table;
+}
+
+} // namespace
+
+class TestEditor : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(errorsOf(baseScenario()).isEmpty(), qPrintable(errorsOf(baseScenario())));
+    }
+    void buildThroughApi();
+    void undoRedoEachEdit_data();
+    void undoRedoEachEdit();
+    void typedValueMergesIntoOneStep();
+    void dirtyFlagFollowsUndoStack();
+    void saveLoadRoundTripWithPositions();
+    void positionErrorsNameTheField();
+    void layoutByTierPutsChildrenUnderParents();
+    void copyPasteKeepsStructure();
+    void deleteFromCanvas();
+    void dragIsOneUndoStep();
+    void dropFromPaletteAndDrawLinks();
+    void inspectorValidatesLikeTheLoader();
+    void inspectorMultiSelectionIsOneStep();
+    void inspectorEditsLinks();
+    void groupsExpandAndShowRunState();
+    void thousandNodeBenchmark();
+};
+
+void TestEditor::buildThroughApi() {
+    ScenarioDocument doc;
+    Scenario empty;
+    empty.data.kind = DataSpec::Kind::None;
+    empty.model.kind = ModelSpec::Kind::None;
+    doc.setScenario(empty);
+    NodeSpec cloud;
+    cloud.id = "cloud";
+    cloud.tier = Tier::Cloud;
+    cloud.role = Role::Aggregator;
+    QCOMPARE(doc.addNode(cloud), QString("cloud"));
+    NodeSpec edge;
+    edge.id = "edge";
+    edge.tier = Tier::Edge;
+    edge.role = Role::Aggregator;
+    const QString e1 = doc.addNode(edge);
+    const QString e2 = doc.addNode(edge);
+    QCOMPARE(e2, QString("edge1"));
+    QCOMPARE(doc.connect(e1, "cloud"), ScenarioDocument::Connection::Parent);
+    QCOMPARE(doc.connect("cloud", e2), ScenarioDocument::Connection::Parent); // either direction
+    GroupSpec g;
+    g.id = "phones";
+    g.count = 30;
+    g.parent = e1.toStdString();
+    doc.addGroup(g);
+    NodeSpec d;
+    d.id = "tablet";
+    d.parent = e2.toStdString();
+    doc.addNode(d);
+    QCOMPARE(doc.connect(e1, e2), ScenarioDocument::Connection::Link);
+    QCOMPARE(doc.connect(e2, e1), ScenarioDocument::Connection::None); // already linked
+    QCOMPARE(doc.connect("phones", "tablet"), ScenarioDocument::Connection::Link);
+
+    const Scenario& s = doc.scenario();
+    QVERIFY2(errorsOf(s).isEmpty(), qPrintable(errorsOf(s)));
+    QCOMPARE(int(s.topology.nodes.size()), 4);
+    QCOMPARE(s.topology.nodes[1].parent, std::string("cloud"));
+    QCOMPARE(s.topology.nodes[2].parent, std::string("cloud"));
+    QCOMPARE(int(s.topology.links.size()), 2);
+    QCOMPARE(s.topology.links[1].from, std::string("phones-0")); // a group end names member 0
+    // It loads back as a scenario file would.
+    const Scenario back = loadScenarioText(saveScenarioText(s));
+    QCOMPARE(text(back), text(s));
+    QCOMPARE(doc.undoStack()->count(), 9);
+}
+
+void TestEditor::undoRedoEachEdit_data() {
+    QTest::addColumn<QString>("edit");
+    for (const auto& [name, fn] : edits())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestEditor::undoRedoEachEdit() {
+    QFETCH(QString, edit);
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc); // the view follows every change and every undo
+    edits().at(edit)(doc);
+    if (QTest::currentTestFailed()) return;
+    // Rows that prepare something first mark the stack clean before the step under test.
+    const int steps = doc.undoStack()->count() - std::max(doc.undoStack()->cleanIndex(), 0);
+    QCOMPARE(steps, 1);
+    const QString after = text(doc.scenario());
+    doc.undoStack()->undo();
+    const QString before = text(doc.scenario());
+    QVERIFY(before != after);
+    doc.undoStack()->redo();
+    QCOMPARE(text(doc.scenario()), after);
+    doc.undoStack()->undo();
+    QCOMPARE(text(doc.scenario()), before);
+    // The canvas shows exactly the document's nodes and links after all that.
+    const auto& t = doc.scenario().topology;
+    QCOMPARE(canvas.topologyScene()->itemCount(), int(t.nodes.size() + t.groups.size()));
+    QCOMPARE(int(canvas.topologyScene()->linkItems().size()), int(t.links.size()));
+    for (const auto& n : t.nodes)
+        QVERIFY(canvas.topologyScene()->item(QString::fromStdString(n.id)));
+}
+
+void TestEditor::typedValueMergesIntoOneStep() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    const int merge = doc.newMergeId();
+    for (double v : {1.0, 12.0, 123.0}) {
+        NodeSpec n = node(doc, "d1");
+        n.pricePerHour = v;
+        doc.setNode("d1", n, merge);
+    }
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(node(doc, "d1").pricePerHour, 123.0);
+    // Setting what is already there is no step (a combo box re-selecting its value).
+    doc.setNode("d1", node(doc, "d1"));
+    doc.edit("nothing", [](Scenario&) {});
+    QCOMPARE(doc.undoStack()->count(), 1);
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "d1").pricePerHour, 0.0);
+    // Generic edits merge the same way (a spin box in the policy panel).
+    const int m2 = doc.newMergeId();
+    for (int r : {5, 6, 7})
+        doc.edit(
+            "rounds", [r](Scenario& s) { s.stop.rounds = r; }, m2);
+    QCOMPARE(doc.undoStack()->count(), 1); // the undone step was replaced
+    QCOMPARE(doc.scenario().stop.rounds, 7);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().stop.rounds, baseScenario().stop.rounds);
+}
+
+void TestEditor::dirtyFlagFollowsUndoStack() {
+    QTemporaryDir dir;
+    ScenarioDocument doc;
+    QSignalSpy modified(&doc, &ScenarioDocument::modifiedChanged);
+    doc.setScenario(baseScenario());
+    QVERIFY(!doc.isModified());
+    doc.setParent("d2", "edge-b");
+    QVERIFY(doc.isModified());
+    QCOMPARE(modified.count(), 1);
+    QCOMPARE(modified.last().at(0).toBool(), true);
+    doc.undoStack()->undo();
+    QVERIFY(!doc.isModified());
+    QCOMPARE(modified.last().at(0).toBool(), false);
+    doc.undoStack()->redo();
+    QString error;
+    QVERIFY2(doc.saveAs(dir.filePath("s.yaml"), &error), qPrintable(error));
+    QVERIFY(!doc.isModified());
+    doc.undoStack()->undo(); // back before the save: modified again
+    QVERIFY(doc.isModified());
+    doc.undoStack()->redo();
+    QVERIFY(!doc.isModified());
+    QCOMPARE(doc.filePath(), dir.filePath("s.yaml"));
+}
+
+void TestEditor::saveLoadRoundTripWithPositions() {
+    QTemporaryDir dir;
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    doc.moveEntities({"cloud", "phones"}, {{100.5, -20}, {-40, 300}});
+    QString error;
+    QVERIFY2(doc.saveAs(dir.filePath("pos.yaml"), &error), qPrintable(error));
+    ScenarioDocument other;
+    QVERIFY2(other.load(dir.filePath("pos.yaml"), &error), qPrintable(error));
+    QCOMPARE(text(other.scenario()), text(doc.scenario()));
+    QVERIFY(node(other, "cloud").hasPosition);
+    QCOMPARE(node(other, "cloud").x, 100.5);
+    QCOMPARE(node(other, "cloud").y, -20.0);
+    QVERIFY(other.scenario().topology.groups[0].hasPosition);
+    QCOMPARE(other.scenario().topology.groups[0].y, 300.0);
+    QVERIFY(!node(other, "d1").hasPosition); // absent stays absent (auto layout)
+    QVERIFY(!other.isModified());
+    // A bad file: the loader's message, the document unchanged.
+    QFile bad(dir.filePath("bad.yaml"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("topology:\n  nodes:\n    - {id: a, role: aggregator}\n    - {id: b, parent: a, "
+              "compute: {throughput: -1}}\n");
+    bad.close();
+    QVERIFY(!other.load(dir.filePath("bad.yaml"), &error));
+    QVERIFY2(error.contains("bad.yaml:4") &&
+                 error.contains("topology.nodes[1].compute.throughput must be > 0, got -1"),
+             qPrintable(error));
+    QCOMPARE(other.filePath(), dir.filePath("pos.yaml"));
+    QVERIFY(!other.load(dir.filePath("missing.yaml"), &error));
+    QVERIFY2(error.contains("missing.yaml: cannot open scenario file"), qPrintable(error));
+}
+
+void TestEditor::positionErrorsNameTheField() {
+    auto errors = [](const std::string& yaml) {
+        try {
+            loadScenarioText(yaml, "p.yaml");
+        } catch (const ScenarioError& e) {
+            return QString::fromStdString(e.what());
+        }
+        return QString();
+    };
+    const std::string head = "topology:\n  nodes:\n    - {id: a, role: aggregator, position: ";
+    const std::string tail = "}\n    - {id: b, parent: a}\n";
+    QCOMPARE(errors(head + "[1, 2]" + tail), QString());
+    const QString one = errors(head + "[1]" + tail);
+    QVERIFY2(one.contains("p.yaml:3:") &&
+                 one.contains("topology.nodes[0].position must be a list of two numbers [x, y]"),
+             qPrintable(one));
+    const QString letter = errors(head + "[1, x]" + tail);
+    QVERIFY2(letter.contains("topology.nodes[0].position[1] must be a number, got 'x'"),
+             qPrintable(letter));
+    const QString nan = errors(head + "[1, .nan]" + tail);
+    QVERIFY2(
+        nan.contains("topology.nodes[0].position must be two finite numbers [x, y], got [1, .nan]"),
+        qPrintable(nan));
+}
+
+void TestEditor::layoutByTierPutsChildrenUnderParents() {
+    const Scenario s = baseScenario();
+    const TopologyLayout l = layoutByTier(s.topology);
+    const auto& n = l.nodes;
+    QVERIFY(n[0].y < n[1].y);        // cloud above edge
+    QCOMPARE(n[1].y, n[2].y);        // edges on one row
+    QVERIFY(n[1].y < n[3].y);        // edge above devices
+    QCOMPARE(n[3].y, l.groups[0].y); // devices and groups on one row
+    QVERIFY(std::min(n[3].x, n[4].x) <= n[1].x && n[1].x <= std::max(n[3].x, n[4].x));
+    QCOMPARE(l.groups[0].x, n[2].x);               // the only child sits right under
+    QVERIFY(n[1].x <= n[0].x && n[0].x <= n[2].x); // cloud centred over its edges
+    // Many devices under one edge server wrap into a block of lines below the device row.
+    Scenario w = s;
+    for (int i = 0; i < 20; ++i) {
+        NodeSpec d = w.topology.nodes[3];
+        d.id = "w" + std::to_string(i);
+        d.parent = "edge-b";
+        w.topology.nodes.push_back(d);
+    }
+    const TopologyLayout lw = layoutByTier(w.topology);
+    const LayoutOptions o;
+    QCOMPARE(lw.nodes[5].y, n[3].y);                               // first line: the device row
+    QCOMPARE(lw.nodes[5 + o.wrapLeaves].y, n[3].y + o.lineHeight); // then the next line
+    QCOMPARE(lw.nodes[5 + o.wrapLeaves].x, lw.nodes[5].x);
+    // No two items share a spot.
+    std::set<std::pair<double, double>> spots;
+    for (const auto& p : lw.nodes)
+        QVERIFY(spots.insert({p.x, p.y}).second);
+    for (const auto& p : lw.groups)
+        QVERIFY(spots.insert({p.x, p.y}).second);
+    // A parent cycle (an editor may hold one for a moment) does not hang or crash.
+    Scenario c = s;
+    c.topology.nodes[0].parent = "d1";
+    const TopologyLayout lc = layoutByTier(c.topology);
+    QCOMPARE(int(lc.nodes.size()), 5);
+}
+
+void TestEditor::copyPasteKeepsStructure() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc);
+    canvas.topologyScene()->selectIds({"edge-b", "phones", "d1"});
+    canvas.copy();
+    QVERIFY(QApplication::clipboard()->mimeData()->hasFormat(kTopologyMime));
+    const int before = doc.undoStack()->count();
+    canvas.paste();
+    QCOMPARE(doc.undoStack()->count(), before + 1);
+    const Scenario& s = doc.scenario();
+    QCOMPARE(int(s.topology.nodes.size()), 7);
+    QCOMPARE(int(s.topology.groups.size()), 2);
+    // Copies get free ids; references inside the copy follow them, others stay.
+    QCOMPARE(s.topology.nodes[5].id, std::string("edge-b1"));
+    QCOMPARE(s.topology.nodes[5].parent, std::string("cloud"));
+    QCOMPARE(s.topology.nodes[6].id, std::string("d3"));
+    QCOMPARE(s.topology.nodes[6].parent, std::string("edge-a"));
+    QCOMPARE(s.topology.groups[1].id, std::string("phones1"));
+    QCOMPARE(s.topology.groups[1].parent, std::string("edge-b1"));
+    QCOMPARE(s.topology.groups[1].count, 5);
+    QVERIFY(s.topology.nodes[5].hasPosition);
+    QCOMPARE(canvas.topologyScene()->selectedIds(), (QStringList{"edge-b1", "d3", "phones1"}));
+    QVERIFY2(errorsOf(s).isEmpty(), qPrintable(errorsOf(s)));
+    // Pasting again lands further along, not on top of the first copy.
+    canvas.paste();
+    QCOMPARE(doc.scenario().topology.nodes[7].id, std::string("edge-b2"));
+    QVERIFY(doc.scenario().topology.nodes[7].x > doc.scenario().topology.nodes[5].x);
+    // A copy of a device whose parent is gone when pasted: pasted as a root.
+    const QString clip = doc.copy({"d2"});
+    doc.remove({"edge-a"}, {}, DeleteChildren::Remove);
+    const QStringList ids = doc.paste(clip, {});
+    QCOMPARE(ids, QStringList{"d2"});
+    QVERIFY(node(doc, "d2").parent.empty());
+    QString error;
+    QVERIFY(doc.paste("topology: {nodes: [{id: x, tier: moon}]}", {}, &error).isEmpty());
+    QVERIFY2(error.contains("tier must be one of cloud, edge, device, got 'moon'"),
+             qPrintable(error));
+}
+
+void TestEditor::deleteFromCanvas() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc);
+    TopologyScene* scene = canvas.topologyScene();
+    scene->selectIds({"edge-a"});
+    scene->linkItems().front()->setSelected(true);
+    canvas.deleteAction()->trigger();
+    QCOMPARE(int(doc.scenario().topology.nodes.size()), 4);
+    QCOMPARE(node(doc, "d1").parent, std::string("cloud")); // children report further up
+    QVERIFY(doc.scenario().topology.links.empty());
+    QVERIFY(!scene->item("edge-a"));
+    QCOMPARE(scene->itemCount(), 5);
+    QVERIFY2(errorsOf(doc.scenario()).isEmpty(), qPrintable(errorsOf(doc.scenario())));
+    doc.undoStack()->undo();
+    QCOMPARE(text(doc.scenario()), text(baseScenario()));
+    QVERIFY(scene->item("edge-a"));
+    QCOMPARE(int(scene->linkItems().size()), 1);
+}
+
+void TestEditor::dragIsOneUndoStep() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    doc.autoLayout();
+    doc.undoStack()->setClean();
+    TopologyCanvas canvas(&doc);
+    canvas.resize(900, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    canvas.zoomFit();
+    TopologyScene* scene = canvas.topologyScene();
+    scene->selectIds({"d1", "d2"});
+    const QPointF p1 = scene->item("d1")->pos(), p2 = scene->item("d2")->pos();
+    const int count = doc.undoStack()->count();
+    drag(canvas, p1, p1 + QPointF(100, 60));
+    QCOMPARE(doc.undoStack()->count(), count + 1); // the whole drag: one step
+    const QPointF moved = QPointF(node(doc, "d1").x, node(doc, "d1").y) - p1;
+    QVERIFY2(moved.manhattanLength() > 50, qPrintable(QString::number(moved.manhattanLength())));
+    QCOMPARE(QPointF(node(doc, "d2").x, node(doc, "d2").y), p2 + moved); // both moved together
+    // The grabbed node lands on the grid; the others keep their offsets to it.
+    QCOMPARE(std::fmod(node(doc, "d1").x, TopologyScene::kGrid), 0.0);
+    QCOMPARE(std::fmod(node(doc, "d1").y, TopologyScene::kGrid), 0.0);
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QCOMPARE(scene->item("d1")->pos(), p1);
+    QCOMPARE(scene->item("d2")->pos(), p2);
+    QVERIFY(!doc.isModified());
+
+    // Rubber band from empty canvas around the two devices selects just them.
+    scene->clearSelection();
+    const QRectF around =
+        scene->item("d1")->sceneBoundingRect().united(scene->item("d2")->sceneBoundingRect());
+    // (Intersecting is enough: the band ends inside d2, well clear of its neighbours.)
+    drag(canvas, around.topLeft() - QPointF(15, 15),
+         QPointF(scene->item("d2")->pos().x(), around.bottom() + 15));
+    QCOMPARE(scene->selectedIds(), (QStringList{"d1", "d2"}));
+    QCOMPARE(doc.undoStack()->count(), count + 1); // selecting is no edit
+    // The wheel zooms, under the mouse.
+    const qreal z = canvas.zoom();
+    QWheelEvent wheel(QPointF(200, 200), canvas.viewport()->mapToGlobal(QPointF(200, 200)),
+                      QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                      false);
+    QApplication::sendEvent(canvas.viewport(), &wheel);
+    QVERIFY(canvas.zoom() > z * 1.2);
+    canvas.zoomOutAction()->trigger();
+    QVERIFY(canvas.zoom() < z * 1.5);
+}
+
+void TestEditor::dropFromPaletteAndDrawLinks() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    doc.autoLayout();
+    TopologyCanvas canvas(&doc);
+    canvas.resize(900, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    canvas.zoomFit();
+    TopologyScene* scene = canvas.topologyScene();
+
+    // The palette's drag payload, dropped onto edge-b: a device under edge-b.
+    NodePalette palette;
+    palette.setGroupCount(12);
+    QListWidget* list = palette.list();
+    QCOMPARE(list->count(), 4);
+    std::unique_ptr<QMimeData> mime(list->model()->mimeData({list->model()->index(2, 0)}));
+    QVERIFY(mime && mime->hasFormat(kNodeTemplateMime));
+    sendDrop(canvas, scene->item("edge-b")->pos(), mime.get());
+    QCOMPARE(int(doc.scenario().topology.nodes.size()), 6);
+    const NodeSpec& added = doc.scenario().topology.nodes.back();
+    QCOMPARE(added.id, std::string("device"));
+    QCOMPARE(added.parent, std::string("edge-b"));
+    QVERIFY(added.hasPosition && added.y > node(doc, "edge-b").y);
+    // A group of N from the palette, dropped on empty canvas, at the drop point (snapped).
+    std::unique_ptr<QMimeData> gm(list->model()->mimeData({list->model()->index(3, 0)}));
+    const QPointF empty(-600, 900);
+    sendDrop(canvas, empty, gm.get());
+    QCOMPARE(int(doc.scenario().topology.groups.size()), 2);
+    QCOMPARE(doc.scenario().topology.groups.back().count, 12);
+    QVERIFY(doc.scenario().topology.groups.back().parent.empty());
+
+    // Shift+drag from the new group to edge-a: it has no parent, so edge-a becomes it.
+    const QString gid = QString::fromStdString(doc.scenario().topology.groups.back().id);
+    drag(canvas, scene->item(gid)->pos(), scene->item("edge-a")->pos(), Qt::ShiftModifier);
+    QCOMPARE(doc.scenario().topology.groups.back().parent, std::string("edge-a"));
+    // Link mode: from d1 (has a parent) to d2: an explicit link.
+    canvas.linkModeAction()->trigger();
+    drag(canvas, scene->item("d1")->pos(), scene->item("d2")->pos());
+    QCOMPARE(int(doc.scenario().topology.links.size()), 2);
+    QCOMPARE(doc.scenario().topology.links.back().from, std::string("d1"));
+    QCOMPARE(int(scene->linkItems().size()), 2);
+    canvas.linkModeAction()->trigger();
+    QVERIFY2(errorsOf(doc.scenario()).isEmpty(), qPrintable(errorsOf(doc.scenario())));
+
+    // Double-click in the palette adds at the centre of the view.
+    QSignalSpy add(&palette, &NodePalette::addRequested);
+    Q_EMIT list->itemDoubleClicked(list->item(0));
+    QCOMPARE(add.count(), 1);
+    const QString cloud = canvas.addAtCentre(add.at(0).at(0).value<NodeTemplate>(), 1);
+    QCOMPARE(cloud, QString("cloud1"));
+    QCOMPARE(doc.tierOf(doc.find(cloud)), Tier::Cloud);
+
+    canvas.zoomFit();
+    canvas.grab().save(QDir::temp().filePath("editor.png"));
+    canvas.selectAllAction()->trigger();
+    QCOMPARE(scene->selectedIds().size(), 9);
+    QCOMPARE(int(scene->selectedLinks().size()), 2);
+}
+
+void TestEditor::inspectorValidatesLikeTheLoader() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    PropertyInspector inspector(&doc);
+    inspector.setSelection({"d1"}, {});
+    auto* tp = qobject_cast<QLineEdit*>(inspector.editor("compute.throughput"));
+    QVERIFY(tp);
+    QCOMPARE(tp->text(), QString("200"));
+    QVERIFY(!inspector.isFieldVisible("compute.throughput.max")); // a node: one value
+    QVERIFY(!inspector.isFieldVisible("count"));
+    const int count = doc.undoStack()->count();
+    tp->setText("-5");
+    tp->setModified(true);
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(doc.undoStack()->count(), count); // not applied
+    QCOMPARE(node(doc, "d1").compute.throughput.min, 200.0);
+    QVERIFY2(inspector.message("compute.throughput").contains("must be > 0, got -5"),
+             qPrintable(inspector.message("compute.throughput")));
+    QCOMPARE(tp->text(), QString("-5")); // the invalid value stays visible
+    inspector.resize(380, 900);
+    inspector.grab().save(QDir::temp().filePath("editor-inspector.png"));
+    tp->setText("abc");
+    tp->setModified(true);
+    Q_EMIT tp->editingFinished();
+    QVERIFY(inspector.message("compute.throughput").contains("must be a number, got 'abc'"));
+    tp->setText("250");
+    tp->setModified(true);
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(doc.undoStack()->count(), count + 1);
+    QCOMPARE(node(doc, "d1").compute.throughput.min, 250.0);
+    QVERIFY(inspector.message("compute.throughput").isEmpty());
+
+    // A parent that does not exist: the loader's message, with its suggestion.
+    auto* parent = qobject_cast<QComboBox*>(inspector.editor("parent"));
+    parent->setEditText("edge-c");
+    Q_EMIT parent->lineEdit()->editingFinished();
+    QVERIFY2(inspector.message("parent").contains(
+                 "names node 'edge-c', which does not exist (did you mean 'edge-a'?)"),
+             qPrintable(inspector.message("parent")));
+    QCOMPARE(node(doc, "d1").parent, std::string("edge-a"));
+    // Renaming to a taken id is refused; a free one renames everywhere.
+    inspector.setSelection({"edge-a"}, {});
+    auto* id = qobject_cast<QLineEdit*>(inspector.editor("id"));
+    id->setText("d2");
+    id->setModified(true);
+    Q_EMIT id->editingFinished();
+    QVERIFY2(inspector.message("id").contains("duplicate id 'd2'"),
+             qPrintable(inspector.message("id")));
+    id->setText("west");
+    id->setModified(true);
+    Q_EMIT id->editingFinished();
+    QCOMPARE(node(doc, "d1").parent, std::string("west"));
+    QCOMPARE(inspector.selectedIds(), QStringList{"west"});
+
+    // Problems already in the scenario show next to their field: a Markov aggregator.
+    doc.changeEntities(
+        {"west"}, [](NodeSpec& n) { n.availability.kind = AvailabilitySpec::Kind::Markov; }, {},
+        "markov");
+    QVERIFY(inspector.isFieldVisible("availability.mean_up_s"));
+    QVERIFY2(inspector.message("availability.kind").contains("must be always for an aggregator"),
+             qPrintable(inspector.message("availability.kind")));
+
+    // Groups: ranges and count.
+    inspector.setSelection({"phones"}, {});
+    QVERIFY(inspector.isFieldVisible("compute.throughput.max"));
+    auto* mx = qobject_cast<QLineEdit*>(inspector.editor("compute.throughput.max"));
+    QCOMPARE(mx->text(), QString("300"));
+    mx->setText("50"); // below min: the loader's range message
+    mx->setModified(true);
+    Q_EMIT mx->editingFinished();
+    QVERIFY2(inspector.message("compute.throughput.max").contains("range needs min <= max"),
+             qPrintable(inspector.message("compute.throughput.max")));
+    QCOMPARE(doc.scenario().topology.groups[0].compute.throughput.max, 300.0);
+    auto* count2 = qobject_cast<QSpinBox*>(inspector.editor("count"));
+    count2->setValue(0);
+    QVERIFY(inspector.message("count").contains("must be in [1, 1000000], got 0"));
+    QCOMPARE(doc.scenario().topology.groups[0].count, 5);
+    count2->setValue(80);
+    QCOMPARE(doc.scenario().topology.groups[0].count, 80);
+}
+
+void TestEditor::inspectorMultiSelectionIsOneStep() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc);
+    PropertyInspector inspector(&doc);
+    inspector.attach(canvas.topologyScene());
+    canvas.topologyScene()->selectIds({"d1", "d2", "phones"});
+    QCOMPARE(inspector.selectedIds().size(), 3);
+    auto* price = qobject_cast<QLineEdit*>(inspector.editor("price_per_hour"));
+    auto* tp = qobject_cast<QLineEdit*>(inspector.editor("compute.throughput"));
+    QCOMPARE(price->text(), QString("0")); // all the same
+    QCOMPARE(tp->text(), QString());       // 200, 200 and 100..300: mixed
+    QCOMPARE(tp->placeholderText(), QString("(mixed)"));
+    const int count = doc.undoStack()->count();
+    price->setText("0.25");
+    price->setModified(true);
+    Q_EMIT price->editingFinished();
+    QCOMPARE(doc.undoStack()->count(), count + 1);
+    QCOMPARE(node(doc, "d1").pricePerHour, 0.25);
+    QCOMPARE(node(doc, "d2").pricePerHour, 0.25);
+    QCOMPARE(doc.scenario().topology.groups[0].pricePerHour.max, 0.25);
+    auto* role = qobject_cast<QComboBox*>(inspector.editor("role"));
+    role->setCurrentIndex(role->findText("both"));
+    Q_EMIT role->activated(role->currentIndex());
+    QCOMPARE(node(doc, "d2").role, Role::Both);
+    QCOMPARE(doc.scenario().topology.groups[0].role, Role::Both);
+    QCOMPARE(doc.undoStack()->count(), count + 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(text(doc.scenario()), text(baseScenario()));
+}
+
+void TestEditor::inspectorEditsLinks() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc);
+    PropertyInspector inspector(&doc);
+    inspector.attach(canvas.topologyScene());
+    canvas.topologyScene()->linkItems().front()->setSelected(true); // click on the link
+    QCOMPARE(canvas.topologyScene()->selectedLinks(), std::vector<int>{0});
+    QVERIFY(inspector.isFieldVisible("latency_ms"));
+    QVERIFY(!inspector.isFieldVisible("role"));
+    auto* up = qobject_cast<QLineEdit*>(inspector.editor("bandwidth_up_mbps"));
+    up->setText("0");
+    up->setModified(true);
+    Q_EMIT up->editingFinished();
+    QVERIFY(inspector.message("bandwidth_up_mbps").contains("must be > 0, got 0"));
+    up->setText("75");
+    up->setModified(true);
+    Q_EMIT up->editingFinished();
+    QCOMPARE(doc.scenario().topology.links[0].params.bandwidthUpMbps, 75.0);
+    // The canvas redrew the link; it is still selected and the inspector still on it.
+    QCOMPARE(canvas.topologyScene()->selectedLinks(), std::vector<int>{0});
+    QVERIFY(inspector.isFieldVisible("latency_ms"));
+    // Removing a link before a selected one renumbers it; the selection follows it.
+    LinkSpec extra;
+    extra.from = "d1";
+    extra.to = "d2";
+    QCOMPARE(doc.addLink(extra), 1);
+    canvas.topologyScene()->selectIds({});
+    canvas.topologyScene()->linkItems().back()->setSelected(true);
+    doc.removeLink(0);
+    QCOMPARE(canvas.topologyScene()->selectedLinks(), std::vector<int>{0});
+    QCOMPARE(doc.scenario().topology.links[0].from, std::string("d1"));
+    doc.undoStack()->undo(); // the removed link comes back at index 0: ours is 1 again
+    QCOMPARE(canvas.topologyScene()->selectedLinks(), std::vector<int>{1});
+    doc.undoStack()->undo();
+    canvas.topologyScene()->selectIds({});
+    inspector.setSelection({}, {0});
+    auto* to = qobject_cast<QComboBox*>(inspector.editor("to"));
+    to->setEditText("edge-a");
+    Q_EMIT to->lineEdit()->editingFinished();
+    QVERIFY(inspector.message("to").contains("must differ from 'from'"));
+    // A node's own link to its parent.
+    inspector.setSelection({"d1"}, {});
+    QVERIFY(!inspector.isFieldVisible("link.latency_ms"));
+    auto* own = qobject_cast<QCheckBox*>(inspector.editor("link"));
+    own->click();
+    QVERIFY(node(doc, "d1").link.has_value());
+    QVERIFY(inspector.isFieldVisible("link.latency_ms"));
+    auto* lat = qobject_cast<QLineEdit*>(inspector.editor("link.latency_ms"));
+    lat->setText("-1");
+    lat->setModified(true);
+    Q_EMIT lat->editingFinished();
+    QVERIFY(inspector.message("link.latency_ms").contains("must be >= 0, got -1"));
+    QCOMPARE(node(doc, "d1").link->latencyMs, 0.0);
+}
+
+void TestEditor::groupsExpandAndShowRunState() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    TopologyCanvas canvas(&doc);
+    TopologyScene* scene = canvas.topologyScene();
+    NodeItem* phones = scene->item("phones");
+    QVERIFY(phones && phones->isGroup());
+    QCOMPARE(phones->count(), 5);
+    phones->setExpanded(true);
+    QVERIFY(phones->member(4));
+    QVERIFY(!phones->member(5));
+    // A child naming a member attaches to that member while expanded.
+    NodeSpec probe;
+    probe.id = "probe";
+    probe.tier = Tier::Device;
+    probe.role = Role::Aggregator;
+    probe.parent = "phones-3";
+    doc.addNode(probe);
+    EdgeItem* edge = nullptr;
+    for (EdgeItem* e : scene->item("probe")->edges())
+        if (e->isParentLink()) edge = e;
+    QVERIFY(edge);
+    QCOMPARE(edge->to(), phones);
+    QCOMPARE(edge->toMember(), 3);
+
+    // A run: the expanded topology's nodes in order, then a frame.
+    std::vector<NodeInfo> nodes;
+    for (const char* id : {"cloud", "edge-a", "edge-b", "d1", "d2", "probe", "phones-0", "phones-1",
+                           "phones-2", "phones-3", "phones-4"}) {
+        NodeInfo n;
+        n.id = id;
+        nodes.push_back(n);
+    }
+    canvas.setRunNodes(nodes);
+    ActivityFrame f;
+    f.states = {NodeState::Idle,    NodeState::Idle,    NodeState::Receiving, NodeState::Computing,
+                NodeState::Offline, NodeState::Idle,    NodeState::Computing, NodeState::Computing,
+                NodeState::Sending, NodeState::Offline, NodeState::Computing};
+    f.messages = {{0, 1, true, 0.5}, {7, 2, false, 0.25}, {99, 0, true, 0.1}};
+    canvas.showFrame(f);
+    QCOMPARE(scene->messagesShown(), 2); // the out-of-range index is skipped
+    canvas.resize(1000, 640);
+    canvas.zoomFit();
+    // Paints group counts, member states and messages; also in a dark palette.
+    canvas.grab().save(QDir::temp().filePath("editor-run.png"));
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(30, 32, 36));
+    dark.setColor(QPalette::AlternateBase, QColor(45, 48, 54));
+    dark.setColor(QPalette::Text, QColor(225, 228, 232));
+    dark.setColor(QPalette::WindowText, QColor(225, 228, 232));
+    dark.setColor(QPalette::Highlight, QColor(80, 150, 255));
+    canvas.setPalette(dark);
+    canvas.grab().save(QDir::temp().filePath("editor-run-dark.png"));
+    canvas.clearRunState();
+    QCOMPARE(scene->messagesShown(), 0);
+    phones->setExpanded(false);
+    QCOMPARE(edge->toMember(), 3);
+    QCOMPARE(edge->line().p2().y() <= phones->pos().y() + NodeItem::kHeight, true);
+}
+
+void TestEditor::thousandNodeBenchmark() {
+    Scenario s = baseScenario();
+    s.topology.groups.clear();
+    s.topology.links.clear();
+    s.topology.nodes.resize(3);
+    for (int e = 0; e < 10; ++e) {
+        NodeSpec edge = s.topology.nodes[1];
+        edge.id = "e" + std::to_string(e);
+        s.topology.nodes.push_back(edge);
+    }
+    for (int d = 0; s.topology.nodes.size() < 1000; ++d) {
+        NodeSpec dev;
+        dev.id = "dev" + std::to_string(d);
+        dev.parent = "e" + std::to_string(d % 10);
+        s.topology.nodes.push_back(dev);
+    }
+    QVERIFY2(errorsOf(s).isEmpty(), qPrintable(errorsOf(s)));
+    ScenarioDocument doc;
+    TopologyCanvas canvas(&doc);
+    PropertyInspector inspector(&doc);
+    inspector.attach(canvas.topologyScene());
+    canvas.resize(1000, 700);
+    QElapsedTimer t;
+    t.start();
+    doc.setScenario(s);
+    const qint64 build = t.elapsed();
+    QCOMPARE(canvas.topologyScene()->itemCount(), 1000);
+    t.restart();
+    canvas.zoomFit();
+    canvas.grab();
+    const qint64 paint = t.elapsed();
+    QStringList ids;
+    QList<QPointF> to;
+    for (int i = 0; i < 100; ++i) {
+        ids << QString("dev%1").arg(i);
+        to << QPointF(i * 10, 900);
+    }
+    t.restart();
+    canvas.topologyScene()->selectIds(ids);
+    const qint64 select = t.elapsed();
+    QCOMPARE(inspector.selectedIds().size(), 100);
+    t.restart();
+    doc.moveEntities(ids, to, doc.newMergeId());
+    const qint64 move = t.elapsed();
+    QCOMPARE(canvas.topologyScene()->item("dev42")->pos(), QPointF(420, 900));
+    t.restart();
+    doc.autoLayout();
+    const qint64 layout = t.elapsed();
+    qInfo("benchmark, 1000 nodes: scene build %lld ms, fit + paint %lld ms, select 100 "
+          "(inspector following) %lld ms, move 100 %lld ms, auto layout %lld ms",
+          build, paint, select, move, layout);
+}
+
+QTEST_MAIN(TestEditor)
+#include "test_editor.moc"

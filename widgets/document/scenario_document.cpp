@@ -1,0 +1,694 @@
+#include "widgets/document/scenario_document.h"
+
+#include "core/scenario/layout.h"
+#include "widgets/document/document_commands.h"
+
+#include <QFile>
+#include <QSet>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <type_traits>
+
+namespace fog {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+std::string ss(const QString& s) {
+    return s.toStdString();
+}
+
+bool aggregatesRole(Role r) {
+    return r != Role::Trainer;
+}
+
+/// The topology's YAML, to tell whether a generic edit touched it.
+std::string topologyText(const TopologySpec& t) {
+    Scenario s;
+    s.topology = t;
+    return saveScenarioText(s);
+}
+
+// Field-by-field equality of specs (source lines do not count): an edit that sets what is
+// already there is dropped. Cheap, since a drag or a layout compares hundreds of them.
+bool same(const Range& a, const Range& b) {
+    return a.min == b.min && a.max == b.max;
+}
+bool same(const LinkParams& a, const LinkParams& b) {
+    return a.bandwidthUpMbps == b.bandwidthUpMbps && a.bandwidthDownMbps == b.bandwidthDownMbps &&
+           a.latencyMs == b.latencyMs && a.pricePerGb == b.pricePerGb;
+}
+bool same(const std::optional<LinkParams>& a, const std::optional<LinkParams>& b) {
+    return a.has_value() == b.has_value() && (!a || same(*a, *b));
+}
+bool same(const AvailabilitySpec& a, const AvailabilitySpec& b) {
+    if (a.offline.size() != b.offline.size()) return false;
+    for (std::size_t i = 0; i < a.offline.size(); ++i)
+        if (a.offline[i].fromS != b.offline[i].fromS || a.offline[i].toS != b.offline[i].toS)
+            return false;
+    return a.kind == b.kind && a.meanUpS == b.meanUpS && a.meanDownS == b.meanDownS &&
+           a.startOnline == b.startOnline && a.startStationary == b.startStationary;
+}
+template <class Spec> bool sameMember(const Spec& a, const Spec& b) {
+    return a.id == b.id && a.tier == b.tier && a.role == b.role && a.parent == b.parent &&
+           a.region == b.region && same(a.compute.throughput, b.compute.throughput) &&
+           a.compute.noise.kind == b.compute.noise.kind &&
+           a.compute.noise.shift == b.compute.noise.shift &&
+           a.compute.noise.sigma == b.compute.noise.sigma && same(a.availability, b.availability) &&
+           a.energy.perSampleJ == b.energy.perSampleJ && a.energy.perByteJ == b.energy.perByteJ &&
+           same(a.link, b.link) && a.hasPosition == b.hasPosition && a.x == b.x && a.y == b.y;
+}
+bool sameSpec(const NodeSpec& a, const NodeSpec& b) {
+    return sameMember(a, b) && a.pricePerHour == b.pricePerHour && a.dataShare == b.dataShare;
+}
+bool sameSpec(const GroupSpec& a, const GroupSpec& b) {
+    return sameMember(a, b) && a.count == b.count && same(a.pricePerHour, b.pricePerHour) &&
+           same(a.dataShare, b.dataShare);
+}
+bool sameSpec(const LinkSpec& a, const LinkSpec& b) {
+    return a.from == b.from && a.to == b.to && same(a.params, b.params);
+}
+
+/// The same through the file format too, so that a field added to the specs later and not
+/// listed above still counts as a change. Only runs when the fields above agree.
+template <class Spec> bool sameText(const Spec& a, const Spec& b) {
+    Scenario x, y;
+    if constexpr (std::is_same_v<Spec, NodeSpec>) {
+        x.topology.nodes = {a};
+        y.topology.nodes = {b};
+    } else if constexpr (std::is_same_v<Spec, GroupSpec>) {
+        x.topology.groups = {a};
+        y.topology.groups = {b};
+    } else {
+        x.topology.links = {a};
+        y.topology.links = {b};
+    }
+    return saveScenarioText(x) == saveScenarioText(y);
+}
+
+/// `<group>-<k>` split into the group id and k; false when `id` has no such shape.
+bool splitMember(const std::string& id, std::string& group, int& k) {
+    const auto dash = id.rfind('-');
+    if (dash == std::string::npos || dash + 1 >= id.size()) return false;
+    const std::string digits = id.substr(dash + 1);
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    group = id.substr(0, dash);
+    k = std::stoi(digits);
+    return true;
+}
+
+} // namespace
+
+ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+    QObject::connect(undo_, &QUndoStack::cleanChanged, this,
+                     [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
+}
+
+ScenarioDocument::~ScenarioDocument() = default;
+
+// --- file and state --------------------------------------------------------------------------
+
+bool ScenarioDocument::load(const QString& path, QString* error) {
+    // Through QFile, so that the presets compiled into the application (":/presets/...")
+    // open like files on disk.
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error) *error = tr("%1: cannot open scenario file: %2").arg(path, file.errorString());
+        return false;
+    }
+    try {
+        Scenario s = loadScenarioText(file.readAll().toStdString(), ss(path));
+        s.sourcePath = ss(path);
+        setScenario(s);
+        setFilePath(path);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+bool ScenarioDocument::save(QString* error) {
+    if (filePath_.isEmpty()) {
+        if (error) *error = tr("the scenario has no file name yet: use Save As");
+        return false;
+    }
+    return saveAs(filePath_, error);
+}
+
+bool ScenarioDocument::saveAs(const QString& path, QString* error) {
+    try {
+        saveScenarioFile(scenario_, ss(path));
+    } catch (const std::exception& e) {
+        if (error) *error = tr("%1: cannot save: %2").arg(path, QString::fromStdString(e.what()));
+        return false;
+    }
+    scenario_.sourcePath = ss(path);
+    setFilePath(path);
+    undo_->setClean();
+    return true;
+}
+
+void ScenarioDocument::setFilePath(const QString& path) {
+    if (path == filePath_) return;
+    filePath_ = path;
+    Q_EMIT filePathChanged(path);
+}
+
+void ScenarioDocument::setScenario(const Scenario& s) {
+    const bool wasModified = isModified();
+    scenario_ = s;
+    undo_->clear(); // clear() also makes the stack clean
+    Q_EMIT topologyReset();
+    Q_EMIT scenarioChanged();
+    if (wasModified) Q_EMIT modifiedChanged(false);
+}
+
+bool ScenarioDocument::isModified() const {
+    return !undo_->isClean();
+}
+
+std::vector<Diagnostic> ScenarioDocument::diagnostics() const {
+    return validateScenario(scenario_);
+}
+
+// --- look-up ---------------------------------------------------------------------------------
+
+EntityRef ScenarioDocument::find(const QString& id) const {
+    const std::string key = ss(id);
+    const auto& t = scenario_.topology;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (t.nodes[i].id == key) return {false, static_cast<int>(i)};
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        if (t.groups[i].id == key) return {true, static_cast<int>(i)};
+    return {};
+}
+
+EntityRef ScenarioDocument::resolve(const QString& id) const {
+    if (const EntityRef e = find(id); e.valid()) return e;
+    const std::string key = ss(id);
+    const auto& t = scenario_.topology;
+    std::string group;
+    int k = 0;
+    if (splitMember(key, group, k))
+        for (std::size_t i = 0; i < t.groups.size(); ++i)
+            if (t.groups[i].id == group && k < t.groups[i].count)
+                return {true, static_cast<int>(i)};
+    return {};
+}
+
+QString ScenarioDocument::idOf(EntityRef e) const {
+    if (!e.valid()) return {};
+    const auto& t = scenario_.topology;
+    return qs(e.group ? t.groups[static_cast<std::size_t>(e.index)].id
+                      : t.nodes[static_cast<std::size_t>(e.index)].id);
+}
+
+QString ScenarioDocument::keyPath(EntityRef e) const {
+    return QStringLiteral("topology.%1[%2]").arg(e.group ? "groups" : "nodes").arg(e.index);
+}
+
+#define FOG_ENTITY_FIELD(e, field)                                                                 \
+    ((e).group ? scenario_.topology.groups[static_cast<std::size_t>((e).index)].field              \
+               : scenario_.topology.nodes[static_cast<std::size_t>((e).index)].field)
+
+Tier ScenarioDocument::tierOf(EntityRef e) const {
+    return FOG_ENTITY_FIELD(e, tier);
+}
+Role ScenarioDocument::roleOf(EntityRef e) const {
+    return FOG_ENTITY_FIELD(e, role);
+}
+QString ScenarioDocument::parentOf(EntityRef e) const {
+    return qs(FOG_ENTITY_FIELD(e, parent));
+}
+bool ScenarioDocument::hasPositionOf(EntityRef e) const {
+    return FOG_ENTITY_FIELD(e, hasPosition);
+}
+QPointF ScenarioDocument::positionOf(EntityRef e) const {
+    return {FOG_ENTITY_FIELD(e, x), FOG_ENTITY_FIELD(e, y)};
+}
+#undef FOG_ENTITY_FIELD
+
+QString ScenarioDocument::nodeIdFor(EntityRef e) const {
+    return e.group ? idOf(e) + QStringLiteral("-0") : idOf(e);
+}
+
+QString ScenarioDocument::uniqueId(const QString& base, const QStringList& alsoTaken) const {
+    auto taken = [&](const QString& id) {
+        return find(id).valid() || resolve(id).valid() || alsoTaken.contains(id);
+    };
+    QString stem = base.isEmpty() ? QStringLiteral("node") : base;
+    if (!taken(stem)) return stem;
+    // "edge3" -> stem "edge", so copies count on rather than growing "edge31".
+    while (!stem.isEmpty() && stem.back().isDigit())
+        stem.chop(1);
+    if (stem.isEmpty()) stem = QStringLiteral("node");
+    for (int i = 1;; ++i) {
+        const QString id = stem + QString::number(i);
+        if (!taken(id)) return id;
+    }
+}
+
+bool ScenarioDocument::isAncestor(EntityRef ancestor, EntityRef e) const {
+    const int limit =
+        static_cast<int>(scenario_.topology.nodes.size() + scenario_.topology.groups.size());
+    for (int steps = 0; e.valid() && steps <= limit; ++steps) {
+        if (e == ancestor) return true;
+        e = resolve(parentOf(e));
+    }
+    return false;
+}
+
+int ScenarioDocument::linkBetween(const QString& a, const QString& b) const {
+    const auto& links = scenario_.topology.links;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        const QString f = qs(links[i].from), t = qs(links[i].to);
+        if ((f == a && t == b) || (f == b && t == a)) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+EntityRef ScenarioDocument::require(const QString& id) const {
+    const EntityRef e = find(id);
+    if (!e.valid()) qWarning("ScenarioDocument: no node or group '%s'", qPrintable(id));
+    return e;
+}
+
+// --- topology edits --------------------------------------------------------------------------
+
+QString ScenarioDocument::addNode(NodeSpec n) {
+    n.id = ss(uniqueId(qs(n.id)));
+    const EntityRef ref{false, static_cast<int>(scenario_.topology.nodes.size())};
+    const QString id = qs(n.id);
+    undo_->push(EntityPresenceCommand::insert(this, ref, std::move(n), {}));
+    return id;
+}
+
+QString ScenarioDocument::addGroup(GroupSpec g) {
+    g.id = ss(uniqueId(qs(g.id)));
+    const EntityRef ref{true, static_cast<int>(scenario_.topology.groups.size())};
+    const QString id = qs(g.id);
+    undo_->push(EntityPresenceCommand::insert(this, ref, {}, std::move(g)));
+    return id;
+}
+
+void ScenarioDocument::pushChange(NodeEdits nodes, GroupEdits groups, LinkEdits links,
+                                  const QString& text, int mergeId) {
+    // Setting what is already there is no edit: no undo step, no dirty document.
+    const auto& t = scenario_.topology;
+    auto unchanged = [](const auto& current) {
+        return [&current](const auto& e) {
+            const auto& now = current[static_cast<std::size_t>(e.first)];
+            return sameSpec(now, e.second) && sameText(now, e.second);
+        };
+    };
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), unchanged(t.nodes)), nodes.end());
+    groups.erase(std::remove_if(groups.begin(), groups.end(), unchanged(t.groups)), groups.end());
+    links.erase(std::remove_if(links.begin(), links.end(), unchanged(t.links)), links.end());
+    if (nodes.empty() && groups.empty() && links.empty()) return;
+    auto byIndex = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(nodes.begin(), nodes.end(), byIndex);
+    std::sort(groups.begin(), groups.end(), byIndex);
+    std::sort(links.begin(), links.end(), byIndex);
+    undo_->push(new ChangeItemsCommand(this, text, mergeId, std::move(nodes), std::move(groups),
+                                       std::move(links)));
+}
+
+void ScenarioDocument::collectRename(EntityRef e, const QString& newId, NodeEdits& nodes,
+                                     GroupEdits& groups, LinkEdits& links) const {
+    const std::string oldId = ss(idOf(e));
+    const std::string to = ss(newId);
+    // A reference names the node itself, or for a group one of its members.
+    auto renamed = [&](const std::string& ref, std::string& out) {
+        if (!e.group) {
+            if (ref != oldId) return false;
+            out = to;
+            return true;
+        }
+        std::string g;
+        int k = 0;
+        if (!splitMember(ref, g, k) || g != oldId) return false;
+        out = to + "-" + std::to_string(k);
+        return true;
+    };
+    auto edited = [](auto& edits, int index, const auto& current) -> auto& {
+        for (auto& x : edits)
+            if (x.first == index) return x.second;
+        edits.emplace_back(index, current);
+        return edits.back().second;
+    };
+    const auto& t = scenario_.topology;
+    std::string out;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (renamed(t.nodes[i].parent, out))
+            edited(nodes, static_cast<int>(i), t.nodes[i]).parent = out;
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        if (renamed(t.groups[i].parent, out))
+            edited(groups, static_cast<int>(i), t.groups[i]).parent = out;
+    for (std::size_t i = 0; i < t.links.size(); ++i) {
+        if (renamed(t.links[i].from, out))
+            edited(links, static_cast<int>(i), t.links[i]).from = out;
+        if (renamed(t.links[i].to, out)) edited(links, static_cast<int>(i), t.links[i]).to = out;
+    }
+}
+
+void ScenarioDocument::setNode(const QString& id, const NodeSpec& value, int mergeId) {
+    const EntityRef e = require(id);
+    if (!e.valid() || e.group) return;
+    NodeEdits nodes{{e.index, value}};
+    GroupEdits groups;
+    LinkEdits links;
+    if (qs(value.id) != id) collectRename(e, qs(value.id), nodes, groups, links);
+    // collectRename may have queued this node's own parent change: keep the new value.
+    for (auto& n : nodes)
+        if (n.first == e.index) n.second = value;
+    pushChange(std::move(nodes), std::move(groups), std::move(links),
+               qs(value.id) != id ? tr("Rename %1").arg(id) : tr("Edit %1").arg(id), mergeId);
+}
+
+void ScenarioDocument::setGroup(const QString& id, const GroupSpec& value, int mergeId) {
+    const EntityRef e = require(id);
+    if (!e.valid() || !e.group) return;
+    NodeEdits nodes;
+    GroupEdits groups{{e.index, value}};
+    LinkEdits links;
+    if (qs(value.id) != id) collectRename(e, qs(value.id), nodes, groups, links);
+    for (auto& g : groups)
+        if (g.first == e.index) g.second = value;
+    pushChange(std::move(nodes), std::move(groups), std::move(links),
+               qs(value.id) != id ? tr("Rename %1").arg(id) : tr("Edit %1").arg(id), mergeId);
+}
+
+void ScenarioDocument::changeEntities(const QStringList& ids,
+                                      const std::function<void(NodeSpec&)>& onNode,
+                                      const std::function<void(GroupSpec&)>& onGroup,
+                                      const QString& text, int mergeId) {
+    NodeEdits nodes;
+    GroupEdits groups;
+    const auto& t = scenario_.topology;
+    for (const QString& id : ids) {
+        const EntityRef e = require(id);
+        if (!e.valid()) continue;
+        if (e.group && onGroup) {
+            GroupSpec g = t.groups[static_cast<std::size_t>(e.index)];
+            onGroup(g);
+            g.id = ss(id);
+            groups.emplace_back(e.index, std::move(g));
+        } else if (!e.group && onNode) {
+            NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
+            onNode(n);
+            n.id = ss(id);
+            nodes.emplace_back(e.index, std::move(n));
+        }
+    }
+    pushChange(std::move(nodes), std::move(groups), {}, text, mergeId);
+}
+
+void ScenarioDocument::moveEntities(const QStringList& ids, const QList<QPointF>& positions,
+                                    int mergeId) {
+    Q_ASSERT(ids.size() == positions.size());
+    QHash<QString, QPointF> at;
+    for (int i = 0; i < ids.size() && i < positions.size(); ++i)
+        at.insert(ids[i], positions[i]);
+    changeEntities(
+        ids,
+        [&](NodeSpec& n) {
+            const QPointF p = at.value(qs(n.id));
+            n.x = p.x();
+            n.y = p.y();
+            n.hasPosition = true;
+        },
+        [&](GroupSpec& g) {
+            const QPointF p = at.value(qs(g.id));
+            g.x = p.x();
+            g.y = p.y();
+            g.hasPosition = true;
+        },
+        ids.size() == 1 ? tr("Move %1").arg(ids.front()) : tr("Move %n nodes", "", int(ids.size())),
+        mergeId);
+}
+
+void ScenarioDocument::setParent(const QString& id, const QString& parent) {
+    const std::string p = ss(parent);
+    changeEntities(
+        {id}, [&](NodeSpec& n) { n.parent = p; }, [&](GroupSpec& g) { g.parent = p; },
+        parent.isEmpty() ? tr("Detach %1").arg(id) : tr("Attach %1 to %2").arg(id, parent));
+}
+
+int ScenarioDocument::addLink(const LinkSpec& l) {
+    const int index = static_cast<int>(scenario_.topology.links.size());
+    undo_->push(new LinkPresenceCommand(this, index, l, true));
+    return index;
+}
+
+void ScenarioDocument::setLink(int index, const LinkSpec& l, int mergeId) {
+    if (index < 0 || index >= static_cast<int>(scenario_.topology.links.size())) return;
+    pushChange({}, {}, {{index, l}}, tr("Edit link %1 - %2").arg(qs(l.from), qs(l.to)), mergeId);
+}
+
+void ScenarioDocument::removeLink(int index) {
+    if (index < 0 || index >= static_cast<int>(scenario_.topology.links.size())) return;
+    undo_->push(new LinkPresenceCommand(
+        this, index, scenario_.topology.links[static_cast<std::size_t>(index)], false));
+}
+
+ScenarioDocument::Connection ScenarioDocument::connect(const QString& from, const QString& to) {
+    const EntityRef a = resolve(from), b = resolve(to);
+    if (!a.valid() || !b.valid() || a == b) return Connection::None;
+    // A group end names the member it was given, or member 0.
+    const QString aId = find(from).valid() && a.group ? nodeIdFor(a) : from;
+    const QString bId = find(to).valid() && b.group ? nodeIdFor(b) : to;
+    auto attach = [&](EntityRef child, EntityRef parent, const QString& parentId) {
+        return parentOf(child).isEmpty() && aggregatesRole(roleOf(parent)) &&
+               !isAncestor(child, parent) && (setParent(idOf(child), parentId), true);
+    };
+    // The end nearer the devices becomes the child when either could be (a link drawn from
+    // the cloud down to an edge server attaches the edge server).
+    const bool aAbove = static_cast<int>(tierOf(a)) < static_cast<int>(tierOf(b));
+    if (aAbove ? (attach(b, a, aId) || attach(a, b, bId))
+               : (attach(a, b, bId) || attach(b, a, aId)))
+        return Connection::Parent;
+    if (resolve(parentOf(a)) == b || resolve(parentOf(b)) == a) return Connection::None;
+    if (linkBetween(aId, bId) >= 0) return Connection::None;
+    LinkSpec l;
+    l.from = ss(aId);
+    l.to = ss(bId);
+    if (scenario_.topology.hasDefaultLink) l.params = scenario_.topology.defaultLink;
+    addLink(l);
+    return Connection::Link;
+}
+
+QStringList ScenarioDocument::remove(const QStringList& ids, const std::vector<int>& linkIndices,
+                                     DeleteChildren children) {
+    const auto& t = scenario_.topology;
+    std::set<std::pair<bool, int>> gone; // (group, index)
+    for (const QString& id : ids)
+        if (const EntityRef e = find(id); e.valid()) gone.insert({e.group, e.index});
+    auto isGone = [&](EntityRef e) { return e.valid() && gone.count({e.group, e.index}) > 0; };
+
+    if (children == DeleteChildren::Remove) {
+        // Grow the set until no entity reports to a removed one.
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (int g = 0; g < 2; ++g) {
+                const int n = static_cast<int>(g ? t.groups.size() : t.nodes.size());
+                for (int i = 0; i < n; ++i) {
+                    const EntityRef e{g == 1, i};
+                    if (!isGone(e) && isGone(resolve(parentOf(e)))) {
+                        gone.insert({e.group, e.index});
+                        grew = true;
+                    }
+                }
+            }
+        }
+    }
+    if (gone.empty() && linkIndices.empty()) return {};
+
+    // Children that stay report to the nearest surviving ancestor.
+    NodeEdits nodes;
+    GroupEdits groups;
+    for (int g = 0; g < 2; ++g) {
+        const int n = static_cast<int>(g ? t.groups.size() : t.nodes.size());
+        for (int i = 0; i < n; ++i) {
+            const EntityRef e{g == 1, i};
+            if (isGone(e) || !isGone(resolve(parentOf(e)))) continue;
+            QString p = parentOf(e);
+            const int limit = static_cast<int>(t.nodes.size() + t.groups.size());
+            for (int steps = 0; isGone(resolve(p)) && steps <= limit; ++steps)
+                p = parentOf(resolve(p));
+            if (isGone(resolve(p))) p.clear();
+            if (e.group) {
+                GroupSpec s = t.groups[static_cast<std::size_t>(i)];
+                s.parent = ss(p);
+                groups.emplace_back(i, s);
+            } else {
+                NodeSpec s = t.nodes[static_cast<std::size_t>(i)];
+                s.parent = ss(p);
+                nodes.emplace_back(i, s);
+            }
+        }
+    }
+    std::set<int> links(linkIndices.begin(), linkIndices.end());
+    for (std::size_t i = 0; i < t.links.size(); ++i)
+        if (isGone(resolve(qs(t.links[i].from))) || isGone(resolve(qs(t.links[i].to))))
+            links.insert(static_cast<int>(i));
+
+    QStringList removed;
+    for (const auto& [g, i] : gone)
+        removed << idOf({g, i});
+    const int total = static_cast<int>(gone.size() + links.size());
+    undo_->beginMacro(removed.size() == 1 && links.empty() ? tr("Delete %1").arg(removed.front())
+                                                           : tr("Delete %n items", "", total));
+    pushChange(std::move(nodes), std::move(groups), {}, tr("Reattach children"), -1);
+    for (auto it = links.rbegin(); it != links.rend(); ++it)
+        if (*it >= 0 && *it < static_cast<int>(t.links.size())) removeLink(*it);
+    for (auto it = gone.rbegin(); it != gone.rend(); ++it) // groups first, then nodes; high to low
+        undo_->push(EntityPresenceCommand::remove(this, {it->first, it->second}));
+    undo_->endMacro();
+    return removed;
+}
+
+QString ScenarioDocument::copy(const QStringList& ids) const {
+    const auto& t = scenario_.topology;
+    const TopologyLayout layout = layoutByTier(t);
+    Scenario frag;
+    frag.name = "clipboard";
+    QSet<QString> inside;
+    for (const QString& id : ids) {
+        const EntityRef e = find(id);
+        if (!e.valid()) continue;
+        inside.insert(id);
+        if (e.group) {
+            GroupSpec g = t.groups[static_cast<std::size_t>(e.index)];
+            if (!g.hasPosition) {
+                g.x = layout.groups[static_cast<std::size_t>(e.index)].x;
+                g.y = layout.groups[static_cast<std::size_t>(e.index)].y;
+                g.hasPosition = true;
+            }
+            frag.topology.groups.push_back(g);
+        } else {
+            NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
+            if (!n.hasPosition) {
+                n.x = layout.nodes[static_cast<std::size_t>(e.index)].x;
+                n.y = layout.nodes[static_cast<std::size_t>(e.index)].y;
+                n.hasPosition = true;
+            }
+            frag.topology.nodes.push_back(n);
+        }
+    }
+    for (const auto& l : t.links)
+        if (inside.contains(idOf(resolve(qs(l.from)))) && inside.contains(idOf(resolve(qs(l.to)))))
+            frag.topology.links.push_back(l);
+    return qs(saveScenarioText(frag));
+}
+
+QStringList ScenarioDocument::paste(const QString& yaml, QPointF offset, QString* error) {
+    Scenario frag;
+    try {
+        frag = readScenarioTextUnchecked(ss(yaml), "<clipboard>");
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return {};
+    }
+    TopologySpec& ft = frag.topology;
+    if (ft.nodes.empty() && ft.groups.empty()) {
+        if (error) *error = tr("the clipboard holds no nodes or groups");
+        return {};
+    }
+    applyLayout(ft, false);
+    // New ids first, so that references inside the fragment can follow them.
+    std::map<std::string, std::string> nodeIds, groupIds;
+    QStringList fresh;
+    for (const auto& n : ft.nodes) {
+        fresh << uniqueId(qs(n.id), fresh);
+        nodeIds[n.id] = ss(fresh.back());
+    }
+    for (const auto& g : ft.groups) {
+        fresh << uniqueId(qs(g.id), fresh);
+        groupIds[g.id] = ss(fresh.back());
+    }
+    auto map = [&](const std::string& ref, bool& ok) -> std::string {
+        ok = true;
+        if (auto it = nodeIds.find(ref); it != nodeIds.end()) return it->second;
+        std::string g;
+        int k = 0;
+        if (splitMember(ref, g, k))
+            if (auto it = groupIds.find(g); it != groupIds.end())
+                return it->second + "-" + std::to_string(k);
+        ok = false;
+        return ref;
+    };
+    auto fixParent = [&](std::string& parent) {
+        bool ok = false;
+        const std::string mapped = map(parent, ok);
+        if (ok)
+            parent = mapped;
+        else if (!resolve(qs(parent)).valid())
+            parent.clear();
+    };
+    undo_->beginMacro(tr("Paste %n items", "", int(ft.nodes.size() + ft.groups.size())));
+    for (auto n : ft.nodes) {
+        n.id = nodeIds[n.id];
+        fixParent(n.parent);
+        n.x += offset.x();
+        n.y += offset.y();
+        n.line = 0;
+        undo_->push(EntityPresenceCommand::insert(
+            this, {false, static_cast<int>(scenario_.topology.nodes.size())}, n, {}));
+    }
+    for (auto g : ft.groups) {
+        g.id = groupIds[g.id];
+        fixParent(g.parent);
+        g.x += offset.x();
+        g.y += offset.y();
+        g.line = 0;
+        undo_->push(EntityPresenceCommand::insert(
+            this, {true, static_cast<int>(scenario_.topology.groups.size())}, {}, g));
+    }
+    for (auto l : ft.links) {
+        bool okFrom = false, okTo = false;
+        l.from = map(l.from, okFrom);
+        l.to = map(l.to, okTo);
+        l.line = 0;
+        if (okFrom && okTo) addLink(l);
+    }
+    undo_->endMacro();
+    return fresh;
+}
+
+void ScenarioDocument::autoLayout() {
+    TopologySpec laid = scenario_.topology;
+    applyLayout(laid, true);
+    NodeEdits nodes;
+    GroupEdits groups;
+    const auto& t = scenario_.topology;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (!t.nodes[i].hasPosition || t.nodes[i].x != laid.nodes[i].x ||
+            t.nodes[i].y != laid.nodes[i].y)
+            nodes.emplace_back(static_cast<int>(i), laid.nodes[i]);
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        if (!t.groups[i].hasPosition || t.groups[i].x != laid.groups[i].x ||
+            t.groups[i].y != laid.groups[i].y)
+            groups.emplace_back(static_cast<int>(i), laid.groups[i]);
+    if (nodes.empty() && groups.empty()) return;
+    undo_->beginMacro(tr("Auto layout"));
+    pushChange(std::move(nodes), std::move(groups), {}, tr("Auto layout"), -1);
+    undo_->endMacro();
+}
+
+void ScenarioDocument::edit(const QString& text, const std::function<void(Scenario&)>& change,
+                            int mergeId) {
+    Scenario after = scenario_;
+    change(after);
+    if (saveScenarioText(after) == saveScenarioText(scenario_)) return; // nothing to undo
+    const bool topologyChanged = topologyText(after.topology) != topologyText(scenario_.topology);
+    undo_->push(new EditScenarioCommand(this, text, mergeId, std::move(after), topologyChanged));
+}
+
+} // namespace fog

@@ -1,0 +1,44 @@
+#pragma once
+// A line between two canvas items: a child's link to its parent (solid, arrow towards the
+// parent) or an explicit link of `topology.links` (dashed, selectable, deletable).
+
+#include <QGraphicsItem>
+#include <QLineF>
+
+namespace fog {
+
+class NodeItem;
+
+class EdgeItem : public QGraphicsItem {
+  public:
+    enum { Type = QGraphicsItem::UserType + 3 };
+    /// `linkIndex` < 0: the parent link of `from` (the child) to `to` (the parent).
+    EdgeItem(NodeItem* from, int fromMember, NodeItem* to, int toMember, int linkIndex);
+    ~EdgeItem() override;
+    int type() const override { return Type; }
+
+    NodeItem* from() const { return from_; }
+    NodeItem* to() const { return to_; }
+    int fromMember() const { return fromMember_; }
+    int toMember() const { return toMember_; }
+    bool isParentLink() const { return linkIndex_ < 0; }
+    int linkIndex() const { return linkIndex_; }
+    /// Detaches from the end items (before they go away).
+    void detach();
+
+    void adjust();
+    QLineF line() const { return line_; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override;
+
+  private:
+    NodeItem* from_;
+    int fromMember_;
+    NodeItem* to_;
+    int toMember_;
+    int linkIndex_;
+    QLineF line_;
+};
+
+} // namespace fog

@@ -1,0 +1,108 @@
+#pragma once
+// Canvas items that view one node or one group of the document. They hold a copy of what
+// they draw (id, tier, figures) and are refreshed by the scene on the document's signals;
+// moving one only moves the drawing until the scene commits the move to the document.
+
+#include "core/engine/metrics.h"
+#include "core/scenario/scenario.h"
+
+#include <QGraphicsItem>
+#include <QString>
+#include <QVector>
+
+#include <array>
+
+namespace fog {
+
+class EdgeItem;
+class NodeItem;
+
+/// One member of an expanded group (a view of `<group>-<k>`).
+class MemberItem : public QGraphicsItem {
+  public:
+    enum { Type = QGraphicsItem::UserType + 2 };
+    static constexpr qreal kSize = 14;
+    MemberItem(NodeItem* group, int index);
+    int type() const override { return Type; }
+    int index() const { return index_; }
+    NodeItem* group() const;
+    void setState(int state) {
+        state_ = state;
+        update();
+    } ///< NodeState, or -1 for none
+    QRectF boundingRect() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override;
+
+  private:
+    int index_;
+    int state_ = -1;
+};
+
+class NodeItem : public QGraphicsItem {
+  public:
+    enum { Type = QGraphicsItem::UserType + 1 };
+    static constexpr qreal kWidth = 160;
+    static constexpr qreal kHeight = 58;
+    /// Members drawn when a group is expanded; larger groups show the first ones and "+N".
+    static constexpr int kMaxShownMembers = 400;
+
+    explicit NodeItem(const QString& id);
+    int type() const override { return Type; }
+
+    const QString& id() const { return id_; }
+    void setId(const QString& id);
+    bool isGroup() const { return group_; }
+    Tier tier() const { return tier_; }
+    Role role() const { return role_; }
+    int count() const { return count_; }
+    void setSpec(const NodeSpec& n);
+    void setSpec(const GroupSpec& g);
+
+    QRectF boxRect() const { return {-kWidth / 2, -kHeight / 2, kWidth, kHeight}; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override;
+
+    void addEdge(EdgeItem* e) { edges_.append(e); }
+    void removeEdge(EdgeItem* e) { edges_.removeAll(e); }
+    const QVector<EdgeItem*>& edges() const { return edges_; }
+    /// Where edges and messages attach: the box centre, or member k when expanded and shown.
+    QPointF anchor(int member = -1) const;
+    /// The shape lines are clipped against (box, or member circle), in scene coordinates.
+    QRectF anchorRect(int member = -1) const;
+
+    bool isExpanded() const { return expanded_; }
+    void setExpanded(bool on);
+    MemberItem* member(int k) const;
+
+    /// Run view: a single node's state (-1: none).
+    void setRunState(int state);
+    /// Run view: how many members are in each NodeState (groups).
+    void setRunCounts(const std::array<int, 5>& counts);
+    void setMemberState(int k, int state);
+    void clearRun();
+
+  protected:
+    QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;
+
+  private:
+    void layoutMembers();
+    QRectF membersRect() const;
+
+    QString id_;
+    bool group_ = false;
+    Tier tier_ = Tier::Device;
+    Role role_ = Role::Trainer;
+    int count_ = 1;
+    QString figures_; ///< "200 samples/s", "100–300 samples/s"
+    QString cost_;    ///< "$0.40/h · aggregator"
+    bool expanded_ = false;
+    QVector<MemberItem*> members_;
+    QVector<EdgeItem*> edges_;
+    int runState_ = -1;
+    std::array<int, 5> runCounts_{};
+    bool hasRunCounts_ = false;
+};
+
+} // namespace fog

@@ -1,0 +1,502 @@
+#include "widgets/topology/topology_scene.h"
+
+#include "core/scenario/layout.h"
+#include "widgets/document/scenario_document.h"
+#include "widgets/topology/edge_item.h"
+#include "widgets/topology/message_layer.h"
+#include "widgets/topology/node_item.h"
+
+#include <QApplication>
+#include <QGraphicsLineItem>
+#include <QGraphicsSceneMouseEvent>
+#include <QGraphicsView>
+#include <QPainter>
+#include <QSet>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fog {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+bool splitMemberId(const QString& id, QString& group, int& k) {
+    const int dash = id.lastIndexOf('-');
+    if (dash <= 0 || dash + 1 >= id.size()) return false;
+    bool ok = false;
+    k = id.mid(dash + 1).toInt(&ok);
+    if (!ok || k < 0) return false;
+    group = id.left(dash);
+    return true;
+}
+
+} // namespace
+
+TopologyScene::TopologyScene(ScenarioDocument* doc, QObject* parent)
+    : QGraphicsScene(parent), doc_(doc) {
+    // The canvas grows with the topology; a generous minimum keeps panning room around it.
+    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    messages_ = new MessageLayer;
+    addItem(messages_);
+    connect(doc_, &ScenarioDocument::topologyReset, this, &TopologyScene::rebuild);
+    connect(doc_, &ScenarioDocument::nodeAdded, this, &TopologyScene::onNodeAdded);
+    connect(doc_, &ScenarioDocument::nodeRemoved, this, &TopologyScene::onNodeRemoved);
+    connect(doc_, &ScenarioDocument::nodeChanged, this, &TopologyScene::onNodeChanged);
+    connect(doc_, &ScenarioDocument::nodeRenamed, this, &TopologyScene::onNodeRenamed);
+    connect(doc_, &ScenarioDocument::linkAdded, this, [this](int i) { rebuildLinks(i, +1); });
+    connect(doc_, &ScenarioDocument::linkRemoved, this, [this](int i) { rebuildLinks(i, -1); });
+    connect(doc_, &ScenarioDocument::linkChanged, this, [this] { rebuildLinks(); });
+    rebuild();
+}
+
+TopologyScene::~TopologyScene() {
+    // Edges unregister from their nodes on deletion; delete them before the nodes.
+    for (EdgeItem* e : links_)
+        delete e;
+    links_.clear();
+    qDeleteAll(parentEdges_);
+    parentEdges_.clear();
+}
+
+// --- building --------------------------------------------------------------------------------
+
+NodeItem* TopologyScene::createItem(const QString& id, EntityRef e) {
+    auto* item = new NodeItem(id);
+    items_.insert(id, item);
+    addItem(item);
+    updateItem(item, e);
+    return item;
+}
+
+void TopologyScene::updateItem(NodeItem* item, EntityRef e) {
+    if (!e.valid()) e = doc_->find(item->id());
+    if (!e.valid()) return;
+    const TopologySpec& t = doc_->scenario().topology;
+    if (e.group)
+        item->setSpec(t.groups[static_cast<std::size_t>(e.index)]);
+    else
+        item->setSpec(t.nodes[static_cast<std::size_t>(e.index)]);
+    if (doc_->hasPositionOf(e) && item->pos() != doc_->positionOf(e))
+        item->setPos(doc_->positionOf(e));
+}
+
+void TopologyScene::deleteItem(NodeItem* item) {
+    for (auto& r : runMap_)
+        if (r.first == item) r.first = nullptr;
+    const QVector<EdgeItem*> edges = item->edges();
+    for (EdgeItem* e : edges) {
+        if (e->isParentLink()) parentEdges_.remove(e->from());
+        links_.removeAll(e);
+        delete e;
+    }
+    items_.remove(item->id());
+    delete item;
+}
+
+void TopologyScene::placeUnpositioned() {
+    const TopologySpec& t = doc_->scenario().topology;
+    bool any = false;
+    for (const auto& n : t.nodes)
+        any = any || !n.hasPosition;
+    for (const auto& g : t.groups)
+        any = any || !g.hasPosition;
+    if (!any) return;
+    const TopologyLayout l = layoutByTier(t);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (!t.nodes[i].hasPosition)
+            if (NodeItem* it = items_.value(qs(t.nodes[i].id)))
+                it->setPos(l.nodes[i].x, l.nodes[i].y);
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        if (!t.groups[i].hasPosition)
+            if (NodeItem* it = items_.value(qs(t.groups[i].id)))
+                it->setPos(l.groups[i].x, l.groups[i].y);
+}
+
+void TopologyScene::rebuild() {
+    for (EdgeItem* e : links_)
+        delete e;
+    links_.clear();
+    qDeleteAll(parentEdges_);
+    parentEdges_.clear();
+    qDeleteAll(items_);
+    items_.clear();
+    const TopologySpec& t = doc_->scenario().topology;
+    items_.reserve(static_cast<int>(t.nodes.size() + t.groups.size()));
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        createItem(qs(t.nodes[i].id), {false, static_cast<int>(i)});
+    for (std::size_t i = 0; i < t.groups.size(); ++i)
+        createItem(qs(t.groups[i].id), {true, static_cast<int>(i)});
+    placeUnpositioned();
+    rebuildParentEdges();
+    rebuildLinks();
+    mapRunNodes();
+}
+
+NodeItem* TopologyScene::itemForNodeId(const QString& id, int* member) const {
+    if (member) *member = -1;
+    if (NodeItem* it = items_.value(id); it && !it->isGroup()) return it;
+    QString group;
+    int k = 0;
+    if (!splitMemberId(id, group, k)) return nullptr;
+    NodeItem* it = items_.value(group);
+    if (!it || !it->isGroup() || k >= it->count()) return nullptr;
+    if (member) *member = k;
+    return it;
+}
+
+void TopologyScene::updateParentEdge(NodeItem* child, const QString& parentId) {
+    int member = -1;
+    NodeItem* parent = itemForNodeId(parentId, &member);
+    EdgeItem* old = parentEdges_.value(child);
+    if (old && old->to() == parent && old->toMember() == member) {
+        old->adjust();
+        return;
+    }
+    delete old;
+    parentEdges_.remove(child);
+    if (parent && parent != child) {
+        auto* edge = new EdgeItem(child, -1, parent, member, -1);
+        addItem(edge);
+        parentEdges_.insert(child, edge);
+    }
+}
+
+void TopologyScene::rebuildParentEdges() {
+    const TopologySpec& t = doc_->scenario().topology;
+    for (const auto& n : t.nodes)
+        if (NodeItem* it = items_.value(qs(n.id))) updateParentEdge(it, qs(n.parent));
+    for (const auto& g : t.groups)
+        if (NodeItem* it = items_.value(qs(g.id))) updateParentEdge(it, qs(g.parent));
+}
+
+void TopologyScene::rebuildLinks(int at, int shift) {
+    // A link edited in the inspector stays selected (and the inspector on it).
+    const std::vector<int> before = selectedLinks();
+    std::vector<int> keep;
+    for (int i : before) {
+        if (shift < 0 && i == at) continue; // that one is gone
+        keep.push_back(shift != 0 && i >= at ? i + shift : i);
+    }
+    QSignalBlocker block(this);
+    for (EdgeItem* e : links_)
+        delete e;
+    links_.clear();
+    const auto& links = doc_->scenario().topology.links;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        int fm = -1, tm = -1;
+        NodeItem* a = itemForNodeId(qs(links[i].from), &fm);
+        NodeItem* b = itemForNodeId(qs(links[i].to), &tm);
+        if (!a || !b || (a == b && fm == tm)) continue; // invalid: the inspector reports it
+        auto* edge = new EdgeItem(a, fm, b, tm, static_cast<int>(i));
+        edge->setToolTip(tr("link %1 – %2").arg(qs(links[i].from), qs(links[i].to)));
+        addItem(edge);
+        links_.append(edge);
+        if (std::find(keep.begin(), keep.end(), static_cast<int>(i)) != keep.end())
+            edge->setSelected(true);
+    }
+    block.unblock();
+    if (selectedLinks() != before) Q_EMIT selectionChanged();
+}
+
+// --- document signals ------------------------------------------------------------------------
+
+void TopologyScene::onNodeAdded(const QString& id) {
+    const EntityRef e = doc_->find(id);
+    createItem(id, e);
+    if (e.valid() && !doc_->hasPositionOf(e)) placeUnpositioned();
+    // Others may name the new node (an undone delete): all parent edges and links again.
+    rebuildParentEdges();
+    rebuildLinks();
+    mapRunNodes();
+}
+
+void TopologyScene::onNodeRemoved(const QString& id) {
+    if (NodeItem* it = items_.value(id)) deleteItem(it);
+    rebuildParentEdges();
+    rebuildLinks();
+}
+
+void TopologyScene::onNodeChanged(const QString& id) {
+    NodeItem* it = items_.value(id);
+    if (!it) return;
+    const bool wasExpanded = it->isExpanded();
+    const EntityRef e = doc_->find(id);
+    updateItem(it, e);
+    if (e.valid()) updateParentEdge(it, doc_->parentOf(e));
+    if (it->isGroup()) {
+        // A group's count decides which member ids exist: edges naming members follow.
+        rebuildParentEdges();
+        rebuildLinks();
+    } else if (wasExpanded != it->isExpanded()) {
+        for (EdgeItem* e : it->edges())
+            e->adjust();
+    }
+}
+
+void TopologyScene::onNodeRenamed(const QString& oldId, const QString& newId) {
+    NodeItem* it = items_.take(oldId);
+    if (!it) return;
+    it->setId(newId);
+    items_.insert(newId, it);
+}
+
+// --- selection -------------------------------------------------------------------------------
+
+QStringList TopologyScene::selectedIds() const {
+    QStringList ids;
+    for (QGraphicsItem* g : selectedItems())
+        if (g->type() == NodeItem::Type) ids << static_cast<NodeItem*>(g)->id();
+    // Document order, so that copies and multi-edits are stable.
+    std::sort(ids.begin(), ids.end(), [this](const QString& a, const QString& b) {
+        const EntityRef ea = doc_->find(a), eb = doc_->find(b);
+        return std::make_pair(ea.group, ea.index) < std::make_pair(eb.group, eb.index);
+    });
+    return ids;
+}
+
+std::vector<int> TopologyScene::selectedLinks() const {
+    std::vector<int> out;
+    for (QGraphicsItem* g : selectedItems())
+        if (g->type() == EdgeItem::Type && !static_cast<EdgeItem*>(g)->isParentLink())
+            out.push_back(static_cast<EdgeItem*>(g)->linkIndex());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void TopologyScene::selectIds(const QStringList& ids) {
+    {
+        // One notification for the whole new selection, not one per item.
+        const QSignalBlocker block(this);
+        clearSelection();
+        for (const QString& id : ids)
+            if (NodeItem* it = items_.value(id)) it->setSelected(true);
+    }
+    Q_EMIT selectionChanged();
+}
+
+QPointF TopologyScene::snap(QPointF p) const {
+    if (!snap_) return p;
+    return {std::round(p.x() / kGrid) * kGrid, std::round(p.y() / kGrid) * kGrid};
+}
+
+QPointF TopologyScene::dragPosition(const NodeItem* item, QPointF proposed) const {
+    const auto start = dragStart_.constFind(const_cast<NodeItem*>(item));
+    const auto anchor = dragStart_.constFind(grabbed_);
+    if (!snap_ || start == dragStart_.cend() || anchor == dragStart_.cend()) return proposed;
+    const QPointF delta = proposed - start.value(); // the same for every selected item
+    return start.value() + snap(anchor.value() + delta) - anchor.value();
+}
+
+// --- adding ----------------------------------------------------------------------------------
+
+QString TopologyScene::addFromTemplate(NodeTemplate t, QPointF pos, int count) {
+    pos = snap(pos);
+    NodeItem* target = nodeItemAt(pos);
+    const EntityRef targetRef = target ? doc_->find(target->id()) : EntityRef{};
+    const bool onAggregator = targetRef.valid() && doc_->roleOf(targetRef) != Role::Trainer;
+    if (onAggregator) { // not on top of the aggregator: below it, beside its other children
+        pos = snap(target->pos() + QPointF(0, LayoutOptions().rowHeight));
+        const QSizeF box(NodeItem::kWidth, NodeItem::kHeight);
+        for (int i = 0; i < 200; ++i) {
+            const QRectF r(pos - QPointF(box.width() / 2, box.height() / 2), box);
+            const QList<QGraphicsItem*> hit = items(r);
+            if (std::none_of(hit.begin(), hit.end(),
+                             [](QGraphicsItem* g) { return g->type() == NodeItem::Type; }))
+                break;
+            pos += QPointF(NodeItem::kWidth + kGrid, 0);
+        }
+    }
+    if (t == NodeTemplate::DeviceGroup) {
+        GroupSpec g = groupFromTemplate(std::max(1, count));
+        g.x = pos.x();
+        g.y = pos.y();
+        g.hasPosition = true;
+        if (onAggregator) g.parent = doc_->nodeIdFor(targetRef).toStdString();
+        return doc_->addGroup(g);
+    }
+    NodeSpec n = nodeFromTemplate(t);
+    n.x = pos.x();
+    n.y = pos.y();
+    n.hasPosition = true;
+    if (onAggregator && n.role == Role::Trainer)
+        n.parent = doc_->nodeIdFor(targetRef).toStdString();
+    if (onAggregator && t == NodeTemplate::EdgeServer && doc_->tierOf(targetRef) == Tier::Cloud)
+        n.parent = doc_->nodeIdFor(targetRef).toStdString();
+    return doc_->addNode(n);
+}
+
+// --- mouse -----------------------------------------------------------------------------------
+
+NodeItem* TopologyScene::nodeItemAt(QPointF scenePos, int* member) const {
+    if (member) *member = -1;
+    for (QGraphicsItem* g : items(scenePos)) {
+        if (g->type() == MemberItem::Type) {
+            auto* m = static_cast<MemberItem*>(g);
+            if (member) *member = m->index();
+            return m->group();
+        }
+        if (g->type() == NodeItem::Type) return static_cast<NodeItem*>(g);
+    }
+    return nullptr;
+}
+
+void TopologyScene::mousePressEvent(QGraphicsSceneMouseEvent* e) {
+    const bool wantLink =
+        e->button() == Qt::LeftButton && (linkMode_ || (e->modifiers() & Qt::ShiftModifier));
+    int member = -1;
+    NodeItem* under = nodeItemAt(e->scenePos(), &member);
+    if (wantLink && under) {
+        linkFrom_ = member >= 0 ? under->id() + "-" + QString::number(member) : under->id();
+        rubberLink_ = new QGraphicsLineItem(QLineF(under->anchor(member), e->scenePos()));
+        QPen pen(QApplication::palette().color(QPalette::Highlight), 2, Qt::DashLine);
+        rubberLink_->setPen(pen);
+        rubberLink_->setZValue(20);
+        addItem(rubberLink_);
+        e->accept();
+        return;
+    }
+    QGraphicsScene::mousePressEvent(e);
+    dragStart_.clear();
+    if (e->button() == Qt::LeftButton && under && under->isSelected()) {
+        draggingNodes_ = true;
+        grabbed_ = under;
+        for (QGraphicsItem* g : selectedItems())
+            if (g->type() == NodeItem::Type) dragStart_.insert(static_cast<NodeItem*>(g), g->pos());
+    }
+}
+
+void TopologyScene::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
+    if (rubberLink_) {
+        QLineF l = rubberLink_->line();
+        l.setP2(e->scenePos());
+        rubberLink_->setLine(l);
+        e->accept();
+        return;
+    }
+    QGraphicsScene::mouseMoveEvent(e);
+}
+
+void TopologyScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
+    if (rubberLink_) {
+        delete rubberLink_;
+        rubberLink_ = nullptr;
+        int member = -1;
+        NodeItem* target = nodeItemAt(e->scenePos(), &member);
+        const QString from = linkFrom_;
+        linkFrom_.clear();
+        if (target) {
+            const QString to =
+                member >= 0 ? target->id() + "-" + QString::number(member) : target->id();
+            doc_->connect(from, to);
+        }
+        e->accept();
+        return;
+    }
+    QGraphicsScene::mouseReleaseEvent(e);
+    draggingNodes_ = false;
+    grabbed_ = nullptr;
+    QStringList ids;
+    QList<QPointF> positions;
+    const QList<NodeItem*> live = items_.values();
+    const QSet<NodeItem*> alive(live.cbegin(), live.cend()); // an undo may have run mid-drag
+    for (auto it = dragStart_.cbegin(); it != dragStart_.cend(); ++it)
+        if (alive.contains(it.key()) && it.key()->pos() != it.value()) {
+            ids << it.key()->id();
+            positions << it.key()->pos();
+        }
+    dragStart_.clear();
+    if (!ids.isEmpty()) {
+        doc_->moveEntities(ids, positions, doc_->newMergeId());
+        Q_EMIT nodesMoved(ids);
+    }
+}
+
+void TopologyScene::drawBackground(QPainter* p, const QRectF& rect) {
+    QGraphicsScene::drawBackground(p, rect);
+    QWidget* w = views().isEmpty() ? nullptr : views().front()->viewport();
+    const QPalette pal = w ? w->palette() : QApplication::palette();
+    p->fillRect(rect, pal.color(QPalette::Base));
+    const qreal scale = p->worldTransform().m11();
+    if (!snap_ || scale * kGrid < 6) return; // grid dots would be a grey haze
+    QColor dot = pal.color(QPalette::Text);
+    dot.setAlphaF(0.18);
+    QPen pen(dot, 0); // cosmetic: one device pixel whatever the zoom
+    pen.setCosmetic(true);
+    pen.setWidthF(1.5);
+    p->setPen(pen);
+    const qreal step = scale * kGrid < 12 ? kGrid * 5 : kGrid;
+    QVector<QPointF> dots;
+    for (qreal x = std::floor(rect.left() / step) * step; x < rect.right(); x += step)
+        for (qreal y = std::floor(rect.top() / step) * step; y < rect.bottom(); y += step)
+            dots.append(QPointF(x, y));
+    p->drawPoints(dots.constData(), static_cast<int>(dots.size()));
+}
+
+// --- run view --------------------------------------------------------------------------------
+
+void TopologyScene::setRunNodes(const std::vector<NodeInfo>& nodes) {
+    runIds_.clear();
+    for (const auto& n : nodes)
+        runIds_ << qs(n.id);
+    mapRunNodes();
+}
+
+void TopologyScene::mapRunNodes() {
+    runMap_.clear();
+    for (const QString& id : std::as_const(runIds_)) {
+        int member = -1;
+        NodeItem* it = itemForNodeId(id, &member);
+        runMap_.emplace_back(it, it && it->isGroup() ? member : -1);
+    }
+}
+
+void TopologyScene::showFrame(const ActivityFrame& frame) {
+    QHash<NodeItem*, std::array<int, 5>> counts;
+    for (std::size_t i = 0; i < frame.states.size() && i < runMap_.size(); ++i) {
+        auto [item, member] = runMap_[i];
+        if (!item) continue;
+        const int s = static_cast<int>(frame.states[i]);
+        if (item->isGroup()) {
+            counts[item][static_cast<std::size_t>(s)]++;
+            item->setMemberState(member, s);
+        } else {
+            item->setRunState(s);
+        }
+    }
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        it.key()->setRunCounts(it.value());
+    QVector<MessageLayer::Dot> dots;
+    dots.reserve(static_cast<int>(frame.messages.size()));
+    auto point = [&](int index, QPointF& out) {
+        if (index < 0 || index >= static_cast<int>(runMap_.size())) return false;
+        auto [item, member] = runMap_[static_cast<std::size_t>(index)];
+        if (!item) return false;
+        out = item->anchor(member);
+        return true;
+    };
+    for (const auto& m : frame.messages) {
+        MessageLayer::Dot d;
+        if (!point(m.from, d.from) || !point(m.to, d.to)) continue;
+        d.progress = m.progress;
+        d.modelDown = m.modelDown;
+        dots.append(d);
+    }
+    messages_->setMessages(std::move(dots));
+}
+
+void TopologyScene::clearRunState() {
+    for (NodeItem* it : std::as_const(items_))
+        it->clearRun();
+    messages_->setMessages({});
+}
+
+int TopologyScene::messagesShown() const {
+    return messages_->size();
+}
+
+} // namespace fog
