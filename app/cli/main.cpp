@@ -23,7 +23,9 @@ energy the same job would take on the system a scenario file describes.
 
 Commands:
   run FILE                 Run a scenario, store it, print its results.
-  validate FILE...         Check scenario files; print every problem as file:line:column.
+  validate FILE... [--set K=V]...
+                           Check scenario files (with the overrides applied); print
+                           every problem as file:line:column.
   sweep FILE --vary K=V1,V2 [--vary ...] [--repeat R] [--parallel P]
                            Run every combination, R times each, with common random
                            numbers: repeat r of every configuration sees the same node
@@ -79,12 +81,15 @@ int defaultThreads() {
     return n == 0 ? 1 : static_cast<int>(n);
 }
 
-int cmdValidate(const QStringList& files) {
+int cmdValidate(const QStringList& files, const QStringList& sets) {
     if (files.isEmpty()) return usageError("validate needs at least one FILE");
     int bad = 0;
     for (const QString& f : files) {
         try {
-            const fog::Scenario s = fog::loadScenarioFile(f.toStdString());
+            // --set applies here as in run and sweep, so a command line can be checked first.
+            std::vector<fog::Override> overrides;
+            for (const QString& set : sets) overrides.push_back(fog::parseOverride(set.toStdString()));
+            const fog::Scenario s = fog::loadScenarioFile(f.toStdString(), overrides);
             std::cout << f.toStdString() << ": ok (" << s.name << ")\n";
         } catch (const fog::ScenarioError& e) {
             std::cerr << e.what() << "\n";
@@ -203,7 +208,7 @@ int main(int argc, char** argv) {
     }
 
     const QString cmd = args.first();
-    if (cmd == "validate") return cmdValidate(o.args);
+    if (cmd == "validate") return cmdValidate(o.args, o.sets);
     if (cmd == "policies") return cmdPolicies();
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);

@@ -35,8 +35,12 @@ int main(int argc, char** argv) {
                                   "else once the window is shown. For documentation and checks under xvfb-run.",
                                   "FILE");
     QCommandLineOption tab("tab", "With --screenshot: show this central tab first (topology, comparison).", "NAME");
+    QCommandLineOption speed("speed", "Playback speed in virtual seconds per wall second (0: as fast as possible).",
+                             "S");
+    QCommandLineOption shotDelay("shot-delay", "With --screenshot: take it after S seconds instead of at the end.",
+                                 "S");
     QCommandLineOption compare("compare", "Open the comparison of these stored run ids (comma-separated).", "IDS");
-    parser.addOptions({db, threads, run, screenshot, tab, compare});
+    parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare});
     parser.process(app);
 
     fog::StudioOptions options;
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
 
     fog::MainWindow window(options);
     window.show();
+    if (parser.isSet(speed)) window.setPlaybackSpeed(parser.value(speed).toDouble());
 
     if (parser.isSet(compare)) {
         QList<qint64> ids;
@@ -63,15 +68,20 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     auto grab = [&window, shot] {
         window.grab().save(shot);
-        std::cout << "fogstudio: wrote " << shot.toStdString() << "\n";
-        QApplication::quit();
+        std::cout << "fogstudio: wrote " << shot.toStdString() << std::endl;
+        // exit(), not quit(): quit() closes the window, which would ask about a run still
+        // going; the controller's destructor cancels it and waits for its thread.
+        QApplication::exit(0);
     };
+    if (!shot.isEmpty() && parser.isSet(shotDelay)) {
+        QTimer::singleShot(static_cast<int>(1000 * parser.value(shotDelay).toDouble()), &window, grab);
+    }
     if (parser.isSet(run)) {
         QTimer::singleShot(200, &window, [&window] { window.startRun(); });
-        if (!shot.isEmpty())
+        if (!shot.isEmpty() && !parser.isSet(shotDelay))
             QObject::connect(window.controller(), &fog::RunController::finished, &window,
                              [grab] { QTimer::singleShot(600, grab); });
-    } else if (!shot.isEmpty()) {
+    } else if (!shot.isEmpty() && !parser.isSet(shotDelay)) {
         QTimer::singleShot(800, &window, grab);
     }
     return app.exec();

@@ -42,6 +42,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -103,7 +104,12 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     canvas_->snapAction()->setChecked(settings.value("canvas/snap", true).toBool());
     compare_ = new ComparisonView(centre_);
     compare_->setStore(store_.get());
-    centre_->addTab(canvas_, tr("Topology"));
+    // The Topology tab: the canvas with the live run panels below it. The Comparison tab gets
+    // the whole window: the editing docks step aside while it shows.
+    topologySplit_ = new QSplitter(Qt::Vertical, centre_);
+    topologySplit_->setObjectName("topologySplit");
+    topologySplit_->addWidget(canvas_);
+    centre_->addTab(topologySplit_, tr("Topology"));
     centre_->addTab(compare_, tr("Comparison"));
     setCentralWidget(centre_);
 
@@ -129,7 +135,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
 
     resize(1400, 900);
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    restoredState_ = restoreState(settings.value("window/state").toByteArray());
+    topologySplit_->restoreState(settings.value("window/split").toByteArray());
 
     const QString start = options.scenarioPath.isEmpty() ? defaultScenarioPath() : options.scenarioPath;
     const bool isDefault = options.scenarioPath.isEmpty();
@@ -335,9 +342,25 @@ void MainWindow::buildDocks() {
     bottomTabs_->addTab(timeline_, tr("Node Timeline"));
     bottomTabs_->addTab(eventLog_, tr("Events"));
     bottomTabs_->addTab(problems_, tr("Problems"));
-    dock("plotsDock", tr("Run"), bottomTabs_, Qt::BottomDockWidgetArea);
-    resizeDocks({findChild<QDockWidget*>("plotsDock")}, {330}, Qt::Vertical);
-    resizeDocks({paletteDock, findChild<QDockWidget*>("sideDock")}, {290, 340}, Qt::Horizontal);
+    topologySplit_->addWidget(bottomTabs_);
+    topologySplit_->setStretchFactor(0, 3);
+    topologySplit_->setStretchFactor(1, 2);
+    topologySplit_->setSizes({520, 360});
+    connect(centre_, &QTabWidget::currentChanged, this, [this, paletteDock](int) {
+        const bool comparing = centre_->currentWidget() == compare_;
+        QDockWidget* sideDock = findChild<QDockWidget*>("sideDock");
+        if (comparing) {
+            hiddenForComparison_.clear();
+            for (QDockWidget* d : {paletteDock, sideDock})
+                if (d->isVisible()) {
+                    hiddenForComparison_ << d;
+                    d->hide();
+                }
+        } else {
+            for (QDockWidget* d : hiddenForComparison_) d->show();
+            hiddenForComparison_.clear();
+        }
+    });
 
     connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         // Jump to the problem: select the node it names on the canvas, or the field in the
@@ -385,6 +408,7 @@ void MainWindow::connectController() {
                      .arg(info.threads));
         if (runs_->store()) runs_->runFinished(runId); // lists it as running
         bottomTabs_->setCurrentWidget(live_);
+        centre_->setCurrentWidget(topologySplit_);
     });
     connect(controller_, &RunController::metrics, this, [this](const std::vector<AggregationRecord>& records) {
         live_->append(records);
@@ -659,8 +683,9 @@ void MainWindow::runUntilDialog() {
     if (dialog.exec() != QDialog::Accepted) return;
     const auto k = static_cast<RunController::Until>(kind->currentData().toInt());
     const double v = k == RunController::Until::Accuracy ? value->value() / 100.0 : value->value();
-    if (!controller_->isActive() && !ensureStarted()) return;
+    // Set the condition first: a fast run could otherwise pass it before it arrives.
     controller_->runUntil(k, v);
+    if (!controller_->isActive()) ensureStarted();
 }
 
 void MainWindow::updateRunActions() {
@@ -685,6 +710,19 @@ void MainWindow::compareRuns(const QList<qint64>& ids) {
     if (ids.isEmpty()) return;
     compare_->setRuns(ids);
     showComparison();
+}
+
+void MainWindow::setPlaybackSpeed(double speed) {
+    int best = 0;
+    for (int i = 1; i < speed_->count(); ++i)
+        if (std::abs(speed_->itemData(i).toDouble() - speed) < std::abs(speed_->itemData(best).toDouble() - speed))
+            best = i;
+    if (speed > 0 && speed_->itemData(best).toDouble() != speed) {
+        speed_->addItem(tr("%1 s per second").arg(speed), speed);
+        best = speed_->count() - 1;
+    }
+    speed_->setCurrentIndex(best);
+    controller_->setPlaybackSpeed(speed);
 }
 
 void MainWindow::showComparison() { centre_->setCurrentWidget(compare_); }
@@ -789,7 +827,7 @@ void MainWindow::selectKeyPath(const QString& path) {
     e.index = m.captured(2).toInt();
     const QString id = document_->idOf(e);
     if (id.isEmpty()) return;
-    centre_->setCurrentWidget(canvas_);
+    centre_->setCurrentWidget(topologySplit_);
     canvas_->topologyScene()->selectIds({id});
     if (NodeItem* item = canvas_->topologyScene()->item(id)) canvas_->centerOn(item);
 }
@@ -817,6 +855,11 @@ void MainWindow::showEvent(QShowEvent* event) {
     // Fitting needs the view's final size, known only once the window is laid out.
     if (!fittedOnce_) {
         fittedOnce_ = true;
+        if (!restoredState_) {
+            resizeDocks({findChild<QDockWidget*>("paletteDock"), findChild<QDockWidget*>("sideDock")}, {260, 340},
+                        Qt::Horizontal);
+            resizeDocks({findChild<QDockWidget*>("paletteDock")}, {250}, Qt::Vertical);
+        }
         QTimer::singleShot(0, canvas_, &TopologyCanvas::zoomFit);
     }
 }
@@ -836,7 +879,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
+    if (centre_->currentWidget() == compare_) centre_->setCurrentWidget(topologySplit_); // docks back
     settings.setValue("window/state", saveState());
+    settings.setValue("window/split", topologySplit_->saveState());
     settings.setValue("canvas/snap", canvas_->snapAction()->isChecked());
     event->accept();
 }

@@ -15,6 +15,8 @@
 class QAction;
 class QActionGroup;
 class QComboBox;
+class QDockWidget;
+class QSplitter;
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -78,6 +80,8 @@ public Q_SLOTS:
     void runUntilDialog();
     void compareRuns(const QList<qint64>& ids);
     void showComparison();
+    /// Virtual seconds per wall second (0: as fast as possible); the nearest offered speed.
+    void setPlaybackSpeed(double speed);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -143,6 +147,9 @@ private:
     QActionGroup* themeGroup_ = nullptr;
 
     bool fittedOnce_ = false;
+    bool restoredState_ = false;
+    QSplitter* topologySplit_ = nullptr;
+    QList<QDockWidget*> hiddenForComparison_;
     qint64 liveRunId_ = 0;
 };
 
