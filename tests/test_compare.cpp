@@ -459,6 +459,40 @@ private Q_SLOTS:
                          v.runIds().at(trade->graph(g)->property("runIndex").toInt()) == f.b);
     }
 
+    void scatterAtTargetUsesTimeAndCostToTarget() {
+        Fixture f = makeFixture(freshPath());
+        ComparisonView v;
+        v.setStore(f.store.get());
+        v.setTarget(0.75);
+        v.setRuns({f.a, f.b, f.c});
+        v.setTradeOffAtTarget(true);
+        QCustomPlot* trade = v.tradeOffPlot();
+        QTableWidget* t = v.summaryTable();
+        int drawn = 0;
+        for (int g = 0; g < trade->graphCount(); ++g) {
+            const QVariant idx = trade->graph(g)->property("runIndex");
+            if (!idx.isValid()) continue;
+            const qint64 id = v.runIds().at(idx.toInt());
+            const int row = rowOfRun(t, id);
+            const double time = cell(t, row, ComparisonView::TimeToTargetCol);
+            if (std::isnan(time)) {
+                QCOMPARE(trade->graph(g)->dataCount(), 0); // never reached 75 %: not drawn
+                QCOMPARE(id, f.c);
+                continue;
+            }
+            ++drawn;
+            QCOMPARE(trade->graph(g)->dataCount(), 1);
+            QCOMPARE(trade->graph(g)->data()->at(0)->key, time);
+            QCOMPARE(trade->graph(g)->data()->at(0)->value, cell(t, row, ComparisonView::CostToTargetCol));
+        }
+        QCOMPARE(drawn, 2);
+        QVERIFY(trade->xAxis->label().contains("75"));
+        // Back to the totals: every run has its point again.
+        v.setTradeOffAtTarget(false);
+        for (int g = 0; g < trade->graphCount(); ++g)
+            if (trade->graph(g)->property("runIndex").isValid()) QCOMPARE(trade->graph(g)->dataCount(), 1);
+    }
+
     void summaryTableHasTheNumbers() {
         Fixture f = makeFixture(freshPath());
         ComparisonView v;

@@ -1,5 +1,7 @@
 #include "core/policies/two_level.h"
 
+#include <cmath>
+
 namespace fog {
 
 void TwoLevelPolicy::start(Engine& e) {
@@ -54,6 +56,11 @@ void TwoLevelPolicy::completeGroupRound(Engine& e, std::size_t gi) {
     r.aggregator = e.topology().node(g.aggregator).spec.id;
     r.participants = static_cast<int>(g.results.size());
     r.trainLoss = meanLoss(g.results);
+    for (const auto& c : g.results) {
+        if (std::isnan(c.loss)) continue;
+        g.lossSum += c.loss * static_cast<double>(c.samples);
+        g.lossSamples += static_cast<double>(c.samples);
+    }
     if (!g.results.empty()) g.model.addDelta(sampleWeightedUpdate(g.results));
     g.results.clear();
     e.reportAggregation(r, g.model.params());
@@ -84,6 +91,14 @@ void TwoLevelPolicy::reportGlobal(Engine& e, const ParamsPtr& model) {
     r.level = 0;
     r.aggregator = e.topology().node(root_).spec.id;
     r.participants = static_cast<int>(groups_.size());
+    // The global round's training loss: the groups' rounds it closes, weighted by samples.
+    double sum = 0.0, samples = 0.0;
+    for (auto& g : groups_) {
+        sum += g.lossSum;
+        samples += g.lossSamples;
+        g.lossSum = g.lossSamples = 0.0;
+    }
+    if (samples > 0) r.trainLoss = sum / samples;
     e.reportAggregation(r, model);
 }
 

@@ -29,6 +29,8 @@ protected:
         bool waiting = false;   ///< no trainer online: begin when one comes back
         bool atBarrier = false;
         double weight = 0.0;    ///< samples held by the group's trainers
+        double lossSum = 0.0;   ///< sample-weighted training loss since the last global round
+        double lossSamples = 0.0;
     };
 
     /// Group `g` has just reached the barrier (now): send its model where it must go.

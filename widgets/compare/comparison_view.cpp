@@ -132,6 +132,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     targetSpin_->setSingleStep(1);
     targetSpin_->setSuffix(" %");
     targetSpin_->setValue(80);
+    tradeMode_ = new QComboBox(this);
+    tradeMode_->addItem("trade-off at the end of the runs");
+    tradeMode_->addItem("trade-off at the target accuracy");
+    tradeMode_->setToolTip("Plot each run's total virtual time and cost, or the time and cost it took to reach the "
+                           "target accuracy (runs that never reach it are left out)");
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
     exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...", "Save the comparison's plots");
     exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Export report...", "Write an HTML or PDF report of these runs");
@@ -146,6 +151,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addSpacing(12);
     bar->addWidget(new QLabel("target accuracy:", this));
     bar->addWidget(targetSpin_);
+    bar->addWidget(tradeMode_);
     bar->addStretch(1);
     bar->addWidget(exportPlots_);
     bar->addWidget(exportReport_);
@@ -228,7 +234,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(targetSpin_, &QDoubleSpinBox::valueChanged, this, [this] {
         fillTable();
         showDetails();
+        if (tradeMode_->currentIndex() == 1) redrawTradeOff();
     });
+    connect(tradeMode_, &QComboBox::currentIndexChanged, this, [this] { redrawTradeOff(); });
     connect(exportPlots_, &QToolButton::clicked, this, [this] { Q_EMIT exportPlotsRequested(runIds()); });
     connect(exportReport_, &QToolButton::clicked, this, [this] { Q_EMIT exportReportRequested(runIds()); });
     connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -350,6 +358,8 @@ void ComparisonView::setBaseline(qint64 id) {
 }
 
 void ComparisonView::setTarget(double accuracy) { targetSpin_->setValue(accuracy * 100.0); }
+
+void ComparisonView::setTradeOffAtTarget(bool atTarget) { tradeMode_->setCurrentIndex(atTarget ? 1 : 0); }
 
 void ComparisonView::setXAxis(PlotXAxis x) {
     const int i = xCombo_->findData(int(x));
@@ -509,11 +519,25 @@ void ComparisonView::redrawCurves() {
 }
 
 void ComparisonView::redrawTradeOff() {
+    // At the target, runs stopped by a time or round limit compare on what they took to get
+    // there; at the end, on what they spent in all.
+    const bool atTarget = tradeMode_->currentIndex() == 1;
     std::vector<TradeOffRun> points;
-    for (const auto& r : runs_)
-        points.push_back({QString("#%1").arg(r.run.id),
-                          {r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy}});
+    for (const auto& r : runs_) {
+        TradeOffPoint p{r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy};
+        if (atTarget) {
+            const SummaryValues v = summarize(r, target());
+            p.time = v.timeToTarget;
+            p.cost = v.costToTarget;
+        }
+        points.push_back({QString("#%1").arg(r.run.id), p});
+    }
     plotTradeOff(trade_, points);
+    if (atTarget) {
+        const QString pct = QString::number(100 * target(), 'g', 4) + " %";
+        trade_->xAxis->setLabel("virtual time to " + pct + " (s)");
+        trade_->yAxis->setLabel("cost to " + pct);
+    }
     styleSelection();
     trade_->replot();
 }

@@ -80,6 +80,8 @@ public Q_SLOTS:
     void selectRun(qint64 id);
     void setTarget(double accuracy);
     void setXAxis(PlotXAxis x);
+    /// The scatter shows each run's time and cost to the target accuracy (true) or in all.
+    void setTradeOffAtTarget(bool atTarget);
     /// The legend of the accuracy plot (on by default; exported figures follow it).
     void setLegendVisible(bool on);
     /// Re-reads every compared run from the store (e.g. after a run finished).
@@ -122,6 +124,7 @@ private:
     QComboBox* xCombo_;
     QToolButton* legendButton_;
     QDoubleSpinBox* targetSpin_;
+    QComboBox* tradeMode_; ///< trade-off at the end of the runs, or at the target accuracy
     QToolButton* exportPlots_;
     QToolButton* exportReport_;
     QCustomPlot* acc_;

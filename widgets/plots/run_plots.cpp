@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace fog {
 
@@ -37,7 +38,7 @@ QString yLabel(PlotKind k) {
     case PlotKind::TestAccuracy: return "test accuracy (%)";
     case PlotKind::Cost: return "cumulative cost";
     case PlotKind::Energy: return "cumulative energy (kJ)";
-    case PlotKind::RoundTime: return "round duration (virtual s)";
+    case PlotKind::RoundTime: return "round time (s)";
     }
     return {};
 }
@@ -246,19 +247,23 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
         plot->replot();
         return;
     }
-    double lo = 1.0, hi = 0.0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto& r : runs)
         if (!std::isnan(r.point.accuracy)) {
             lo = std::min(lo, r.point.accuracy * 100);
             hi = std::max(hi, r.point.accuracy * 100);
         }
-    if (lo > hi) lo = hi = 0;
+    if (lo > hi) lo = hi = 0; // no accuracy at all
     if (hi - lo < 1e-9) hi = lo + 1;
     QCPColorGradient gradient(QCPColorGradient::gpJet);
 
+    // A run without a point (e.g. it never reached the target accuracy) keeps its graph, so
+    // graph i is still run i, but draws nothing.
+    auto drawable = [](const TradeOffPoint& p) { return std::isfinite(p.time) && std::isfinite(p.cost); };
     // The time-cost Pareto front, as a step line through its points sorted by time.
     std::vector<TradeOffPoint> pts;
-    for (const auto& r : runs) pts.push_back(r.point);
+    for (const auto& r : runs)
+        if (drawable(r.point)) pts.push_back(r.point);
     auto front = paretoFront2d(pts);
     std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) { return pts[a].time < pts[b].time; });
     QCPGraph* frontGraph = plot->addGraph();
@@ -278,9 +283,10 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
                              ? QColor(Qt::gray)
                              : gradient.color(runs[i].point.accuracy * 100, QCPRange(lo, hi));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1), QBrush(c), 11));
-        g->addData(runs[i].point.time, runs[i].point.cost);
         g->setProperty("runIndex", static_cast<int>(i));
         g->removeFromLegend();
+        if (!drawable(runs[i].point)) continue;
+        g->addData(runs[i].point.time, runs[i].point.cost);
         auto* label = new QCPItemText(plot);
         label->position->setCoords(runs[i].point.time, runs[i].point.cost);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
