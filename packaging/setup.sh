@@ -15,6 +15,9 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 bash packaging/install-deps.sh
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+# Paths relative to the checkout and no working-directory hash: another clone of the same
+# sources (CI's fresh clone) reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$here}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
