@@ -428,6 +428,7 @@ void MainWindow::connectController() {
     connect(controller_, &RunController::metrics, timeline_, &NodeTimeline::appendMetrics);
     connect(controller_, &RunController::intervals, timeline_, &NodeTimeline::appendIntervals);
     connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
+    connect(controller_, &RunController::events, live_, &LivePlots::appendEvents);
     connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
         const RunInfo& info = controller_->runInfo();
         for (const auto& e : events) {
@@ -734,7 +735,7 @@ void MainWindow::showStoredRun(qint64 id) {
     const bool shown = live_->showStoredRun(*store_, id);
     timeline_->showStoredRun(*store_, id);
     if (!shown) {
-        QMessageBox::warning(this, tr("Show run"), tr("Run %1 cannot be shown: its stored scenario does not load.").arg(id));
+        QMessageBox::warning(this, tr("Show run"), tr("Run %1 is no longer in the store.").arg(id));
         return;
     }
     bottomTabs_->setCurrentWidget(live_);

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QSlider>
+#include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -118,6 +119,7 @@ LivePlots::~LivePlots() = default;
 
 void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     records_.clear();
+    predictedTime_ = predictedCost_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
     closedForm_ = closedFormRoundTime(scenario);
     for (auto& p : panels_) p.autoscale = true;
@@ -158,6 +160,7 @@ bool LivePlots::showStoredRun(const RunStore& store, std::int64_t runId) {
         scenario.sync.name = "unknown";
     }
     showRun(QString::fromStdString(run->name), scenario, store.metrics(runId));
+    appendEvents(store.events(runId));
     return true;
 }
 
@@ -166,6 +169,22 @@ void LivePlots::showRun(const QString& label, const Scenario& scenario, const st
     info.scenarioName = label.toStdString();
     reset(info, scenario);
     append(metrics);
+}
+
+void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
+    static const QRegularExpression time("predicted_time_s=([-+0-9.eE]+)");
+    static const QRegularExpression cost("predicted_cost=([-+0-9.eE]+)");
+    for (const auto& e : events) {
+        if (e.kind != "plan") continue;
+        const QString detail = QString::fromStdString(e.detail);
+        const auto t = time.match(detail);
+        const auto c = cost.match(detail);
+        if (!t.hasMatch() || !c.hasMatch()) continue; // a plan without a prediction (AdaCoOpt's)
+        predictedTime_ = t.captured(1).toDouble();
+        predictedCost_ = c.captured(1).toDouble();
+        needFullRedraw_ = true;
+        schedule();
+    }
 }
 
 void LivePlots::setXAxis(PlotXAxis x) {
@@ -295,6 +314,15 @@ void LivePlots::redraw(PanelState& p) {
         p.plot->yAxis->setLabel(tr("loss"));
     } else {
         plotMetric(p.plot, {{label, seriesColor(0), records_}}, p.kind, o);
+        if (p.kind == PlotKind::Cost && std::isfinite(predictedTime_) && std::isfinite(predictedCost_)) {
+            // The planner's prediction, a star where the run should end by its model.
+            QCPGraph* plan = p.plot->addGraph();
+            plan->setName(tr("plan: %1 s, %2").arg(predictedTime_, 0, 'g', 4).arg(predictedCost_, 0, 'g', 4));
+            plan->setLineStyle(QCPGraph::lsNone);
+            plan->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(seriesColor(2), 2), Qt::NoBrush, 14));
+            plan->addData(predictedTime_, predictedCost_);
+            p.plot->legend->setVisible(true);
+        }
         if (p.kind == PlotKind::RoundTime && p.plot->graphCount() > 0) {
             p.plot->graph(0)->setName(tr("measured"));
             // appendMetric continues round durations from the last record's time.

@@ -9,6 +9,7 @@
 #include "core/scenario/scenario.h"
 #include "widgets/plots/run_plots.h"
 
+#include <QPointF>
 #include <QWidget>
 
 #include <vector>
@@ -43,6 +44,12 @@ public:
     void append(const std::vector<AggregationRecord>& records);
     /// Shows a finished run from the store; false (plots cleared) if there is no such run.
     bool showStoredRun(const RunStore& store, std::int64_t runId);
+    /// Planning policies (ton-plan) report their prediction as a "plan" event with
+    /// "predicted_time_s=T predicted_cost=C": the cost plot draws that point beside the
+    /// measured curve, so plan and emulated outcome can be compared.
+    void appendEvents(const std::vector<RunEvent>& events);
+    /// The predicted (virtual seconds, cost) of the run's plan; NaN when none was reported.
+    QPointF prediction() const { return {predictedTime_, predictedCost_}; }
     /// The same, from what the caller already read.
     void showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics);
 
@@ -94,6 +101,8 @@ private:
     bool needFullRedraw_ = true;
     int replots_ = 0;
     QString runLabel_ = "run";
+    double predictedTime_ = kNaN;
+    double predictedCost_ = kNaN;
     QTimer* refresh_ = nullptr;
     QComboBox* xCombo_ = nullptr;
     QSlider* smoothSlider_ = nullptr;
