@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 using namespace fog;
 using namespace fogtest;
@@ -705,6 +706,72 @@ private Q_SLOTS:
     }
 
     // ---------------------------------------------------------------- scenario files
+    // ---------------------------------------------------------------- edge cases (review)
+    void adacooptRefusesABoundThatCannotContract() {
+        Scenario s = starWithSpeeds({100, 200});
+        s.sync = policy("adacoopt", {{"eta", 0.01}, {"c", 1e6}});
+        try {
+            Engine engine(s, {});
+            QFAIL("eta c >= 1 was accepted");
+        } catch (const EngineError& e) {
+            QVERIFY2(QString(e.what()).contains("eta * c must lie in (0, 1)"), e.what());
+        }
+    }
+
+    void placementQuotaHoldsUnderAsync() {
+        // Async selection tops up after every arrival: busy workers fill the quota too.
+        Scenario s = starWithSpeeds({100, 100, 100, 100, 100, 100});
+        for (std::size_t i = 1; i < s.topology.nodes.size(); ++i) s.topology.nodes[i].region = i <= 3 ? "A" : "B";
+        s.sync = policy("async-ga", {{"k", 2}});
+        s.selection = policy("placement", {{"workers", 2}});
+        s.stop.rounds = 40;
+        Recorder rec;
+        runScenario(s, rec);
+        std::set<int> computing;
+        for (const auto& iv : rec.intervals)
+            if (iv.state == NodeState::Computing) computing.insert(iv.node);
+        QCOMPARE(static_cast<int>(computing.size()), 2);
+    }
+
+    void tonPlanNeedsTrainersUnderTheServer() {
+        Scenario s = starWithSpeeds({100, 100});
+        // Put the trainers under an edge aggregator: nothing reports to the server directly.
+        NodeSpec edge = makeNode("edge", Role::Aggregator, "server");
+        s.topology.nodes.push_back(edge);
+        for (std::size_t i = 1; i <= 2; ++i) s.topology.nodes[i].parent = "edge";
+        s.selection = policy("ton-plan", {{"target_gap", 0.1}});
+        try {
+            Engine engine(s, {});
+            QFAIL("a nested tree was planned");
+        } catch (const EngineError& e) {
+            QVERIFY2(QString(e.what()).contains("needs trainers directly under"), e.what());
+        }
+    }
+
+    void tonPlanWithAnEndlessOutage() {
+        // A trainer that leaves for good has availability ~0, not NaN: the plan stays defined.
+        Scenario s = starWithSpeeds({100, 100, 100});
+        s.topology.nodes[3].availability.kind = AvailabilitySpec::Kind::Trace;
+        s.topology.nodes[3].availability.offline = {{10.0, std::numeric_limits<double>::infinity()}};
+        s.selection = policy("ton-plan", {{"target_gap", 0.1}});
+        s.stop.rounds = 2;
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(rec.count("plan"), 1);
+    }
+
+    void dataValueRefusesAnOversizedProgramme() {
+        Scenario s = starWithSpeeds({100, 100, 100});
+        s.selection = policy("data-value", {{"budget", 2}, {"budget_steps", 10000}, {"data_steps", 1000}});
+        try {
+            Engine engine(s, {});
+            QFAIL("a DP of 3e10 steps was started");
+        } catch (const EngineError& e) {
+            QVERIFY2(QString(e.what()).contains("lower budget_steps or data_steps"), e.what());
+        }
+    }
+
     void badPolicyParametersAreReported_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QStringList>("expected");

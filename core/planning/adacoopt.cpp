@@ -69,7 +69,8 @@ AdaCoOptPlan planAdaCoOpt(const AdaCoOptConstants& k, const std::vector<double>&
     for (int tau = 1; tau <= std::max(1, lim.maxTau); ++tau) {
         auto b = greedyBatches(dataSizes, batchCaps(speeds, commSeconds, tau, lim), lim.minBatch, lim.batchBudget);
         const double g = adacooptGap(k, tau, dataSizes, b);
-        if (g < best.gap) best = {tau, std::move(b), g};
+        if (std::isfinite(g) && g < best.gap) best = {tau, std::move(b), g};
+        else if (best.batches.empty()) best = {tau, std::move(b), g}; // a plan, even if the bound says nothing
     }
     return best;
 }
@@ -96,7 +97,7 @@ AdaCoOptPlan planDynamicTau(const AdaCoOptConstants& k, const std::vector<double
             if (!fits) break;
         }
         const double g = adacooptGap(k, tau, dataSizes, b);
-        if (g < best.gap) best = {tau, b, g};
+        if ((std::isfinite(g) && g < best.gap) || best.batches.empty()) best = {tau, b, g};
     }
     return best;
 }

@@ -81,7 +81,13 @@ TonPlanPoint evaluateTonPlan(const TonPlannerInputs& in, int n) {
     } else {
         // Smallest J with contraction^J (F0 - A) + A <= eps.
         const double ratio = (in.targetGap - pt.errorFloor) / (in.initialGap - pt.errorFloor);
-        pt.J = static_cast<long>(std::ceil(std::log(ratio) / std::log(contraction) - 1e-12));
+        const double j = std::ceil(std::log(ratio) / std::log(contraction) - 1e-12);
+        if (std::isfinite(j) && j >= 0 && j < 1e15) {
+            pt.J = static_cast<long>(j);
+        } else {
+            pt.J = -1; // NaN inputs (e.g. an availability of 0/0) must not become a count
+            why << "the bound gives no iteration count (error floor " << pt.errorFloor << ", ratio " << ratio << ")";
+        }
     }
     if (pt.J < 0) {
         pt.why = why.str();

@@ -32,6 +32,11 @@ public:
         k_.rho = spec.get("rho", 1.0);
         k_.delta = spec.get("delta", 1.0);
         k_.f0 = spec.get("f0", 1.0);
+        // The bound contracts by q = 1 - eta c per step: outside (0, 1) it explodes or
+        // oscillates and no tau can be compared.
+        if (!(k_.eta * k_.c > 0 && k_.eta * k_.c < 1))
+            throw EngineError(std::string(name) + ": eta * c must lie in (0, 1) for the convergence bound, got " +
+                              std::to_string(k_.eta) + " * " + std::to_string(k_.c));
         const int horizon = static_cast<int>(spec.get("horizon_rounds", 0));
         k_.rounds = horizon > 0 ? horizon : (e.scenario().stop.rounds > 0 ? e.scenario().stop.rounds : 100);
         lim_.roundTimeS = spec.get("round_time_s", 0.0);
@@ -97,6 +102,9 @@ private:
             p = planDynamicTau(k_, sizes_, speeds_, comm_, meanBatch_, lim_);
             break;
         }
+        if (p.batches.size() != trainers_.size())
+            throw EngineError("internal: the batch plan has " + std::to_string(p.batches.size()) + " sizes for " +
+                              std::to_string(trainers_.size()) + " trainers");
         if (p.tau == tau_ && p.batches == batches_) return;
         tau_ = p.tau;
         batches_ = p.batches;

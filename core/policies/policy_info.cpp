@@ -195,8 +195,8 @@ const std::vector<PolicyInfo>& selectionPolicyInfos() {
          {realParam("budget", 1.0, 0.0, 1e12,
                     "sum of the recruited trainers' price_per_hour; trainers that all cost 0 "
                     "are charged 1 each, so the budget counts trainers"),
-          intParam("budget_steps", 100, 1, "discretisation of the budget for the DP"),
-          intParam("data_steps", 50, 1, "discretisation of the recruited sample count"),
+          {"budget_steps", 100, 1, 10000, true, "discretisation of the budget for the DP"},
+          {"data_steps", 50, 1, 1000, true, "discretisation of the recruited sample count"},
           realParam("w_train", 1.0, 0.0, 1e6, "weight of the training-loss (variance) term"),
           realParam("w_gen", 1.0, 0.0, 1e6, "weight of the generalisation term"),
           realParam("w_rep", 1.0, 0.0, 1e6, "weight of the representation term")}},

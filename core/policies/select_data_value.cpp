@@ -58,8 +58,15 @@ std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicySpec& spec, con
     w.gen = spec.get("w_gen", 1.0);
     w.rep = spec.get("w_rep", 1.0);
     const double budget = spec.get("budget", 1.0);
-    const auto chosen = recruitByDataValue(cands, budget, static_cast<int>(spec.get("budget_steps", 100)),
-                                           static_cast<int>(spec.get("data_steps", 50)), w);
+    const int budgetSteps = static_cast<int>(spec.get("budget_steps", 100));
+    const int dataSteps = static_cast<int>(spec.get("data_steps", 50));
+    // The DP takes about N x budget_steps x data_steps^2 steps: refuse what would not finish.
+    const double work = static_cast<double>(cands.size()) * budgetSteps * dataSteps * dataSteps;
+    if (work > 5e9) // about a minute
+        throw EngineError("selection policy data-value: " + std::to_string(cands.size()) + " trainers x budget_steps " +
+                          std::to_string(budgetSteps) + " x data_steps^2 " + std::to_string(dataSteps) +
+                          "^2 is too large a programme to solve; lower budget_steps or data_steps");
+    const auto chosen = recruitByDataValue(cands, budget, budgetSteps, dataSteps, w);
     if (chosen.empty()) {
         double cheapest = cands.empty() ? 0.0 : cands.front().cost;
         for (const auto& c : cands) cheapest = std::min(cheapest, c.cost);

@@ -33,15 +33,21 @@ public:
 
     void start(Engine& e) override { e.emitEvent("placement", -1, summary_); }
 
-    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const Engine& e, int aggregator, int, const std::vector<int>& candidates, Rng&) override {
         std::map<std::string, std::vector<std::tuple<double, double, int>>> byRegion;
         for (int t : candidates)
             byRegion[regionOf(e, t)].emplace_back(expectedRoundCost(e, t), expectedRoundSeconds(e, t), t);
+        // Under async policies selection tops up after each arrival: workers still busy
+        // already fill part of their region's quota.
+        std::map<std::string, int> busy;
+        for (int t : e.topology().trainersOf(aggregator))
+            if (e.isBusy(t)) ++busy[regionOf(e, t)];
         std::vector<int> out;
         for (auto& [region, list] : byRegion) {
             std::sort(list.begin(), list.end());
             const auto it = quota_.find(region);
-            const std::size_t n = it == quota_.end() ? 0 : static_cast<std::size_t>(it->second);
+            const int free = (it == quota_.end() ? 0 : it->second) - busy[region];
+            const std::size_t n = static_cast<std::size_t>(std::max(0, free));
             for (std::size_t i = 0; i < std::min(n, list.size()); ++i) out.push_back(std::get<2>(list[i]));
         }
         std::sort(out.begin(), out.end());

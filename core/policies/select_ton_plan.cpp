@@ -45,6 +45,9 @@ TonPlannerInputs tonPlannerInputs(const PolicySpec& spec, const Engine& e) {
         throw EngineError("selection policy ton-plan plans one parameter server, the topology has " +
                           std::to_string(roots.size()) + " root aggregators");
     const auto trainers = e.topology().trainersOf(roots.front());
+    if (trainers.empty())
+        throw EngineError("selection policy ton-plan needs trainers directly under the parameter server '" +
+                          e.topology().node(roots.front()).spec.id + "' (it plans one level of workers)");
     TonPlannerInputs in;
     const auto& sync = e.scenario().sync;
     if (sync.name == "fully-sync") {

@@ -1,6 +1,7 @@
 #include "core/policies/selection_estimates.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fog {
 
@@ -38,7 +39,10 @@ double stationaryAvailability(const Engine& e, int trainer) {
     case AvailabilitySpec::Kind::Trace: {
         // Over the run's time limit if there is one, else up to the end of the last outage.
         double horizon = e.scenario().stop.virtualTimeS;
-        for (const auto& iv : a.offline) horizon = std::max(horizon, iv.toS);
+        if (horizon <= 0)
+            for (const auto& iv : a.offline) horizon = std::max(horizon, iv.toS);
+        // An outage that never ends: in the long run the node is never there.
+        if (!std::isfinite(horizon)) return 1e-6;
         if (horizon <= 0) return 1.0;
         double down = 0;
         for (const auto& iv : a.offline) down += std::min(iv.toS, horizon) - std::min(iv.fromS, horizon);
