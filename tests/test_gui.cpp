@@ -13,6 +13,9 @@
 #include "widgets/run/run_controller.h"
 #include "widgets/runs/runs_browser.h"
 #include "widgets/runs/runs_table_model.h"
+#include "widgets/topology/node_item.h"
+#include "widgets/topology/topology_canvas.h"
+#include "widgets/topology/topology_scene.h"
 
 #include <QAction>
 #include <QApplication>
@@ -207,6 +210,30 @@ private Q_SLOTS:
         const auto a = w.store()->run(ids[0]);
         const auto b = w.store()->run(ids[1]);
         QVERIFY(b->summary.virtualTime < a->summary.virtualTime);
+    }
+
+    void closingWithASelectionIsSafe() {
+        // Tearing the window down must not let the inspector ask a deleted document.
+        auto* w = new MainWindow(options());
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w));
+        w->canvas()->topologyScene()->selectIds({"cloud", "edge-1"});
+        QCOMPARE(w->canvas()->topologyScene()->selectedIds().size(), 2);
+        delete w; // crashed before the fix
+    }
+
+    void undoingAMoveOfAnUnplacedNodePutsItBack() {
+        // The quickstart has no positions: its nodes sit where the layout puts them.
+        MainWindow w(options());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        NodeItem* cloud = w.canvas()->topologyScene()->item("cloud");
+        QVERIFY(cloud);
+        const QPointF before = cloud->pos();
+        w.document()->moveEntities({"cloud"}, {before + QPointF(400, 300)});
+        QTRY_COMPARE(cloud->pos(), before + QPointF(400, 300));
+        w.document()->undoStack()->undo();
+        QTRY_COMPARE(cloud->pos(), before);
     }
 
     void windowStaysResponsiveDuringARun() {

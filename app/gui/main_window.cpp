@@ -151,7 +151,15 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     updateProblems();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // A run still going is cancelled first, with nothing forwarded to views being destroyed;
+    // then the views (canvas, comparison, inspector) go before the document they show.
+    controller_->disconnect(this);
+    delete controller_;
+    controller_ = nullptr;
+    delete centre_;
+    delete findChild<QDockWidget*>("sideDock");
+}
 
 QAction* MainWindow::action(const QString& name) const { return findChild<QAction*>(name); }
 
@@ -396,7 +404,8 @@ void MainWindow::connectController() {
     });
     connect(controller_, &RunController::started, this, [this](const RunInfo& info, qint64 runId) {
         liveRunId_ = runId;
-        live_->reset(info, document_->scenario());
+        showingLive_ = true;
+        live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
         timeline_->reset(info);
         canvas_->setRunNodes(info.nodes);
         eventLog_->clear();
@@ -411,7 +420,10 @@ void MainWindow::connectController() {
         centre_->setCurrentWidget(topologySplit_);
     });
     connect(controller_, &RunController::metrics, this, [this](const std::vector<AggregationRecord>& records) {
-        live_->append(records);
+        if (showingLive_) {
+            live_->append(records);
+            timeline_->appendMetrics(records);
+        }
         for (auto it = records.rbegin(); it != records.rend(); ++it) {
             if (it->level != 0) continue;
             runStatus_->setText(tr("round %1   t = %2 s   loss %3   acc %4   cost $%5   %6 J")
@@ -425,10 +437,14 @@ void MainWindow::connectController() {
             break;
         }
     });
-    connect(controller_, &RunController::metrics, timeline_, &NodeTimeline::appendMetrics);
-    connect(controller_, &RunController::intervals, timeline_, &NodeTimeline::appendIntervals);
+    // While a stored run is shown, the live run's stream does not go into its plots.
+    connect(controller_, &RunController::intervals, this, [this](const std::vector<NodeInterval>& v) {
+        if (showingLive_) timeline_->appendIntervals(v);
+    });
     connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
-    connect(controller_, &RunController::events, live_, &LivePlots::appendEvents);
+    connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
+        if (showingLive_) live_->appendEvents(events);
+    });
     connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
         const RunInfo& info = controller_->runInfo();
         for (const auto& e : events) {
@@ -639,7 +655,8 @@ bool MainWindow::ensureStarted() {
     }
     QSettings().setValue("run/threads", threads_->value());
     controller_->setPlaybackSpeed(speed_->currentData().toDouble());
-    return controller_->start(document_->scenario(), dbPath_, threads_->value());
+    runScenario_ = document_->scenario();
+    return controller_->start(runScenario_, dbPath_, threads_->value());
 }
 
 void MainWindow::startRun() {
@@ -732,6 +749,7 @@ void MainWindow::showStoredRun(qint64 id) {
     if (!store_) return;
     const auto run = store_->run(id);
     if (!run) return;
+    showingLive_ = false;
     const bool shown = live_->showStoredRun(*store_, id);
     timeline_->showStoredRun(*store_, id);
     if (!shown) {
@@ -751,8 +769,8 @@ void MainWindow::rerun(qint64 id) {
         return;
     }
     try {
-        const Scenario s = loadScenarioText(run->scenarioYaml, "run " + std::to_string(id));
-        controller_->start(s, dbPath_, threads_->value());
+        runScenario_ = loadScenarioText(run->scenarioYaml, "run " + std::to_string(id));
+        controller_->start(runScenario_, dbPath_, threads_->value());
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("Re-run"), tr("Run %1 cannot be re-run:\n\n%2").arg(id).arg(e.what()));
     }
@@ -872,12 +890,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             event->ignore();
             return;
         }
-        controller_->stop();
     }
+    // Ask about unsaved changes before stopping the run: a cancel keeps both.
     if (!maybeSave()) {
         event->ignore();
         return;
     }
+    if (controller_->isActive()) controller_->stop();
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     if (centre_->currentWidget() == compare_) centre_->setCurrentWidget(topologySplit_); // docks back

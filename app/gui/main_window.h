@@ -6,6 +6,7 @@
 
 #include "app/gui/theme.h"
 #include "core/engine/metrics.h"
+#include "core/scenario/scenario.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -151,6 +152,8 @@ private:
     QSplitter* topologySplit_ = nullptr;
     QList<QDockWidget*> hiddenForComparison_;
     qint64 liveRunId_ = 0;
+    bool showingLive_ = true;  ///< false while the plots show a stored run
+    Scenario runScenario_;     ///< what the current or last run was started with
 };
 
 } // namespace fog

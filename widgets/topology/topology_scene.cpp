@@ -12,6 +12,8 @@
 #include <QGraphicsView>
 #include <QPainter>
 #include <QSet>
+#include <QSignalBlocker>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -55,6 +57,9 @@ TopologyScene::TopologyScene(ScenarioDocument* doc, QObject* parent)
 }
 
 TopologyScene::~TopologyScene() {
+    // Deleting selected items would announce a selection change to views (the inspector)
+    // whose document may already be gone: the scene says nothing while it is torn down.
+    const QSignalBlocker quiet(this);
     // Edges unregister from their nodes on deletion; delete them before the nodes.
     for (EdgeItem* e : links_)
         delete e;
@@ -96,6 +101,16 @@ void TopologyScene::deleteItem(NodeItem* item) {
     }
     items_.remove(item->id());
     delete item;
+}
+
+void TopologyScene::schedulePlacement() {
+    // Undoing a layout changes every node: place them once, after the whole undo step.
+    if (placementPending_) return;
+    placementPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        placementPending_ = false;
+        placeUnpositioned();
+    });
 }
 
 void TopologyScene::placeUnpositioned() {
@@ -227,6 +242,7 @@ void TopologyScene::onNodeChanged(const QString& id) {
     const bool wasExpanded = it->isExpanded();
     const EntityRef e = doc_->find(id);
     updateItem(it, e);
+    if (e.valid() && !doc_->hasPositionOf(e)) schedulePlacement(); // e.g. a move undone
     if (e.valid()) updateParentEdge(it, doc_->parentOf(e));
     if (it->isGroup()) {
         // A group's count decides which member ids exist: edges naming members follow.

@@ -88,6 +88,9 @@ class TopologyScene : public QGraphicsScene {
     void deleteItem(NodeItem* item);
     /// Positions for items without one come from the tier layout.
     void placeUnpositioned();
+    /// placeUnpositioned() once the current change is complete.
+    void schedulePlacement();
+    bool placementPending_ = false;
     void updateParentEdge(NodeItem* child, const QString& parentId);
     void rebuildParentEdges();
     /// Recreates the explicit link items, keeping selected links selected: `at`/`shift`
