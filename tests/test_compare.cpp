@@ -228,6 +228,22 @@ private Q_SLOTS:
         QCOMPARE(b.model()->runAt(b.model()->rowOf(f.a)).notes, std::string("lr too high?"));
     }
 
+    void browserKeepsARunThatIsStillGoing() {
+        Fixture f = makeFixture(freshPath());
+        NewRun nr;
+        nr.name = "going";
+        nr.scenarioYaml = "name: going\n";
+        const qint64 going = f.store->beginRun(nr); // begun, not finished: status running
+        RunsBrowser b;
+        b.setStore(f.store.get());
+        QSignalSpy errors(&b, &RunsBrowser::errorOccurred);
+        QCOMPARE(b.deleteRuns({going, f.a}), 1);
+        QVERIFY(f.store->run(going).has_value());
+        QVERIFY(!f.store->run(f.a).has_value());
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.last().at(0).toString().contains("still running"));
+    }
+
     void browserPinsBaselineAndDeletes() {
         Fixture f = makeFixture(freshPath());
         RunsBrowser b;

@@ -257,6 +257,12 @@ int RunsBrowser::deleteRuns(const QList<qint64>& ids) {
     QList<qint64> done;
     QGuiApplication::setOverrideCursor(Qt::WaitCursor);
     for (qint64 id : ids) {
+        // A run still being written (by the studio or a fogstudio-cli elsewhere) stays.
+        const int row = model_->rowOf(id);
+        if (row >= 0 && model_->runAt(row).status == "running") {
+            Q_EMIT errorOccurred(QString("Run %1 is still running: stop it before deleting it").arg(id));
+            continue;
+        }
         try {
             if (store->deleteRun(id)) done.push_back(id);
         } catch (const std::exception& e) {
