@@ -322,7 +322,11 @@ void MainWindow::buildDocks() {
     runs_->setStore(store_.get());
     QDockWidget* runsDock = dock("runsDock", tr("Runs"), runs_, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, runsDock, Qt::Vertical);
-    if (!storeError_.isEmpty()) runs_->setEnabled(false);
+    if (!storeError_.isEmpty()) {
+        runs_->setEnabled(false);
+        runsDock->setWindowTitle(tr("Runs (not stored)"));
+        runsDock->setToolTip(storeError_);
+    }
 
     auto* side = new QTabWidget(this);
     side->setObjectName("sideTabs");
@@ -636,6 +640,7 @@ void MainWindow::updateProblems() {
         item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
     }
     const int count = static_cast<int>(diagnostics.size());
+    problemCount_ = count;
     bottomTabs_->setTabText(bottomTabs_->indexOf(problems_), count ? tr("Problems (%1)").arg(count) : tr("Problems"));
     updateRunActions();
 }
@@ -709,7 +714,7 @@ void MainWindow::runUntilDialog() {
 void MainWindow::updateRunActions() {
     const auto state = controller_->state();
     const bool active = controller_->isActive();
-    const bool runnable = document_->diagnostics().empty();
+    const bool runnable = problemCount_ == 0; // counted by updateProblems on every change
     action("actionRun")->setEnabled((!active && runnable) || state == RunController::State::Paused);
     action("actionRun")->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
     action("actionPause")->setEnabled(state == RunController::State::Running);

@@ -148,6 +148,7 @@ private:
     QActionGroup* themeGroup_ = nullptr;
 
     bool fittedOnce_ = false;
+    int problemCount_ = 0;
     bool restoredState_ = false;
     QSplitter* topologySplit_ = nullptr;
     QList<QDockWidget*> hiddenForComparison_;
