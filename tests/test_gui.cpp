@@ -212,6 +212,21 @@ private Q_SLOTS:
         QVERIFY(b->summary.virtualTime < a->summary.virtualTime);
     }
 
+    void pinnedBaselineIsKeptAcrossSessions() {
+        qint64 id = 0;
+        {
+            MainWindow w(options());
+            makeTimingOnly(w.document(), 3, 2);
+            w.startRun();
+            QVERIFY(waitForFinish(w, 30000));
+            id = w.controller()->runId();
+            w.runsBrowser()->setBaseline(id);
+        }
+        MainWindow again(options());
+        QCOMPARE(again.runsBrowser()->baseline(), id);
+        QCOMPARE(again.comparison()->baseline(), id);
+    }
+
     void closingWithASelectionIsSafe() {
         // Tearing the window down must not let the inspector ask a deleted document.
         auto* w = new MainWindow(options());

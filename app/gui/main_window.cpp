@@ -131,6 +131,10 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(document_, &ScenarioDocument::topologyReset, this, &MainWindow::updateProblems);
 
     if (options.threads > 0) threads_->setValue(options.threads);
+    if (store_) {
+        const qint64 baseline = settings.value("baseline/" + QString(dbPath_.toUtf8().toHex()), 0).toLongLong();
+        if (baseline > 0 && store_->run(baseline)) runs_->setBaseline(baseline);
+    }
     setTheme(themeFromString(settings.value("theme", "system").toString()));
 
     resize(1400, 900);
@@ -393,6 +397,9 @@ void MainWindow::buildDocks() {
     connect(runs_, &RunsBrowser::runActivated, this, &MainWindow::showStoredRun);
     connect(runs_, &RunsBrowser::rerunRequested, this, &MainWindow::rerun);
     connect(runs_, &RunsBrowser::baselineChanged, compare_, &ComparisonView::setBaseline);
+    // The pinned baseline belongs to a database: keep it per database across sessions.
+    connect(runs_, &RunsBrowser::baselineChanged, this,
+            [this](qint64 id) { QSettings().setValue("baseline/" + QString(dbPath_.toUtf8().toHex()), id); });
     connect(runs_, &RunsBrowser::runsDeleted, compare_, &ComparisonView::runsDeleted);
     connect(runs_, &RunsBrowser::errorOccurred, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(compare_, &ComparisonView::exportPlotsRequested, this, &MainWindow::exportPlots);
