@@ -52,6 +52,7 @@
 #include <QUndoStack>
 #include <QUrl>
 
+#include <algorithm>
 #include <cmath>
 
 // Resources live in the static GUI library: register them explicitly (outside any namespace).
@@ -128,7 +129,6 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(document_, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateProblems);
     connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateTitle);
-    connect(document_, &ScenarioDocument::topologyReset, this, &MainWindow::updateProblems);
 
     if (options.threads > 0) threads_->setValue(options.threads);
     if (store_) {
@@ -728,8 +728,6 @@ void MainWindow::updateRunActions() {
     action("actionStep")->setEnabled(active || runnable);
     action("actionRunUntil")->setEnabled(active || runnable);
     action("actionStop")->setEnabled(active);
-    if (!active && !runStatus_->text().isEmpty()) runStatus_->setText(runStatus_->text());
-    statusBar()->setProperty("runState", RunController::stateName(state));
 }
 
 void MainWindow::logEvent(const QString& line) { eventLog_->appendPlainText(line); }
@@ -807,7 +805,8 @@ void MainWindow::exportPlots(const QList<qint64>& ids) {
     const QString format = QInputDialog::getItem(this, tr("Export plots"), tr("Format:"), formats, 0, false, &ok);
     if (!ok) return;
     // The comparison view draws exactly the figures to export: reuse it for these runs.
-    if (compare_->runIds() != ids) compare_->setRuns(ids);
+    const QList<qint64> shown = compare_->runIds();
+    if (!std::all_of(ids.begin(), ids.end(), [&shown](qint64 id) { return shown.contains(id); })) compare_->setRuns(ids);
     QStringList written, failed;
     for (const auto& [stem, plot] : compare_->plots()) {
         const QString path = QDir(dir).filePath(stem + "." + format);

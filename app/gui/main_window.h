@@ -9,7 +9,6 @@
 #include "core/scenario/scenario.h"
 
 #include <QMainWindow>
-#include <QPointer>
 
 #include <memory>
 

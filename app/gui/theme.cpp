@@ -80,9 +80,4 @@ void applyTheme(Theme t) {
     }
 }
 
-bool paletteIsDark() {
-    const QPalette p = QApplication::palette();
-    return p.color(QPalette::Window).lightness() < p.color(QPalette::WindowText).lightness();
-}
-
 } // namespace fog

@@ -13,7 +13,5 @@ QString toString(Theme t);
 /// Applies the theme to the running application (Fusion style with an explicit palette for
 /// Light and Dark; the platform's own style and palette for System).
 void applyTheme(Theme t);
-/// True when the application's current palette is dark (window colour darker than text).
-bool paletteIsDark();
 
 } // namespace fog

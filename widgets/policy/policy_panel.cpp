@@ -197,7 +197,6 @@ void PolicyPanel::setDocument(ScenarioDocument* document) {
     setEnabled(document_ != nullptr);
     if (!document_) return;
     connect(document_, &ScenarioDocument::scenarioChanged, this, &PolicyPanel::refresh);
-    connect(document_, &ScenarioDocument::topologyReset, this, &PolicyPanel::refresh);
     refresh();
 }
 

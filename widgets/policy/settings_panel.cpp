@@ -279,7 +279,6 @@ void SettingsPanel::setDocument(ScenarioDocument* document) {
     setEnabled(document_ != nullptr);
     if (!document_) return;
     connect(document_, &ScenarioDocument::scenarioChanged, this, &SettingsPanel::refresh);
-    connect(document_, &ScenarioDocument::topologyReset, this, &SettingsPanel::refresh);
     refresh();
 }
 
