@@ -31,8 +31,17 @@ case "$mode" in
     exec "$build_dir/app/fogstudio-cli" run presets/quickstart.yaml
     ;;
   test)
-    cd "$build_dir"
-    exec ctest --output-on-failure -j 1
+    (cd "$build_dir" && ctest --output-on-failure -j 1)
+    # Extra check stages (sanitizer builds, fuzzing, ...): one script each under
+    # packaging/ci/, run in name order; each installs what it needs and exits non-zero on a
+    # finding. FOGSTUDIO_SKIP_STAGES=1 runs the CTest suite alone.
+    if [ -z "${FOGSTUDIO_SKIP_STAGES:-}" ]; then
+      for stage in packaging/ci/[0-9]*.sh; do
+        [ -e "$stage" ] || continue
+        echo "setup: stage $(basename "$stage")"
+        FOGSTUDIO_BUILD_DIR="$build_dir" bash "$stage"
+      done
+    fi
     ;;
   build)
     ;;
