@@ -208,7 +208,7 @@ private Q_SLOTS:
             sqlite3_close(h);
         }
         RunStore store(db);
-        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.schemaVersion(), kStoreSchemaVersion); // v1 -> every later version
         const auto runs = store.listRuns();
         QCOMPARE(runs.size(), std::size_t(1));
         QCOMPARE(runs[0].name, std::string("old run"));

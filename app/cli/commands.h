@@ -39,6 +39,7 @@ int cmdRun(const CliOptions& o);
 int cmdRuns(const CliOptions& o);   ///< runs list|show|delete|tag|notes|rerun
 int cmdSweep(const CliOptions& o);
 int cmdExport(const CliOptions& o); ///< export metrics|summary
+int cmdDb(const CliOptions& o);     ///< db check [FILE]
 int rerun(const CliOptions& o, std::int64_t id);
 
 /// The store the options name, or the default one; prints the error and returns null.

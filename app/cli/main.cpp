@@ -45,6 +45,8 @@ Commands:
   export report [ID...] [--sweep S] --out FILE.html|FILE.pdf
                            A report: scenario, topology figure, plots, summary table,
                            Pareto front and the commands that reproduce the runs.
+  db check [FILE]          Check a run database (--db FILE, or the default one): SQLite's
+                           integrity check, schema, runs killed mid-way, missing rows.
   policies                 The sync and selection policies with their parameters.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
@@ -214,6 +216,7 @@ int main(int argc, char** argv) {
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);
     if (cmd == "export") return fog::cli::cmdExport(o);
+    if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;

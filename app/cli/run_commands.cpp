@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <QJsonDocument>
@@ -53,12 +54,49 @@ QJsonObject summaryJson(const Scenario& s, const RunSummary& r, int threads, std
     return o;
 }
 
-/// Runs `scenario` (stored unless --no-store) and prints its summary.
+/// What the database holds for a run after it ended, read back rather than assumed.
+struct StoredCheck {
+    std::optional<StoredRun> run;
+    RowCounts rows;
+    std::string problem; ///< empty: stored, complete and as the engine ended it
+};
+
+StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSummary& summary) {
+    StoredCheck c;
+    try {
+        // A fresh connection, so nothing cached in this process can pass for the stored state.
+        RunStore store(dbPath, true);
+        c.run = store.run(runId);
+        if (c.run) c.rows = store.storedRows(runId);
+    } catch (const StoreError& e) {
+        c.problem = std::string("cannot read the stored run back: ") + e.what();
+        return c;
+    }
+    if (!c.run) {
+        c.problem = "run " + std::to_string(runId) + " is not in the database (deleted while it ran?)";
+        return c;
+    }
+    const auto& r = *c.run;
+    if (r.status == "running" || r.status == "interrupted")
+        c.problem = "the run's end could not be stored; the database says '" + r.status + "'";
+    else if (r.status != toString(summary.status))
+        c.problem = "storing failed: the database says '" + r.status + "': " + r.summary.stopReason;
+    else if (!r.produced)
+        c.problem = "the database does not say how many rows the run produced";
+    else if (*r.produced != c.rows)
+        c.problem = "incomplete: " + std::to_string(c.rows.metrics) + " of " + std::to_string(r.produced->metrics) +
+                    " metric rows stored";
+    return c;
+}
+
+/// Runs `scenario` (stored unless --no-store) and prints its summary and, when stored,
+/// what the database holds: the exit status follows what was stored, not what ran.
 int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label) {
     ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
     installInterruptHandler();
     RunSummary summary;
     std::int64_t runId = 0;
+    StoredCheck stored;
     if (o.noStore) {
         EngineOptions options;
         options.threads = o.threads;
@@ -74,15 +112,51 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
     } else {
         auto store = openStore(o);
         if (!store) return 1;
+        if (store->readOnly()) {
+            std::cerr << "fogstudio-cli: " << store->path()
+                      << ": the database is read-only for this program; the run was not started "
+                         "(use --db FILE for a writable database, or --no-store)\n";
+            return 1;
+        }
         for (const auto& t : o.tags) meta.tags.push_back(t.toStdString());
         if (!o.name.isEmpty()) meta.name = o.name.toStdString();
-        runId = runAndStore(scenario, *store, meta, o.threads, &progress, summary, interruptFlag());
+        try {
+            runId = runAndStore(scenario, *store, meta, o.threads, &progress, summary, interruptFlag());
+        } catch (const StoreError& e) {
+            std::cerr << "fogstudio-cli: " << e.what() << "\n"
+                      << label << ": the run was not stored\n";
+            return 1;
+        }
+        const std::string path = store->path();
+        store.reset();
+        stored = readBack(path, runId, summary);
     }
-    if (o.json)
-        std::cout << QJsonDocument(summaryJson(scenario, summary, o.threads, runId)).toJson().toStdString() << "\n";
-    else {
+    if (o.json) {
+        QJsonObject j = summaryJson(scenario, summary, o.threads, stored.run ? runId : 0);
+        if (runId > 0) {
+            QJsonObject st;
+            st["run_id"] = static_cast<double>(runId);
+            st["status"] = stored.run ? QString::fromStdString(stored.run->status) : QString("missing");
+            st["metric_rows"] = static_cast<double>(stored.rows.metrics);
+            st["event_rows"] = static_cast<double>(stored.rows.events);
+            st["interval_rows"] = static_cast<double>(stored.rows.intervals);
+            st["complete"] = stored.problem.empty();
+            if (!stored.problem.empty()) st["problem"] = QString::fromStdString(stored.problem);
+            j["stored"] = st;
+            if (stored.run) j["status"] = QString::fromStdString(stored.run->status);
+        }
+        std::cout << QJsonDocument(j).toJson().toStdString() << "\n";
+    } else {
         progress.printSummary(summary, std::cout);
-        if (runId > 0) std::cout << "  " << std::left << std::setw(22) << "stored as" << "run " << runId << "\n";
+        if (runId > 0 && stored.run)
+            std::cout << "  " << std::left << std::setw(22) << "stored as"
+                      << "run " << runId << ", " << stored.run->status << ", " << stored.rows.metrics
+                      << " metric rows, " << stored.rows.events << " events, " << stored.rows.intervals
+                      << " intervals" << (stored.problem.empty() ? "" : " (INCOMPLETE)") << "\n";
+    }
+    if (!stored.problem.empty()) {
+        std::cerr << label << ": run " << runId << ": " << stored.problem << "\n";
+        return 1;
     }
     if (summary.status == RunStatus::Failed) {
         std::cerr << label << ": run failed: " << summary.stopReason << "\n";
@@ -144,7 +218,7 @@ std::unique_ptr<RunStore> openStore(const CliOptions& o) {
     const std::string path = o.db.isEmpty() ? RunStore::defaultPath() : o.db.toStdString();
     try {
         return std::make_unique<RunStore>(path);
-    } catch (const StoreError& e) {
+    } catch (const std::exception& e) { // StoreError, or out of memory on a huge file
         std::cerr << "fogstudio-cli: " << e.what() << "\n";
         return nullptr;
     }
@@ -171,7 +245,13 @@ int cmdRun(const CliOptions& o) {
 int rerun(const CliOptions& o, std::int64_t id) {
     auto store = openStore(o);
     if (!store) return 1;
-    const auto stored = store->run(id);
+    std::optional<StoredRun> stored;
+    try {
+        stored = store->run(id);
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return 1;
+    }
     if (!stored) {
         std::cerr << "fogstudio-cli: no run " << id << " in " << store->path() << "\n";
         return 1;
@@ -217,6 +297,11 @@ int cmdSweep(const CliOptions& o) {
     }
     auto store = openStore(o);
     if (!store) return 1;
+    if (store->readOnly()) {
+        std::cerr << "fogstudio-cli: " << store->path() << ": the database is read-only for this program; "
+                  << "the sweep was not started\n";
+        return 1;
+    }
     installInterruptHandler();
     try {
         const SweepResult r = runSweep(
@@ -229,13 +314,28 @@ int cmdSweep(const CliOptions& o) {
             },
             interruptFlag());
         printSweepTable(*store, r.sweepId, o.target);
-        std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() << " runs stored in " << store->path();
+        // Count what the database holds, not what the engine reported.
+        int notStored = 0;
+        for (const auto id : r.runIds) {
+            const auto run = id > 0 ? store->run(id) : std::nullopt;
+            if (!run || run->status == "running" || run->status == "interrupted" ||
+                (run->status != "failed" && (!run->produced || *run->produced != store->storedRows(id)))) {
+                ++notStored;
+                std::cerr << "fogstudio-cli: run " << id << " of the sweep is missing or incomplete in "
+                          << store->path() << "\n";
+            }
+        }
+        std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() - notStored << " runs stored in " << store->path();
         if (r.failed) std::cout << " (" << r.failed << " failed)";
+        if (notStored) std::cout << " (" << notStored << " not stored completely)";
         std::cout << "\nsee them with: fogstudio-cli runs list --sweep " << r.sweepId
                   << "\nexport them with: fogstudio-cli export summary --sweep " << r.sweepId << "\n";
-        return r.failed ? 1 : 0;
+        return r.failed || notStored ? 1 : 0;
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
+        return 1;
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
         return 1;
     }
 }

@@ -61,14 +61,19 @@ int list(const CliOptions& o, RunStore& store) {
     std::cout << std::left << std::setw(6) << "id" << std::setw(12) << "status" << std::setw(9) << "accuracy"
               << std::setw(11) << "virtual s" << std::setw(10) << "cost" << std::setw(7) << "rounds"
               << std::setw(21) << "started" << "name\n";
+    bool fromRows = false;
     for (const auto& r : runs) {
         std::string name = r.name;
         if (!r.tags.empty()) name += "  [" + joinTags(r.tags) + "]";
+        // A run killed mid-way has no summary: its figures come from the rows it stored.
+        const std::string rounds = std::to_string(r.summary.rounds) + (r.summaryFromRows ? "*" : "");
+        fromRows = fromRows || r.summaryFromRows;
         std::cout << std::left << std::setw(6) << r.id << std::setw(12) << r.status << std::setw(9)
                   << pct(r.summary.finalTestAccuracy) << std::setw(11) << fixed(r.summary.virtualTime, 1)
-                  << std::setw(10) << fixed(r.summary.cost, 4) << std::setw(7) << r.summary.rounds << std::setw(21)
+                  << std::setw(10) << fixed(r.summary.cost, 4) << std::setw(7) << rounds << std::setw(21)
                   << r.startedAt << name << "\n";
     }
+    if (fromRows) std::cout << "* as far as the run got: figures of the last row it stored\n";
     return 0;
 }
 
@@ -96,7 +101,22 @@ int show(RunStore& store, std::int64_t id) {
     row("energy", fixed(r->summary.energyJ, 1) + " J");
     row("bytes moved", fixed(r->summary.bytes, 0));
     row("wall clock", fixed(r->summary.wallSeconds, 2) + " s");
-    row("metrics rows", std::to_string(metrics.size()));
+    const RowCounts rows = store.storedRows(id);
+    if (r->produced) {
+        const bool complete = *r->produced == rows;
+        row("stored rows", std::to_string(rows.metrics) + " of " + std::to_string(r->produced->metrics) +
+                               " metric rows, " + std::to_string(rows.events) + " of " +
+                               std::to_string(r->produced->events) + " events, " + std::to_string(rows.intervals) +
+                               " of " + std::to_string(r->produced->intervals) + " intervals" +
+                               (complete ? " (complete)" : " (INCOMPLETE)"));
+    } else {
+        row("stored rows", std::to_string(rows.metrics) + " metric rows, " + std::to_string(rows.events) +
+                               " events, " + std::to_string(rows.intervals) + " intervals" +
+                               (r->status == "running" ? " so far"
+                                                       : " (how many the run produced is not known: "
+                                                         "it did not finish, or was stored before schema 3)"));
+    }
+    if (r->summaryFromRows) row("figures", "from the last stored row (the run has no summary)");
     int offline = 0, lost = 0;
     for (const auto& e : events) {
         offline += e.kind == "offline";
@@ -283,6 +303,10 @@ int exportReport(const CliOptions& o, RunStore& store, const std::vector<RunWith
 
 } // namespace
 
+namespace {
+int exportRuns(const CliOptions& o, const QString& what);
+}
+
 int cmdExport(const CliOptions& o) {
     const QString what = o.args.isEmpty() ? QString() : o.args.first();
     if (what != "metrics" && what != "summary" && what != "plots" && what != "report") {
@@ -290,6 +314,33 @@ int cmdExport(const CliOptions& o) {
                      "[--format F] [--out FILE_OR_DIR]\n";
         return 2;
     }
+    try {
+        return exportRuns(o, what);
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+int cmdDb(const CliOptions& o) {
+    const QString sub = o.args.isEmpty() ? QString() : o.args.first();
+    if (sub != "check" || o.args.size() > 2) {
+        std::cerr << "fogstudio-cli: usage: db check [FILE] [--db FILE]\n";
+        return 2;
+    }
+    const std::string path = o.args.size() == 2 ? o.args[1].toStdString()
+                             : o.db.isEmpty()    ? RunStore::defaultPath()
+                                                 : o.db.toStdString();
+    const DbCheck check = checkDatabase(path);
+    std::cout << path << ":\n";
+    for (const auto& line : check.lines) std::cout << "  " << line << "\n";
+    std::cout << (check.ok ? "ok" : "NOT OK") << "\n";
+    return check.ok ? 0 : 1;
+}
+
+namespace {
+
+int exportRuns(const CliOptions& o, const QString& what) {
     auto store = openStore(o);
     if (!store) return 1;
     bool ok = true;
@@ -326,5 +377,7 @@ int cmdExport(const CliOptions& o) {
     if (!o.out.isEmpty()) std::cerr << "wrote " << o.out.toStdString() << " (" << runs.size() << " runs)\n";
     return 0;
 }
+
+} // namespace
 
 } // namespace fog::cli

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cerrno>
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -62,6 +63,16 @@ CREATE INDEX nodes_run ON nodes(run_id);
 CREATE INDEX runs_sweep ON runs(sweep_id);
 )sql";
 
+// Schema 3: how many rows each run produced, counted by the recorder, so that a stored
+// run can say whether it is complete.
+const char* kMigrateV2toV3 = R"sql(
+ALTER TABLE runs ADD COLUMN metrics_produced INTEGER;
+ALTER TABLE runs ADD COLUMN intervals_produced INTEGER;
+ALTER TABLE runs ADD COLUMN events_produced INTEGER;
+)sql";
+
+const char* kInterruptedReason = "the process ended during the run";
+
 std::string isoNow() {
     const std::time_t t = std::time(nullptr);
     std::tm tm{};
@@ -100,7 +111,8 @@ const char* kRunColumns =
     "id, name, tags, notes, scenario_yaml, seed, program_version, started_at, ended_at, status, "
     "stop_reason, sweep_id, repeat, sweep_config, rounds, aggregations, virtual_time, wall_seconds, "
     "cost, energy_j, bytes, final_test_loss, final_test_accuracy, best_test_accuracy, "
-    "final_train_loss, samples_computed, lost_jobs";
+    "final_train_loss, samples_computed, lost_jobs, pid, host, metrics_produced, intervals_produced, "
+    "events_produced";
 
 } // namespace
 
@@ -129,56 +141,109 @@ std::string RunStore::defaultPath() {
     return base + "/fogstudio/runs.db";
 }
 
-RunStore::RunStore(const std::string& path) {
+namespace {
+
+/// Read-only when asked, or when this process may not write the file or create the WAL
+/// files beside it (access() also answers for read-only mounts, where root cannot write).
+bool mustOpenReadOnly(const std::string& path, bool exists) {
+    if (const char* e = std::getenv("FOGSTUDIO_DB_READONLY"); e && std::string(e) == "1") return true;
+    if (!exists) return false;
+    if (::access(path.c_str(), W_OK) != 0) return true;
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    return ::access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0;
+}
+
+struct Identity {
+    std::int64_t app = 0;
+    std::int64_t pages = 0;
+    std::int64_t objects = 0;
+    int version = 0;
+};
+
+Identity readIdentity(SqliteDb& db) {
+    Identity id;
+    id.pages = db.scalar("PRAGMA page_count"); // reads page 1: a damaged header fails here
+    id.app = db.scalar("PRAGMA application_id");
+    id.version = static_cast<int>(db.scalar("PRAGMA user_version"));
+    id.objects = db.scalar("SELECT count(*) FROM sqlite_master");
+    return id;
+}
+
+/// The schema version of a FogStudio file, 0 for an empty (brand-new) one; throws for
+/// anything else. An SQLite file that has any page but not our application id belongs to
+/// another program, even without tables: it is never adopted.
+/// `pagesAllowed`: 1 inside our own first write transaction, where SQLite has already laid
+/// out page 1 of an empty file in memory.
+int ourVersion(const Identity& id, const std::string& path, std::int64_t pagesAllowed = 0) {
+    if (id.app != kApplicationId) {
+        if (id.pages > pagesAllowed || id.objects > 0 || id.app != 0 || id.version != 0)
+            throw StoreError(path + ": not a FogStudio run database (an SQLite file of another program)");
+        return 0;
+    }
+    if (id.version > kStoreSchemaVersion)
+        throw StoreError(path + ": the database has schema version " + std::to_string(id.version) +
+                         ", newer than this FogStudio understands (" + std::to_string(kStoreSchemaVersion) +
+                         "); open it with a newer FogStudio");
+    return id.version;
+}
+
+} // namespace
+
+RunStore::RunStore(const std::string& path) : RunStore(path, false) {}
+
+RunStore::RunStore(const std::string& path, bool readOnly) {
     namespace fs = std::filesystem;
-    const bool exists = fs::exists(path);
-    if (exists) {
-        // Say plainly what a foreign file is before SQLite does it more cryptically.
-        std::ifstream in(path, std::ios::binary);
-        char header[16] = {};
-        in.read(header, 16);
-        if (in.gcount() > 0 && std::string(header, 15) != "SQLite format 3")
-            throw StoreError(path + ": not a FogStudio run database (not an SQLite file)");
-    } else if (fs::path(path).has_parent_path()) {
-        std::error_code ec;
+    std::error_code ec;
+    const bool exists = fs::exists(path, ec); // stat only: no descriptor of the file
+    readOnly = readOnly || mustOpenReadOnly(path, exists);
+    if (!exists && readOnly) throw StoreError(path + ": no such database (and it is opened read-only)");
+    if (!exists && fs::path(path).has_parent_path()) {
         fs::create_directories(fs::path(path).parent_path(), ec);
         if (ec) throw StoreError(path + ": cannot create its folder: " + ec.message());
     }
-    db_ = std::make_unique<SqliteDb>(path, true);
-    db_->exec("PRAGMA foreign_keys = ON");
+    open(path, readOnly);
+}
+
+void RunStore::open(const std::string& path, bool readOnly) {
+    db_ = std::make_unique<SqliteDb>(path, readOnly ? SqliteDb::Mode::ReadOnly : SqliteDb::Mode::ReadWriteCreate);
+    // Say plainly what a foreign file is before SQLite does it more cryptically. The header
+    // is read through SQLite's own descriptor: a second one, closed, would drop our locks.
+    const std::string header = db_->readHeader(16);
+    const std::string magic("SQLite format 3\0", 16);
+    if (!header.empty() && magic.compare(0, header.size(), header) != 0)
+        throw StoreError(path + ": not a FogStudio run database (not an SQLite file)");
+    if (!readOnly) db_->exec("PRAGMA foreign_keys = ON");
     migrate();
-    db_->exec("PRAGMA journal_mode = WAL");
-    db_->exec("PRAGMA synchronous = NORMAL");
-    markInterrupted();
+    if (!readOnly) {
+        db_->exec("PRAGMA journal_mode = WAL");
+        db_->exec("PRAGMA synchronous = NORMAL");
+        markInterrupted();
+    }
 }
 
 RunStore::~RunStore() = default;
 
-void RunStore::migrate() {
-    SqliteStmt appId(*db_, "PRAGMA application_id");
-    appId.step();
-    const std::int64_t app = appId.integer(0);
-    SqliteStmt userVersion(*db_, "PRAGMA user_version");
-    userVersion.step();
-    int version = static_cast<int>(userVersion.integer(0));
-    SqliteStmt tables(*db_, "SELECT count(*) FROM sqlite_master");
-    tables.step();
-    const std::int64_t objects = tables.integer(0);
+void RunStore::setBusyTimeout(int milliseconds) {
+    std::lock_guard lock(mutex_);
+    db_->setBusyTimeout(milliseconds);
+}
 
-    if (app != kApplicationId) {
-        if (objects > 0 || app != 0)
-            throw StoreError(db_->path() + ": not a FogStudio run database (an SQLite file of another program)");
-        version = 0;
-    }
-    if (version > kStoreSchemaVersion)
-        throw StoreError(db_->path() + ": the database has schema version " + std::to_string(version) +
-                         ", newer than this FogStudio understands (" + std::to_string(kStoreSchemaVersion) +
-                         "); open it with a newer FogStudio");
+void RunStore::migrate() {
+    const Identity before = readIdentity(*db_);
+    int version = ourVersion(before, db_->path());
     if (version == kStoreSchemaVersion) {
         schemaVersion_ = version;
         return;
     }
+    if (db_->readOnly())
+        throw StoreError(db_->path() + (version == 0 ? std::string(": the file is empty and opened read-only")
+                                                      : ": the database has the older schema version " +
+                                                            std::to_string(version) +
+                                                            " and is opened read-only; open it once with "
+                                                            "write access to upgrade it"));
     SqliteTransaction tx(*db_);
+    // Another process may have created or upgraded the file while we waited for the lock.
+    version = ourVersion(readIdentity(*db_), db_->path(), before.pages == 0 ? 1 : 0);
     if (version == 0) {
         db_->exec(kSchemaV1);
         db_->exec("PRAGMA application_id = " + std::to_string(kApplicationId));
@@ -188,6 +253,10 @@ void RunStore::migrate() {
     if (version == 1) {
         db_->exec(kMigrateV1toV2);
         version = 2;
+    }
+    if (version == 2) {
+        db_->exec(kMigrateV2toV3);
+        version = 3;
     }
     db_->exec("PRAGMA user_version = " + std::to_string(version));
     tx.commit();
@@ -204,9 +273,9 @@ void RunStore::markInterrupted() {
             if (s.text(2) == host && !processAlive(s.integer(1))) dead.push_back(s.integer(0));
     }
     for (auto id : dead) {
-        SqliteStmt u(*db_, "UPDATE runs SET status = 'interrupted', stop_reason = 'the process ended "
-                           "during the run', ended_at = ?2 WHERE id = ?1");
-        u.bind(1, id).bind(2, isoNow()).run();
+        SqliteStmt u(*db_, "UPDATE runs SET status = 'interrupted', stop_reason = ?3, ended_at = ?2 "
+                           "WHERE id = ?1 AND status = 'running'");
+        u.bind(1, id).bind(2, isoNow()).bind(3, std::string(kInterruptedReason)).run();
     }
 }
 
@@ -224,39 +293,55 @@ std::int64_t RunStore::beginRun(const NewRun& r) {
 }
 
 void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
-                           const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events) {
+                           const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events,
+                           RowCounts* stored) {
     if (records.empty() && intervals.empty() && events.empty()) return;
-    std::lock_guard lock(mutex_);
-    SqliteTransaction tx(*db_);
-    if (!records.empty()) {
-        SqliteStmt next(*db_, "SELECT coalesce(max(seq), 0) FROM metrics WHERE run_id = ?1");
-        next.bind(1, run);
-        next.step();
-        std::int64_t seq = next.integer(0);
-        SqliteStmt s(*db_, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
-        for (const auto& r : records) {
-            s.bind(1, run).bind(2, ++seq).bind(3, r.round).bind(4, r.level).bind(5, r.aggregator);
-            s.bind(6, r.time).bind(7, r.wallSeconds).bind(8, r.trainLoss).bind(9, r.participants);
-            s.bind(10, r.learningRate).bind(11, r.cost).bind(12, r.energyJ).bind(13, r.bytes);
-            s.bind(14, r.meanStaleness).bind(15, r.maxStaleness).bind(16, r.testLoss).bind(17, r.testAccuracy);
-            s.run();
+    std::size_t r = 0, i = 0, e = 0;
+    while (r < records.size() || i < intervals.size() || e < events.size()) {
+        // One short transaction per chunk: the lock on the file (and our mutex) is released
+        // between chunks, so a writer elsewhere waits milliseconds, not the whole batch.
+        std::lock_guard lock(mutex_);
+        SqliteTransaction tx(*db_);
+        std::size_t budget = kRowsPerTransaction;
+        const std::size_t r0 = r, i0 = i, e0 = e;
+        if (r < records.size()) {
+            SqliteStmt next(*db_, "SELECT coalesce(max(seq), 0) FROM metrics WHERE run_id = ?1");
+            next.bind(1, run);
+            next.step();
+            std::int64_t seq = next.integer(0);
+            SqliteStmt s(*db_, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+            for (; r < records.size() && budget > 0; ++r, --budget) {
+                const auto& m = records[r];
+                s.bind(1, run).bind(2, ++seq).bind(3, m.round).bind(4, m.level).bind(5, m.aggregator);
+                s.bind(6, m.time).bind(7, m.wallSeconds).bind(8, m.trainLoss).bind(9, m.participants);
+                s.bind(10, m.learningRate).bind(11, m.cost).bind(12, m.energyJ).bind(13, m.bytes);
+                s.bind(14, m.meanStaleness).bind(15, m.maxStaleness).bind(16, m.testLoss).bind(17, m.testAccuracy);
+                s.run();
+            }
+        }
+        if (i < intervals.size() && budget > 0) {
+            SqliteStmt s(*db_, "INSERT INTO intervals VALUES(?1, ?2, ?3, ?4, ?5)");
+            for (; i < intervals.size() && budget > 0; ++i, --budget) {
+                const auto& iv = intervals[i];
+                s.bind(1, run).bind(2, iv.node).bind(3, std::string(toString(iv.state))).bind(4, iv.from).bind(5, iv.to);
+                s.run();
+            }
+        }
+        if (e < events.size() && budget > 0) {
+            SqliteStmt s(*db_, "INSERT INTO events VALUES(?1, ?2, ?3, ?4, ?5)");
+            for (; e < events.size() && budget > 0; ++e, --budget) {
+                const auto& ev = events[e];
+                s.bind(1, run).bind(2, ev.time).bind(3, ev.kind).bind(4, ev.node).bind(5, ev.detail);
+                s.run();
+            }
+        }
+        tx.commit();
+        if (stored) {
+            stored->metrics += static_cast<std::int64_t>(r - r0);
+            stored->intervals += static_cast<std::int64_t>(i - i0);
+            stored->events += static_cast<std::int64_t>(e - e0);
         }
     }
-    if (!intervals.empty()) {
-        SqliteStmt s(*db_, "INSERT INTO intervals VALUES(?1, ?2, ?3, ?4, ?5)");
-        for (const auto& iv : intervals) {
-            s.bind(1, run).bind(2, iv.node).bind(3, std::string(toString(iv.state))).bind(4, iv.from).bind(5, iv.to);
-            s.run();
-        }
-    }
-    if (!events.empty()) {
-        SqliteStmt s(*db_, "INSERT INTO events VALUES(?1, ?2, ?3, ?4, ?5)");
-        for (const auto& e : events) {
-            s.bind(1, run).bind(2, e.time).bind(3, e.kind).bind(4, e.node).bind(5, e.detail);
-            s.run();
-        }
-    }
-    tx.commit();
 }
 
 void RunStore::appendMetrics(std::int64_t run, const std::vector<AggregationRecord>& records) {
@@ -298,6 +383,28 @@ void RunStore::finishRun(std::int64_t run, const RunSummary& r) {
     s.run();
 }
 
+void RunStore::finishRun(std::int64_t run, const RunSummary& summary, const RowCounts& produced) {
+    finishRun(run, summary);
+    std::lock_guard lock(mutex_);
+    SqliteStmt s(*db_, "UPDATE runs SET metrics_produced = ?2, intervals_produced = ?3, events_produced = ?4 "
+                       "WHERE id = ?1");
+    s.bind(1, run).bind(2, produced.metrics).bind(3, produced.intervals).bind(4, produced.events).run();
+}
+
+RowCounts RunStore::storedRows(std::int64_t run) const {
+    std::lock_guard lock(mutex_);
+    RowCounts c;
+    auto count = [&](const char* sql) {
+        SqliteStmt s(*db_, sql);
+        s.bind(1, run);
+        return s.step() ? s.integer(0) : 0;
+    };
+    c.metrics = count("SELECT count(*) FROM metrics WHERE run_id = ?1");
+    c.intervals = count("SELECT count(*) FROM intervals WHERE run_id = ?1");
+    c.events = count("SELECT count(*) FROM events WHERE run_id = ?1");
+    return c;
+}
+
 StoredRun RunStore::readRun(SqliteStmt& s) const {
     StoredRun r;
     r.id = s.integer(0);
@@ -328,7 +435,46 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
     r.summary.finalTrainLoss = s.real(24);
     r.summary.samplesComputed = s.integer(25);
     r.summary.lostJobs = static_cast<int>(s.integer(26));
+    if (r.status == "running" && s.text(28) == hostName() && !processAlive(s.integer(27))) {
+        // Killed, and not yet marked (a read-only database, or killed since we opened it).
+        r.status = "interrupted";
+        r.summary.stopReason = kInterruptedReason;
+    }
+    if (!s.isNull(29)) r.produced = RowCounts{s.integer(29), s.integer(30), s.integer(31)};
+    if (s.isNull(14)) summaryFromRows(r);
     return r;
+}
+
+void RunStore::summaryFromRows(StoredRun& r) const {
+    // Called with mutex_ held. The last metric row carries the cumulative figures.
+    SqliteStmt last(*db_, "SELECT round, time, wall_seconds, cost, energy_j, bytes, train_loss FROM metrics "
+                          "WHERE run_id = ?1 ORDER BY seq DESC LIMIT 1");
+    last.bind(1, r.id);
+    if (!last.step()) return;
+    r.summaryFromRows = true;
+    r.summary.rounds = static_cast<int>(last.integer(0));
+    r.summary.virtualTime = last.real(1);
+    r.summary.wallSeconds = last.real(2);
+    r.summary.cost = last.real(3);
+    r.summary.energyJ = last.real(4);
+    r.summary.bytes = last.real(5);
+    r.summary.finalTrainLoss = last.real(6);
+    SqliteStmt agg(*db_, "SELECT count(*), max(test_accuracy) FROM metrics WHERE run_id = ?1");
+    agg.bind(1, r.id);
+    if (agg.step()) {
+        r.summary.aggregations = static_cast<int>(agg.integer(0));
+        r.summary.bestTestAccuracy = agg.real(1);
+    }
+    SqliteStmt test(*db_, "SELECT test_loss, test_accuracy FROM metrics WHERE run_id = ?1 AND test_accuracy "
+                          "IS NOT NULL ORDER BY seq DESC LIMIT 1");
+    test.bind(1, r.id);
+    if (test.step()) {
+        r.summary.finalTestLoss = test.real(0);
+        r.summary.finalTestAccuracy = test.real(1);
+    }
+    SqliteStmt lost(*db_, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'work-lost'");
+    lost.bind(1, r.id);
+    if (lost.step()) r.summary.lostJobs = static_cast<int>(lost.integer(0));
 }
 
 std::vector<StoredRun> RunStore::listRuns(const RunFilter& f) const {
@@ -452,87 +598,284 @@ struct StoreRecorder::Impl {
     RunStore& store;
     std::int64_t run;
     double flushSeconds;
-    std::mutex mutex;
-    std::condition_variable cv;
+    std::size_t capacity;                 ///< rows the queue may hold before the engine waits
+    std::size_t batchRows;                ///< the writer starts early once this many wait
+    mutable std::mutex mutex;
+    std::condition_variable wakeWriter;   ///< rows to write, or stopping
+    std::condition_variable wakeProducer; ///< room in the queue, or the writer gave up
     std::vector<AggregationRecord> records;
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
+    std::size_t queued = 0;
+    std::size_t peak = 0;
     bool stopping = false;
+    bool failed = false; ///< a write failed: later rows are counted but not queued
     std::string error;
+    RowCounts produced;
+    RowCounts stored;
     std::thread writer;
 
-    Impl(RunStore& s, std::int64_t r, double f) : store(s), run(r), flushSeconds(f) {
+    Impl(RunStore& s, std::int64_t r, double f, std::size_t cap)
+        : store(s), run(r), flushSeconds(f), capacity(std::max<std::size_t>(cap, 1)),
+          batchRows(std::max<std::size_t>(capacity / 4, 1)) {
         writer = std::thread([this] { loop(); });
+    }
+
+    /// Called by the engine's thread: waits while the queue is full (back-pressure).
+    std::unique_lock<std::mutex> room() {
+        std::unique_lock lock(mutex);
+        wakeProducer.wait(lock, [this] { return queued < capacity || failed || stopping; });
+        return lock;
+    }
+
+    void added(std::size_t n) {
+        queued += n;
+        peak = std::max(peak, queued);
+        if (queued >= batchRows) wakeWriter.notify_one();
     }
 
     void loop() {
         std::unique_lock lock(mutex);
         for (;;) {
-            cv.wait_for(lock, std::chrono::duration<double>(flushSeconds), [this] { return stopping; });
-            flushLocked(lock);
-            if (stopping) return;
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(flushSeconds);
+            wakeWriter.wait_until(lock, deadline, [this] { return stopping || queued >= batchRows; });
+            if (queued == 0) {
+                if (stopping) return; // only once everything queued has been written
+                continue;
+            }
+            auto r = std::move(records);
+            auto i = std::move(intervals);
+            auto e = std::move(events);
+            records.clear();
+            intervals.clear();
+            events.clear();
+            queued = 0;
+            wakeProducer.notify_all();
+            lock.unlock();
+            RowCounts done;
+            std::string message;
+            try {
+                store.appendBatch(run, r, i, e, &done);
+            } catch (const std::exception& ex) {
+                message = ex.what();
+                try {
+                    if (!store.run(run)) message = "run " + std::to_string(run) + " was deleted while it ran";
+                } catch (const std::exception&) {
+                }
+            }
+            lock.lock();
+            stored.metrics += done.metrics;
+            stored.intervals += done.intervals;
+            stored.events += done.events;
+            if (!message.empty() && !failed) {
+                failed = true;
+                error = message;
+                wakeProducer.notify_all();
+            }
         }
     }
 
-    void flushLocked(std::unique_lock<std::mutex>& lock) {
-        auto r = std::move(records);
-        auto i = std::move(intervals);
-        auto e = std::move(events);
-        records.clear();
-        intervals.clear();
-        events.clear();
-        lock.unlock();
-        try {
-            store.appendBatch(run, r, i, e);
-        } catch (const std::exception& ex) {
-            error = ex.what(); // reported when the run finishes
+    void stop() {
+        {
+            std::lock_guard lock(mutex);
+            stopping = true;
         }
-        lock.lock();
+        wakeWriter.notify_all();
+        wakeProducer.notify_all();
+        if (writer.joinable()) writer.join();
     }
 };
 
-StoreRecorder::StoreRecorder(RunStore& store, std::int64_t runId, double flushSeconds)
-    : impl_(std::make_unique<Impl>(store, runId, flushSeconds)), runId_(runId) {}
+StoreRecorder::StoreRecorder(RunStore& store, std::int64_t runId, double flushSeconds, std::size_t queueRows)
+    : impl_(std::make_unique<Impl>(store, runId, flushSeconds, queueRows)), runId_(runId) {}
 
-StoreRecorder::~StoreRecorder() {
-    {
-        std::lock_guard lock(impl_->mutex);
-        impl_->stopping = true;
-    }
-    impl_->cv.notify_all();
-    if (impl_->writer.joinable()) impl_->writer.join();
+StoreRecorder::~StoreRecorder() { impl_->stop(); }
+
+RowCounts StoreRecorder::produced() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->produced;
 }
 
-void StoreRecorder::onStart(const RunInfo& info) { impl_->store.setNodes(runId_, info.nodes); }
+RowCounts StoreRecorder::stored() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->stored;
+}
+
+std::string StoreRecorder::error() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->error;
+}
+
+std::size_t StoreRecorder::peakQueued() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->peak;
+}
+
+void StoreRecorder::onStart(const RunInfo& info) {
+    try {
+        impl_->store.setNodes(runId_, info.nodes);
+    } catch (const std::exception& e) {
+        std::lock_guard lock(impl_->mutex);
+        if (!impl_->failed) {
+            impl_->failed = true;
+            impl_->error = std::string("could not store the nodes: ") + e.what();
+        }
+    }
+}
 
 void StoreRecorder::onAggregation(const AggregationRecord& r) {
-    std::lock_guard lock(impl_->mutex);
+    auto lock = impl_->room();
+    ++impl_->produced.metrics;
+    if (impl_->failed || impl_->stopping) return;
     impl_->records.push_back(r);
+    impl_->added(1);
 }
 
 void StoreRecorder::onIntervals(const std::vector<NodeInterval>& v) {
-    std::lock_guard lock(impl_->mutex);
+    if (v.empty()) return;
+    auto lock = impl_->room();
+    impl_->produced.intervals += static_cast<std::int64_t>(v.size());
+    if (impl_->failed || impl_->stopping) return;
     impl_->intervals.insert(impl_->intervals.end(), v.begin(), v.end());
+    impl_->added(v.size());
 }
 
 void StoreRecorder::onEvent(const RunEvent& e) {
-    std::lock_guard lock(impl_->mutex);
+    auto lock = impl_->room();
+    ++impl_->produced.events;
+    if (impl_->failed || impl_->stopping) return;
     impl_->events.push_back(e);
+    impl_->added(1);
 }
 
 void StoreRecorder::onFinish(const RunSummary& s) {
+    impl_->stop(); // writes everything still queued first
+    RowCounts produced, stored;
+    std::string error;
     {
         std::lock_guard lock(impl_->mutex);
-        impl_->stopping = true;
+        produced = impl_->produced;
+        stored = impl_->stored;
+        error = impl_->error;
     }
-    impl_->cv.notify_all();
-    if (impl_->writer.joinable()) impl_->writer.join();
     RunSummary summary = s;
-    if (!impl_->error.empty() && summary.status != RunStatus::Failed) {
+    if (!error.empty() || stored != produced) {
+        // Incomplete: say so in the run's status and reason rather than pass it as whole.
+        std::ostringstream why;
+        why << "incomplete: stored " << stored.metrics << " of " << produced.metrics << " metric rows, "
+            << stored.events << " of " << produced.events << " events and " << stored.intervals << " of "
+            << produced.intervals << " intervals";
+        if (!error.empty()) why << "; could not store the run: " << error;
+        if (!s.stopReason.empty()) why << "; the run itself: " << toString(s.status) << ", " << s.stopReason;
         summary.status = RunStatus::Failed;
-        summary.stopReason = "could not store the metrics: " + impl_->error;
+        summary.stopReason = why.str();
     }
-    impl_->store.finishRun(runId_, summary);
+    try {
+        impl_->store.finishRun(runId_, summary, produced);
+    } catch (const std::exception& e) {
+        // The run stays "running" in the database (read back as interrupted once this
+        // process is gone); whoever started it learns it from error() or by reading it back.
+        std::lock_guard lock(impl_->mutex);
+        if (impl_->error.empty()) impl_->error = std::string("could not store the run's end: ") + e.what();
+    }
+}
+
+// ---------------------------------------------------------------- db check
+
+DbCheck checkDatabase(const std::string& path) {
+    DbCheck out;
+    auto line = [&](const std::string& s) { out.lines.push_back(s); };
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        line(path + ": no such database file");
+        return out;
+    }
+    try {
+        SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+        const std::string header = db.readHeader(16);
+        if (header.empty()) {
+            line("empty file: no database yet (FogStudio creates one here on first use)");
+            return out;
+        }
+        if (std::string("SQLite format 3\0", 16).compare(0, header.size(), header) != 0) {
+            line("not an SQLite file: not a FogStudio run database");
+            return out;
+        }
+        bool ok = true;
+        {
+            SqliteStmt s(db, "PRAGMA integrity_check");
+            std::vector<std::string> problems;
+            while (s.step()) problems.push_back(s.text(0));
+            if (problems.size() == 1 && problems[0] == "ok") {
+                line("integrity check: ok");
+            } else {
+                ok = false;
+                line("integrity check: " + std::to_string(problems.size()) + " problem(s)");
+                for (std::size_t i = 0; i < problems.size() && i < 20; ++i) line("  " + problems[i]);
+            }
+        }
+        const Identity id = readIdentity(db);
+        if (id.app != kApplicationId) {
+            line(id.pages == 0 ? "empty database: no FogStudio schema yet"
+                               : "application id " + std::to_string(id.app) +
+                                     ": not a FogStudio run database (another program's SQLite file)");
+            out.ok = false;
+            return out;
+        }
+        line("application id: FogStudio");
+        if (id.version > kStoreSchemaVersion) {
+            line("schema version " + std::to_string(id.version) + ": newer than this FogStudio (" +
+                 std::to_string(kStoreSchemaVersion) + ")");
+            out.ok = false;
+            return out;
+        }
+        line("schema version " + std::to_string(id.version) +
+             (id.version < kStoreSchemaVersion ? " (upgraded to " + std::to_string(kStoreSchemaVersion) +
+                                                     " when next opened for writing)"
+                                               : ""));
+        std::int64_t runs = 0;
+        {
+            SqliteStmt s(db, "SELECT count(*) FROM runs");
+            if (s.step()) runs = s.integer(0);
+        }
+        line("runs: " + std::to_string(runs));
+        const std::string host = hostName();
+        SqliteStmt running(db, "SELECT id, pid, host FROM runs WHERE status = 'running'");
+        while (running.step()) {
+            const bool here = running.text(2) == host;
+            const bool alive = here && processAlive(running.integer(1));
+            line("run " + std::to_string(running.integer(0)) + ": marked running; " +
+                 (alive ? "its process " + std::to_string(running.integer(1)) + " is still going"
+                  : here ? "its process is gone (interrupted; marked so when next opened for writing)"
+                         : "started on host " + running.text(2) + ", cannot tell if it still runs"));
+        }
+        if (id.version >= 3) {
+            SqliteStmt c(db, "SELECT r.id, r.metrics_produced, r.events_produced, r.intervals_produced, "
+                             "(SELECT count(*) FROM metrics m WHERE m.run_id = r.id), "
+                             "(SELECT count(*) FROM events e WHERE e.run_id = r.id), "
+                             "(SELECT count(*) FROM intervals i WHERE i.run_id = r.id) "
+                             "FROM runs r WHERE r.metrics_produced IS NOT NULL AND r.status <> 'failed'");
+            int checked = 0, short_ = 0;
+            while (c.step()) {
+                ++checked;
+                if (c.integer(1) != c.integer(4) || c.integer(2) != c.integer(5) || c.integer(3) != c.integer(6)) {
+                    ++short_;
+                    ok = false;
+                    line("run " + std::to_string(c.integer(0)) + ": " + std::to_string(c.integer(4)) + " of " +
+                         std::to_string(c.integer(1)) + " metric rows, " + std::to_string(c.integer(5)) + " of " +
+                         std::to_string(c.integer(2)) + " events, " + std::to_string(c.integer(6)) + " of " +
+                         std::to_string(c.integer(3)) + " intervals stored");
+                }
+            }
+            line("row counts: " + std::to_string(checked - short_) + " of " + std::to_string(checked) +
+                 " finished runs hold every row they produced");
+        }
+        out.ok = ok;
+    } catch (const StoreError& e) {
+        line(e.what());
+        out.ok = false;
+    }
+    return out;
 }
 
 } // namespace fog

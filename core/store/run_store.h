@@ -14,7 +14,18 @@
 
 namespace fog {
 
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
+
+/// Rows of a run, per table: as produced by the engine or as found in the database.
+struct RowCounts {
+    std::int64_t metrics = 0;
+    std::int64_t intervals = 0;
+    std::int64_t events = 0;
+    bool operator==(const RowCounts& o) const {
+        return metrics == o.metrics && intervals == o.intervals && events == o.events;
+    }
+    bool operator!=(const RowCounts& o) const { return !(*this == o); }
+};
 
 /// What is known of a run before it starts.
 struct NewRun {
@@ -39,11 +50,19 @@ struct StoredRun {
     std::string programVersion;
     std::string startedAt; ///< ISO 8601, UTC
     std::string endedAt;   ///< empty while running
-    std::string status;    ///< running, finished, cancelled, interrupted, failed
+    /// running, finished, cancelled, interrupted, failed. A run still marked running whose
+    /// process on this host is gone reads as interrupted (also from a read-only database).
+    std::string status;
     std::int64_t sweepId = 0;
     int repeat = 0;
     std::string sweepConfig;
     RunSummary summary;
+    /// The summary columns were empty (a run killed or still going): rounds, times, cost and
+    /// accuracies were computed from the metric rows that were stored.
+    bool summaryFromRows = false;
+    /// What the run produced, counted by the recorder when it finished (unset for runs that
+    /// never finished, and for runs stored before schema 3).
+    std::optional<RowCounts> produced;
 };
 
 struct RunFilter {
@@ -60,12 +79,20 @@ public:
 
     /// Opens or creates the database, migrating an older schema, and marks runs whose
     /// process is gone as interrupted. Throws StoreError with a clear message for a file
-    /// that is not a FogStudio database, is damaged, or is newer than this program.
+    /// that is not a FogStudio database, is damaged, or is newer than this program; such a
+    /// file is never written to. The database is opened read-only (every write then throws
+    /// StoreError, nothing is written) when the file or its folder is not writable for this
+    /// process, or when the environment variable FOGSTUDIO_DB_READONLY is set to 1.
     explicit RunStore(const std::string& path);
+    /// `readOnly`: open read-only whatever the permissions say.
+    RunStore(const std::string& path, bool readOnly);
     ~RunStore();
 
     const std::string& path() const { return db_->path(); }
     int schemaVersion() const { return schemaVersion_; }
+    bool readOnly() const { return db_->readOnly(); }
+    /// How long a call waits for another connection's write before failing (default 5 s).
+    void setBusyTimeout(int milliseconds);
 
     std::int64_t beginRun(const NewRun& run);
     void appendMetrics(std::int64_t run, const std::vector<AggregationRecord>& records);
@@ -73,9 +100,15 @@ public:
     void appendEvents(std::int64_t run, const std::vector<RunEvent>& events);
     void setNodes(std::int64_t run, const std::vector<NodeInfo>& nodes);
     void finishRun(std::int64_t run, const RunSummary& summary);
-    /// Writes everything in one transaction (what the batching recorder uses).
+    /// The same, recording how many rows the run produced (what the recorder calls).
+    void finishRun(std::int64_t run, const RunSummary& summary, const RowCounts& produced);
+    /// Writes the rows in order, in transactions of at most kRowsPerTransaction rows each, so
+    /// that another connection's write (the studio's tags and notes) never waits long. On an
+    /// error the rows of the failed transaction are not stored and StoreError says why;
+    /// `stored`, when given, counts the rows committed before it.
+    static constexpr std::size_t kRowsPerTransaction = 4096;
     void appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
-                     const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events);
+                     const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events, RowCounts* stored = nullptr);
 
     std::vector<StoredRun> listRuns(const RunFilter& filter = {}) const;
     std::optional<StoredRun> run(std::int64_t id) const;
@@ -83,6 +116,8 @@ public:
     std::vector<NodeInterval> intervals(std::int64_t run) const;
     std::vector<RunEvent> events(std::int64_t run) const;
     std::vector<NodeInfo> nodes(std::int64_t run) const;
+    /// The rows of a run found in the database.
+    RowCounts storedRows(std::int64_t run) const;
 
     bool deleteRun(std::int64_t id);
     void setTags(std::int64_t id, const std::vector<std::string>& tags);
@@ -92,22 +127,36 @@ public:
     std::int64_t createSweep(const std::string& name, const std::string& spec);
 
 private:
+    void open(const std::string& path, bool readOnly);
     void migrate();
     void markInterrupted();
     StoredRun readRun(class SqliteStmt& s) const;
+    void summaryFromRows(StoredRun& r) const;
 
     std::unique_ptr<SqliteDb> db_;
     mutable std::mutex mutex_;
     int schemaVersion_ = 0;
 };
 
-/// Observes a run and writes it to the store in batches from a thread of its own, so the
-/// engine never waits for the disk. Flushes at least every `flushSeconds`, so a crash loses
-/// at most about that much.
+/// Observes a run and writes it to the store in batches from a thread of its own. Flushes
+/// at least every `flushSeconds`, so a crash loses at most about that much. The queue is
+/// bounded (`queueRows`): when the writer is behind, the engine's thread waits for it
+/// (back-pressure), so memory stays bounded under any producer. Nothing is dropped: onFinish
+/// writes every queued row before the run's final status, and if some rows could not be
+/// stored the run is stored as failed, its reason saying it is incomplete and why.
 class StoreRecorder : public RunObserver {
 public:
-    StoreRecorder(RunStore& store, std::int64_t runId, double flushSeconds = 0.5);
+    StoreRecorder(RunStore& store, std::int64_t runId, double flushSeconds = 0.5,
+                  std::size_t queueRows = 65536);
     ~StoreRecorder() override;
+
+    /// Rows received from the run so far, and rows committed to the database.
+    RowCounts produced() const;
+    RowCounts stored() const;
+    /// The first store error (empty while all is well).
+    std::string error() const;
+    /// The most rows that were waiting in the queue at once (a measure of the bound).
+    std::size_t peakQueued() const;
 
     void onStart(const RunInfo& info) override;
     void onAggregation(const AggregationRecord& r) override;
@@ -121,6 +170,15 @@ private:
     std::unique_ptr<Impl> impl_;
     std::int64_t runId_;
 };
+
+/// `fogstudio-cli db check`: SQLite's integrity check and FogStudio's own sanity checks
+/// (application id, schema version, runs marked running whose process is gone, runs with
+/// fewer rows than they produced). Opens the file read-only and never writes to it.
+struct DbCheck {
+    bool ok = false;                 ///< the file is a sound FogStudio database
+    std::vector<std::string> lines;  ///< what was checked and found, for the user
+};
+DbCheck checkDatabase(const std::string& path);
 
 std::string joinTags(const std::vector<std::string>& tags);
 std::vector<std::string> splitTags(const std::string& s);

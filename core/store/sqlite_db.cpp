@@ -2,30 +2,69 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fog {
 
-SqliteDb::SqliteDb(const std::string& path, bool create) : path_(path) {
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+SqliteDb::SqliteDb(const std::string& path, bool create)
+    : SqliteDb(path, create ? Mode::ReadWriteCreate : Mode::ReadWrite) {}
+
+SqliteDb::SqliteDb(const std::string& path, Mode mode) : path_(path), mode_(mode) {
+    int flags = SQLITE_OPEN_FULLMUTEX;
+    if (mode == Mode::ReadOnly)
+        flags |= SQLITE_OPEN_READONLY;
+    else
+        flags |= SQLITE_OPEN_READWRITE | (mode == Mode::ReadWriteCreate ? SQLITE_OPEN_CREATE : 0);
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) {
         const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
-        throw StoreError(path + ": cannot open the database: " + msg);
+        throw StoreError(path + ": cannot open the database: " + msg, rc & 0xff);
     }
     sqlite3_busy_timeout(db_, 5000);
     sqlite3_extended_result_codes(db_, 1);
+}
+
+void SqliteDb::setBusyTimeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
+
+std::string SqliteDb::readHeader(int n) const {
+    sqlite3_file* file = nullptr;
+    if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+        !file->pMethods)
+        return {};
+    sqlite3_int64 size = 0;
+    if (file->pMethods->xFileSize(file, &size) != SQLITE_OK) return {};
+    std::string buf(static_cast<std::size_t>(std::min<sqlite3_int64>(size, n)), '\0');
+    if (!buf.empty() && file->pMethods->xRead(file, buf.data(), static_cast<int>(buf.size()), 0) != SQLITE_OK)
+        return {};
+    return buf;
+}
+
+std::int64_t SqliteDb::scalar(const std::string& sql) {
+    SqliteStmt s(*this, sql);
+    return s.step() ? s.integer(0) : 0;
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
 
 void SqliteDb::fail(const std::string& what) const {
     const int code = sqlite3_errcode(db_) & 0xff;
-    std::string msg = path_ + ": " + what + ": " + sqlite3_errmsg(db_);
+    const std::string sqliteMsg = sqlite3_errmsg(db_);
+    std::string msg = path_ + ": " + what + ": " + sqliteMsg;
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
-        msg = path_ + ": not a FogStudio run database, or the file is damaged (" + sqlite3_errmsg(db_) + ")";
-    throw StoreError(msg);
+        msg = path_ + ": not a FogStudio run database, or the file is damaged (" + sqliteMsg + ")";
+    else if (code == SQLITE_READONLY)
+        msg = path_ + ": the database is read-only for this program, nothing was written (" + sqliteMsg + ")";
+    else if (code == SQLITE_FULL)
+        msg = path_ + ": the disk (or the database) is full: " + what + " (" + sqliteMsg + ")";
+    else if (code == SQLITE_IOERR)
+        msg = path_ + ": " + what + ": the file could not be written or read (disk full, file too large, "
+              "or an I/O error: " + sqliteMsg + ")";
+    else if (code == SQLITE_BUSY)
+        msg = path_ + ": the database stayed busy (another program is writing to it): " + what;
+    throw StoreError(msg, code);
 }
 
 void SqliteDb::exec(const std::string& sql) {

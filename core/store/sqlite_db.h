@@ -1,6 +1,12 @@
 #pragma once
 // A thin RAII layer over the SQLite C API: a connection, prepared statements with typed
 // binding, and errors that say which database and which statement failed.
+//
+// Connection policy (one for every process): the database file is only ever opened
+// through SqliteDb, never with another file handle (std::ifstream, QFile, ...), because
+// closing any other descriptor of the file drops the POSIX locks SQLite holds on it for the
+// whole process, and the next process then "recovers" a live WAL and breaks the file.
+// Every connection waits for a busy database (busy_timeout) instead of failing at once.
 
 #include <cstdint>
 #include <optional>
@@ -14,6 +20,8 @@ namespace fog {
 
 struct StoreError : std::runtime_error {
     using std::runtime_error::runtime_error;
+    StoreError(const std::string& what, int sqliteCode) : std::runtime_error(what), code(sqliteCode) {}
+    int code = 0; ///< SQLite's primary result code when SQLite failed, else 0
 };
 
 class SqliteDb;
@@ -49,8 +57,11 @@ private:
 
 class SqliteDb {
 public:
+    enum class Mode { ReadWriteCreate, ReadWrite, ReadOnly };
+
     /// Opens (creating if `create`) the file. Throws StoreError naming the file.
     SqliteDb(const std::string& path, bool create);
+    SqliteDb(const std::string& path, Mode mode);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;
     SqliteDb& operator=(const SqliteDb&) = delete;
@@ -59,12 +70,20 @@ public:
     std::int64_t lastInsertId() const;
     const std::string& path() const { return path_; }
     sqlite3* handle() const { return db_; }
+    bool readOnly() const { return mode_ == Mode::ReadOnly; }
+    void setBusyTimeout(int milliseconds);
+    /// The first `n` bytes of the file, read through SQLite's own file handle (never a second
+    /// descriptor, see the policy above); fewer when the file is shorter.
+    std::string readHeader(int n) const;
+    /// Runs a one-value query such as "PRAGMA user_version".
+    std::int64_t scalar(const std::string& sql);
     /// "path: what failed: sqlite's message".
     [[noreturn]] void fail(const std::string& what) const;
 
 private:
     sqlite3* db_ = nullptr;
     std::string path_;
+    Mode mode_ = Mode::ReadWriteCreate;
 };
 
 /// BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.
