@@ -5,6 +5,7 @@
 
 #include "core/store/run_store.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include <csignal>
 #include <fstream>
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace fog;
@@ -31,6 +33,49 @@ std::int64_t countRows(const std::string& path, const std::string& sql) {
     sqlite3_finalize(st);
     sqlite3_close(db);
     return n;
+}
+
+QByteArray fileBytes(const std::string& path) {
+    QFile f(QString::fromStdString(path)); // only while no connection of this process has it open
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void execSql(const std::string& path, const std::string& sql) {
+    sqlite3* h = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite3_exec failed");
+    sqlite3_close(h);
+}
+
+/// The id of a process that has ended (to fake a run whose process was killed).
+qint64 deadPid() {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+/// A run killed after storing `rounds` metric rows: status running, a pid that is gone.
+std::int64_t addKilledRun(const std::string& db, int rounds) {
+    std::int64_t id = 0;
+    {
+        RunStore store(db);
+        NewRun nr;
+        nr.name = "killed";
+        id = store.beginRun(nr);
+        std::vector<AggregationRecord> rows(static_cast<std::size_t>(rounds));
+        for (int i = 0; i < rounds; ++i) {
+            rows[static_cast<std::size_t>(i)].round = i + 1;
+            rows[static_cast<std::size_t>(i)].time = 2.0 * (i + 1);
+            rows[static_cast<std::size_t>(i)].cost = 0.5 * (i + 1);
+            rows[static_cast<std::size_t>(i)].testAccuracy = i % 2 ? 0.1 * (i % 10) : kNaN;
+        }
+        store.appendBatch(id, rows, {}, {{1.0, "work-lost", 0, ""}});
+    }
+    execSql(db, "UPDATE runs SET pid = " + std::to_string(deadPid()) + " WHERE id = " + std::to_string(id));
+    return id;
 }
 
 } // namespace
@@ -268,6 +313,249 @@ private Q_SLOTS:
             QVERIFY(QString(e.what()).contains("another program"));
         }
         QCOMPARE(countRows(file, "SELECT count(*) FROM sqlite_master"), std::int64_t(1));
+    }
+
+    // ------------------------------------------------------------ nothing lost (issue 10)
+
+    void longRunsStoreEveryRow_data() {
+        QTest::addColumn<bool>("engine");
+        QTest::addColumn<double>("flushSeconds");
+        QTest::addColumn<int>("queueRows");
+        // One real timing-only engine run, and four synthetic producers that push as fast as
+        // they can through small queues and short or long flush periods (the writer is
+        // behind all the time, and a flush is often under way when the run ends).
+        QTest::newRow("engine, 300k rounds") << true << 0.5 << 65536;
+        QTest::newRow("producer, flush 0.5 s") << false << 0.5 << 65536;
+        QTest::newRow("producer, flush 1 ms") << false << 0.001 << 4096;
+        QTest::newRow("producer, small queue") << false << 0.05 << 1000;
+        QTest::newRow("producer, flush 5 s") << false << 5.0 << 20000;
+    }
+    void longRunsStoreEveryRow() {
+        QFETCH(bool, engine);
+        QFETCH(double, flushSeconds);
+        QFETCH(int, queueRows);
+        const std::string db = path((std::string("long-") + std::to_string(QTest::currentDataTag()[0] == 'e') +
+                                     std::to_string(queueRows) + ".db").c_str());
+        RunStore store(db);
+        NewRun nr;
+        nr.name = QTest::currentDataTag();
+        const auto id = store.beginRun(nr);
+        Recorder produced;
+        RowCounts counted;
+        std::size_t peak = 0;
+        {
+            StoreRecorder rec(store, id, flushSeconds, static_cast<std::size_t>(queueRows));
+            if (engine) {
+                Scenario s = timingStar(1, 1000.0, NoiseSpec::Kind::None);
+                s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
+                s.topology.groups[0].availability.meanUpS = 0.2;
+                s.topology.groups[0].availability.meanDownS = 0.02;
+                s.stop.rounds = 300000;
+                ObserverList both;
+                both.add(&produced);
+                both.add(&rec);
+                EngineOptions o;
+                o.observer = &both;
+                Engine e(s, o);
+                e.run();
+                QCOMPARE(produced.records.size(), std::size_t(300000));
+            } else {
+                AggregationRecord r;
+                r.aggregator = "server";
+                RunEvent ev{0.0, "offline", 1, ""};
+                std::vector<NodeInterval> iv(3);
+                for (int i = 1; i <= 300000; ++i) {
+                    r.round = i;
+                    r.time = i;
+                    rec.onAggregation(r);
+                    if (i % 10 == 0) {
+                        ev.time = i;
+                        rec.onEvent(ev);
+                        ++counted.events;
+                    }
+                    if (i % 9 == 0) {
+                        rec.onIntervals(iv);
+                        counted.intervals += 3;
+                    }
+                }
+                counted.metrics = 300000;
+                RunSummary done;
+                done.rounds = 300000;
+                rec.onFinish(done);
+            }
+            peak = rec.peakQueued();
+            if (engine)
+                counted = RowCounts{static_cast<std::int64_t>(produced.records.size()),
+                                    static_cast<std::int64_t>(produced.intervals.size()),
+                                    static_cast<std::int64_t>(produced.events.size())};
+            QCOMPARE(rec.produced().metrics, counted.metrics);
+            QCOMPARE(rec.error(), std::string());
+        }
+        const auto back = store.run(id);
+        QVERIFY(back);
+        QCOMPARE(back->status, std::string("finished"));
+        QVERIFY(back->produced);
+        const RowCounts rows = store.storedRows(id);
+        qInfo("stored %lld metric rows, %lld events, %lld intervals; peak queue %zu rows (bound %d)",
+              static_cast<long long>(rows.metrics), static_cast<long long>(rows.events),
+              static_cast<long long>(rows.intervals), peak, queueRows);
+        QCOMPARE(rows.metrics, counted.metrics);
+        QCOMPARE(rows.events, counted.events);
+        QCOMPARE(rows.intervals, counted.intervals);
+        QVERIFY(counted.events > 1000); // the availability really produced events
+        QVERIFY(*back->produced == rows);
+        // Bounded memory: the queue never held more than its bound plus one call's rows.
+        QVERIFY2(peak <= static_cast<std::size_t>(queueRows) + 3, qPrintable(QString::number(peak)));
+        // In order, nothing duplicated: row n of the run is round n.
+        QCOMPARE(countRows(db, "SELECT count(*) FROM metrics WHERE run_id = " + std::to_string(id) +
+                                   " AND seq <> round"),
+                 std::int64_t(0));
+    }
+
+    void runDeletedWhileItRunsIsNotFinished() {
+        const std::string db = path("deleted.db");
+        RunStore store(db);
+        RunStore studio(db); // the studio deletes it from its own connection
+        const auto id = store.beginRun(NewRun{});
+        StoreRecorder rec(store, id, 0.01, 1000);
+        AggregationRecord r;
+        for (int i = 1; i <= 2000; ++i) {
+            r.round = i;
+            rec.onAggregation(r);
+        }
+        for (int i = 0; i < 200 && rec.stored().metrics < 2000; ++i) QTest::qWait(10);
+        QVERIFY(studio.deleteRun(id));
+        for (int i = 2001; i <= 4000; ++i) {
+            r.round = i;
+            rec.onAggregation(r);
+        }
+        rec.onFinish(RunSummary{});
+        QVERIFY2(QString::fromStdString(rec.error()).contains("deleted"), rec.error().c_str());
+        QVERIFY(!store.run(id));
+        QCOMPARE(store.storedRows(id).metrics, std::int64_t(0));
+    }
+
+    void failedStoringMarksTheRunIncomplete() {
+        // The recorder's rows cannot be written (a read-only connection): the run must not
+        // pass as whole. Its end cannot be written either, so it stays "running" for this
+        // process, and the recorder says why.
+        const std::string db = path("incomplete.db");
+        std::int64_t id = 0;
+        {
+            RunStore store(db);
+            id = store.beginRun(NewRun{});
+        }
+        RunStore readOnly(db, true);
+        QVERIFY(readOnly.readOnly());
+        StoreRecorder rec(readOnly, id, 0.01);
+        AggregationRecord r;
+        for (int i = 1; i <= 100; ++i) rec.onAggregation(r);
+        rec.onFinish(RunSummary{});
+        QVERIFY2(QString::fromStdString(rec.error()).contains("read-only"), rec.error().c_str());
+        QCOMPARE(rec.stored().metrics, std::int64_t(0));
+        QCOMPARE(rec.produced().metrics, std::int64_t(100));
+        QCOMPARE(readOnly.run(id)->status, std::string("running"));
+    }
+
+    // ------------------------------------------------------------ foreign and read-only files
+
+    void foreignEmptySqliteFilesAreRefused_data() {
+        QTest::addColumn<QString>("sql");
+        QTest::newRow("another application id") << "PRAGMA application_id = 1234";
+        QTest::newRow("a user version") << "PRAGMA user_version = 7";
+        QTest::newRow("pages but no tables") << "CREATE TABLE t(x); DROP TABLE t;";
+    }
+    void foreignEmptySqliteFilesAreRefused() {
+        QFETCH(QString, sql);
+        const std::string file = path("foreign-empty.db");
+        QFile::remove(QString::fromStdString(file));
+        execSql(file, sql.toStdString());
+        const QByteArray before = fileBytes(file);
+        QVERIFY(!before.isEmpty());
+        try {
+            RunStore store(file);
+            QFAIL("a foreign SQLite file without tables must not be adopted");
+        } catch (const StoreError& e) {
+            QVERIFY2(QString(e.what()).contains("another program"), e.what());
+        }
+        QCOMPARE(fileBytes(file), before);
+        QCOMPARE(countRows(file, "SELECT count(*) FROM sqlite_master"), std::int64_t(0));
+        QVERIFY(!checkDatabase(file).ok);
+    }
+
+    void emptyFileIsInitialised() {
+        const std::string file = path("zero.db");
+        QFile f(QString::fromStdString(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        RunStore store(file);
+        QCOMPARE(store.schemaVersion(), kStoreSchemaVersion);
+        QVERIFY(store.beginRun(NewRun{}) > 0);
+    }
+
+    void readOnlyDatabaseListsInterruptedRuns() {
+        const std::string db = path("readonly.db");
+        const auto id = addKilledRun(db, 25);
+        const QByteArray before = fileBytes(db);
+        {
+            qputenv("FOGSTUDIO_DB_READONLY", "1");
+            RunStore store(db);
+            qunsetenv("FOGSTUDIO_DB_READONLY");
+            QVERIFY(store.readOnly());
+            const auto runs = store.listRuns();
+            QCOMPARE(runs.size(), std::size_t(1));
+            QCOMPARE(runs[0].status, std::string("interrupted"));
+            QVERIFY(runs[0].summaryFromRows);
+            QCOMPARE(runs[0].summary.rounds, 25);
+            QCOMPARE(runs[0].summary.virtualTime, 50.0);
+            QCOMPARE(runs[0].summary.cost, 12.5);
+            QCOMPARE(runs[0].summary.aggregations, 25);
+            QCOMPARE(runs[0].summary.lostJobs, 1);
+            QVERIFY(std::abs(runs[0].summary.finalTestAccuracy - 0.3) < 1e-12); // round 24: i = 23
+            QVERIFY(std::abs(runs[0].summary.bestTestAccuracy - 0.9) < 1e-12);
+            QVERIFY_THROWS_EXCEPTION(StoreError, store.beginRun(NewRun{}));
+            QVERIFY_THROWS_EXCEPTION(StoreError, store.deleteRun(id));
+            QVERIFY_THROWS_EXCEPTION(StoreError, store.setTags(id, {"x"}));
+        }
+        QCOMPARE(fileBytes(db), before);
+        // Opened for writing, the run is marked interrupted and keeps its figures.
+        RunStore store(db);
+        const auto r = store.run(id);
+        QCOMPARE(r->status, std::string("interrupted"));
+        QCOMPARE(r->summary.rounds, 25);
+        QCOMPARE(countRows(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), std::int64_t(1));
+    }
+
+    void dbCheckReportsWhatItFinds() {
+        const std::string db = path("check.db");
+        addKilledRun(db, 3);
+        const QByteArray before = fileBytes(db);
+        const DbCheck good = checkDatabase(db);
+        const QString text = QString::fromStdString(joinTags(good.lines));
+        QVERIFY2(good.ok, qPrintable(text));
+        QVERIFY2(text.contains("integrity check: ok"), qPrintable(text));
+        QVERIFY2(text.contains("process is gone"), qPrintable(text));
+        QCOMPARE(fileBytes(db), before); // checking writes nothing
+        // A damaged page: integrity_check must say so.
+        const std::string broken = path("broken.db");
+        {
+            RunStore store(broken);
+            const auto id = store.beginRun(NewRun{});
+            std::vector<AggregationRecord> rows(20000);
+            store.appendBatch(id, rows, {}, {});
+        }
+        QByteArray bytes = fileBytes(broken);
+        QVERIFY(bytes.size() > 40000);
+        for (int i = 20000; i < 20400; ++i) bytes[i] = char(0xA5);
+        {
+            QFile f(QString::fromStdString(broken));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bytes);
+        }
+        const DbCheck bad = checkDatabase(broken);
+        QVERIFY2(!bad.ok, qPrintable(QString::fromStdString(joinTags(bad.lines))));
+        QCOMPARE(fileBytes(broken), bytes);
+        QVERIFY(!checkDatabase(path("no-such.db")).ok);
     }
 
     void newerSchemaIsRefused() {

@@ -215,6 +215,9 @@ void installInterruptHandler() {
 const std::atomic<bool>* interruptFlag() { return &g_interrupted; }
 
 std::unique_ptr<RunStore> openStore(const CliOptions& o) {
+    // Past a file-size limit (ulimit -f) a write should fail with an error the store reports,
+    // not kill the process with SIGXFSZ half-way through a transaction.
+    std::signal(SIGXFSZ, SIG_IGN);
     const std::string path = o.db.isEmpty() ? RunStore::defaultPath() : o.db.toStdString();
     try {
         return std::make_unique<RunStore>(path);

@@ -297,9 +297,12 @@ void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord
                            RowCounts* stored) {
     if (records.empty() && intervals.empty() && events.empty()) return;
     std::size_t r = 0, i = 0, e = 0;
-    while (r < records.size() || i < intervals.size() || e < events.size()) {
+    bool more = true;
+    for (bool first = true; more; first = false) {
         // One short transaction per chunk: the lock on the file (and our mutex) is released
-        // between chunks, so a writer elsewhere waits milliseconds, not the whole batch.
+        // between chunks, and a moment left free, so a writer elsewhere (the studio's tags)
+        // waits milliseconds, not the whole batch.
+        if (!first) std::this_thread::sleep_for(std::chrono::microseconds(500));
         std::lock_guard lock(mutex_);
         SqliteTransaction tx(*db_);
         std::size_t budget = kRowsPerTransaction;
@@ -341,6 +344,7 @@ void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord
             stored->intervals += static_cast<std::int64_t>(i - i0);
             stored->events += static_cast<std::int64_t>(e - e0);
         }
+        more = r < records.size() || i < intervals.size() || e < events.size();
     }
 }
 

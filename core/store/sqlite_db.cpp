@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 
 namespace fog {
@@ -23,11 +25,31 @@ SqliteDb::SqliteDb(const std::string& path, Mode mode) : path_(path), mode_(mode
         db_ = nullptr;
         throw StoreError(path + ": cannot open the database: " + msg, rc & 0xff);
     }
-    sqlite3_busy_timeout(db_, 5000);
+    setBusyTimeout(5000);
     sqlite3_extended_result_codes(db_, 1);
 }
 
-void SqliteDb::setBusyTimeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
+namespace {
+
+/// Busy handler: retry every millisecond until the timeout. SQLite's own handler sleeps
+/// longer and longer (up to 100 ms a try), so a connection waiting behind a stream of short
+/// write transactions (a recorder) keeps missing the gaps between them; polling often finds
+/// the next gap within milliseconds.
+int pollWhileBusy(void* self, int attempt) {
+    auto* db = static_cast<SqliteDb*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (attempt == 0) db->busySince = now;
+    if (now - db->busySince >= std::chrono::milliseconds(db->busyTimeoutMs)) return 0;
+    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 20 ? 200 : 1000));
+    return 1;
+}
+
+} // namespace
+
+void SqliteDb::setBusyTimeout(int milliseconds) {
+    busyTimeoutMs = milliseconds;
+    sqlite3_busy_handler(db_, milliseconds > 0 ? pollWhileBusy : nullptr, this);
+}
 
 std::string SqliteDb::readHeader(int n) const {
     sqlite3_file* file = nullptr;

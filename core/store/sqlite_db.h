@@ -8,6 +8,7 @@
 // whole process, and the next process then "recovers" a live WAL and breaks the file.
 // Every connection waits for a busy database (busy_timeout) instead of failing at once.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -79,6 +80,10 @@ public:
     std::int64_t scalar(const std::string& sql);
     /// "path: what failed: sqlite's message".
     [[noreturn]] void fail(const std::string& what) const;
+
+    // The busy handler's state (see setBusyTimeout).
+    int busyTimeoutMs = 5000;
+    std::chrono::steady_clock::time_point busySince;
 
 private:
     sqlite3* db_ = nullptr;
