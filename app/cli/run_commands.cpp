@@ -317,10 +317,12 @@ int cmdSweep(const CliOptions& o) {
             },
             interruptFlag());
         printSweepTable(*store, r.sweepId, o.target);
+        for (const auto& e : r.errors) std::cerr << "fogstudio-cli: " << e << "\n";
         // Count what the database holds, not what the engine reported.
         int notStored = 0;
         for (const auto id : r.runIds) {
-            const auto run = id > 0 ? store->run(id) : std::nullopt;
+            if (id == 0) continue; // not even begun: among r.errors and r.failed
+            const auto run = store->run(id);
             if (!run || run->status == "running" || run->status == "interrupted" ||
                 (run->status != "failed" && (!run->produced || *run->produced != store->storedRows(id)))) {
                 ++notStored;

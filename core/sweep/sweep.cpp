@@ -156,7 +156,15 @@ SweepResult runSweep(const SweepSpec& spec, RunStore& store,
             meta.repeat = it.repeat;
             meta.sweepConfig = it.config;
             RunSummary summary;
-            result.runIds[i] = runAndStore(it.scenario, store, meta, spec.threadsPerRun, nullptr, summary, cancel);
+            try {
+                result.runIds[i] = runAndStore(it.scenario, store, meta, spec.threadsPerRun, nullptr, summary, cancel);
+            } catch (const std::exception& e) { // the store failed (full disk, ...): not an abort
+                summary = RunSummary{};
+                summary.status = RunStatus::Failed;
+                summary.stopReason = e.what();
+                std::lock_guard lock(progressMutex);
+                result.errors.push_back(e.what());
+            }
             std::lock_guard lock(progressMutex);
             ++done;
             if (summary.status == RunStatus::Failed) ++result.failed;

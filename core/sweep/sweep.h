@@ -49,8 +49,9 @@ struct SweepProgress {
 
 struct SweepResult {
     std::int64_t sweepId = 0;
-    std::vector<std::int64_t> runIds;
+    std::vector<std::int64_t> runIds; ///< 0 where the run could not even be stored
     int failed = 0;
+    std::vector<std::string> errors; ///< store errors that kept runs from being stored
 };
 
 /// Validates every configuration first (so a typo fails before hours of runs), then runs
