@@ -273,9 +273,22 @@ void RunStore::markInterrupted() {
             if (s.text(2) == host && !processAlive(s.integer(1))) dead.push_back(s.integer(0));
     }
     for (auto id : dead) {
+        // Its figures as far as it got, from its last stored rows, computed once here so that
+        // listing it later costs nothing.
+        StoredRun got;
+        got.id = id;
+        summaryFromRows(got);
         SqliteStmt u(*db_, "UPDATE runs SET status = 'interrupted', stop_reason = ?3, ended_at = ?2 "
                            "WHERE id = ?1 AND status = 'running'");
         u.bind(1, id).bind(2, isoNow()).bind(3, std::string(kInterruptedReason)).run();
+        if (!got.summaryFromRows) continue;
+        const RunSummary& r = got.summary;
+        SqliteStmt f(*db_, "UPDATE runs SET rounds = ?2, aggregations = ?3, virtual_time = ?4, wall_seconds = ?5, "
+                           "cost = ?6, energy_j = ?7, bytes = ?8, final_test_loss = ?9, final_test_accuracy = ?10, "
+                           "best_test_accuracy = ?11, final_train_loss = ?12, lost_jobs = ?13 WHERE id = ?1");
+        f.bind(1, id).bind(2, r.rounds).bind(3, r.aggregations).bind(4, r.virtualTime).bind(5, r.wallSeconds);
+        f.bind(6, r.cost).bind(7, r.energyJ).bind(8, r.bytes).bind(9, r.finalTestLoss).bind(10, r.finalTestAccuracy);
+        f.bind(11, r.bestTestAccuracy).bind(12, r.finalTrainLoss).bind(13, r.lostJobs).run();
     }
 }
 
@@ -445,7 +458,10 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
         r.summary.stopReason = kInterruptedReason;
     }
     if (!s.isNull(29)) r.produced = RowCounts{s.integer(29), s.integer(30), s.integer(31)};
-    if (s.isNull(14)) summaryFromRows(r);
+    // Figures of a run killed mid-way: computed from its rows when it was marked interrupted,
+    // or now (read-only, or killed since). A live run's rows are not scanned on every list.
+    if (r.status == "interrupted" && !s.isNull(14)) r.summaryFromRows = true;
+    if (s.isNull(14) && r.status != "running") summaryFromRows(r);
     return r;
 }
 

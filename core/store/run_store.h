@@ -57,8 +57,8 @@ struct StoredRun {
     int repeat = 0;
     std::string sweepConfig;
     RunSummary summary;
-    /// The summary columns were empty (a run killed or still going): rounds, times, cost and
-    /// accuracies were computed from the metric rows that were stored.
+    /// A run killed mid-way (interrupted), which has no summary of its own: rounds, times,
+    /// cost and accuracies were computed from the last metric rows it stored.
     bool summaryFromRows = false;
     /// What the run produced, counted by the recorder when it finished (unset for runs that
     /// never finished, and for runs stored before schema 3).
