@@ -12,6 +12,7 @@ packages=(
   libopenblas0-pthread
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
+  clang libclang-rt-14-dev
 )
 
 missing=()

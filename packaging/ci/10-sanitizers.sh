@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Check stage: the core and its tests under sanitizers.
+#  1. ASan + UBSan (build-asan/, FOG_SANITIZE=address;undefined): every test that needs no
+#     widgets (tests/test_*.cpp including nothing from widgets/ or app/) and the worker-pool
+#     stress test, with leak detection and every report fatal.
+#  2. TSan (build-tsan/, FOG_SANITIZE=thread): the engine, the run store and its recorder
+#     thread (test_engine, test_store*) and the worker-pool stress test. These runs are
+#     timing-only (no model), so LibTorch and its OpenMP, which TSan cannot see into, stay idle.
+# Only the tests run are built; ccache is shared with the main build. Suppressions live in
+# tests/sanitizers/ and name third-party code only.
+#   FOG_ASAN_TESTS / FOG_TSAN_TESTS  space-separated test names instead of the defaults
+#   FOG_SANITIZERS                   "asan tsan" (default), or one of them
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$here"
+supp="$here/tests/sanitizers"
+started=$SECONDS
+
+bash packaging/install-deps.sh >/dev/null
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$here}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+
+core_tests() { # tests that include nothing from widgets/ or app/
+  local f
+  for f in tests/test_*.cpp; do
+    grep -qE '#include "(widgets|app)/' "$f" || basename "$f" .cpp
+  done
+}
+
+failed=()
+# run_build NAME DIR SANITIZERS TESTS...
+run_build() {
+  local name="$1" dir="$2" sanitizers="$3"
+  shift 3
+  local t0=$SECONDS
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DFOG_SANITIZE=$sanitizers" >/dev/null
+  cmake --build "$dir" -j 2 --target "$@"
+  local t1=$SECONDS
+  local regex
+  regex="^($(IFS='|'; echo "$*"))\$"
+  echo "10-sanitizers: $name: built $* in $((t1 - t0)) s"
+  if (cd "$dir" && ctest --output-on-failure -j 1 -R "$regex"); then
+    echo "10-sanitizers: $name: tests passed in $((SECONDS - t1)) s"
+  else
+    echo "10-sanitizers: $name: FAILED (tests took $((SECONDS - t1)) s)"
+    failed+=("$name")
+  fi
+}
+
+which="${FOG_SANITIZERS:-asan tsan}"
+
+if [[ " $which " == *" asan "* ]]; then
+  # shellcheck disable=SC2207
+  asan_tests=(${FOG_ASAN_TESTS:-$(core_tests) test_work_pool_stress})
+  ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
+  LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    run_build "ASan+UBSan" build-asan "address;undefined" "${asan_tests[@]}"
+fi
+
+if [[ " $which " == *" tsan "* ]]; then
+  # shellcheck disable=SC2207
+  tsan_tests=(${FOG_TSAN_TESTS:-test_engine $(ls tests/test_store*.cpp | xargs -n1 basename | sed 's/\.cpp$//') test_work_pool_stress})
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
+    run_build "TSan" build-tsan "thread" "${tsan_tests[@]}"
+fi
+
+echo "10-sanitizers: done in $((SECONDS - started)) s"
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "10-sanitizers: findings in ${failed[*]}" >&2
+  exit 1
+fi
