@@ -365,6 +365,36 @@ private Q_SLOTS:
         QCOMPARE(fileBytes(db), before);
     }
 
+    void readOnlyMountIsListedNotWritten() {
+        // A real read-only mount (as root, permissions do not stop writes; a mount does), in
+        // a mount namespace of the child's own. Skipped where namespaces are not allowed.
+        const QString folder = path("mounted");
+        QVERIFY(QDir().mkpath(folder));
+        const QString db = folder + "/runs.db";
+        QVERIFY(runCli({"run", scenario("short.yaml", kShortRun), "--db", db, "--quiet"}).exitCode == 0);
+        const QByteArray before = fileBytes(db);
+        const QString cli = FOG_CLI_PATH;
+        const QString script =
+            QString("mount --bind '%1' '%1' && mount -o remount,bind,ro '%1' || exit 77\n"
+                    "'%2' runs list --db '%3' || exit 1\n"
+                    "'%2' runs show 1 --db '%3' >/dev/null || exit 2\n"
+                    "'%2' run '%4' --db '%3' --quiet; [ $? -eq 1 ] || exit 3\n"
+                    "'%2' runs delete 1 --db '%3'; [ $? -eq 1 ] || exit 4\n"
+                    "'%2' db check --db '%3' || exit 5\n")
+                .arg(folder, cli, db, path("short.yaml"));
+        QProcess p;
+        p.start("unshare", {"-m", "sh", "-c", script});
+        if (!p.waitForStarted()) QSKIP("no unshare here");
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromLocal8Bit(p.readAllStandardOutput() + p.readAllStandardError());
+        if (p.exitCode() == 77 || (p.exitStatus() == QProcess::NormalExit && out.contains("unshare:")))
+            QSKIP("mount namespaces are not allowed here");
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                 qPrintable(QString("step %1 failed:\n%2").arg(p.exitCode()).arg(out)));
+        QVERIFY2(out.contains("read-only"), qPrintable(out));
+        QCOMPARE(fileBytes(db), before);
+    }
+
     void foreignFilesAreNeverWritten() {
         const QString file = path("photos.db");
         {

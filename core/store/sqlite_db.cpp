@@ -3,6 +3,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <chrono>
 #include <thread>
 #include <cmath>
@@ -12,13 +15,49 @@ namespace fog {
 SqliteDb::SqliteDb(const std::string& path, bool create)
     : SqliteDb(path, create ? Mode::ReadWriteCreate : Mode::ReadWrite) {}
 
+namespace {
+
+/// A WAL database can be read without its -shm file only as "immutable". That is exact when
+/// the -shm cannot exist (a read-only folder or mount, so nobody writes here) and there is
+/// no write-ahead log to replay; otherwise SQLite's normal read-only opening is the one.
+bool readableOnlyAsImmutable(const std::string& path) {
+    struct stat st {};
+    if (::stat((path + "-shm").c_str(), &st) == 0) return false;
+    if (::stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0) return false;
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    return ::access(dir.c_str(), W_OK) != 0;
+}
+
+std::string immutableUri(const std::string& path) {
+    std::string uri = "file:";
+    for (const char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+            uri += hex;
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+} // namespace
+
 SqliteDb::SqliteDb(const std::string& path, Mode mode) : path_(path), mode_(mode) {
     int flags = SQLITE_OPEN_FULLMUTEX;
-    if (mode == Mode::ReadOnly)
+    std::string name = path;
+    if (mode == Mode::ReadOnly) {
         flags |= SQLITE_OPEN_READONLY;
-    else
+        if (readableOnlyAsImmutable(path)) {
+            flags |= SQLITE_OPEN_URI;
+            name = immutableUri(path);
+        }
+    } else {
         flags |= SQLITE_OPEN_READWRITE | (mode == Mode::ReadWriteCreate ? SQLITE_OPEN_CREATE : 0);
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    }
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
