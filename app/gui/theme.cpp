@@ -57,7 +57,7 @@ QIcon transportIcon(const QString& kind) {
         QPainterPath path;
         QColor fill(86, 180, 233); // sky blue: pause, step, run until
         if (kind == "run") {
-            fill = QColor(0, 170, 120);
+            fill = QColor(30, 185, 110);
             path.moveTo(6, 4);
             path.lineTo(20, 12);
             path.lineTo(6, 20);

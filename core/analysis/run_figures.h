@@ -46,6 +46,11 @@ RunFigures runFigures(const RunSummary& summary, bool ended, const std::vector<A
 /// Same, for a stored run's status text ("running" is the only one not ended).
 RunFigures runFigures(const RunSummary& summary, const std::string& status,
                       const std::vector<AggregationRecord>& metrics, double target = kNaN);
+/// (A literal status would otherwise convert to the bool overload.)
+inline RunFigures runFigures(const RunSummary& summary, const char* status,
+                             const std::vector<AggregationRecord>& metrics, double target = kNaN) {
+    return runFigures(summary, std::string(status), metrics, target);
+}
 
 /// What the trade-off compares runs on: each run's totals, or what it took to reach the
 /// target accuracy (runs that never reach it have no point).

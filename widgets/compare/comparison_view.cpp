@@ -138,8 +138,8 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     targetSpin_->setSuffix(" %");
     targetSpin_->setValue(80);
     tradeMode_ = new QComboBox(this);
-    tradeMode_->addItem("trade-off at the end of the runs");
-    tradeMode_->addItem("trade-off at the target accuracy");
+    tradeMode_->addItem("trade-off at the end");
+    tradeMode_->addItem("trade-off at the target");
     tradeMode_->setToolTip("Plot each run's total virtual time and cost, or the time and cost it took to reach the "
                            "target accuracy (runs that never reach it are left out)");
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
@@ -154,7 +154,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(xCombo_);
     bar->addWidget(legendButton_);
     bar->addSpacing(12);
-    bar->addWidget(new QLabel("target accuracy:", this));
+    bar->addWidget(new QLabel("target:", this));
     bar->addWidget(targetSpin_);
     bar->addWidget(tradeMode_);
     bar->addStretch(1);

@@ -28,6 +28,8 @@ bool endsWork(NodeState s) { return s == NodeState::Sending || s == NodeState::C
 
 NodeTimeline::NodeTimeline(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
+    // Its legend would otherwise ask for ~800 px: the window must fit a 1024 px screen.
+    plot_->setMinimumSize(200, 100);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Horizontal);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal);
