@@ -163,7 +163,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     // going keeps its own).
     connect(document_, &ScenarioDocument::topologyReset, this, [this] {
         if (controller_->isActive()) return;
-        live_->showRun({}, Scenario{}, {});
+        live_->clear();
         timeline_->reset(RunInfo{});
         liveRunId_ = 0;
         showingLive_ = true;
@@ -1035,6 +1035,17 @@ void MainWindow::showEvent(QShowEvent* event) {
 
 void MainWindow::fitInside(const QRect& avail) {
     if (isMaximized() || isFullScreen() || avail.isEmpty()) return;
+    if (avail.width() < 1000) {
+        // A small screen (a projector at scale 2 is 640x360): icons without text in the
+        // tool bar, and the left docks as tabs beside Properties, so that one column of
+        // docks is left beside the canvas. Each can still be shown again from its tab.
+        if (auto* bar = findChild<QToolBar*>("mainToolBar")) bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+        QDockWidget* side = findChild<QDockWidget*>("sideDock");
+        for (const char* name : {"paletteDock", "runsDock"})
+            if (QDockWidget* d = findChild<QDockWidget*>(name); d && side && dockWidgetArea(d) != dockWidgetArea(side))
+                tabifyDockWidget(side, d);
+        if (side) side->raise();
+    }
     // The frame (title bar, borders) is not part of size(): leave room for it.
     const QSize frame = frameGeometry().size() - geometry().size();
     const QSize room = avail.size() - frame.expandedTo(QSize(0, 0));

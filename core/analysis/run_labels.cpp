@@ -83,9 +83,14 @@ std::vector<std::string> differingLabels(const std::vector<std::string>& yamls, 
     for (const auto& k : differing) ++leafCount[leafOf(k)];
     std::vector<std::string> labels;
     for (const auto& m : values) {
+        // Keys this scenario does not set are left out ("fully-sync", not "fully-sync
+        // n=default"), unless nothing else would tell it apart.
+        bool setsAny = false;
+        for (const auto& k : differing) setsAny = setsAny || m.count(k) > 0;
         std::string label;
         std::size_t parts = 0;
         for (const auto& k : differing) {
+            if (setsAny && !m.count(k)) continue;
             if (parts == maxParts) {
                 label += " …";
                 break;

@@ -15,7 +15,8 @@ std::vector<std::pair<std::string, std::string>> scenarioLeaves(const std::strin
 /// One label per scenario naming the values that are not the same in all of them, at most
 /// `maxParts` of them (then "…"). A policy is named by its value alone ("n-sync"), other
 /// keys as "leaf=value" (the full key path where two differing keys share a leaf name);
-/// a key a scenario does not set reads "key=default". Empty labels when all are alike.
+/// keys a scenario does not set are left out of its label, unless it sets none of them
+/// (then "key=default"). Empty labels when all are alike.
 std::vector<std::string> differingLabels(const std::vector<std::string>& scenarioYamls, std::size_t maxParts = 3);
 
 /// The `name:` of a scenario's YAML ("" when it has none or cannot be read).

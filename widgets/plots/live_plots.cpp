@@ -67,6 +67,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     top->addSpacing(12);
     closedFormLabel_ = new QLabel;
     closedFormLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps in a narrow panel rather than widening it (a projector, a laptop).
+    closedFormLabel_->setWordWrap(true);
+    closedFormLabel_->setMinimumWidth(120);
     top->addWidget(closedFormLabel_, 1);
 
     auto* grid = new QGridLayout;
@@ -77,7 +80,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         auto& p = panels_[i];
         p.kind = kinds[i];
         p.plot = new QCustomPlot(this);
-        p.plot->setMinimumSize(170, 120);
+        p.plot->setMinimumSize(160, 100);
         p.plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit"));
         p.plot->installEventFilter(this);
@@ -99,11 +102,13 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     figuresScroll->setFrameShape(QFrame::NoFrame);
     figuresScroll->setWidgetResizable(true);
     figuresScroll->setWidget(figures_);
-    figuresScroll->setMinimumSize(170, 120);
+    figuresScroll->setMinimumSize(160, 100);
     grid->addWidget(figuresScroll, 1, 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(2, 1);
+    grid->setRowStretch(0, 1); // both rows of plots the same height
+    grid->setRowStretch(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -134,6 +139,11 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     updateClosedFormLabel();
     needFullRedraw_ = true;
     schedule();
+}
+
+void LivePlots::clear() {
+    reset(RunInfo{}, Scenario{});
+    runLabel_.clear();
 }
 
 void LivePlots::append(const std::vector<AggregationRecord>& records) {
@@ -258,6 +268,11 @@ void LivePlots::updateFigures() {
         last = &r;
         ++rounds;
         if (!std::isnan(r.testAccuracy)) evaluated = &r;
+    }
+    if (!last && runLabel_.isEmpty()) {
+        figures_->setText(tr("No run shown.<br>Run (F5) starts one; double-click a stored run in the Runs dock to "
+                             "see it."));
+        return;
     }
     if (!last) {
         figures_->setText(tr("<b>%1</b><br>waiting for the first round").arg(runLabel_.toHtmlEscaped()));

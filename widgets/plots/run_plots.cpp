@@ -346,11 +346,11 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     scale->axis()->setLabel("test accuracy (%)");
     scale->axis()->setLabelColor(plot->palette().color(QPalette::WindowText));
     scale->axis()->setTickLabelColor(plot->palette().color(QPalette::WindowText));
-    plot->legend->setVisible(true);
-    // Fast-but-expensive (top left) is the corner trade-offs leave empty most often.
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // No legend over the points (it hid runs whose times were alike): the captions of the
+    // studio and the report say what the rings and the dashed line are.
+    plot->legend->setVisible(false);
     plot->rescaleAxes();
-    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.2, a->range().center());
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.4, a->range().center()); // room for the rings
     // Labels sit right of their points: leave room for them at the right edge.
     plot->xAxis->setRangeUpper(plot->xAxis->range().upper + 0.12 * plot->xAxis->range().size());
 }
