@@ -103,8 +103,8 @@ QString summaryTables(const std::vector<ReportRun>& runs, const std::vector<QStr
                  .arg(labels[i].toHtmlEscaped(), esc(r.status), esc(r.summary.stopReason), num(figs[i].rounds, 0));
     }
     h += "</table><p></p>";
-    const QString t = pct(o.target);
-    h += "<table class=\"grid\" cellspacing=\"0\"><tr><th>run</th><th>final<br>accuracy</th><th>best<br>accuracy</th>"
+    const QString t = QString::number(100 * o.target, 'g', 4) + "%";
+    h += "<table class=\"grid\" cellspacing=\"0\" width=\"100%\"><tr><th>run</th><th>final<br>accuracy</th><th>best<br>accuracy</th>"
          "<th>virtual<br>time (s)</th><th>cost</th><th>energy<br>(J)</th><th>time to<br>" + t + " (s)</th><th>cost to<br>" +
          t + "</th><th>Pareto</th></tr>";
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -140,7 +140,8 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                 "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #bbb;padding:3px 6px;"
                 "font-size:9pt}table.kv th{text-align:left;padding-right:12px;vertical-align:top}"
                 "pre{background:#f4f4f4;padding:6px;font-size:8pt;white-space:pre-wrap}"
-                "td.n{white-space:nowrap;text-align:right}p.note{font-size:8.5pt;color:#444}"
+                "td.n{white-space:nowrap;text-align:right}table.grid th{white-space:nowrap}"
+                "p.note{font-size:8.5pt;color:#444}"
                 "</style></head><body>";
     h += single ? "<h1>FogStudio run " + QString::number(runs[0].run.id) + ": " + esc(runs[0].run.name) + "</h1>"
                 : QString("<h1>FogStudio comparison of %1 runs</h1>").arg(runs.size());
