@@ -18,6 +18,7 @@
 #include "widgets/run/run_controller.h"
 #include "widgets/topology/edge_item.h"
 #include "widgets/topology/node_item.h"
+#include "widgets/topology/property_inspector.h"
 #include "widgets/topology/topology_canvas.h"
 #include "widgets/topology/topology_scene.h"
 
@@ -25,6 +26,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QScreen>
 #include <QSignalSpy>
@@ -366,6 +368,67 @@ private Q_SLOTS:
         QVERIFY(w.openPreset(presetsDirectory() + "/geo-regional-ma.yaml"));
         TopologyScene* scene = w.canvas()->topologyScene();
         QVERIFY(scene->item("gz")->pos().y() > scene->item("ps-gz")->pos().y());
+    }
+
+    void presetsAreFittedToTheView() {
+        MainWindow w(options());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const PresetEntry& p : listPresets(presetsDirectory())) {
+            QVERIFY(w.openPreset(p.path));
+            QTest::qWait(20); // the second fit, once the layout has settled
+            TopologyCanvas* c = w.canvas();
+            QRectF items;
+            for (QGraphicsItem* g : c->topologyScene()->items())
+                if (g->type() == NodeItem::Type) items |= g->sceneBoundingRect();
+            const QRect shown = c->mapFromScene(items).boundingRect();
+            const QRect view = c->viewport()->rect();
+            if (view.contains(shown)) continue;
+            // Too many nodes to fit at the smallest zoom: then at least centred.
+            const QPoint centre = c->mapFromScene(items.center());
+            QVERIFY2((centre - view.center()).manhattanLength() < 8,
+                     qPrintable(QString("%1: nodes at %2,%3 %4x%5 in a %6x%7 view")
+                                    .arg(p.title)
+                                    .arg(shown.x())
+                                    .arg(shown.y())
+                                    .arg(shown.width())
+                                    .arg(shown.height())
+                                    .arg(view.width())
+                                    .arg(view.height())));
+        }
+    }
+
+    void inspectorFieldsKeepTheirWidth() {
+        // The 1,000-device preset's groups in a narrow Properties dock: fields are not cut
+        // to a character, messages get the whole width.
+        ScenarioDocument doc;
+        QString error;
+        QVERIFY2(doc.load(presetsDirectory() + "/edge-1000-devices.yaml", &error), qPrintable(error));
+        PropertyInspector inspector(&doc);
+        inspector.resize(300, 900);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        inspector.setSelection({QString::fromStdString(doc.scenario().topology.groups.front().id)}, {});
+        QApplication::processEvents();
+        int checked = 0;
+        for (QLineEdit* e : inspector.findChildren<QLineEdit*>()) {
+            if (!e->isVisible()) continue;
+            ++checked;
+            QVERIFY2(e->width() >= e->fontMetrics().horizontalAdvance("0000000"), qPrintable(e->text()));
+        }
+        QVERIFY(checked >= 5);
+        // A refused value is shown as refused: marked, with what the scenario keeps.
+        auto* tp = qobject_cast<QLineEdit*>(inspector.editor("price_per_hour"));
+        if (!tp) tp = qobject_cast<QLineEdit*>(inspector.editor("compute.throughput.min"));
+        QVERIFY(tp);
+        const QString key = inspector.editor("price_per_hour") ? "price_per_hour" : "compute.throughput.min";
+        tp->setText("-5");
+        tp->setModified(true);
+        Q_EMIT tp->editingFinished();
+        QVERIFY2(inspector.message(key).contains("not applied: the scenario keeps"), qPrintable(inspector.message(key)));
+        QVERIFY(tp->property("fogRejected").toBool());
+        QVERIFY(!tp->styleSheet().isEmpty());
     }
 
     void exportLeavesThePlotsAsTheyWere() {
