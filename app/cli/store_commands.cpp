@@ -2,6 +2,7 @@
 
 #include "app/cli/commands.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/run_figures.h"
 #include "core/analysis/tidy_export.h"
 #include "core/store/run_store.h"
 #include "app/export/plot_export.h"
@@ -94,13 +95,19 @@ int show(RunStore& store, std::int64_t id) {
     row("program", "FogStudio " + r->programVersion);
     row("seed", std::to_string(r->seed));
     if (r->sweepId) row("sweep", std::to_string(r->sweepId) + ", " + r->sweepConfig + ", repeat " + std::to_string(r->repeat));
-    row("test accuracy", pct(r->summary.finalTestAccuracy) + " (best " + pct(r->summary.bestTestAccuracy) + ")");
-    row("rounds", std::to_string(r->summary.rounds));
-    row("virtual time", fixed(r->summary.virtualTime, 3) + " s");
-    row("cost", fixed(r->summary.cost, 4));
-    row("energy", fixed(r->summary.energyJ, 1) + " J");
-    row("bytes moved", fixed(r->summary.bytes, 0));
-    row("wall clock", fixed(r->summary.wallSeconds, 2) + " s");
+    // The figures come from core/analysis/run_figures, as in the studio and the reports.
+    const RunFigures fig = runFigures(r->summary, r->status, metrics);
+    row("test accuracy", pct(fig.finalAccuracy) + " (best " + pct(fig.bestAccuracy) + ")");
+    if (!std::isnan(fig.lastEvaluatedAccuracy) && fig.lastEvaluatedAccuracy != fig.finalAccuracy)
+        row("last evaluated", pct(fig.lastEvaluatedAccuracy) + " (round " + std::to_string(fig.lastEvaluatedRound) +
+                                  "; the final model was evaluated at the end)");
+    row("rounds", fixed(fig.rounds, 0));
+    row("virtual time", fixed(fig.virtualTime, 3) + " s");
+    row("mean round time", fixed(fig.meanRoundTime, 3) + " s");
+    row("cost", fixed(fig.cost, 4));
+    row("energy", fixed(fig.energyJ, 1) + " J");
+    row("bytes moved", fixed(fig.bytes, 0));
+    row("wall clock", fixed(fig.wallSeconds, 2) + " s");
     const RowCounts rows = store.storedRows(id);
     if (r->produced) {
         const bool complete = *r->produced == rows;
@@ -125,11 +132,11 @@ int show(RunStore& store, std::int64_t id) {
     row("events", std::to_string(events.size()) + " (" + std::to_string(offline) + " offline, " +
                       std::to_string(lost) + " work lost)");
     for (double target : {0.5, 0.7, 0.8, 0.85}) {
-        const auto reach = reachTarget(metrics, target);
+        const RunFigures t = runFigures(r->summary, r->status, metrics, target);
         std::string label = "to " + pct(target);
-        row(label.c_str(), reach ? fixed(reach->time, 1) + " s, cost " + fixed(reach->cost, 4) + ", " +
-                                       fixed(reach->energyJ, 1) + " J"
-                                 : "not reached");
+        row(label.c_str(), !std::isnan(t.timeToTarget) ? fixed(t.timeToTarget, 1) + " s, cost " + fixed(t.costToTarget, 4) +
+                                                             ", " + fixed(t.energyToTarget, 1) + " J"
+                                                       : "not reached");
     }
     std::cout << "re-run exactly with: fogstudio-cli runs rerun " << r->id << "\n";
     return 0;

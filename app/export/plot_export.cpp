@@ -8,8 +8,9 @@ namespace fog {
 
 bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
     const QString ext = QFileInfo(path).suffix().toLower();
-    plot->resize(width, height);
-    plot->replot(QCustomPlot::rpImmediateRefresh);
+    // QCustomPlot lays the plot out at the export size only while it draws the file: the
+    // widget on screen keeps its own size (resizing it left the window's plots drawn at the
+    // export size). Its layout is restored by the replot below.
     bool ok = false;
     if (ext == "png") {
         ok = plot->savePng(path, width, height, 2.0); // 2x for print and high-DPI screens
@@ -31,6 +32,7 @@ bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, QSt
         if (error) *error = path + ": unknown plot format '" + ext + "' (use .png, .svg or .pdf)";
         return false;
     }
+    plot->replot(QCustomPlot::rpQueuedReplot);
     if (!ok && error) *error = path + ": could not be written";
     return ok;
 }

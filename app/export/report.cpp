@@ -2,6 +2,7 @@
 
 #include "app/export/topology_figure.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/run_labels.h"
 #include "core/scenario/scenario_io.h"
 #include "widgets/plots/run_plots.h"
 
@@ -9,6 +10,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QPdfWriter>
+#include <QAbstractTextDocumentLayout>
+#include <QTextBlock>
 #include <QTextDocument>
 #include "widgets/plots/qcustomplot.h"
 
@@ -18,13 +21,6 @@
 namespace fog {
 
 namespace {
-
-/// A short name for legends and tables: the swept values, else the (shortened) run name.
-QString runLabel(const StoredRun& r) {
-    QString name = QString::fromStdString(r.sweepConfig.empty() ? r.name : r.sweepConfig);
-    if (name.size() > 44) name = name.left(42) + "...";
-    return QString("#%1 %2").arg(r.id).arg(name);
-}
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
@@ -94,30 +90,46 @@ QString scenarioSummary(const Scenario& s) {
     return h + "</table>";
 }
 
-QString summaryTable(const std::vector<ReportRun>& runs, double target, const std::vector<std::size_t>& front) {
-    QString h = "<table class=\"grid\" width=\"100%\" cellspacing=\"0\"><tr><th>run</th><th>name</th><th>status</th><th>accuracy</th><th>best</th>"
-                "<th>rounds</th><th>virtual time (s)</th><th>cost</th><th>energy (J)</th>"
-                "<th>time to " + pct(target) + " (s)</th><th>cost to " + pct(target) + "</th><th>Pareto</th></tr>";
+/// The summary in two tables, so that no column is squeezed until its words break: what
+/// each run is, then its figures (core/analysis/run_figures, the studio's numbers).
+QString summaryTables(const std::vector<ReportRun>& runs, const std::vector<QString>& labels,
+                      const std::vector<RunFigures>& figs, const ReportOptions& o,
+                      const std::vector<std::size_t>& front) {
+    QString h = "<table class=\"grid\" cellspacing=\"0\"><tr><th>run</th><th>status</th><th>stopped by</th>"
+                "<th>rounds</th></tr>";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = runs[i].run;
-        const auto reach = reachTarget(runs[i].metrics, target);
+        h += QString("<tr><td>%1</td><td class=\"n\">%2</td><td>%3</td><td class=\"n\">%4</td></tr>")
+                 .arg(labels[i].toHtmlEscaped(), esc(r.status), esc(r.summary.stopReason), num(figs[i].rounds, 0));
+    }
+    h += "</table><p></p>";
+    const QString t = QString::number(100 * o.target, 'g', 4) + "%";
+    h += "<table class=\"grid\" cellspacing=\"0\" width=\"100%\"><tr><th>run</th><th>final<br>accuracy</th><th>best<br>accuracy</th>"
+         "<th>virtual<br>time (s)</th><th>cost</th><th>energy<br>(J)</th><th>time to<br>" + t + " (s)</th><th>cost to<br>" +
+         t + "</th><th>Pareto</th></tr>";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const RunFigures& f = figs[i];
         const bool onFront = std::find(front.begin(), front.end(), i) != front.end();
-        h += QString("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td><td>%8</td>"
-                     "<td>%9</td><td>%10</td><td>%11</td><td>%12</td></tr>")
-                 .arg(r.id)
-                 .arg(runLabel(r).toHtmlEscaped())
-                 .arg(esc(r.status))
-                 .arg(pct(r.summary.finalTestAccuracy))
-                 .arg(pct(r.summary.bestTestAccuracy))
-                 .arg(r.summary.rounds)
-                 .arg(num(r.summary.virtualTime, 1))
-                 .arg(num(r.summary.cost, 4))
-                 .arg(num(r.summary.energyJ, 1))
-                 .arg(reach ? num(reach->time, 1) : QString("not reached"))
-                 .arg(reach ? num(reach->cost, 4) : QString("not reached"))
+        auto reached = [](double v, int d) { return std::isnan(v) ? QString("not reached") : num(v, d); };
+        h += QString("<tr><td class=\"n\">#%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td>"
+                     "<td class=\"n\">%4</td><td class=\"n\">%5</td><td class=\"n\">%6</td><td class=\"n\">%7</td>"
+                     "<td class=\"n\">%8</td><td class=\"n\">%9</td></tr>")
+                 .arg(runs[i].run.id)
+                 .arg(pct(f.finalAccuracy), pct(f.bestAccuracy), num(f.virtualTime, 1), num(f.cost, 4),
+                      num(f.energyJ, 1), reached(f.timeToTarget, 1), reached(f.costToTarget, 4))
                  .arg(onFront ? "yes" : "");
     }
-    return h + "</table>";
+    h += "</table><p class=\"note\">Final accuracy is that of the model each run ended with. " +
+         QString::fromStdString(paretoDefinition(o.tradeOff, o.target)).toHtmlEscaped() + "</p>";
+    return h;
+}
+
+/// True when some run consumed energy (a scenario without energy figures stays at zero).
+bool anyEnergy(const std::vector<ReportRun>& runs) {
+    for (const auto& r : runs)
+        for (const auto& m : r.metrics)
+            if (m.energyJ > 0) return true;
+    return false;
 }
 
 QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Figures& figs) {
@@ -128,6 +140,8 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                 "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #bbb;padding:3px 6px;"
                 "font-size:9pt}table.kv th{text-align:left;padding-right:12px;vertical-align:top}"
                 "pre{background:#f4f4f4;padding:6px;font-size:8pt;white-space:pre-wrap}"
+                "td.n{white-space:nowrap;text-align:right}table.grid th{white-space:nowrap}"
+                "p.note{font-size:8.5pt;color:#444}"
                 "</style></head><body>";
     h += single ? "<h1>FogStudio run " + QString::number(runs[0].run.id) + ": " + esc(runs[0].run.name) + "</h1>"
                 : QString("<h1>FogStudio comparison of %1 runs</h1>").arg(runs.size());
@@ -136,19 +150,20 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
          ". Virtual time, cost and energy are computed by the emulator from the scenario; "
          "loss and accuracy come from real training.</p>";
 
+    std::vector<StoredRun> stored;
+    for (const auto& r : runs) stored.push_back(r.run);
+    const std::vector<QString> labels = reportLabels(stored);
+    std::vector<RunFigures> figures;
+    for (const auto& r : runs) figures.push_back(runFigures(r.run.summary, r.run.status, r.metrics, o.target));
     std::vector<PlotSeries> series;
     std::vector<TradeOffRun> trade;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const QString label = runLabel(runs[i].run);
-        series.push_back({label, seriesColor(static_cast<int>(i)), runs[i].metrics});
-        trade.push_back({label, {runs[i].run.summary.virtualTime, runs[i].run.summary.cost,
-                                 runs[i].run.summary.finalTestAccuracy}});
+        series.push_back({labels[i], seriesColor(static_cast<int>(i)), runs[i].metrics});
+        trade.push_back({QString("#%1").arg(runs[i].run.id), tradeOffPoint(figures[i], o.tradeOff)});
     }
-    std::vector<TradeOffPoint> pts;
-    for (const auto& t : trade) pts.push_back(t.point);
-    const auto front = paretoFront(pts);
+    const auto front = tradeOffFront(figures, o.tradeOff);
 
-    h += "<h2>Summary</h2>" + summaryTable(runs, o.target, front);
+    h += "<h2>Summary</h2>" + summaryTables(runs, labels, figures, o, front);
 
     // Scenario of a single run (or of the first, for a comparison of one scenario's variants).
     try {
@@ -163,9 +178,14 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
     h += "<h2>Accuracy and loss</h2>";
     h += figs.add("accuracy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TestAccuracy); }));
     h += figs.add("loss", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TrainLoss); }));
-    h += "<h2>Cost and energy</h2>";
+    const bool energy = anyEnergy(runs);
+    h += energy ? "<h2>Cost and energy</h2>" : "<h2>Cost</h2>";
     h += figs.add("cost", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Cost); }));
-    h += figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); }));
+    if (energy)
+        h += figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); }));
+    else
+        h += "<p class=\"note\">No energy is modelled in " + QString(single ? "this scenario" : "these scenarios") +
+             " (energy per sample and per byte are zero), so there is no energy plot.</p>";
     if (single) {
         std::vector<QString> names;
         for (const auto& n : runs[0].nodes) names.push_back(QString::fromStdString(n.id));
@@ -177,9 +197,21 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                           }, 820, std::clamp(static_cast<int>(names.size()) * 14 + 90, 240, 620)));
         }
     } else {
-        h += "<h2>Trade-off</h2><p>Virtual time against cost, coloured by final accuracy; the dashed line is the "
-             "time-cost Pareto front. The Pareto column of the summary uses all three criteria.</p>";
-        h += figs.add("tradeoff", renderPlot([&](QCustomPlot* p) { plotTradeOff(p, trade); }, 820, 460));
+        const bool atTarget = o.tradeOff == TradeOffMode::AtTarget;
+        const QString t = pct(o.target);
+        h += "<h2>Trade-off</h2><p>" +
+             (atTarget ? "Virtual time against cost to reach " + t +
+                             " test accuracy (runs that never reach it have no point)"
+                       : QString("Total virtual time against total cost")) +
+             ", coloured by final accuracy; ringed points and the dashed line are the Pareto front. " +
+             QString::fromStdString(paretoDefinition(o.tradeOff, o.target)).toHtmlEscaped() + "</p>";
+        h += figs.add("tradeoff", renderPlot([&](QCustomPlot* p) {
+                          plotTradeOff(p, trade);
+                          if (atTarget) {
+                              p->xAxis->setLabel("virtual time to " + t + " (s)");
+                              p->yAxis->setLabel("cost to " + t);
+                          }
+                      }, 820, 460));
     }
 
     h += "<h2>Reproduce</h2><p>Every run is stored with its scenario and seed and re-runs exactly:</p><pre>";
@@ -191,6 +223,45 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
 }
 
 } // namespace
+
+std::vector<QString> reportLabels(const std::vector<StoredRun>& runs) {
+    std::vector<RunLabelInput> in;
+    for (const auto& r : runs) in.push_back({r.name, r.scenarioYaml, r.sweepConfig, r.repeat});
+    const auto labels = runLabels(in);
+    std::vector<QString> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        QString name = QString::fromStdString(labels[i]);
+        if (name.size() > 48) name = name.left(46) + "...";
+        out.push_back(QString("#%1 %2").arg(runs[i].id).arg(name));
+    }
+    return out;
+}
+
+void keepHeadingsWithNext(QTextDocument& doc) {
+    const double page = doc.pageSize().height();
+    if (page <= 0) return;
+    // One pass in document order; each moved heading shifts what follows, so positions are
+    // read after the previous change.
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        if (b.blockFormat().headingLevel() == 0) continue;
+        const QTextBlock next = b.next();
+        QAbstractTextDocumentLayout* layout = doc.documentLayout();
+        const QRectF hr = layout->blockBoundingRect(b);
+        // What follows the heading: the next block, or the table/frame that starts there.
+        double nextHeight = next.isValid() ? layout->blockBoundingRect(next).height() : 0.0;
+        if (next.isValid())
+            if (QTextFrame* frame = doc.frameAt(next.position()); frame && frame != doc.rootFrame())
+                nextHeight = std::min(layout->frameBoundingRect(frame).height(), page / 3);
+        const double top = hr.top();
+        const double pageEnd = (std::floor(top / page) + 1) * page;
+        if (top + hr.height() + std::min(nextHeight, page / 3) > pageEnd && top > std::floor(top / page) * page + 1) {
+            QTextCursor c(b);
+            QTextBlockFormat f = b.blockFormat();
+            f.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+            c.setBlockFormat(f);
+        }
+    }
+}
 
 std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<std::int64_t>& ids) {
     std::vector<ReportRun> out;
@@ -237,6 +308,7 @@ bool writeReport(const std::vector<ReportRun>& runs, const QString& path, const 
         pdf.setCreator("FogStudio " FOGSTUDIO_VERSION);
         pdf.setResolution(96); // the HTML's pixel sizes are screen pixels
         doc.setPageSize(QSizeF(pdf.width(), pdf.height()));
+        keepHeadingsWithNext(doc);
         doc.print(&pdf);
         if (QFileInfo(path).size() == 0) {
             if (error) *error = path + ": the PDF could not be written";

@@ -3,9 +3,12 @@
 // scenario summary, topology figure, plots, summary table, Pareto front, and the command
 // that reproduces each run.
 
+#include "core/analysis/run_figures.h"
 #include "core/store/run_store.h"
 
 #include <QString>
+
+class QTextDocument;
 
 #include <vector>
 
@@ -24,7 +27,18 @@ std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<s
 struct ReportOptions {
     double target = 0.8;  ///< accuracy for the time/cost-to-target columns
     QString dbPath;       ///< named in the reproduce commands
+    /// What the trade-off plot and the Pareto column compare: totals or what it took to
+    /// reach the target (as chosen in the studio's comparison).
+    TradeOffMode tradeOff = TradeOffMode::AtEnd;
 };
+
+/// The labels a report (and the studio's comparison) gives these runs: "#id " and what
+/// tells each apart (core/analysis/run_labels).
+std::vector<QString> reportLabels(const std::vector<StoredRun>& runs);
+
+/// Moves every heading that would end a page, or sit at its foot without room for what
+/// follows it, to the next page. `doc` must have its page size set.
+void keepHeadingsWithNext(QTextDocument& doc);
 
 /// HTML or PDF by the file's extension. Needs a QGuiApplication (offscreen is fine).
 bool writeReport(const std::vector<ReportRun>& runs, const QString& path, const ReportOptions& options,

@@ -2,6 +2,7 @@
 
 #include "app/export/plot_export.h"
 #include "app/export/report.h"
+#include "app/gui/docs_viewer.h"
 #include "app/gui/presets.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
@@ -40,6 +41,8 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -66,6 +69,24 @@ constexpr int kMaxRecent = 8;
 constexpr int kMaxEventLines = 2000;
 
 QString fmtNumber(double v, int decimals) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', decimals); }
+
+/// `w` in a frameless scroll area: where the window is smaller than what `w` needs (a
+/// projector, a laptop, a large scale factor), it scrolls instead of making the window wider
+/// or taller than the screen.
+QScrollArea* scrollable(QWidget* w, QWidget* parent) {
+    auto* area = new QScrollArea(parent);
+    area->setObjectName(w->objectName().isEmpty() ? QString("scroll") : w->objectName() + "Scroll");
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidgetResizable(true);
+    area->setWidget(w);
+    return area;
+}
+
+/// Shows the tab holding `w` (directly or inside a scroll area).
+void showPage(QTabWidget* tabs, QWidget* w) {
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->widget(i) == w || tabs->widget(i)->isAncestorOf(w)) tabs->setCurrentIndex(i);
+}
 
 /// Playback speeds offered for teaching: virtual seconds per wall second (0: as fast as
 /// possible).
@@ -122,12 +143,32 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
 
     runStatus_ = new QLabel(this);
     statusBar()->addPermanentWidget(runStatus_);
-    if (!storeError_.isEmpty())
-        statusBar()->showMessage(tr("Runs are not stored: %1").arg(storeError_));
+    if (!storeError_.isEmpty()) {
+        // Runs that cannot be stored are refused (nothing is lost silently): said where the
+        // user looks, for as long as the window is open.
+        auto* banner = new QLabel(tr("Runs cannot be stored, so Run is off: %1. Start the studio with --db pointing "
+                                     "to a FogStudio run database (or a new file).")
+                                      .arg(storeError_),
+                                  this);
+        banner->setObjectName("storeErrorBanner");
+        banner->setWordWrap(true);
+        banner->setStyleSheet("QLabel { color: white; background: #b5401c; padding: 3px 8px; }");
+        statusBar()->addWidget(banner, 1);
+    }
 
     connect(document_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateProblems);
+    // Another scenario: the plots and timeline of the previous one's run go (a run still
+    // going keeps its own).
+    connect(document_, &ScenarioDocument::topologyReset, this, [this] {
+        if (controller_->isActive()) return;
+        live_->clear();
+        timeline_->reset(RunInfo{});
+        liveRunId_ = 0;
+        showingLive_ = true;
+        runStatus_->clear();
+    });
     connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateTitle);
 
     if (options.threads > 0) threads_->setValue(options.threads);
@@ -137,8 +178,12 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     }
     setTheme(themeFromString(settings.value("theme", "system").toString()));
 
-    resize(1400, 900);
+    // Inside the available screen, whatever its size and scale factor: a projector at
+    // 1280x720, a laptop at scale 2, or a geometry saved on a larger screen.
+    const QRect avail = (screen() ? screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    resize(QSize(1400, 900).boundedTo(avail.size() * 0.96));
     restoreGeometry(settings.value("window/geometry").toByteArray());
+    fitInside(avail);
     restoredState_ = restoreState(settings.value("window/state").toByteArray());
     topologySplit_->restoreState(settings.value("window/split").toByteArray());
 
@@ -196,15 +241,15 @@ void MainWindow::buildActions() {
     redo->setShortcut(QKeySequence::Redo);
     redo->setIcon(QIcon::fromTheme("edit-redo"));
 
-    make("actionRun", tr("&Run"), QKeySequence(Qt::Key_F5), &MainWindow::startRun, st->standardIcon(QStyle::SP_MediaPlay));
+    make("actionRun", tr("&Run"), QKeySequence(Qt::Key_F5), &MainWindow::startRun, transportIcon("run"));
     make("actionPause", tr("&Pause"), QKeySequence(Qt::Key_F6), &MainWindow::pauseRun,
-         st->standardIcon(QStyle::SP_MediaPause));
+         transportIcon("pause"));
     make("actionStep", tr("S&tep One Round"), QKeySequence(Qt::Key_F10), &MainWindow::stepRun,
-         st->standardIcon(QStyle::SP_MediaSkipForward));
+         transportIcon("step"));
     make("actionRunUntil", tr("Run &Until…"), QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runUntilDialog,
-         st->standardIcon(QStyle::SP_MediaSeekForward));
+         transportIcon("until"));
     make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6), &MainWindow::stopRun,
-         st->standardIcon(QStyle::SP_MediaStop));
+         transportIcon("stop"));
     make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
          [this] { compareRuns(runs_->selectedRunIds()); });
 
@@ -320,7 +365,7 @@ void MainWindow::buildDocks() {
     palette_ = new NodePalette(this);
     connect(palette_, &NodePalette::addRequested, canvas_,
             [this](NodeTemplate t, int count) { canvas_->addAtCentre(t, count); });
-    QDockWidget* paletteDock = dock("paletteDock", tr("Palette"), palette_, Qt::LeftDockWidgetArea);
+    QDockWidget* paletteDock = dock("paletteDock", tr("Palette"), scrollable(palette_, this), Qt::LeftDockWidgetArea);
 
     runs_ = new RunsBrowser(this);
     runs_->setStore(store_.get());
@@ -340,9 +385,11 @@ void MainWindow::buildDocks() {
     policies_->setDocument(document_);
     settings_ = new SettingsPanel(side);
     settings_->setDocument(document_);
-    side->addTab(inspector_, tr("Inspector"));
-    side->addTab(policies_, tr("Policies"));
-    side->addTab(settings_, tr("Training"));
+    // Each page scrolls on its own: long policy texts or a thousand-device group never make
+    // the dock (and so the window) wider or taller than the screen.
+    side->addTab(inspector_, tr("Inspector")); // scrolls its fields itself
+    side->addTab(scrollable(policies_, side), tr("Policies"));
+    side->addTab(scrollable(settings_, side), tr("Training"));
     dock("sideDock", tr("Properties"), side, Qt::RightDockWidgetArea);
 
     bottomTabs_ = new QTabWidget(this);
@@ -354,7 +401,7 @@ void MainWindow::buildDocks() {
     eventLog_->setMaximumBlockCount(kMaxEventLines);
     problems_ = new QListWidget(bottomTabs_);
     problems_->setObjectName("problemsList");
-    bottomTabs_->addTab(live_, tr("Live Plots"));
+    bottomTabs_->addTab(scrollable(live_, bottomTabs_), tr("Live Plots"));
     bottomTabs_->addTab(timeline_, tr("Node Timeline"));
     bottomTabs_->addTab(eventLog_, tr("Events"));
     bottomTabs_->addTab(problems_, tr("Problems"));
@@ -383,13 +430,13 @@ void MainWindow::buildDocks() {
         // training panel.
         const QString path = item->data(Qt::UserRole).toString();
         if (QWidget* editor = settings_->editorFor(path.section('.', 0, 1))) {
-            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(settings_);
+            showPage(findChild<QTabWidget*>("sideTabs"), settings_);
             editor->setFocus();
         } else if (path.startsWith("sync") || path.startsWith("selection")) {
-            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(policies_);
+            showPage(findChild<QTabWidget*>("sideTabs"), policies_);
         } else {
             selectKeyPath(path);
-            findChild<QTabWidget*>("sideTabs")->setCurrentWidget(inspector_);
+            showPage(findChild<QTabWidget*>("sideTabs"), inspector_);
         }
     });
 
@@ -427,7 +474,7 @@ void MainWindow::connectController() {
                      .arg(QString::fromStdString(info.model))
                      .arg(info.threads));
         if (runs_->store()) runs_->runFinished(runId); // lists it as running
-        bottomTabs_->setCurrentWidget(live_);
+        showPage(bottomTabs_, live_);
         centre_->setCurrentWidget(topologySplit_);
     });
     connect(controller_, &RunController::metrics, this, [this](const std::vector<AggregationRecord>& records) {
@@ -494,14 +541,23 @@ void MainWindow::connectController() {
 bool MainWindow::openScenario(const QString& path, bool askToSave) {
     if (askToSave && !maybeSave()) return false;
     QString error;
-    if (!document_->load(path, &error)) {
+    // A file with bad values opens, so that it can be fixed here: every problem is listed in
+    // the Problems tab and marked on the canvas, and only running is refused.
+    if (!document_->open(path, &error)) {
         QMessageBox::warning(this, tr("Open scenario"),
                              tr("%1 could not be opened:\n\n%2").arg(QDir::toNativeSeparators(path), error));
         return false;
     }
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    canvas_->zoomFit();
-    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    rememberFolder("scenarios", path);
+    fitAfterLayout();
+    if (problemCount_ > 0) {
+        showPage(bottomTabs_, problems_);
+        statusBar()->showMessage(tr("Opened %1 with %n problem(s): fix them (Problems tab) to run it", nullptr, problemCount_)
+                                     .arg(QDir::toNativeSeparators(path)));
+    } else {
+        statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    }
     return true;
 }
 
@@ -513,7 +569,7 @@ bool MainWindow::openPreset(const QString& path) {
         return false;
     }
     document_->setFilePath(QString()); // untitled copy: Save asks where
-    canvas_->zoomFit();
+    fitAfterLayout();
     return true;
 }
 
@@ -545,8 +601,11 @@ void MainWindow::newScenario() {
 }
 
 void MainWindow::openDialog() {
-    QString dir = QFileInfo(document_->filePath()).absolutePath();
-    if (document_->filePath().isEmpty()) dir = QDir::homePath();
+    // The folder last opened from, else the current file's, else the presets.
+    QString dir = folderFor("scenarios");
+    if (dir.isEmpty() && !document_->filePath().isEmpty()) dir = QFileInfo(document_->filePath()).absolutePath();
+    if (dir.isEmpty()) dir = presetsDirectory();
+    if (dir.isEmpty()) dir = QDir::homePath();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenarios (*.yaml *.yml);;All files (*)"));
     if (!path.isEmpty()) openScenario(path);
 }
@@ -567,7 +626,10 @@ bool MainWindow::saveAs() {
     if (suggested.isEmpty()) {
         QString stem = QString::fromStdString(document_->scenario().name).toLower();
         stem.replace(QRegularExpression("[^a-z0-9]+"), "-");
-        suggested = QDir::home().filePath(stem.left(40) + ".yaml");
+        QString dir = folderFor("scenarios");
+        // Not into the shipped presets: they are copies to start from.
+        if (dir.isEmpty() || QDir(dir) == QDir(presetsDirectory())) dir = QDir::homePath();
+        suggested = QDir(dir).filePath(stem.left(40) + ".yaml");
     }
     QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested, tr("Scenarios (*.yaml *.yml)"));
     if (path.isEmpty()) return false;
@@ -578,7 +640,25 @@ bool MainWindow::saveAs() {
         return false;
     }
     addRecentFile(QFileInfo(path).absoluteFilePath());
+    rememberFolder("scenarios", path);
     return true;
+}
+
+QString MainWindow::folderFor(const QString& purpose) const {
+    const QString dir = QSettings().value("dialogs/" + purpose).toString();
+    return !dir.isEmpty() && QFileInfo(dir).isDir() ? dir : QString();
+}
+
+void MainWindow::rememberFolder(const QString& purpose, const QString& path) {
+    const QFileInfo info(path);
+    QSettings().setValue("dialogs/" + purpose, info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+}
+
+void MainWindow::fitAfterLayout() {
+    // Fit once the scene has its items and the view its size: right after a load the scene
+    // rect is still the old one, which left opened presets clipped at the top left.
+    canvas_->zoomFit();
+    QTimer::singleShot(0, canvas_, &TopologyCanvas::zoomFit);
 }
 
 bool MainWindow::maybeSave() {
@@ -646,6 +726,29 @@ void MainWindow::updateProblems() {
         item->setData(Qt::UserRole, QString::fromStdString(d.path));
         item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
     }
+    // The nodes and groups the problems name get a badge on the canvas.
+    static const QRegularExpression entity("^topology\\.(nodes|groups|links)\\[(\\d+)\\]");
+    QMap<QString, QStringList> marks;
+    const TopologySpec& topo = document_->scenario().topology;
+    for (const auto& d : diagnostics) {
+        const auto m = entity.match(QString::fromStdString(d.path));
+        if (!m.hasMatch()) continue;
+        const std::size_t i = m.captured(2).toULongLong();
+        const QString text = QString::fromStdString(d.path + " " + d.message);
+        if (m.captured(1) == "links") {
+            if (i < topo.links.size())
+                for (const auto& end : {topo.links[i].from, topo.links[i].to})
+                    marks[document_->idOf(document_->resolve(QString::fromStdString(end)))] << text;
+            continue;
+        }
+        EntityRef e;
+        e.group = m.captured(1) == "groups";
+        e.index = static_cast<int>(i);
+        const QString id = document_->idOf(e);
+        if (!id.isEmpty()) marks[id] << text;
+    }
+    marks.remove(QString());
+    canvas_->topologyScene()->markProblems(marks);
     const int count = static_cast<int>(diagnostics.size());
     problemCount_ = count;
     bottomTabs_->setTabText(bottomTabs_->indexOf(problems_), count ? tr("Problems (%1)").arg(count) : tr("Problems"));
@@ -656,6 +759,13 @@ void MainWindow::updateProblems() {
 
 bool MainWindow::ensureStarted() {
     if (controller_->isActive()) return true;
+    if (!storeError_.isEmpty()) {
+        QMessageBox::warning(this, tr("Run"),
+                             tr("Runs cannot be stored in %1:\n\n%2\n\nA run that cannot be stored is not started. Start "
+                                "the studio with --db pointing to a FogStudio run database or to a new file.")
+                                 .arg(QDir::toNativeSeparators(dbPath_), storeError_));
+        return false;
+    }
     const auto diagnostics = document_->diagnostics();
     if (!diagnostics.empty()) {
         bottomTabs_->setCurrentWidget(problems_);
@@ -721,13 +831,20 @@ void MainWindow::runUntilDialog() {
 void MainWindow::updateRunActions() {
     const auto state = controller_->state();
     const bool active = controller_->isActive();
-    const bool runnable = problemCount_ == 0; // counted by updateProblems on every change
+    // Problems are counted by updateProblems on every change; a run that cannot be stored is
+    // refused (the banner in the status bar says why).
+    const bool runnable = problemCount_ == 0 && storeError_.isEmpty();
     action("actionRun")->setEnabled((!active && runnable) || state == RunController::State::Paused);
     action("actionRun")->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
     action("actionPause")->setEnabled(state == RunController::State::Running);
     action("actionStep")->setEnabled(active || runnable);
     action("actionRunUntil")->setEnabled(active || runnable);
     action("actionStop")->setEnabled(active);
+    const QString why = !storeError_.isEmpty() ? tr("Runs cannot be stored: %1").arg(storeError_)
+                        : problemCount_ ? tr("The scenario has %n problem(s): see the Problems tab", nullptr, problemCount_)
+                                        : QString();
+    for (const char* name : {"actionRun", "actionStep", "actionRunUntil"})
+        action(name)->setToolTip(why.isEmpty() ? action(name)->text().remove('&') : why);
 }
 
 void MainWindow::logEvent(const QString& line) { eventLog_->appendPlainText(line); }
@@ -766,7 +883,7 @@ void MainWindow::showStoredRun(qint64 id) {
         QMessageBox::warning(this, tr("Show run"), tr("Run %1 is no longer in the store.").arg(id));
         return;
     }
-    bottomTabs_->setCurrentWidget(live_);
+    showPage(bottomTabs_, live_);
     statusBar()->showMessage(tr("Showing stored run %1: %2").arg(id).arg(QString::fromStdString(run->name)), 8000);
 }
 
@@ -798,15 +915,21 @@ void MainWindow::exportPlots(const QList<qint64>& ids) {
         QMessageBox::information(this, tr("Export plots"), tr("Select one or more runs in the Runs dock first."));
         return;
     }
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export plots to folder"), QDir::homePath());
+    QString start = folderFor("exports");
+    if (start.isEmpty()) start = QDir::homePath();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export plots to folder"), start);
     if (dir.isEmpty()) return;
+    rememberFolder("exports", dir);
     QStringList formats{"png", "svg", "pdf"};
     bool ok = false;
     const QString format = QInputDialog::getItem(this, tr("Export plots"), tr("Format:"), formats, 0, false, &ok);
     if (!ok) return;
     // The comparison view draws exactly the figures to export: reuse it for these runs.
+    // The comparison shown before comes back afterwards: exporting leaves the screen as it was.
     const QList<qint64> shown = compare_->runIds();
-    if (!std::all_of(ids.begin(), ids.end(), [&shown](qint64 id) { return shown.contains(id); })) compare_->setRuns(ids);
+    const bool swapped =
+        !std::all_of(ids.begin(), ids.end(), [&shown](qint64 id) { return shown.contains(id); });
+    if (swapped) compare_->setRuns(ids);
     QStringList written, failed;
     for (const auto& [stem, plot] : compare_->plots()) {
         const QString path = QDir(dir).filePath(stem + "." + format);
@@ -814,6 +937,7 @@ void MainWindow::exportPlots(const QList<qint64>& ids) {
         if (savePlot(plot, path, 900, 600, &error)) written << path;
         else failed << error;
     }
+    if (swapped) compare_->setRuns(shown);
     if (!failed.isEmpty()) QMessageBox::warning(this, tr("Export plots"), failed.join('\n'));
     statusBar()->showMessage(tr("Wrote %n plot(s) to %1", nullptr, static_cast<int>(written.size())).arg(dir), 8000);
 }
@@ -823,13 +947,17 @@ void MainWindow::exportReport(const QList<qint64>& ids) {
         QMessageBox::information(this, tr("Export report"), tr("Select one or more runs in the Runs dock first."));
         return;
     }
-    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath("report.pdf"),
+    QString start = folderFor("exports");
+    if (start.isEmpty()) start = QDir::homePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir(start).filePath("report.pdf"),
                                                 tr("PDF (*.pdf);;HTML (*.html)"));
     if (path.isEmpty()) return;
+    rememberFolder("exports", path);
     if (QFileInfo(path).suffix().isEmpty()) path += ".pdf";
     std::vector<std::int64_t> runIds(ids.begin(), ids.end());
     ReportOptions options;
     options.target = compare_->target();
+    options.tradeOff = compare_->tradeOffMode(); // the report's trade-off is the one on screen
     options.dbPath = dbPath_;
     QString error;
     QApplication::setOverrideCursor(Qt::WaitCursor);
@@ -863,13 +991,20 @@ void MainWindow::selectKeyPath(const QString& path) {
 }
 
 void MainWindow::showDocs() {
-    for (const QString& candidate : {QCoreApplication::applicationDirPath() + "/../share/doc/fogstudio/README.md",
-                                     QStringLiteral(FOG_SOURCE_DIR "/README.md")}) {
-        if (QFileInfo::exists(candidate)) {
-            QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(candidate).absolutePath()));
-            return;
-        }
+    const QString dir = docsDirectory();
+    if (dir.isEmpty()) {
+        QMessageBox::information(this, tr("Documentation"),
+                                 tr("The documentation was not found next to the program (%1) nor in the source "
+                                    "tree. Set FOGSTUDIO_DOCS to the docs folder of a FogStudio checkout.")
+                                     .arg(QDir::toNativeSeparators(QCoreApplication::applicationDirPath() +
+                                                                   "/../share/doc/fogstudio/docs")));
+        return;
     }
+    auto* viewer = findChild<DocsViewer*>();
+    if (!viewer) viewer = new DocsViewer(dir, "studio.md", this);
+    viewer->show();
+    viewer->raise();
+    viewer->activateWindow();
 }
 
 void MainWindow::showAbout() {
@@ -886,12 +1021,40 @@ void MainWindow::showEvent(QShowEvent* event) {
     if (!fittedOnce_) {
         fittedOnce_ = true;
         if (!restoredState_) {
-            resizeDocks({findChild<QDockWidget*>("paletteDock"), findChild<QDockWidget*>("sideDock")}, {260, 340},
-                        Qt::Horizontal);
-            resizeDocks({findChild<QDockWidget*>("paletteDock")}, {250}, Qt::Vertical);
+            // Docks in proportion to the window, so that a small screen keeps a usable canvas.
+            const int w = width(), h = height();
+            resizeDocks({findChild<QDockWidget*>("paletteDock"), findChild<QDockWidget*>("sideDock")},
+                        {std::clamp(w * 17 / 100, 150, 260), std::clamp(w * 25 / 100, 220, 340)}, Qt::Horizontal);
+            resizeDocks({findChild<QDockWidget*>("paletteDock")}, {std::clamp(h * 30 / 100, 120, 250)}, Qt::Vertical);
+            const int total = topologySplit_->height();
+            if (total > 0) topologySplit_->setSizes({total * 58 / 100, total * 42 / 100});
         }
         QTimer::singleShot(0, canvas_, &TopologyCanvas::zoomFit);
     }
+}
+
+void MainWindow::fitInside(const QRect& avail) {
+    if (isMaximized() || isFullScreen() || avail.isEmpty()) return;
+    if (avail.width() < 1000) {
+        // A small screen (a projector at scale 2 is 640x360): icons without text in the
+        // tool bar, and the left docks as tabs beside Properties, so that one column of
+        // docks is left beside the canvas. Each can still be shown again from its tab.
+        if (auto* bar = findChild<QToolBar*>("mainToolBar")) bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+        QDockWidget* side = findChild<QDockWidget*>("sideDock");
+        for (const char* name : {"paletteDock", "runsDock"})
+            if (QDockWidget* d = findChild<QDockWidget*>(name); d && side && dockWidgetArea(d) != dockWidgetArea(side))
+                tabifyDockWidget(side, d);
+        if (side) side->raise();
+    }
+    // The frame (title bar, borders) is not part of size(): leave room for it.
+    const QSize frame = frameGeometry().size() - geometry().size();
+    const QSize room = avail.size() - frame.expandedTo(QSize(0, 0));
+    QSize size = this->size().boundedTo(room).expandedTo(minimumSizeHint().boundedTo(room));
+    resize(size);
+    QPoint at = pos();
+    at.setX(std::clamp(at.x(), avail.left(), std::max(avail.left(), avail.right() - size.width() - frame.width())));
+    at.setY(std::clamp(at.y(), avail.top(), std::max(avail.top(), avail.bottom() - size.height() - frame.height())));
+    move(at);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -85,6 +85,8 @@ public Q_SLOTS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// Shrinks and moves the window into `available` (never past the screen).
+    void fitInside(const QRect& available);
     void showEvent(QShowEvent* event) override;
 
 private:
@@ -116,6 +118,11 @@ private:
     void logEvent(const QString& line);
     void showAbout();
     void showDocs();
+    /// The folder a file dialog for `purpose` ("scenarios", "exports") last used ("" if none).
+    QString folderFor(const QString& purpose) const;
+    void rememberFolder(const QString& purpose, const QString& path);
+    /// Fits the canvas to the topology now and again once the layout has settled.
+    void fitAfterLayout();
     /// Selects on the canvas the node or group a diagnostic's key path names.
     void selectKeyPath(const QString& path);
 

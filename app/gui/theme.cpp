@@ -1,6 +1,8 @@
 #include "app/gui/theme.h"
 
 #include <QApplication>
+#include <QPainter>
+#include <QPainterPath>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
@@ -43,6 +45,67 @@ QPalette darkPalette() {
 }
 
 } // namespace
+
+QIcon transportIcon(const QString& kind) {
+    QIcon icon;
+    for (int size : {16, 22, 24, 32, 48, 64}) {
+        QPixmap pm(size, size);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.scale(size / 24.0, size / 24.0);
+        QPainterPath path;
+        QColor fill(86, 180, 233); // sky blue: pause, step, run until
+        if (kind == "run") {
+            fill = QColor(30, 185, 110);
+            path.moveTo(6, 4);
+            path.lineTo(20, 12);
+            path.lineTo(6, 20);
+            path.closeSubpath();
+        } else if (kind == "pause") {
+            fill = QColor(240, 170, 30);
+            path.addRoundedRect(QRectF(5, 4, 5, 16), 1, 1);
+            path.addRoundedRect(QRectF(14, 4, 5, 16), 1, 1);
+        } else if (kind == "step") {
+            path.moveTo(4, 4);
+            path.lineTo(15, 12);
+            path.lineTo(4, 20);
+            path.closeSubpath();
+            path.addRoundedRect(QRectF(16, 4, 4, 16), 1, 1);
+        } else if (kind == "until") {
+            path.moveTo(2, 5);
+            path.lineTo(11, 12);
+            path.lineTo(2, 19);
+            path.closeSubpath();
+            path.moveTo(11, 5);
+            path.lineTo(20, 12);
+            path.lineTo(11, 19);
+            path.closeSubpath();
+            path.addRect(QRectF(20, 5, 2.5, 14));
+        } else if (kind == "stop") {
+            fill = QColor(225, 90, 40);
+            path.addRoundedRect(QRectF(5, 5, 14, 14), 2, 2);
+        }
+        // A light halo under a dark outline: the glyph stands out on any background.
+        p.setPen(QPen(QColor(255, 255, 255, 170), 3.2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        p.drawPath(path);
+        p.setPen(QPen(QColor(20, 20, 20), 1.2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        p.setBrush(fill);
+        p.drawPath(path);
+        p.end();
+        icon.addPixmap(pm);
+        // Disabled: the same glyph, greyed, still visible on a dark tool bar.
+        QImage grey = pm.toImage().convertToFormat(QImage::Format_ARGB32);
+        for (int y = 0; y < grey.height(); ++y)
+            for (int x = 0; x < grey.width(); ++x) {
+                const QColor c = grey.pixelColor(x, y);
+                const int g = qGray(c.rgb());
+                grey.setPixelColor(x, y, QColor(g, g, g, c.alpha() / 2));
+            }
+        icon.addPixmap(QPixmap::fromImage(grey), QIcon::Disabled);
+    }
+    return icon;
+}
 
 Theme themeFromString(const QString& name) {
     if (name == "light") return Theme::Light;

@@ -1,6 +1,8 @@
 // Tier layout: a depth-first walk of the parent forest places leaves left to right, each
-// parent at the middle of its children; the tier, not the depth, chooses the row, so an
-// edge server that reports straight to nothing still sits on the edge row.
+// parent at the middle of its children; the tier chooses the row, so an edge server that
+// reports straight to nothing still sits on the edge row, except that a child always sits
+// below its parent (cloud workers under their regional cloud server, not beside it, where
+// the links between the regions' servers would pass behind them).
 
 #include "core/scenario/layout.h"
 
@@ -19,6 +21,7 @@ struct Vertex {
     std::vector<int> children;
     double x = 0.0;
     int subRow = 0; ///< > 0: a further line of a wrapped block of leaves
+    int level = 0;  ///< the row: the tier's, or one below the parent's when that is lower
 };
 
 int row(Tier t) {
@@ -79,6 +82,23 @@ TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
         (p >= 0 ? v[static_cast<std::size_t>(p)].children : roots).push_back(i);
     }
 
+    // Rows: a child's is its tier's, or the one below its parent's (parents first, so a
+    // breadth-first walk from the roots).
+    int levels = 3;
+    {
+        std::vector<int> queue = roots;
+        for (int r : roots) v[static_cast<std::size_t>(r)].level = row(v[static_cast<std::size_t>(r)].tier);
+        for (std::size_t q = 0; q < queue.size(); ++q) {
+            const Vertex& p = v[static_cast<std::size_t>(queue[q])];
+            for (int c : p.children) {
+                Vertex& cv = v[static_cast<std::size_t>(c)];
+                cv.level = std::max(row(cv.tier), p.level + 1);
+                levels = std::max(levels, cv.level + 1);
+                queue.push_back(c);
+            }
+        }
+    }
+
     // Iterative post-order walk (a chain of 1,000 nodes must not overflow the stack).
     double nextLeaf = 0.0;
     std::vector<char> visited(static_cast<std::size_t>(count), 0);
@@ -131,10 +151,10 @@ TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
     int lines = 1;
     for (const Vertex& vx : v)
         lines = std::max(lines, vx.subRow + 1);
-    for (int r = 0; r < 3 * lines; ++r) {
+    for (int r = 0; r < levels * lines; ++r) {
         std::vector<int> inRow;
         for (int i = 0; i < count; ++i)
-            if (row(v[static_cast<std::size_t>(i)].tier) == r / lines &&
+            if (v[static_cast<std::size_t>(i)].level == r / lines &&
                 v[static_cast<std::size_t>(i)].subRow == r % lines)
                 inRow.push_back(i);
         std::stable_sort(inRow.begin(), inRow.end(), [&](int a, int b) {
@@ -150,7 +170,7 @@ TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
     for (int i = 0; i < count; ++i) {
         const Vertex& vx = v[static_cast<std::size_t>(i)];
         const LayoutPoint p{vx.x * o.columnWidth,
-                            row(vx.tier) * o.rowHeight + vx.subRow * o.lineHeight};
+                            vx.level * o.rowHeight + vx.subRow * o.lineHeight};
         (i < static_cast<int>(t.nodes.size()) ? out.nodes : out.groups).push_back(p);
     }
     return out;

@@ -602,6 +602,33 @@ Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& f
     return s;
 }
 
+LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel) {
+    LenientScenario out;
+    YamlContext ctx(fileLabel);
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml);
+    } catch (const YAML::Exception& e) {
+        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+        throw ScenarioError(ctx.diagnostics());
+    }
+    bool readable = false;
+    try {
+        readable = readScenario(ctx, root, out.scenario);
+    } catch (const YAML::Exception& e) {
+        ctx.error("", e.mark, std::string("cannot read the scenario: ") + e.what());
+    }
+    if (!readable) throw ScenarioError(ctx.diagnostics());
+    out.readProblems = ctx.diagnostics();
+    // The full, located list is the strict loader's, so the studio and `validate` agree.
+    try {
+        load(yaml, fileLabel, {});
+    } catch (const ScenarioError& e) {
+        out.problems = e.diagnostics;
+    }
+    return out;
+}
+
 Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides) {
     std::ifstream in(path, std::ios::binary);
     if (!in)

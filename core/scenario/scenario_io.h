@@ -46,6 +46,21 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel 
 /// ScenarioError on syntax, type or unknown-key problems.
 Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel);
 
+/// A scenario read however many problems it has, for an editor to open and fix.
+struct LenientScenario {
+    Scenario scenario;
+    /// Problems of reading (types, unknown keys): there a default stands in for the value.
+    std::vector<Diagnostic> readProblems;
+    /// Every problem `loadScenarioText` would report (the read ones included), located.
+    std::vector<Diagnostic> problems;
+};
+
+/// Reads a scenario like loadScenarioText but keeps what it could read instead of refusing
+/// at the first bad value, so that a file with mistakes opens in the studio to be fixed
+/// (which then refuses only to run it). Throws ScenarioError only when the text is not a
+/// scenario at all (YAML syntax, not a map).
+LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel);
+
 /// Writes a scenario as YAML that loads back to the same scenario.
 std::string saveScenarioText(const Scenario& s);
 void saveScenarioFile(const Scenario& s, const std::string& path);

@@ -7,21 +7,19 @@
 namespace fog {
 
 SummaryValues summarize(const ComparedRun& c, double target) {
+    // The one definition of a run's figures (core/analysis/run_figures): the report and
+    // `fogstudio-cli runs show` print the same numbers.
+    const RunFigures f = runFigures(c.run.summary, c.run.status, c.metrics, target);
     SummaryValues v;
-    const RunSummary& s = c.run.summary;
-    // The stored summary is what the run ended with; the metrics say the same for finished
-    // runs and are the only source while a run is still being written.
-    v.finalAccuracy = c.metrics.empty() ? s.finalTestAccuracy : finalAccuracy(c.metrics);
-    v.bestAccuracy = c.metrics.empty() ? s.bestTestAccuracy : bestAccuracy(c.metrics);
-    v.rounds = s.rounds;
-    v.virtualTime = s.virtualTime;
-    v.cost = s.cost;
-    v.energyJ = s.energyJ;
-    if (const auto reach = reachTarget(c.metrics, target)) {
-        v.timeToTarget = reach->time;
-        v.costToTarget = reach->cost;
-        v.energyToTarget = reach->energyJ;
-    }
+    v.finalAccuracy = f.finalAccuracy;
+    v.bestAccuracy = f.bestAccuracy;
+    v.rounds = f.rounds;
+    v.virtualTime = f.virtualTime;
+    v.cost = f.cost;
+    v.energyJ = f.energyJ;
+    v.timeToTarget = f.timeToTarget;
+    v.costToTarget = f.costToTarget;
+    v.energyToTarget = f.energyToTarget;
     return v;
 }
 

@@ -3,6 +3,7 @@
 // interval over the repeats of one sweep configuration.
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/run_figures.h"
 #include "core/store/run_store.h"
 
 #include <QString>

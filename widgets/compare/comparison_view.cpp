@@ -1,6 +1,7 @@
 #include "widgets/common/tool_button.h"
 #include "widgets/compare/comparison_view.h"
 
+#include "core/analysis/run_labels.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/run_picker_dialog.h"
 #include "widgets/plots/qcustomplot.h"
@@ -12,10 +13,14 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
+#include <QMenu>
 #include <QListWidget>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableWidget>
@@ -133,8 +138,8 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     targetSpin_->setSuffix(" %");
     targetSpin_->setValue(80);
     tradeMode_ = new QComboBox(this);
-    tradeMode_->addItem("trade-off at the end of the runs");
-    tradeMode_->addItem("trade-off at the target accuracy");
+    tradeMode_->addItem("trade-off at the end");
+    tradeMode_->addItem("trade-off at the target");
     tradeMode_->setToolTip("Plot each run's total virtual time and cost, or the time and cost it took to reach the "
                            "target accuracy (runs that never reach it are left out)");
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
@@ -149,7 +154,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(xCombo_);
     bar->addWidget(legendButton_);
     bar->addSpacing(12);
-    bar->addWidget(new QLabel("target accuracy:", this));
+    bar->addWidget(new QLabel("target:", this));
     bar->addWidget(targetSpin_);
     bar->addWidget(tradeMode_);
     bar->addStretch(1);
@@ -186,7 +191,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     sl->addWidget(runInfo_);
     sl->addWidget(yaml_, 1);
     auto* middle = new QSplitter(Qt::Horizontal, this);
-    middle->addWidget(titled("Trade-off: time vs cost (colour: final accuracy, dashed: Pareto front)", trade_, this));
+    QWidget* tradeBox = titled("Trade-off", trade_, this);
+    tradeTitle_ = tradeBox->findChild<QLabel*>();
+    tradeTitle_->setWordWrap(true);
+    middle->addWidget(tradeBox);
     middle->addWidget(titled("Selected run", side, this));
     middle->setStretchFactor(0, 3);
     middle->setStretchFactor(1, 2);
@@ -200,10 +208,20 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
 
+    paretoNote_ = new QLabel(this);
+    paretoNote_->setObjectName("paretoNote");
+    paretoNote_->setWordWrap(true);
+    auto* tableBox = new QWidget(this);
+    auto* tl = new QVBoxLayout(tableBox);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->setSpacing(2);
+    tl->addWidget(table_, 1);
+    tl->addWidget(paretoNote_);
+
     auto* right = new QSplitter(Qt::Vertical, this);
     right->addWidget(curves);
     right->addWidget(middle);
-    right->addWidget(table_);
+    right->addWidget(tableBox);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 3);
     right->setStretchFactor(2, 3);
@@ -216,10 +234,22 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     main->setStretchFactor(1, 1);
     main->setSizes({230, 1000});
 
-    auto* layout = new QVBoxLayout(this);
+    // Everything scrolls where the window is smaller than the comparison needs (a projector,
+    // a laptop, a large scale factor), rather than widening the window past the screen.
+    auto* content = new QWidget(this);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
     layout->addWidget(main, 1);
+    content->setMinimumSize(720, 480);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName("comparisonScroll");
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
 
     connect(addButton_, &QToolButton::clicked, this, &ComparisonView::pickRuns);
     connect(removeButton_, &QToolButton::clicked, this, [this] {
@@ -234,13 +264,25 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(targetSpin_, &QDoubleSpinBox::valueChanged, this, [this] {
         fillTable();
         showDetails();
-        if (tradeMode_->currentIndex() == 1) redrawTradeOff();
+        redrawTradeOff(); // its title names the target
     });
-    connect(tradeMode_, &QComboBox::currentIndexChanged, this, [this] { redrawTradeOff(); });
+    connect(tradeMode_, &QComboBox::currentIndexChanged, this, [this] {
+        redrawTradeOff();
+        fillTable(); // the Pareto column follows the trade-off's definition
+    });
     connect(exportPlots_, &QToolButton::clicked, this, [this] { Q_EMIT exportPlotsRequested(runIds()); });
     connect(exportReport_, &QToolButton::clicked, this, [this] { Q_EMIT exportReportRequested(runIds()); });
     connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0 && row < static_cast<int>(runs_.size())) selectRun(runs_[static_cast<std::size_t>(row)].run.id);
+    });
+    list_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(list_, &QListWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QListWidgetItem* item = list_->itemAt(pos);
+        if (!item || !store_) return;
+        const qint64 id = item->data(Qt::UserRole).toLongLong();
+        QMenu menu(this);
+        menu.addAction("Rename...", this, [this, id] { renameRun(id); });
+        menu.exec(list_->viewport()->mapToGlobal(pos));
     });
     connect(list_, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { Q_EMIT runActivated(item->data(Qt::UserRole).toLongLong()); });
@@ -282,13 +324,26 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
             return;
         }
         const ComparedRun& r = runs_[static_cast<std::size_t>(i)];
+        const SummaryValues v = summarize(r, target());
         QToolTip::showText(e->globalPosition().toPoint(),
                            QString("%1\n%2, cost %3, accuracy %4")
-                               .arg(labelOf(r), formatSeconds(r.run.summary.virtualTime), formatCost(r.run.summary.cost),
-                                    formatAccuracy(r.run.summary.finalTestAccuracy)),
+                               .arg(labelOf(r), formatSeconds(v.virtualTime), formatCost(v.cost),
+                                    formatAccuracy(v.finalAccuracy)),
                            trade_);
     });
     rebuild(false);
+}
+
+void ComparisonView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    // A theme change: plots and the table's muted cells take the new colours.
+    if (event->type() == QEvent::PaletteChange && !restyling_) {
+        restyling_ = true;
+        redrawCurves();
+        redrawTradeOff();
+        fillTable();
+        restyling_ = false;
+    }
 }
 
 void ComparisonView::setStore(RunStore* store) {
@@ -373,6 +428,44 @@ void ComparisonView::setLegendVisible(bool on) { legendButton_->setChecked(on); 
 
 bool ComparisonView::legendVisible() const { return legendButton_->isChecked(); }
 
+TradeOffMode ComparisonView::tradeOffMode() const {
+    return tradeMode_->currentIndex() == 1 ? TradeOffMode::AtTarget : TradeOffMode::AtEnd;
+}
+
+std::vector<RunFigures> ComparisonView::figures() const {
+    std::vector<RunFigures> out;
+    for (const auto& r : runs_) out.push_back(runFigures(r.run.summary, r.run.status, r.metrics, target()));
+    return out;
+}
+
+QString ComparisonView::runLabel(qint64 id) const {
+    const int i = indexOf(id);
+    return i < 0 ? QString() : labelOf(runs_[static_cast<std::size_t>(i)]);
+}
+
+void ComparisonView::renameRun(qint64 id) {
+    const int i = indexOf(id);
+    if (i < 0 || !store_) return;
+    bool ok = false;
+    const QString current = labels_.size() > static_cast<std::size_t>(i) ? labels_[static_cast<std::size_t>(i)] : QString();
+    const QString name = QInputDialog::getText(this, "Rename run", QString("Name of run %1 (empty: automatic label):").arg(id),
+                                               QLineEdit::Normal, current, &ok);
+    if (!ok) return;
+    try {
+        // An empty name gives the run its scenario's name back, so the automatic label returns.
+        std::string stored = name.trimmed().toStdString();
+        if (stored.empty()) {
+            stored = scenarioNameOf(runs_[static_cast<std::size_t>(i)].run.scenarioYaml);
+            if (stored.empty()) stored = runs_[static_cast<std::size_t>(i)].run.name;
+        }
+        store_->rename(id, stored);
+    } catch (const std::exception& e) {
+        runInfo_->setText("<span style='color:#d55e00'>" + QString::fromUtf8(e.what()).toHtmlEscaped() + "</span>");
+        return;
+    }
+    rebuild(true);
+}
+
 void ComparisonView::reload() { rebuild(true); }
 
 void ComparisonView::runsDeleted(const QList<qint64>& ids) {
@@ -396,10 +489,11 @@ int ComparisonView::indexOf(qint64 id) const {
 }
 
 QString ComparisonView::labelOf(const ComparedRun& r) const {
-    // Runs of a sweep share the scenario's name: what tells them apart is the varied values.
-    QString text = r.run.sweepId && !r.run.sweepConfig.empty()
-                       ? QString("%1 r%2").arg(qs(r.run.sweepConfig)).arg(r.run.repeat)
-                       : qs(r.run.name);
+    // Runs of one preset share its name: what tells them apart is what differs between
+    // them (or a name the user gave), worked out for the whole set in rebuild().
+    const int i = indexOf(r.run.id);
+    QString text = i >= 0 && static_cast<std::size_t>(i) < labels_.size() ? labels_[static_cast<std::size_t>(i)]
+                                                                           : qs(r.run.name);
     if (text.size() > 36) text = text.left(35) + QString::fromUtf8("…");
     QString label = QString("#%1 %2").arg(r.run.id).arg(text);
     if (r.run.id == baseline_) label = QString::fromUtf8("★ ") + label;
@@ -429,6 +523,10 @@ void ComparisonView::rebuild(bool reloadAll) {
         }
     }
     runs_ = std::move(next);
+    std::vector<RunLabelInput> labelInput;
+    for (const auto& r : runs_) labelInput.push_back({r.run.name, r.run.scenarioYaml, r.run.sweepConfig, r.run.repeat});
+    labels_.clear();
+    for (const auto& l : runLabels(labelInput)) labels_.push_back(qs(l));
     // Forget runs that are gone, so the lists stay truthful.
     chosen_.erase(std::remove_if(chosen_.begin(), chosen_.end(), [this](qint64 id) { return indexOf(id) < 0; }),
                   chosen_.end());
@@ -454,7 +552,7 @@ void ComparisonView::fillList() {
         item->setToolTip(QString("%1\n%2 · %3 rounds · accuracy %4")
                              .arg(qs(r.run.name), qs(r.run.status))
                              .arg(r.run.summary.rounds)
-                             .arg(formatAccuracy(r.run.summary.finalTestAccuracy)));
+                             .arg(formatAccuracy(summarize(r, target()).finalAccuracy)));
         if (r.run.id == baseline_) {
             QFont f = item->font();
             f.setBold(true);
@@ -520,24 +618,24 @@ void ComparisonView::redrawCurves() {
 
 void ComparisonView::redrawTradeOff() {
     // At the target, runs stopped by a time or round limit compare on what they took to get
-    // there; at the end, on what they spent in all.
-    const bool atTarget = tradeMode_->currentIndex() == 1;
+    // there; at the end, on what they spent in all. The Pareto column uses the same points.
+    const TradeOffMode mode = tradeOffMode();
+    const std::vector<RunFigures> figs = figures();
     std::vector<TradeOffRun> points;
-    for (const auto& r : runs_) {
-        TradeOffPoint p{r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy};
-        if (atTarget) {
-            const SummaryValues v = summarize(r, target());
-            p.time = v.timeToTarget;
-            p.cost = v.costToTarget;
-        }
-        points.push_back({QString("#%1").arg(r.run.id), p});
-    }
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        points.push_back({QString("#%1").arg(runs_[i].run.id), tradeOffPoint(figs[i], mode)});
     plotTradeOff(trade_, points);
-    if (atTarget) {
-        const QString pct = QString::number(100 * target(), 'g', 4) + " %";
+    const QString pct = QString::number(100 * target(), 'g', 4) + " %";
+    if (mode == TradeOffMode::AtTarget) {
         trade_->xAxis->setLabel("virtual time to " + pct + " (s)");
         trade_->yAxis->setLabel("cost to " + pct);
+        tradeTitle_->setText("<b>Trade-off: time vs cost to reach " + pct +
+                             "</b> (colour: final accuracy; ringed, dashed: Pareto front)");
+    } else {
+        tradeTitle_->setText("<b>Trade-off: total time vs total cost</b> (colour: final accuracy; ringed, dashed: "
+                             "Pareto front)");
     }
+    tradeTitle_->setToolTip(qs(paretoDefinition(mode, target())));
     styleSelection();
     trade_->replot();
 }
@@ -548,11 +646,12 @@ void ComparisonView::fillTable() {
     const QStringList headers{"run", "status", "rounds", "final acc.", "best acc.", "time to " + pct, "cost to " + pct,
                               "energy to " + pct, "virtual time", "cost", "energy", "Pareto"};
     table_->setHorizontalHeaderLabels(headers);
-    table_->horizontalHeaderItem(ParetoCol)->setToolTip("On the Pareto front of (time, cost, accuracy): no other run is "
-                                                        "at least as good in all three and better in one");
-    std::vector<TradeOffPoint> pts;
-    for (const auto& r : runs_) pts.push_back({r.run.summary.virtualTime, r.run.summary.cost, r.run.summary.finalTestAccuracy});
-    const auto front = paretoFront(pts);
+    // One Pareto definition, the trade-off scatter's: stated under the table.
+    const QString definition = qs(paretoDefinition(tradeOffMode(), tgt));
+    table_->horizontalHeaderItem(ParetoCol)->setToolTip(definition);
+    paretoNote_->setText(QString::fromUtf8("Pareto \u2713: ") + definition +
+                         " Final accuracy: the model each run ended with.");
+    const auto front = tradeOffFront(figures(), tradeOffMode());
     const auto groups = repeatGroups(runs_, tgt);
 
     const QSignalBlocker block(table_);

@@ -55,6 +55,12 @@ public:
     double target() const;
     PlotXAxis xAxis() const { return x_; }
     bool legendVisible() const;
+    /// What the trade-off scatter and the Pareto column compare (one definition for both).
+    TradeOffMode tradeOffMode() const;
+    /// Each run's figures at the current target (core/analysis/run_figures), in display order.
+    std::vector<RunFigures> figures() const;
+    /// The label a run has in the list, legends and table ("#id what differs"); empty if unknown.
+    QString runLabel(qint64 id) const;
 
     QCustomPlot* curvePlot(PlotKind kind) const; ///< TestAccuracy, TrainLoss or Cost
     QCustomPlot* tradeOffPlot() const { return trade_; }
@@ -99,6 +105,9 @@ Q_SIGNALS:
     void runActivated(qint64 id);
     void runsChanged(const QList<qint64>& ids);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void rebuild(bool reloadAll);
     void redrawCurves();
@@ -110,6 +119,7 @@ private:
     void updateButtons();
     int indexOf(qint64 id) const;
     QString labelOf(const ComparedRun& r) const;
+    void renameRun(qint64 id);
 
     RunStore* store_ = nullptr;
     QList<qint64> chosen_;
@@ -117,6 +127,7 @@ private:
     qint64 selected_ = 0;
     PlotXAxis x_ = PlotXAxis::VirtualTime;
     std::vector<ComparedRun> runs_;
+    std::vector<QString> labels_; ///< per run: what tells it apart (core/analysis/run_labels)
 
     QListWidget* list_;
     QToolButton* addButton_;
@@ -134,7 +145,10 @@ private:
     QLabel* runInfo_;
     QPlainTextEdit* yaml_;
     QTableWidget* table_;
+    QLabel* tradeTitle_;
+    QLabel* paretoNote_; ///< the Pareto definition, stated under the table
     QPointF pressPos_;
+    bool restyling_ = false;
 };
 
 } // namespace fog

@@ -134,6 +134,26 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
     }
 }
 
+bool ScenarioDocument::open(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error) *error = tr("%1: cannot open scenario file: %2").arg(path, file.errorString());
+        return false;
+    }
+    try {
+        LenientScenario read = readScenarioTextLenient(file.readAll().toStdString(), ss(path));
+        read.scenario.sourcePath = ss(path);
+        nextReadProblems_ = read.readProblems;
+        for (auto& d : nextReadProblems_) d.message += " (a default stands in until the file is saved)";
+        setScenario(read.scenario);
+        setFilePath(path);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
 bool ScenarioDocument::save(QString* error) {
     if (filePath_.isEmpty()) {
         if (error) *error = tr("the scenario has no file name yet: use Save As");
@@ -152,6 +172,11 @@ bool ScenarioDocument::saveAs(const QString& path, QString* error) {
     scenario_.sourcePath = ss(path);
     setFilePath(path);
     undo_->setClean();
+    if (!readProblems_.empty()) {
+        // Saved: the stand-in defaults are now the file's values.
+        readProblems_.clear();
+        Q_EMIT scenarioChanged();
+    }
     return true;
 }
 
@@ -164,6 +189,8 @@ void ScenarioDocument::setFilePath(const QString& path) {
 void ScenarioDocument::setScenario(const Scenario& s) {
     const bool wasModified = isModified();
     scenario_ = s;
+    readProblems_ = std::move(nextReadProblems_);
+    nextReadProblems_.clear();
     undo_->clear(); // clear() also makes the stack clean
     Q_EMIT topologyReset();
     Q_EMIT scenarioChanged();
@@ -175,7 +202,9 @@ bool ScenarioDocument::isModified() const {
 }
 
 std::vector<Diagnostic> ScenarioDocument::diagnostics() const {
-    return validateScenario(scenario_);
+    std::vector<Diagnostic> all = readProblems_;
+    for (auto& d : validateScenario(scenario_)) all.push_back(std::move(d));
+    return all;
 }
 
 // --- look-up ---------------------------------------------------------------------------------

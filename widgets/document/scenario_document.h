@@ -44,6 +44,11 @@ class ScenarioDocument : public QObject {
     /// Loads and validates; on failure the document is unchanged and `error` gets the
     /// loader's messages ("file:line:col: key.path message", one per line).
     bool load(const QString& path, QString* error = nullptr);
+    /// Opens a file however many problems it has, so that it can be fixed here: what could
+    /// be read is shown and diagnostics() lists every problem (read problems, where a default
+    /// stands in, stay listed until the file is saved). False, document unchanged, only when
+    /// the file is not a scenario at all (unreadable, YAML syntax).
+    bool open(const QString& path, QString* error = nullptr);
     /// Saves to filePath() and marks the undo stack clean.
     bool save(QString* error = nullptr);
     bool saveAs(const QString& path, QString* error = nullptr);
@@ -55,7 +60,8 @@ class ScenarioDocument : public QObject {
     const Scenario& scenario() const { return scenario_; }
     QUndoStack* undoStack() const { return undo_; }
     bool isModified() const;
-    /// validateScenario() of the current scenario: the loader's range and reference rules.
+    /// validateScenario() of the current scenario (the loader's range and reference rules),
+    /// after the read problems of a file opened with open().
     std::vector<Diagnostic> diagnostics() const;
 
     // --- look-up ----------------------------------------------------------------------
@@ -166,6 +172,8 @@ class ScenarioDocument : public QObject {
     Scenario scenario_;
     QUndoStack* undo_ = nullptr;
     QString filePath_;
+    std::vector<Diagnostic> readProblems_; ///< of the file open() read, until it is saved
+    std::vector<Diagnostic> nextReadProblems_;
     int lastMergeId_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QScrollArea>
 #include <QSlider>
 #include <QRegularExpression>
 #include <QTimer>
@@ -66,6 +67,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     top->addSpacing(12);
     closedFormLabel_ = new QLabel;
     closedFormLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps in a narrow panel rather than widening it (a projector, a laptop).
+    closedFormLabel_->setWordWrap(true);
+    closedFormLabel_->setMinimumWidth(120);
     top->addWidget(closedFormLabel_, 1);
 
     auto* grid = new QGridLayout;
@@ -76,7 +80,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         auto& p = panels_[i];
         p.kind = kinds[i];
         p.plot = new QCustomPlot(this);
-        p.plot->setMinimumSize(220, 150);
+        p.plot->setMinimumSize(160, 100);
         p.plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit"));
         p.plot->installEventFilter(this);
@@ -92,10 +96,19 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     figures_->setWordWrap(true);
     figures_->setMargin(8);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    grid->addWidget(figures_, 1, 2);
+    // In a scroll area of its own: a small cell shows every row by scrolling, never clipped.
+    auto* figuresScroll = new QScrollArea(this);
+    figuresScroll->setObjectName("figuresScroll");
+    figuresScroll->setFrameShape(QFrame::NoFrame);
+    figuresScroll->setWidgetResizable(true);
+    figuresScroll->setWidget(figures_);
+    figuresScroll->setMinimumSize(160, 100);
+    grid->addWidget(figuresScroll, 1, 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(2, 1);
+    grid->setRowStretch(0, 1); // both rows of plots the same height
+    grid->setRowStretch(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -126,6 +139,11 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     updateClosedFormLabel();
     needFullRedraw_ = true;
     schedule();
+}
+
+void LivePlots::clear() {
+    reset(RunInfo{}, Scenario{});
+    runLabel_.clear();
 }
 
 void LivePlots::append(const std::vector<AggregationRecord>& records) {
@@ -251,6 +269,11 @@ void LivePlots::updateFigures() {
         ++rounds;
         if (!std::isnan(r.testAccuracy)) evaluated = &r;
     }
+    if (!last && runLabel_.isEmpty()) {
+        figures_->setText(tr("No run shown.<br>Run (F5) starts one; double-click a stored run in the Runs dock to "
+                             "see it."));
+        return;
+    }
     if (!last) {
         figures_->setText(tr("<b>%1</b><br>waiting for the first round").arg(runLabel_.toHtmlEscaped()));
         return;
@@ -334,10 +357,19 @@ void LivePlots::redraw(PanelState& p) {
     }
     if (p.autoscale)
         autoscale(p);
-    // Labels and legends stay readable over the curves.
+    // Labels and legends stay readable over the curves; a legend is one compact row in the
+    // headroom autoscale leaves above the data, so it never covers a curve.
     QColor base = palette().color(QPalette::Base);
     base.setAlpha(215);
     p.plot->legend->setBrush(base);
+    p.plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    p.plot->legend->setWrap(4);
+    p.plot->legend->setRowSpacing(0);
+    p.plot->legend->setColumnSpacing(6);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.plot->legend->setFont(small);
+    p.plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     for (int i = 0; i < p.plot->itemCount(); ++i)
         if (auto* text = qobject_cast<QCPItemText*>(p.plot->item(i))) {
             text->setBrush(base);
@@ -405,6 +437,14 @@ void LivePlots::autoscale(PanelState& p) {
     }
     // A little air above and below so curves do not touch the frame.
     if (!o.logY && p.kind != PlotKind::TestAccuracy) plot->yAxis->scaleRange(1.06, plot->yAxis->range().center());
+    // Room above the data for the legend's row (about 22 px of the plot's height).
+    if (plot->legend->visible()) {
+        const double h = std::max(40, plot->axisRect()->height());
+        const double share = std::clamp(26.0 / h, 0.12, 0.4);
+        const QCPRange r = plot->yAxis->range();
+        if (o.logY && r.lower > 0) plot->yAxis->setRangeUpper(r.upper * std::pow(r.upper / r.lower, share / (1 - share)));
+        else plot->yAxis->setRangeUpper(r.upper + r.size() * share / (1 - share));
+    }
     if (plot->xAxis->range().size() <= 0) plot->xAxis->setRange(plot->xAxis->range().lower - 0.5, plot->xAxis->range().upper + 0.5);
 }
 
@@ -454,6 +494,15 @@ void LivePlots::hoverAt(Panel which, const QPoint& pos) {
 QString LivePlots::hoverText(Panel which) const {
     const PanelState& p = panels_[static_cast<int>(which)];
     return p.readout && p.readout->visible() ? p.readout->text() : QString();
+}
+
+void LivePlots::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    // A theme change: redraw in the new colours (plots built before it stayed white).
+    if (event->type() == QEvent::PaletteChange) {
+        needFullRedraw_ = true;
+        schedule();
+    }
 }
 
 bool LivePlots::eventFilter(QObject* watched, QEvent* event) {

@@ -40,6 +40,8 @@ public:
 
     /// Clears the plots for a new run of `scenario` (the closed form comes from it).
     void reset(const RunInfo& info, const Scenario& scenario);
+    /// Clears the plots: no run shown (another scenario was opened).
+    void clear();
     /// Adds a batch of records (any level; plots show level 0). Replots within ~33 ms.
     void append(const std::vector<AggregationRecord>& records);
     /// Shows a finished run from the store; false (plots cleared) if there is no such run.
@@ -76,6 +78,7 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct PanelState {

@@ -28,6 +28,8 @@ bool endsWork(NodeState s) { return s == NodeState::Sending || s == NodeState::C
 
 NodeTimeline::NodeTimeline(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
+    // Its legend would otherwise ask for ~800 px: the window must fit a 1024 px screen.
+    plot_->setMinimumSize(200, 100);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Horizontal);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal);
@@ -75,17 +77,6 @@ void NodeTimeline::reset(const RunInfo& info) {
 
     plot_->clearPlottables();
     plot_->clearItems();
-    const QPalette pal = plot_->palette();
-    const QColor fg = pal.color(QPalette::WindowText);
-    plot_->setBackground(pal.color(QPalette::Base));
-    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-        a->grid()->setVisible(false);
-    }
     plot_->xAxis->setLabel(tr("virtual time (s)"));
     plot_->yAxis->setRangeReversed(true); // first node on top, like a list
     plot_->yAxis->setSubTicks(false);
@@ -97,23 +88,50 @@ void NodeTimeline::reset(const RunInfo& info) {
 
     barrierLines_ = plot_->addGraph();
     barrierLines_->setName(tr("round end"));
-    barrierLines_->setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 150), 1, Qt::DashLine));
     barrierLines_->setAdaptiveSampling(false);
     holders_ = plot_->addGraph();
     holders_->setName(tr("last arrival (held the barrier)"));
     holders_->setLineStyle(QCPGraph::lsNone);
-    holders_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(fg, 1.2), QBrush(QColor(204, 121, 167)), 10));
     holders_->setAdaptiveSampling(false);
     addStateLegend(plot_);
     plot_->legend->setVisible(true);
-    plot_->legend->setBrush(pal.color(QPalette::Base));
-    plot_->legend->setTextColor(fg);
-    plot_->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    applyPalette();
 
     updateRows();
     updateXRange();
     mapDirty_ = true;
     flush();
+}
+
+void NodeTimeline::applyPalette() {
+    // The theme's colours, read now: the timeline is built before the window picks its
+    // theme, and the theme can change while it shows a run.
+    const QPalette pal = palette();
+    const QColor fg = pal.color(QPalette::WindowText);
+    plot_->setBackground(pal.color(QPalette::Base));
+    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+        a->setBasePen(QPen(fg));
+        a->setTickPen(QPen(fg));
+        a->setSubTickPen(QPen(fg));
+        a->setTickLabelColor(fg);
+        a->setLabelColor(fg);
+        a->grid()->setVisible(false);
+    }
+    if (barrierLines_) barrierLines_->setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 150), 1, Qt::DashLine));
+    if (holders_)
+        holders_->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(fg, 1.2), QBrush(QColor(204, 121, 167)), 10));
+    plot_->legend->setBrush(pal.color(QPalette::Base));
+    plot_->legend->setTextColor(fg);
+    plot_->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+}
+
+void NodeTimeline::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && plot_) {
+        applyPalette();
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void NodeTimeline::appendIntervals(const std::vector<NodeInterval>& intervals) {

@@ -55,10 +55,12 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void paint(const NodeInterval& iv);
+    void applyPalette();
     void grow(double until);
     void fillMap();
     void updateRows();

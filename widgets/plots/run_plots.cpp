@@ -89,7 +89,22 @@ void styleAxes(QCustomPlot* plot) {
     plot->legend->setBorderPen(QPen(grid));
 }
 
+/// Tick counts that follow the plot's size, so that small plots (a projector, a laptop)
+/// do not print their tick labels on top of each other. Set before every replot.
+void fitTicksToSize(QCustomPlot* plot) {
+    if (plot->property("fogTicksFit").toBool()) return;
+    plot->setProperty("fogTicksFit", true);
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+        const QRect r = plot->axisRect()->rect().isEmpty() ? plot->rect() : plot->axisRect()->rect();
+        const QFontMetrics fm(plot->xAxis->tickLabelFont());
+        // About one label per 7 digits' width across, one per 3 lines' height up.
+        plot->xAxis->ticker()->setTickCount(std::clamp(r.width() / std::max(1, fm.horizontalAdvance("0000000")), 2, 8));
+        plot->yAxis->ticker()->setTickCount(std::clamp(r.height() / std::max(1, 3 * fm.height()), 2, 6));
+    });
+}
+
 void resetPlot(QCustomPlot* plot) {
+    fitTicksToSize(plot);
     plot->clearPlottables();
     plot->clearItems();
     // Extra layout elements (colour scales) from a previous drawing.
@@ -104,6 +119,15 @@ void resetPlot(QCustomPlot* plot) {
 }
 
 } // namespace
+
+void markSparsePoints(QCPGraph* g) {
+    // A line needs two points: after the first round a plot of lines alone looks empty.
+    const bool sparse = g->dataCount() <= kSparsePoints;
+    const bool marked = g->scatterStyle().shape() != QCPScatterStyle::ssNone;
+    if (sparse && !marked) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    else if (!sparse && marked && g->property("fogSparseMarks").toBool()) g->setScatterStyle(QCPScatterStyle());
+    if (sparse) g->setProperty("fogSparseMarks", true);
+}
 
 QColor seriesColor(int i) {
     // Okabe-Ito: distinguishable for colour-blind readers, on light and dark backgrounds.
@@ -155,6 +179,7 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         g->setName(series[i].label);
         g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2));
         g->setData(xs, smooth(ys, o.smoothing), true);
+        markSparsePoints(g);
         g->setProperty("lastTime", prev); // appendMetric measures the next round from here
         if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
     }
@@ -195,6 +220,25 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         QCPRange r = plot->yAxis->range();
         plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
     }
+    fixFlatRange(plot);
+}
+
+void fixFlatRange(QCustomPlot* plot) {
+    // QCustomPlot centres flat data on a symmetric range (a zero cost drew on -2..2): give
+    // it a range that starts at zero or spans +-10% of the value instead.
+    bool found = false;
+    QCPRange values;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        bool f = false;
+        const QCPRange r = plot->graph(i)->getValueRange(f);
+        if (!f) continue;
+        values = found ? QCPRange(std::min(values.lower, r.lower), std::max(values.upper, r.upper)) : r;
+        found = true;
+    }
+    if (!found || values.size() > 1e-12 || plot->yAxis->scaleType() == QCPAxis::stLogarithmic) return;
+    const double v = values.center();
+    if (v == 0.0) plot->yAxis->setRange(0.0, 1.0);
+    else plot->yAxis->setRange(std::min(v * 0.9, v * 1.1), std::max(v * 0.9, v * 1.1));
 }
 
 void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<AggregationRecord>& records,
@@ -211,6 +255,7 @@ void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<Aggregat
     points(records, kind, o, xs, ys, prev);
     g->setProperty("lastTime", prev);
     g->addData(xs, ys, true);
+    markSparsePoints(g);
 }
 
 namespace {
@@ -301,11 +346,11 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     scale->axis()->setLabel("test accuracy (%)");
     scale->axis()->setLabelColor(plot->palette().color(QPalette::WindowText));
     scale->axis()->setTickLabelColor(plot->palette().color(QPalette::WindowText));
-    plot->legend->setVisible(true);
-    // Fast-but-expensive (top left) is the corner trade-offs leave empty most often.
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // No legend over the points (it hid runs whose times were alike): the captions of the
+    // studio and the report say what the rings and the dashed line are.
+    plot->legend->setVisible(false);
     plot->rescaleAxes();
-    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.2, a->range().center());
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.4, a->range().center()); // room for the rings
     // Labels sit right of their points: leave room for them at the right edge.
     plot->xAxis->setRangeUpper(plot->xAxis->range().upper + 0.12 * plot->xAxis->range().size());
 }

@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPGraph;
 
 namespace fog {
 
@@ -44,6 +45,14 @@ QString axisLabel(PlotXAxis x);
 /// where evaluated). Axes rescale to the data.
 void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKind kind,
                 const PlotOptions& options = {});
+
+/// Curves with at most this many points also mark each point (one point draws no line).
+inline constexpr int kSparsePoints = 40;
+/// Marks the points of a sparse curve (a disc each), and unmarks it once it is dense.
+void markSparsePoints(QCPGraph* g);
+/// Flat data (all values equal, e.g. no prices) gets a range from zero or +-10% around it
+/// rather than QCustomPlot's symmetric default.
+void fixFlatRange(QCustomPlot* plot);
 
 /// Appends new records to the curves plotMetric drew (live plots: no full redraw).
 void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<AggregationRecord>& records,

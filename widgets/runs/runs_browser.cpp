@@ -361,7 +361,9 @@ void RunsBrowser::updateDetails() {
 void RunsBrowser::updateActions() {
     const int total = model_->rowCount();
     const int shown = proxy_->rowCount();
-    count_->setText(shown == total ? QString("%1 runs").arg(total) : QString("%1 of %2 runs").arg(shown).arg(total));
+    const QString noun = total == 1 ? QStringLiteral("run") : QStringLiteral("runs");
+    count_->setText(shown == total ? QString("%1 %2").arg(total).arg(noun)
+                                   : QString("%1 of %2 %3").arg(shown).arg(total).arg(noun));
     const QList<qint64> sel = selectedRunIds();
     compareButton_->setEnabled(!sel.isEmpty());
     deleteButton_->setEnabled(!sel.isEmpty());

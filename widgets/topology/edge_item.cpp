@@ -4,9 +4,11 @@
 
 #include <QApplication>
 #include <QPainter>
+#include <QGraphicsScene>
 #include <QPainterPathStroker>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fog {
@@ -53,18 +55,61 @@ void EdgeItem::adjust() {
     prepareGeometryChange();
     line_ = QLineF(exitPoint(from_->anchorRect(fromMember_), a, b),
                    exitPoint(to_->anchorRect(toMember_), b, a));
+    path_ = QPainterPath(line_.p1());
+    curved_ = false;
+    if (!isParentLink() && scene() && line_.length() > 1) {
+        // An explicit link (between regions' servers, say) whose straight line passes behind
+        // another node bends over it, so that it can be seen and clicked.
+        bool blocked = false;
+        for (QGraphicsItem* it : scene()->items(QRectF(line_.p1(), line_.p2()).normalized().adjusted(-1, -1, 1, 1))) {
+            if (it == from_ || it == to_ || it->type() != from_->type()) continue;
+            const QRectF box = it->mapRectToScene(it->boundingRect()).adjusted(4, 4, -4, -4);
+            const QLineF sides[] = {{box.topLeft(), box.topRight()},
+                                    {box.topRight(), box.bottomRight()},
+                                    {box.bottomRight(), box.bottomLeft()},
+                                    {box.bottomLeft(), box.topLeft()}};
+            for (const QLineF& side : sides) blocked = blocked || line_.intersects(side, nullptr) == QLineF::BoundedIntersection;
+            if (blocked) break;
+        }
+        if (blocked) {
+            curved_ = true;
+            // Bulge up (or left for a vertical line) by a share of the length.
+            QPointF normal(line_.dy(), -line_.dx());
+            normal /= std::max(1e-9, std::hypot(normal.x(), normal.y()));
+            if (normal.y() > 0 || (std::abs(normal.y()) < 1e-9 && normal.x() > 0)) normal = -normal;
+            const double bulge = std::max(90.0, 0.35 * line_.length());
+            const QPointF control = (line_.p1() + line_.p2()) / 2 + normal * bulge * 2;
+            // Leave the end boxes towards the control point, not towards the far end.
+            const QPointF p1 = exitPoint(from_->anchorRect(fromMember_), a, control);
+            const QPointF p2 = exitPoint(to_->anchorRect(toMember_), b, control);
+            path_ = QPainterPath(p1);
+            path_.quadTo(control, p2);
+            return;
+        }
+    }
+    path_.lineTo(line_.p2());
 }
 
 QRectF EdgeItem::boundingRect() const {
-    return QRectF(line_.p1(), line_.p2()).normalized().adjusted(-8, -8, 8, 8);
+    return path_.boundingRect().united(QRectF(line_.p1(), line_.p2()).normalized()).adjusted(-8, -8, 8, 8);
 }
 
 QPainterPath EdgeItem::shape() const {
-    QPainterPath path(line_.p1());
-    path.lineTo(line_.p2());
     QPainterPathStroker s;
     s.setWidth(10);
-    return s.createStroke(path);
+    return s.createStroke(path_);
+}
+
+double EdgeItem::distanceTo(const QPointF& p) const {
+    if (!curved_) {
+        const QPointF d = line_.p2() - line_.p1();
+        const double len2 = d.x() * d.x() + d.y() * d.y();
+        const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - line_.p1(), d) / len2, 0.0, 1.0) : 0.0;
+        return QLineF(line_.p1() + t * d, p).length();
+    }
+    double best = 1e300;
+    for (int i = 0; i <= 64; ++i) best = std::min(best, QLineF(path_.pointAtPercent(i / 64.0), p).length());
+    return best;
 }
 
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) {
@@ -80,7 +125,12 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) {
     }
     pen.setCapStyle(Qt::RoundCap);
     p->setPen(pen);
-    p->drawLine(line_);
+    if (curved_) {
+        p->setBrush(Qt::NoBrush);
+        p->drawPath(path_);
+    } else {
+        p->drawLine(line_);
+    }
     if (isParentLink()) { // arrow head at the parent: updates flow up this way
         const double angle = std::atan2(line_.dy(), line_.dx());
         const QPointF tip = line_.p2();

@@ -4,6 +4,7 @@
 
 #include <QGraphicsItem>
 #include <QLineF>
+#include <QPainterPath>
 
 namespace fog {
 
@@ -28,6 +29,10 @@ class EdgeItem : public QGraphicsItem {
 
     void adjust();
     QLineF line() const { return line_; }
+    /// True when an explicit link bends around a node its straight line would cross.
+    bool isCurved() const { return curved_; }
+    /// Distance from `p` to the drawn line or curve, in scene units.
+    double distanceTo(const QPointF& p) const;
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override;
@@ -39,6 +44,8 @@ class EdgeItem : public QGraphicsItem {
     int toMember_;
     int linkIndex_;
     QLineF line_;
+    bool curved_ = false;
+    QPainterPath path_; ///< what is drawn: the line, or a curve around nodes in the way
 };
 
 } // namespace fog

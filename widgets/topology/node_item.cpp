@@ -98,7 +98,8 @@ void NodeItem::setSpec(const NodeSpec& n) {
     figures_ = QObject::tr("%1 samples/s").arg(rangeText(n.compute.throughput));
     cost_ = QStringLiteral("$%1/h · %2").arg(shortNumber(n.pricePerHour), roleText(n.role));
     if (wasGroup) setExpanded(false);
-    setToolTip(QObject::tr("%1 (%2, %3)").arg(id_, toString(n.tier), roleText(n.role)));
+    baseToolTip_ = QObject::tr("%1 (%2, %3)").arg(id_, toString(n.tier), roleText(n.role));
+    setProblems(problems_);
     update();
 }
 
@@ -110,16 +111,25 @@ void NodeItem::setSpec(const GroupSpec& g) {
     role_ = g.role;
     figures_ = QObject::tr("%1 samples/s").arg(rangeText(g.compute.throughput));
     cost_ = QStringLiteral("$%1/h · %2").arg(rangeText(g.pricePerHour), roleText(g.role));
-    setToolTip(QObject::tr("%1: %2 members %1-0 .. %1-%3 (double-click to %4)")
-                   .arg(id_)
-                   .arg(g.count)
-                   .arg(g.count - 1)
-                   .arg(expanded_ ? QObject::tr("collapse") : QObject::tr("expand")));
+    baseToolTip_ = QObject::tr("%1: %2 members %1-0 .. %1-%3 (double-click to %4)")
+                       .arg(id_)
+                       .arg(g.count)
+                       .arg(g.count - 1)
+                       .arg(expanded_ ? QObject::tr("collapse") : QObject::tr("expand"));
+    setProblems(problems_);
     if (expanded_ && countChanged) {
         setExpanded(false);
         setExpanded(true);
     }
     update();
+}
+
+void NodeItem::setProblems(const QStringList& messages) {
+    const bool changed = messages != problems_;
+    problems_ = messages;
+    setToolTip(problems_.isEmpty() ? baseToolTip_
+                                   : baseToolTip_ + "\n\n" + QObject::tr("Problems:") + "\n• " + problems_.join("\n• "));
+    if (changed) update();
 }
 
 QRectF NodeItem::membersRect() const {
@@ -131,7 +141,7 @@ QRectF NodeItem::membersRect() const {
 }
 
 QRectF NodeItem::boundingRect() const {
-    QRectF r = boxRect().adjusted(-4, -4, 4, 4);
+    QRectF r = boxRect().adjusted(-4, -12, 10, 4); // room for the problem badge
     if (expanded_) r = r.united(membersRect().adjusted(-2, -2, 2, 2));
     return r;
 }
@@ -166,6 +176,23 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     p->setBrush(fill);
     p->drawRoundedRect(box, 8, 8);
 
+    if (!problems_.isEmpty()) {
+        // A problem: red outline and a "!" badge at the top right, seen at any zoom.
+        const QColor warn(213, 60, 30);
+        p->setPen(QPen(warn, 2.5, Qt::DashLine));
+        p->setBrush(Qt::NoBrush);
+        p->drawRoundedRect(box.adjusted(-3, -3, 3, 3), 9, 9);
+        const QRectF badge(box.right() - 12, box.top() - 10, 20, 20);
+        p->setPen(QPen(Qt::white, 1.5));
+        p->setBrush(warn);
+        p->drawEllipse(badge);
+        QFont bf = QApplication::font();
+        bf.setPixelSize(14);
+        bf.setBold(true);
+        p->setFont(bf);
+        p->drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
+    }
+
     if (lod < 0.35) return; // far out: boxes only, text would be unreadable anyway
 
     const QRectF glyph(box.left() + 6, box.top() + 9, 38, 38);
@@ -179,8 +206,11 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     p->setFont(f);
     p->setPen(pal.color(QPalette::Text));
     const QString title = group_ ? QStringLiteral("%1 × %2").arg(id_).arg(count_) : id_;
+    // A long id shrinks before it is cut ("phone-0 × 1..." told nothing).
+    while (f.pixelSize() > 9 && QFontMetrics(f).horizontalAdvance(title) > text.width()) f.setPixelSize(f.pixelSize() - 1);
+    p->setFont(f);
     p->drawText(QRectF(text.left(), text.top(), text.width(), 17), Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(f).elidedText(title, Qt::ElideRight, int(text.width())));
+                QFontMetrics(f).elidedText(title, Qt::ElideMiddle, int(text.width())));
     f.setPixelSize(10);
     f.setBold(false);
     p->setFont(f);

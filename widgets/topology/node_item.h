@@ -8,6 +8,7 @@
 
 #include <QGraphicsItem>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <array>
@@ -81,6 +82,10 @@ class NodeItem : public QGraphicsItem {
     void setRunCounts(const std::array<int, 5>& counts);
     void setMemberState(int k, int state);
     void clearRun();
+    /// Problems the validator found for this node or group (empty: none): a warning
+    /// badge on the box, the messages in the tool tip.
+    void setProblems(const QStringList& messages);
+    const QStringList& problems() const { return problems_; }
 
   protected:
     QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
@@ -91,6 +96,8 @@ class NodeItem : public QGraphicsItem {
     QRectF membersRect() const;
 
     QString id_;
+    QStringList problems_;
+    QString baseToolTip_;
     bool group_ = false;
     Tier tier_ = Tier::Device;
     Role role_ = Role::Trainer;

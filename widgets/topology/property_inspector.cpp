@@ -125,24 +125,29 @@ PropertyInspector::Field& PropertyInspector::addField(const QString& key, const 
     f.kinds = kinds;
     f.label = new QLabel(label);
     f.label->setBuddy(editor);
-    // Level with the editor's first line even when a message below makes the row taller.
+    // Long labels wrap rather than squeeze the editors to a character or two.
+    f.label->setWordWrap(true);
     f.label->setMinimumHeight(editor->sizeHint().height());
+    f.label->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("bandwidth up")));
+    f.label->setMaximumWidth(fontMetrics().horizontalAdvance(QStringLiteral("energy per sample (J) ")));
     f.label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    editor->setMinimumWidth(60);
+    editor->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0000000000")));
     f.box = new QWidget;
     auto* v = new QVBoxLayout(f.box);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(1);
     v->addWidget(editor);
+    // The message gets a row of its own, the inspector's whole width, under its field.
     f.message = new QLabel;
     f.message->setWordWrap(true);
     f.message->setStyleSheet(QStringLiteral("color: #d0312d;")); // error red, legible on both
+    f.message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     f.message->hide();
-    v->addWidget(f.message);
     f.editor = editor;
     const int row = grid_->rowCount();
     grid_->addWidget(f.label, row, 0, Qt::AlignLeft | Qt::AlignTop);
     grid_->addWidget(f.box, row, 1);
+    grid_->addWidget(f.message, row + 1, 0, 1, 2);
     fields_.push_back(std::move(f));
     return fields_.back();
 }
@@ -809,7 +814,30 @@ void PropertyInspector::showMessages() {
     std::vector<bool> used(diags.size(), false);
     for (Field& f : fields_) {
         QStringList lines;
-        if (!f.rejected.isEmpty()) lines << tr("%1 (not applied)").arg(f.rejected);
+        if (!f.rejected.isEmpty()) {
+            // Shown as rejected: the refused text stays to be corrected, marked, and the
+            // message says what the scenario (and so a run) keeps using.
+            QString kept;
+            if (auto* le = qobject_cast<QLineEdit*>(f.editor); le && f.load) {
+                const QString shown = le->text();
+                const bool wasLoading = loading_;
+                loading_ = true;
+                {
+                    const QSignalBlocker block(le);
+                    f.load();
+                    kept = le->text();
+                    le->setText(shown);
+                }
+                loading_ = wasLoading;
+                if (kept == shown) kept.clear();
+            }
+            lines << (kept.isEmpty() ? tr("%1 (not applied)").arg(f.rejected)
+                                     : tr("%1 (not applied: the scenario keeps %2)").arg(f.rejected, kept));
+        }
+        f.editor->setProperty("fogRejected", !f.rejected.isEmpty());
+        f.editor->setStyleSheet(f.rejected.isEmpty()
+                                    ? QString()
+                                    : QStringLiteral("border: 2px solid #d0312d; background: rgba(208, 49, 45, 45);"));
         if (!f.msgKey.isEmpty())
             for (std::size_t i = 0; i < diags.size(); ++i)
                 for (const auto& [prefix, id] : prefixes)

@@ -192,9 +192,23 @@ void TopologyCanvas::zoomFit() {
         if (g->type() == NodeItem::Type) r = r.united(g->sceneBoundingRect());
     if (r.isEmpty()) return;
     r.adjust(-40, -40, 40, 40);
+    // The view must be able to scroll to the whole of r (the scene's own rect can lack the
+    // margin: opened presets were clipped at the top left), with room around it to pan.
+    setSceneRect(scene_->itemsBoundingRect().united(r).adjusted(-r.width(), -r.height(), r.width(), r.height()));
+    if (!property("fogFollowsScene").toBool()) {
+        // Items added or dragged outside later stay reachable by scrolling.
+        setProperty("fogFollowsScene", true);
+        connect(scene_, &QGraphicsScene::sceneRectChanged, this,
+                [this](const QRectF& grown) { setSceneRect(sceneRect().united(grown)); });
+    }
+    // Zoom about the view's centre, not about wherever the mouse happens to be.
+    const ViewportAnchor anchor = transformationAnchor();
+    setTransformationAnchor(QGraphicsView::AnchorViewCenter);
     fitInView(r, Qt::KeepAspectRatio);
     if (zoom() > 1.5) zoomBy(1.5 / zoom()); // a few nodes: readable size, not huge
     if (zoom() < kMinZoom) zoomBy(kMinZoom / zoom());
+    centerOn(r.center());
+    setTransformationAnchor(anchor);
 }
 
 void TopologyCanvas::contextMenuEvent(QContextMenuEvent* e) {

@@ -147,9 +147,29 @@ void TopologyScene::rebuild() {
     for (std::size_t i = 0; i < t.groups.size(); ++i)
         createItem(qs(t.groups[i].id), {true, static_cast<int>(i)});
     placeUnpositioned();
+    // A group whose members are themselves parents (four edge servers, each with its own
+    // devices) opens showing its members, so that the tree below them is visible.
+    for (std::size_t i = 0; i < t.groups.size(); ++i) {
+        const QString gid = qs(t.groups[i].id);
+        auto memberIsParent = [&](const std::string& parent) {
+            int member = -1;
+            return itemForNodeId(qs(parent), &member) == items_.value(gid) && member >= 0;
+        };
+        bool parentOfOthers = false;
+        for (const auto& n : t.nodes) parentOfOthers = parentOfOthers || (!n.parent.empty() && memberIsParent(n.parent));
+        for (const auto& g : t.groups) parentOfOthers = parentOfOthers || (!g.parent.empty() && memberIsParent(g.parent));
+        if (parentOfOthers)
+            if (NodeItem* it = items_.value(gid)) it->setExpanded(true);
+    }
     rebuildParentEdges();
     rebuildLinks();
     mapRunNodes();
+    markProblems(problems_);
+}
+
+void TopologyScene::markProblems(const QMap<QString, QStringList>& byId) {
+    problems_ = byId;
+    for (NodeItem* it : std::as_const(items_)) it->setProblems(byId.value(it->id()));
 }
 
 NodeItem* TopologyScene::itemForNodeId(const QString& id, int* member) const {
@@ -210,6 +230,7 @@ void TopologyScene::rebuildLinks(int at, int shift) {
         auto* edge = new EdgeItem(a, fm, b, tm, static_cast<int>(i));
         edge->setToolTip(tr("link %1 – %2").arg(qs(links[i].from), qs(links[i].to)));
         addItem(edge);
+        edge->adjust(); // in the scene now: it can see the nodes in its way
         links_.append(edge);
         if (std::find(keep.begin(), keep.end(), static_cast<int>(i)) != keep.end())
             edge->setSelected(true);
@@ -348,6 +369,26 @@ QString TopologyScene::addFromTemplate(NodeTemplate t, QPointF pos, int count) {
 
 // --- mouse -----------------------------------------------------------------------------------
 
+EdgeItem* TopologyScene::edgeNear(QPointF scenePos, QWidget* viewport) const {
+    double scale = 1.0;
+    for (QGraphicsView* v : views())
+        if (v->viewport() == viewport) scale = std::max(1e-6, std::abs(v->transform().m11()));
+    const double tol = 6.0 / scale; // scene units for six screen pixels
+    EdgeItem* best = nullptr;
+    double bestDist = tol;
+    for (QGraphicsItem* it : items(QRectF(scenePos - QPointF(tol, tol), QSizeF(2 * tol, 2 * tol)))) {
+        if (it->type() != EdgeItem::Type) continue;
+        auto* edge = static_cast<EdgeItem*>(it);
+        const double dist = edge->distanceTo(scenePos);
+        // Explicit links win ties over parent links (they are drawn on top).
+        if (dist < bestDist || (best && dist <= bestDist && best->isParentLink() && !edge->isParentLink())) {
+            bestDist = dist;
+            best = edge;
+        }
+    }
+    return best;
+}
+
 NodeItem* TopologyScene::nodeItemAt(QPointF scenePos, int* member) const {
     if (member) *member = -1;
     for (QGraphicsItem* g : items(scenePos)) {
@@ -375,6 +416,19 @@ void TopologyScene::mousePressEvent(QGraphicsSceneMouseEvent* e) {
         addItem(rubberLink_);
         e->accept();
         return;
+    }
+    if (e->button() == Qt::LeftButton && !under) {
+        // A click near a link's line selects it, within a few screen pixels whatever the
+        // zoom (a 10-unit stroke is a hair's width zoomed out). A parent link belongs to its
+        // child: the child is selected, and the inspector shows its link's fields.
+        if (EdgeItem* edge = edgeNear(e->scenePos(), e->widget())) {
+            const bool add = e->modifiers() & Qt::ControlModifier;
+            if (!add) clearSelection();
+            if (edge->isParentLink() && edge->from()) edge->from()->setSelected(true);
+            else edge->setSelected(true);
+            e->accept();
+            return;
+        }
     }
     QGraphicsScene::mousePressEvent(e);
     dragStart_.clear();

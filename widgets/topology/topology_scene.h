@@ -9,6 +9,7 @@
 #include "widgets/run/run_activity.h"
 #include "widgets/topology/node_templates.h"
 
+#include <QMap>
 #include <QGraphicsScene>
 #include <QHash>
 
@@ -66,6 +67,11 @@ class TopologyScene : public QGraphicsScene {
     void clearRunState();
     int messagesShown() const;
 
+    /// Marks the items with problems (node or group id -> messages): a warning badge and
+    /// the messages in the tool tip. Kept across rebuilds until replaced.
+    void markProblems(const QMap<QString, QStringList>& byId);
+    QMap<QString, QStringList> problems() const { return problems_; }
+
   public Q_SLOTS:
     /// Rebuilds every item from the document (after a reset).
     void rebuild();
@@ -82,6 +88,11 @@ class TopologyScene : public QGraphicsScene {
 
   private:
     NodeItem* nodeItemAt(QPointF scenePos, int* member = nullptr) const;
+  public:
+    /// The link whose line passes within a few screen pixels of `scenePos` (as seen in the
+    /// view whose viewport is `viewport`), nearest first; nullptr when none.
+    EdgeItem* edgeNear(QPointF scenePos, QWidget* viewport = nullptr) const;
+  private:
     NodeItem* createItem(const QString& id, EntityRef e);
     /// Refreshes from the document; `e` saves a look-up when the caller knows it.
     void updateItem(NodeItem* item, EntityRef e = {});
@@ -117,6 +128,7 @@ class TopologyScene : public QGraphicsScene {
     /// Run view: per expanded node index, the item and member index (-1 for a node).
     std::vector<std::pair<NodeItem*, int>> runMap_;
     QStringList runIds_; ///< the run's node ids, to map again after a rebuild
+    QMap<QString, QStringList> problems_;
     void mapRunNodes();
 };
 
