@@ -144,6 +144,16 @@ public:
     /// Cost so far: per-second billing of held nodes plus traffic prices.
     double costAt(double t) const;
 
+    /// The safety net (docs/emulator.md, "Safety net"): a run stops as failed ("no
+    /// progress: ...") once more than stallEvents() events and more than stallSeconds()
+    /// virtual seconds have passed since an update last reached an aggregator or an
+    /// aggregation was reported (or stallEvents() events at one instant). Both limits are
+    /// relative to the scenario: 1000 + 10 per node events; 100 times the slowest dispatch
+    /// (planned so far, or expected) plus the longest mean offline time; and never before
+    /// the last offline interval of a trace has ended.
+    std::uint64_t stallEvents() const { return stallEvents_; }
+    double stallSeconds() const;
+
 private:
     struct Event {
         double t;
@@ -185,6 +195,10 @@ private:
     std::vector<std::int64_t> nextBatch(int trainer, int size);
     void putBackBatch(int trainer, std::size_t size);
     void waitWhilePaused();
+    /// The cancel flag or cancel(), whichever came first.
+    bool cancelRequested();
+    void noteProgress();
+    bool stalled() const;
     void stop(RunStatus status, const std::string& reason);
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
     RunSummary finish();
@@ -224,6 +238,15 @@ private:
     bool lastEvaluated_ = true;
     ParamsPtr lastModel_;
     double wallStart_ = 0.0;
+
+    // Safety net (engine thread).
+    std::uint64_t stallEvents_ = 0;
+    double expectedSlowestDispatch_ = 0.0; ///< from the scenario, before any dispatch
+    double slowestDispatch_ = 0.0;         ///< longest dispatch planned so far
+    double longestMeanDown_ = 0.0;         ///< Markov availability
+    double lastTraceChange_ = 0.0;         ///< end of the last finite trace interval
+    std::uint64_t eventsSinceProgress_ = 0;
+    double lastProgress_ = 0.0;
 
     mutable std::mutex controlMutex_;
     std::condition_variable controlCv_;
