@@ -1,6 +1,7 @@
 #include "core/engine/engine.h"
 
 #include "core/engine/work_pool.h"
+#include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
 
@@ -105,6 +106,17 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
     selectionRng_ = Rng(deriveSeed(scenario_.seed, hashName("selection")));
 
+    // Single-server policies talk to every trainer of the tree; aggregators below the
+    // server relay (store and forward along the links). The others use nearest aggregators.
+    const PolicyInfo* syncInfo = findSyncPolicy(scenario_.sync.name);
+    const bool relay = syncInfo && syncInfo->shape == TreeShape::SingleServer;
+    server_.assign(topo_.size(), -1);
+    for (int i = 0; i < topo_.size(); ++i) {
+        int a = topo_.node(i).aggregator;
+        while (relay && a >= 0 && topo_.node(a).aggregator >= 0) a = topo_.node(a).aggregator;
+        server_[i] = a;
+    }
+
     sync_ = makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
@@ -112,7 +124,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // Safety net limits, relative to this scenario (see stallSeconds()).
     stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.size());
     for (int t : trainers) {
-        const int agg = topo_.node(t).aggregator;
+        const int agg = serverOf(t);
         const double seconds = topo_.transfer(agg, t, modelBytes_).seconds +
                                expectedComputeSeconds(t, std::max(1, localStepsOf(t)), scenario_.training.batchSize) +
                                topo_.transfer(t, agg, modelBytes_).seconds;
@@ -505,9 +517,16 @@ double Engine::learningRate() const {
     return t.learningRate;
 }
 
+std::vector<int> Engine::trainersOf(int aggregator) const {
+    std::vector<int> out;
+    for (int t : topo_.trainers())
+        if (serverOf(t) == aggregator) out.push_back(t);
+    return out;
+}
+
 std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     std::vector<int> candidates;
-    for (int t : topo_.trainersOf(aggregator))
+    for (int t : trainersOf(aggregator))
         if (rt_[t].online && !rt_[t].job) candidates.push_back(t);
     if (candidates.empty()) return candidates;
     return selection_->select(*this, aggregator, round, candidates, selectionRng_);

@@ -108,6 +108,12 @@ public:
     std::int64_t samplesOf(int trainer) const;
     /// Online, idle trainers of `aggregator`, chosen by the selection policy for `round`.
     std::vector<int> selectTrainers(int aggregator, int round);
+    /// Trainers whose updates go to `aggregator`: those right under it and, under a
+    /// single-server sync policy (PolicyInfo::shape), every trainer below it, the
+    /// aggregators between relaying (docs/emulator.md, "Which trainers a policy uses").
+    std::vector<int> trainersOf(int aggregator) const;
+    /// The aggregator a trainer's updates go to under this run's sync policy.
+    int serverOf(int trainer) const { return server_[static_cast<std::size_t>(trainer)]; }
     /// Local steps a dispatch runs when the policy does not say: training.local_steps, or
     /// local_epochs passes over the trainer's data.
     int localStepsOf(int trainer) const;
@@ -216,6 +222,7 @@ private:
     ParamsPtr initialModel_;
     double modelBytes_ = 0.0;
     std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
+    std::vector<int> server_;      ///< node index -> serverOf (-1: none)
     Rng selectionRng_{1};
 
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

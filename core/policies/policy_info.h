@@ -19,7 +19,8 @@ struct PolicyParamInfo {
 /// Which trainers a sync policy uses, by where they sit in the tree (validation refuses
 /// trees where some trainer would never be used; core/scenario/progress_check.cpp).
 enum class TreeShape {
-    /// One parameter server (the single root aggregator) and the trainers right under it.
+    /// One parameter server (the single root aggregator) and every trainer of the tree;
+    /// aggregators below the server relay (store and forward), they do not aggregate.
     SingleServer,
     /// Edge groups: aggregators right under the single root with their own trainers, and
     /// trainers right under the root as one more group (hierarchical).

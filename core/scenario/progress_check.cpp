@@ -71,28 +71,20 @@ class ShapeCheck {
         const std::string policy = s_.sync.name;
         switch (info->shape) {
         case TreeShape::SingleServer: {
-            if (rootMembers != 1) return; // "needs exactly one root aggregator": the validator's
+            // Every trainer reports to the one server; aggregators below it relay. Only the
+            // ToN planner plans one level of workers, right under the server.
+            if (rootMembers != 1 || s_.selection.name != "ton-plan") return;
             const int root = roots.front();
             const std::string server = memberName(root);
-            bool anyDirect = false;
-            for (std::size_t v = 0; v < vs_.size(); ++v)
-                if (isTrainer(v) && above_[v] == root) anyDirect = true;
             for (std::size_t v = 0; v < vs_.size(); ++v) {
                 if (!isTrainer(v) || above_[v] == root) continue;
-                const std::string agg = aggregatorName(static_cast<int>(v));
-                std::string why =
-                    std::string(vs_[v].group ? "members report" : "reports") + " to aggregator '" +
-                    agg + "', but sync policy " + policy + " has one parameter server, '" + server +
-                    "', and uses only the trainers right under it";
-                why += anyDirect
-                           ? ": " + std::string(vs_[v].group ? "these trainers" : "this trainer") +
-                                 " would never train"
-                           : ": no trainer is under '" + server +
-                                 "', so no round could ever start (the run would only advance "
-                                 "its clock)";
-                why += ". Set parent: " + server + ", or choose sync policy hierarchical to "
-                       "aggregate at '" + agg + "'";
-                refuse(static_cast<int>(v), why);
+                refuse(static_cast<int>(v),
+                       std::string(vs_[v].group ? "members report" : "reports") + " to aggregator '" +
+                           aggregatorName(static_cast<int>(v)) +
+                           "', but selection policy ton-plan plans and rents only the trainers right "
+                           "under the parameter server '" + server + "', so " +
+                           (vs_[v].group ? "these trainers" : "this trainer") +
+                           " would never train. Set parent: " + server);
             }
             break;
         }

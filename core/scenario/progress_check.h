@@ -1,8 +1,8 @@
 #pragma once
-// Trees under which the chosen sync policy could never use some of the trainers, or none at
-// all: a run of such a scenario would only advance its clock (issue 10). Each sync policy
-// declares the shape it uses (PolicyInfo::shape); trainers elsewhere are refused here, with
-// the node and key that place them there. The rules are in docs/emulator.md ("Which trainers
+// Trees under which the chosen policies could never use some of the trainers, or none at
+// all: a run of such a scenario would only advance its clock, or silently leave their data
+// untouched (issue 10). Each sync policy declares the shape it uses (PolicyInfo::shape);
+// trainers elsewhere are refused here, with the node and key that place them there. The rules are in docs/emulator.md ("Which trainers
 // a policy uses").
 
 #include "core/scenario/scenario_io.h"

@@ -75,7 +75,7 @@ public:
     std::vector<RunEvent> events;
     /// Most intervals and events one batch hands to the GUI thread (about 30 batches a
     /// second); what is past them is only counted.
-    static constexpr std::size_t kMaxPendingIntervals = 5000;
+    static constexpr std::size_t kMaxPendingIntervals = 100000;
     static constexpr std::size_t kMaxPendingEvents = 200;
     std::uint64_t skippedIntervals = 0;
     std::uint64_t skippedEvents = 0;
