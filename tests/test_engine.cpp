@@ -1,11 +1,15 @@
 // Engine semantics that are requirements: lost work, billing while held, staleness,
 // timings of two-level policies along their links, stop rules and run control.
 
+#include "core/scenario/scenario_io.h"
 #include "engine_fixtures.h"
 
 #include <QtTest>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 using namespace fog;
@@ -39,6 +43,34 @@ Scenario twoTrainers(double steps) {
     s.training.localSteps = static_cast<int>(steps);
     s.sync.name = "fedavg";
     return s;
+}
+
+std::string runawayPath() { return std::string(FOG_TEST_DATA) + "/scenarios/runaway_edge_nsync.yaml"; }
+
+/// tests/data/scenarios/runaway_edge_nsync.yaml, timing only so that no data set is loaded.
+Scenario runawayScenario() {
+    Scenario s = loadScenarioFile(runawayPath());
+    s.data.kind = DataSpec::Kind::None;
+    s.data.samplesPerTrainer = 100;
+    s.model.kind = ModelSpec::Kind::None;
+    return s;
+}
+
+/// The same tree with work that can never be delivered: the phones stay online a second on
+/// average and a push needs 1000 local steps (about 50 s). It validates; only the engine's
+/// safety net can end it.
+Scenario hopelessScenario() {
+    Scenario s = runawayScenario();
+    s.sync = {"async-ga", {{"k", 1000}}, {}, 0};
+    s.topology.groups[0].availability.meanUpS = 1;
+    return s;
+}
+
+/// Every problem of a scenario as text, "" when it validates.
+std::string problemsOf(const Scenario& s) {
+    std::string out;
+    for (const auto& d : validateScenario(s)) out += d.format() + "\n";
+    return out;
 }
 
 } // namespace
@@ -274,6 +306,239 @@ private Q_SLOTS:
         qInfo("cancel took %.1f ms", ms);
         QCOMPARE(summary.status, RunStatus::Cancelled);
         QVERIFY(summary.rounds > 1);
+        QVERIFY(ms < 1000.0);
+    }
+
+    // ---- issue 10: runs that cannot make progress
+
+    void runawayScenarioRunsThroughTheEdge() {
+        // The issue's scenario: n-sync's server is the cloud and the edge relays (it used to
+        // start no round while the phones' availability moved the clock on for ever).
+        const Scenario relayed = runawayScenario();
+        Recorder rec;
+        const RunSummary r = runScenario(relayed, rec);
+        QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Finished));
+        QCOMPARE(r.rounds, 10);
+        for (const auto& a : rec.records) {
+            QCOMPARE(a.aggregator, std::string("cloud"));
+            QCOMPARE(a.participants, 5);
+        }
+        // The relay's hop counts: the same phones right under the cloud (same links, same
+        // draws) finish the first round earlier by at least the edge's latency both ways.
+        Scenario direct = relayed;
+        direct.topology.groups[0].parent = "cloud";
+        Recorder rec2;
+        runScenario(direct, rec2);
+        QVERIFY2(rec.records[0].time >= rec2.records[0].time + 0.02 - 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(rec.records[0].time).arg(rec2.records[0].time)));
+    }
+
+    void runawayScenarioFileRunsAsSaved() {
+        // As the studio saved it (Fashion-MNIST, an MLP): validates, trains, ends by its rule.
+        const Scenario s = loadScenarioFile(runawayPath());
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Finished));
+        QCOMPARE(r.stopReason, std::string("round limit reached"));
+        QVERIFY(r.samplesComputed > 0);
+    }
+
+    void hopelessRunStopsWithNoProgress() {
+        // The safety net: the run stops by itself, failed, with a reason, within a bounded
+        // number of events.
+        const Scenario s = hopelessScenario();
+        QCOMPARE(problemsOf(s), std::string());
+        Recorder rec;
+        EngineOptions o;
+        o.observer = &rec;
+        Engine engine(s, o);
+        const RunSummary r = engine.run();
+        qInfo("stopped at t = %.0f s after %zu events (limits: %llu events, %.0f s): %s", r.virtualTime,
+              rec.events.size(), static_cast<unsigned long long>(engine.stallEvents()), engine.stallSeconds(),
+              r.stopReason.c_str());
+        QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Failed));
+        QVERIFY2(r.stopReason.rfind("no progress: ", 0) == 0, r.stopReason.c_str());
+        QCOMPARE(rec.count("no-progress"), 1);
+        QCOMPARE(r.rounds, 0);
+        QVERIFY(r.lostJobs > 0);
+        QVERIFY(std::isfinite(r.virtualTime) && r.virtualTime > engine.stallSeconds());
+        // Bounded: the events (each an availability flip) and what the store would keep.
+        QVERIFY(rec.events.size() < 2 * engine.stallEvents() + 4 * engine.stallSeconds());
+        QVERIFY(rec.intervals.size() < 4 * rec.events.size() + 100);
+    }
+
+    void workThatIsAlwaysLostStopsWithNoProgress() {
+        // A shape that validates but can never deliver: the trainer is online for 1 s on
+        // average and a push needs 100 local steps of 1 s. Work is computed (and lost) all
+        // the time, and async-ga, unlike the round policies, counts no round for lost work.
+        Scenario s = twoTrainers(1);
+        s.topology.nodes.pop_back();
+        s.sync = {"async-ga", {{"k", 100}}, {}, 0};
+        s.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Markov;
+        s.topology.nodes[1].availability.meanUpS = 1;
+        s.topology.nodes[1].availability.meanDownS = 1;
+        s.stop.rounds = 5;
+        QCOMPARE(problemsOf(s), std::string());
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        qInfo("%s after %d lost jobs", r.stopReason.c_str(), r.lostJobs);
+        QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Failed));
+        QVERIFY2(r.stopReason.rfind("no progress: ", 0) == 0, r.stopReason.c_str());
+        QVERIFY(r.lostJobs > 0);
+        QVERIFY(rec.events.size() < 100000);
+        QVERIFY(r.virtualTime < 1.1 * 100 * (100 + 1));
+    }
+
+    void slowButSteadyRunsAreNotStopped() {
+        // Long rounds among many flipping nodes are progress, however slow: the net must not
+        // fire. 50 spare phones flip every ~2 s while one round takes 500 s.
+        Scenario s = twoTrainers(500);
+        GroupSpec spare;
+        spare.id = "spare";
+        spare.count = 50;
+        spare.parent = "server";
+        spare.availability.kind = AvailabilitySpec::Kind::Markov;
+        spare.availability.meanUpS = 1;
+        spare.availability.meanDownS = 1;
+        spare.availability.startOnline = false; // offline at the start: a and b take the rounds
+        s.topology.groups.push_back(spare);
+        s.selection = {"fastest-k", {{"k", 2}}, {}, 0};
+        s.stop.rounds = 3;
+        QCOMPARE(problemsOf(s), std::string());
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Finished));
+        QCOMPARE(r.rounds, 3);
+    }
+
+    void shapesThatCannotUseTheirTrainers_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<QString>("expected"); // empty: valid
+        const QString head = "name: shape\ndata: {dataset: none, samples_per_trainer: 10}\nmodel: {kind: none}\n"
+                             "stop: {rounds: 3}\ntopology:\n  nodes:\n";
+        QTest::newRow("fedavg, trainers under an edge and under the cloud (the edge relays)")
+            << head + "    - {id: cloud, role: aggregator}\n    - {id: edge, role: aggregator, parent: cloud}\n"
+                      "    - {id: a, parent: cloud}\n    - {id: b, parent: edge}\nsync: {policy: fedavg}\n"
+            << "";
+        QTest::newRow("async, everything under an edge (the edge relays)")
+            << head + "    - {id: cloud, role: aggregator}\n    - {id: edge, role: aggregator, parent: cloud}\n"
+                      "    - {id: b, parent: edge}\nsync: {policy: async}\n"
+            << "";
+        QTest::newRow("ton-plan, trainers under an edge")
+            << head + "    - {id: cloud, role: aggregator}\n    - {id: edge, role: aggregator, parent: cloud}\n"
+                      "    - {id: a, parent: cloud}\n    - {id: b, parent: edge}\nsync: {policy: fully-sync}\n"
+                      "selection: {policy: ton-plan}\n"
+            << "<string>:10:23: topology.nodes[3].parent reports to aggregator 'edge', but selection policy ton-plan "
+               "plans and rents only the trainers right under the parameter server 'cloud'";
+        QTest::newRow("hierarchical, devices two levels below the cloud")
+            << head + "    - {id: cloud, role: aggregator}\n    - {id: region, role: aggregator, parent: cloud}\n"
+                      "    - {id: site, role: aggregator, parent: region}\n    - {id: a, parent: region}\n"
+                      "    - {id: b, parent: site}\nsync: {policy: hierarchical}\n"
+            << "topology.nodes[4].parent reports to aggregator 'site', two or more levels below the cloud 'cloud'";
+        QTest::newRow("hierarchical, two clouds")
+            << head + "    - {id: c1, role: aggregator}\n    - {id: c2, role: aggregator}\n"
+                      "    - {id: e, role: aggregator, parent: c1}\n    - {id: a, parent: e}\n    - {id: b, parent: c2}\n"
+                      "sync: {policy: hierarchical}\n"
+            << "sync.policy hierarchical needs exactly one root aggregator (the cloud that averages the edges), found 2";
+        QTest::newRow("model-averaging, a region's devices under its edge")
+            << head + "    - {id: r1, role: aggregator}\n    - {id: r2, role: aggregator}\n"
+                      "    - {id: e, role: aggregator, parent: r2}\n    - {id: a, parent: r1}\n"
+                      "  groups:\n    - {id: p, count: 3, parent: e}\nsync: {policy: model-averaging}\n"
+            << "topology.groups[0].parent members report to aggregator 'e', which is below another aggregator";
+        QTest::newRow("trainers under a member of an edge group (hierarchical: fine)")
+            << head + "    - {id: cloud, role: aggregator}\n  groups:\n"
+                      "    - {id: site, count: 2, role: aggregator, parent: cloud}\n"
+                      "    - {id: p, count: 3, parent: site-1}\nsync: {policy: hierarchical}\n"
+            << "";
+        QTest::newRow("trainers under a member of an edge group (n-sync: relayed)")
+            << head + "    - {id: cloud, role: aggregator}\n  groups:\n"
+                      "    - {id: site, count: 2, role: aggregator, parent: cloud}\n"
+                      "    - {id: p, count: 3, parent: site-1}\nsync: {policy: n-sync, n: 2}\n"
+            << "";
+        QTest::newRow("model-averaging, a region without trainers (fine: it takes no part)")
+            << head + "    - {id: r1, role: aggregator}\n    - {id: r2, role: aggregator}\n    - {id: a, parent: r1}\n"
+                      "sync: {policy: model-averaging}\n"
+            << "";
+    }
+    void shapesThatCannotUseTheirTrainers() {
+        QFETCH(QString, yaml);
+        QFETCH(QString, expected);
+        std::string all;
+        try {
+            const Scenario s = loadScenarioText(yaml.toStdString());
+            QVERIFY2(expected.isEmpty(), "validated");
+            // What validates runs to its end.
+            Recorder rec;
+            const RunSummary r = runScenario(s, rec);
+            QCOMPARE(static_cast<int>(r.status), static_cast<int>(RunStatus::Finished));
+            QCOMPARE(r.rounds, 3);
+            return;
+        } catch (const ScenarioError& e) {
+            for (const auto& d : e.diagnostics) all += d.format() + "\n";
+        }
+        QVERIFY2(!expected.isEmpty(), all.c_str());
+        QVERIFY2(all.find(expected.toStdString()) != std::string::npos, all.c_str());
+    }
+
+    void manyUnusedTrainersAreCountedNotListed() {
+        // 80 nodes two levels below the cloud: 20 named, the rest counted, in linear time.
+        std::string yaml = "name: many\ndata: {dataset: none}\nmodel: {kind: none}\nsync: {policy: hierarchical}\n"
+                           "topology:\n  nodes:\n    - {id: cloud, role: aggregator}\n"
+                           "    - {id: region, role: aggregator, parent: cloud}\n    - {id: a, parent: region}\n"
+                           "    - {id: edge, role: aggregator, parent: region}\n";
+        for (int i = 0; i < 80; ++i) yaml += "    - {id: d" + std::to_string(i) + ", parent: edge}\n";
+        try {
+            loadScenarioText(yaml);
+            QFAIL("validated");
+        } catch (const ScenarioError& e) {
+            QCOMPARE(e.diagnostics.size(), std::size_t(21));
+            int counted = 0;
+            for (const auto& d : e.diagnostics)
+                counted += d.format().find("and 60 more nodes or groups of trainers") != std::string::npos;
+            QCOMPARE(counted, 1);
+        }
+    }
+
+    void cancelFlagAloneStopsAPausedRun() {
+        // The studio sets the flag without taking any lock: a paused engine must see it.
+        Scenario s = timingStar(4, 1.0, NoiseSpec::Kind::Exponential);
+        s.stop.rounds = 0;
+        s.stop.virtualTimeS = 1e9;
+        std::atomic<bool> flag{false};
+        EngineOptions o;
+        o.cancelFlag = &flag;
+        Engine engine(s, o);
+        engine.pause();
+        RunSummary summary;
+        std::thread runner([&] { summary = engine.run(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto t0 = std::chrono::steady_clock::now();
+        flag = true;
+        runner.join();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        qInfo("cancel of a paused run by the flag took %.1f ms", ms);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(RunStatus::Cancelled));
+        QVERIFY(ms < 1000.0);
+    }
+
+    void cancelFlagStopsATeachingSpeedRun() {
+        // At 0.01 virtual seconds per wall second the next event is minutes of wall time away.
+        Scenario s = timingStar(2, 1.0, NoiseSpec::Kind::None);
+        std::atomic<bool> flag{false};
+        EngineOptions o;
+        o.cancelFlag = &flag;
+        o.playbackSpeed = 0.01;
+        Engine engine(s, o);
+        RunSummary summary;
+        std::thread runner([&] { summary = engine.run(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const auto t0 = std::chrono::steady_clock::now();
+        flag = true;
+        runner.join();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        qInfo("cancel at teaching speed by the flag took %.1f ms", ms);
+        QCOMPARE(static_cast<int>(summary.status), static_cast<int>(RunStatus::Cancelled));
+        QCOMPARE(summary.rounds, 0);
         QVERIFY(ms < 1000.0);
     }
 };

@@ -1,5 +1,6 @@
 // fogstudio: the desktop face of the emulator.
 
+#include "app/gui/autosave.h"
 #include "app/gui/main_window.h"
 #include "widgets/run/run_controller.h"
 
@@ -39,7 +40,10 @@ int main(int argc, char** argv) {
     QCommandLineOption shotDelay("shot-delay", "With --screenshot: take it after S seconds instead of at the end.",
                                  "S");
     QCommandLineOption compare("compare", "Open the comparison of these stored run ids (comma-separated).", "IDS");
-    parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare});
+    QCommandLineOption recover("recover", "Recover the newest autosave left by a studio that did not close cleanly, "
+                                          "without asking (also FOGSTUDIO_RECOVER=yes).");
+    QCommandLineOption noRecover("no-recover", "Discard that autosave without asking (also FOGSTUDIO_RECOVER=no).");
+    parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare, recover, noRecover});
     parser.process(app);
 
     fog::StudioOptions options;
@@ -56,6 +60,10 @@ int main(int argc, char** argv) {
     fog::MainWindow window(options);
     window.show();
     if (parser.isSet(speed)) window.setPlaybackSpeed(parser.value(speed).toDouble());
+    // Unattended runs (--screenshot) are never stopped by the question; the autosave waits.
+    if (!parser.isSet(screenshot) || parser.isSet(recover) || parser.isSet(noRecover))
+        fog::Autosave::offerRecovery(window.document(), &window,
+                                     fog::Autosave::modeFrom(parser.isSet(recover), parser.isSet(noRecover)));
 
     if (parser.isSet(compare)) {
         QList<qint64> ids;

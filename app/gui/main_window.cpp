@@ -2,6 +2,7 @@
 
 #include "app/export/plot_export.h"
 #include "app/export/report.h"
+#include "app/gui/autosave.h"
 #include "app/gui/docs_viewer.h"
 #include "app/gui/presets.h"
 #include "core/scenario/scenario_io.h"
@@ -198,6 +199,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     updateTitle();
     updateRunActions();
     updateProblems();
+    new Autosave(document_, {}, this); // unsaved edits survive a crash (app/gui/autosave.h)
 }
 
 MainWindow::~MainWindow() {

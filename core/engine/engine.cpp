@@ -1,6 +1,7 @@
 #include "core/engine/engine.h"
 
 #include "core/engine/work_pool.h"
+#include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
 
@@ -105,9 +106,52 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
     selectionRng_ = Rng(deriveSeed(scenario_.seed, hashName("selection")));
 
+    // Single-server policies talk to every trainer of the tree; aggregators below the
+    // server relay (store and forward along the links). The others use nearest aggregators.
+    const PolicyInfo* syncInfo = findSyncPolicy(scenario_.sync.name);
+    const bool relay = syncInfo && syncInfo->shape == TreeShape::SingleServer;
+    server_.assign(topo_.size(), -1);
+    for (int i = 0; i < topo_.size(); ++i) {
+        int a = topo_.node(i).aggregator;
+        while (relay && a >= 0 && topo_.node(a).aggregator >= 0) a = topo_.node(a).aggregator;
+        server_[i] = a;
+    }
+
     sync_ = makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
+
+    // Safety net limits, relative to this scenario (see stallSeconds()).
+    stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.size());
+    for (int t : trainers) {
+        const int agg = serverOf(t);
+        const double seconds = topo_.transfer(agg, t, modelBytes_).seconds +
+                               expectedComputeSeconds(t, std::max(1, localStepsOf(t)), scenario_.training.batchSize) +
+                               topo_.transfer(t, agg, modelBytes_).seconds;
+        expectedSlowestDispatch_ = std::max(expectedSlowestDispatch_, seconds);
+    }
+    for (const auto& n : topo_.nodes()) {
+        const auto& a = n.spec.availability;
+        if (a.kind == AvailabilitySpec::Kind::Markov) longestMeanDown_ = std::max(longestMeanDown_, a.meanDownS);
+        if (a.kind == AvailabilitySpec::Kind::Trace)
+            for (const auto& iv : a.offline)
+                if (std::isfinite(iv.toS)) lastTraceChange_ = std::max(lastTraceChange_, iv.toS);
+    }
+}
+
+double Engine::stallSeconds() const {
+    return 100.0 * (std::max(expectedSlowestDispatch_, slowestDispatch_) + longestMeanDown_);
+}
+
+void Engine::noteProgress() {
+    eventsSinceProgress_ = 0;
+    lastProgress_ = now_;
+}
+
+bool Engine::stalled() const {
+    if (eventsSinceProgress_ <= stallEvents_) return false;
+    if (now_ == lastProgress_) return true; // events that never move the clock
+    return now_ - lastProgress_ > stallSeconds() && now_ > lastTraceChange_;
 }
 
 Engine::~Engine() {
@@ -154,9 +198,16 @@ bool Engine::isPaused() const {
     return paused_;
 }
 
+bool Engine::cancelRequested() {
+    if (options_.cancelFlag && options_.cancelFlag->load()) cancelled_ = true;
+    return cancelled_;
+}
+
 void Engine::waitWhilePaused() {
+    // The cancel flag may be set without a notification (a signal handler, a GUI that does
+    // not wait for the engine's lock): look at it every 10 ms.
     std::unique_lock lock(controlMutex_);
-    controlCv_.wait(lock, [this] { return !paused_ || cancelled_; });
+    while (paused_ && !cancelRequested()) controlCv_.wait_for(lock, std::chrono::milliseconds(10));
 }
 
 // ---------------------------------------------------------------- run loop
@@ -186,8 +237,7 @@ RunSummary Engine::run() {
         const double timeLimit = scenario_.stop.virtualTimeS > 0 ? scenario_.stop.virtualTimeS : kInf;
         while (!stopped_) {
             waitWhilePaused();
-            if (options_.cancelFlag && options_.cancelFlag->load()) cancelled_ = true;
-            if (cancelled_) {
+            if (cancelRequested()) {
                 stop(RunStatus::Cancelled, "cancelled");
                 break;
             }
@@ -208,7 +258,7 @@ RunSummary Engine::run() {
                 // changes or the run fell behind (a pause, heavy work), so it never races to
                 // catch up.
                 double shown = now_;
-                while (!cancelled_) {
+                while (!cancelRequested()) {
                     const double speed = playbackSpeed_.load();
                     if (speed <= 0 || isPaused()) break;
                     const double wall = wallNow();
@@ -231,6 +281,18 @@ RunSummary Engine::run() {
             if (!stopped_ && scenario_.stop.budget > 0 && costAt(now_) >= scenario_.stop.budget) {
                 emitEvent("budget-reached", -1);
                 stop(RunStatus::Finished, "budget reached");
+            }
+            ++eventsSinceProgress_;
+            if (!stopped_ && stalled()) {
+                const std::string why =
+                    "no progress: " + std::to_string(eventsSinceProgress_) + " events and " +
+                    std::to_string(static_cast<long long>(now_ - lastProgress_)) +
+                    " virtual seconds since an update last reached an aggregator (at t = " +
+                    std::to_string(static_cast<long long>(lastProgress_)) +
+                    " s); no trainer can deliver under this topology and these policies "
+                    "(docs/emulator.md, 'Safety net')";
+                emitEvent("no-progress", -1, why);
+                stop(RunStatus::Failed, why);
             }
             flushIntervals(false);
         }
@@ -278,7 +340,9 @@ RunSummary Engine::finish() {
     summary_.samplesComputed = samplesComputed_;
     summary_.lostJobs = lostJobs_;
     summary_.finalTrainLoss = last_.trainLoss;
-    if (learner_ && summary_.status != RunStatus::Failed) {
+    // A cancelled run keeps its last evaluation: a final pass over the test set would make
+    // Stop wait for it.
+    if (learner_ && summary_.status == RunStatus::Finished) {
         ParamsPtr model = sync_->globalModel();
         if (!lastEvaluated_ || std::isnan(summary_.finalTestAccuracy)) {
             const EvalResult r = learner_->evaluate(*model);
@@ -453,9 +517,16 @@ double Engine::learningRate() const {
     return t.learningRate;
 }
 
+std::vector<int> Engine::trainersOf(int aggregator) const {
+    std::vector<int> out;
+    for (int t : topo_.trainers())
+        if (serverOf(t) == aggregator) out.push_back(t);
+    return out;
+}
+
 std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     std::vector<int> candidates;
-    for (int t : topo_.trainersOf(aggregator))
+    for (int t : trainersOf(aggregator))
         if (rt_[t].online && !rt_[t].job) candidates.push_back(t);
     if (candidates.empty()) return candidates;
     return selection_->select(*this, aggregator, round, candidates, selectionRng_);
@@ -563,6 +634,7 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
     setState(trainer, NodeState::Idle, now_);
     const std::uint64_t id = job.id;
     if (!job.doomed) at(job.tArrive, [this, id] { onArrival(id); });
+    slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
     observer_->onDispatch({id, trainer, aggregator, job.tStart, job.tReceived, job.tComputed, job.tArrive});
     jobs_.emplace(id, std::move(job));
     return id;
@@ -573,6 +645,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
     Job job = std::move(it->second);
     jobs_.erase(it);
+    noteProgress(); // an update reached its aggregator
     auto& r = rt_[job.trainer];
     r.job = 0;
     LocalResult result;
@@ -684,6 +757,7 @@ void Engine::reportAggregation(AggregationRecord record, const ParamsPtr& model)
     record.bytes = bytes_;
     record.learningRate = learningRate();
     ++aggregations_;
+    noteProgress();
     bool stepDone = false;
     if (record.level == 0) {
         ++globalRound_;

@@ -108,6 +108,12 @@ public:
     std::int64_t samplesOf(int trainer) const;
     /// Online, idle trainers of `aggregator`, chosen by the selection policy for `round`.
     std::vector<int> selectTrainers(int aggregator, int round);
+    /// Trainers whose updates go to `aggregator`: those right under it and, under a
+    /// single-server sync policy (PolicyInfo::shape), every trainer below it, the
+    /// aggregators between relaying (docs/emulator.md, "Which trainers a policy uses").
+    std::vector<int> trainersOf(int aggregator) const;
+    /// The aggregator a trainer's updates go to under this run's sync policy.
+    int serverOf(int trainer) const { return server_[static_cast<std::size_t>(trainer)]; }
     /// Local steps a dispatch runs when the policy does not say: training.local_steps, or
     /// local_epochs passes over the trainer's data.
     int localStepsOf(int trainer) const;
@@ -143,6 +149,16 @@ public:
 
     /// Cost so far: per-second billing of held nodes plus traffic prices.
     double costAt(double t) const;
+
+    /// The safety net (docs/emulator.md, "Safety net"): a run stops as failed ("no
+    /// progress: ...") once more than stallEvents() events and more than stallSeconds()
+    /// virtual seconds have passed since an update last reached an aggregator or an
+    /// aggregation was reported (or stallEvents() events at one instant). Both limits are
+    /// relative to the scenario: 1000 + 10 per node events; 100 times the slowest dispatch
+    /// (planned so far, or expected) plus the longest mean offline time; and never before
+    /// the last offline interval of a trace has ended.
+    std::uint64_t stallEvents() const { return stallEvents_; }
+    double stallSeconds() const;
 
 private:
     struct Event {
@@ -185,6 +201,10 @@ private:
     std::vector<std::int64_t> nextBatch(int trainer, int size);
     void putBackBatch(int trainer, std::size_t size);
     void waitWhilePaused();
+    /// The cancel flag or cancel(), whichever came first.
+    bool cancelRequested();
+    void noteProgress();
+    bool stalled() const;
     void stop(RunStatus status, const std::string& reason);
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
     RunSummary finish();
@@ -202,6 +222,7 @@ private:
     ParamsPtr initialModel_;
     double modelBytes_ = 0.0;
     std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
+    std::vector<int> server_;      ///< node index -> serverOf (-1: none)
     Rng selectionRng_{1};
 
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
@@ -224,6 +245,15 @@ private:
     bool lastEvaluated_ = true;
     ParamsPtr lastModel_;
     double wallStart_ = 0.0;
+
+    // Safety net (engine thread).
+    std::uint64_t stallEvents_ = 0;
+    double expectedSlowestDispatch_ = 0.0; ///< from the scenario, before any dispatch
+    double slowestDispatch_ = 0.0;         ///< longest dispatch planned so far
+    double longestMeanDown_ = 0.0;         ///< Markov availability
+    double lastTraceChange_ = 0.0;         ///< end of the last finite trace interval
+    std::uint64_t eventsSinceProgress_ = 0;
+    double lastProgress_ = 0.0;
 
     mutable std::mutex controlMutex_;
     std::condition_variable controlCv_;

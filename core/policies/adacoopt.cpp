@@ -24,7 +24,7 @@ public:
 
     AdaCoOptPolicy(Variant v, const char* name, const PolicySpec& spec, const Engine& e) : variant_(v) {
         aggregator_ = singleRootAggregator(e, name);
-        trainers_ = e.topology().trainersOf(aggregator_);
+        trainers_ = e.trainersOf(aggregator_);
         const auto& t = e.scenario().training;
         k_.eta = spec.get("eta", 0.0) > 0 ? spec.get("eta", 0.0) : t.learningRate;
         k_.c = spec.get("c", 0.1);

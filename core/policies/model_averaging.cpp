@@ -21,11 +21,17 @@ public:
                               "parameter servers), the topology has " + std::to_string(roots.size()));
         root_ = roots.front(); // names the averaging in the metrics
         period_ = static_cast<int>(spec.get("period", 4));
+        // A region without trainers has no model of its own to contribute: it takes no part
+        // (with it, the others would wait at the first barrier for ever).
         for (int r : roots) {
+            if (e.topology().trainersOf(r).empty()) continue;
             Group g;
             g.aggregator = r;
             groups_.push_back(std::move(g));
         }
+        if (groups_.empty())
+            throw EngineError("sync policy model-averaging found no trainer right under a regional "
+                              "parameter server (a root aggregator)");
         ready_.assign(groups_.size(), 0.0);
     }
 

@@ -87,13 +87,15 @@ const std::vector<PolicyInfo>& syncPolicyInfos() {
          "which averages them by sample count and sends the result back down.",
          "Liu et al., Client-edge-cloud hierarchical FL (HierFAVG), ICC 2020",
          {intParam("tau1", 5, 1, "local steps per edge round"),
-          intParam("tau2", 2, 1, "edge rounds per cloud round")}},
+          intParam("tau2", 2, 1, "edge rounds per cloud round")},
+         TreeShape::EdgeGroups},
         {"model-averaging",
          "Several regional parameter servers each run FedAvg rounds with their own trainers; "
          "every P regional rounds the servers exchange models over the WAN and each replaces its "
          "model by the data-weighted average of all regions.",
          "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024",
-         {intParam("period", 4, 1, "regional rounds between averaging (P)")}},
+         {intParam("period", 4, 1, "regional rounds between averaging (P)")},
+         TreeShape::Regions},
         {"flexible",
          "FedAvg with flexible participation: each round's trainers run local SGD until "
          "training.local_steps are done or compute_deadline_s has passed, whichever is first, "

@@ -16,11 +16,25 @@ struct PolicyParamInfo {
     std::string help;     ///< unit and meaning
 };
 
+/// Which trainers a sync policy uses, by where they sit in the tree (validation refuses
+/// trees where some trainer would never be used; core/scenario/progress_check.cpp).
+enum class TreeShape {
+    /// One parameter server (the single root aggregator) and every trainer of the tree;
+    /// aggregators below the server relay (store and forward), they do not aggregate.
+    SingleServer,
+    /// Edge groups: aggregators right under the single root with their own trainers, and
+    /// trainers right under the root as one more group (hierarchical).
+    EdgeGroups,
+    /// Regions: every root aggregator with the trainers right under it (model averaging).
+    Regions,
+};
+
 struct PolicyInfo {
     std::string name;
     std::string summary;  ///< what it does, with the formula where there is one
     std::string source;   ///< paper it comes from
     std::vector<PolicyParamInfo> params;
+    TreeShape shape = TreeShape::SingleServer; ///< sync policies only
 };
 
 const std::vector<PolicyInfo>& syncPolicyInfos();

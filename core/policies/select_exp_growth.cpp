@@ -25,10 +25,10 @@ public:
 
     std::vector<int> select(const Engine& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng& rng) override {
-        const int cap = cap_ > 0 ? cap_ : static_cast<int>(e.topology().trainersOf(aggregator).size());
+        const int cap = cap_ > 0 ? cap_ : static_cast<int>(e.trainersOf(aggregator).size());
         // Under async policies selection tops up after each arrival: busy workers count.
         int busy = 0;
-        for (int t : e.topology().trainersOf(aggregator)) busy += e.isBusy(t) ? 1 : 0;
+        for (int t : e.trainersOf(aggregator)) busy += e.isBusy(t) ? 1 : 0;
         const auto k = static_cast<std::size_t>(std::max(0, expGrowthCount(round, n0_, period_, growth_, cap) - busy));
         std::vector<int> pool = candidates;
         const std::size_t n = std::min(k, pool.size());

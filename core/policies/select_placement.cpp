@@ -40,7 +40,7 @@ public:
         // Under async policies selection tops up after each arrival: workers still busy
         // already fill part of their region's quota.
         std::map<std::string, int> busy;
-        for (int t : e.topology().trainersOf(aggregator))
+        for (int t : e.trainersOf(aggregator))
             if (e.isBusy(t)) ++busy[regionOf(e, t)];
         std::vector<int> out;
         for (auto& [region, list] : byRegion) {

@@ -15,7 +15,7 @@ int stepsPerDispatch(const Engine& e, int trainer) {
 }
 
 double expectedRoundSeconds(const Engine& e, int trainer) {
-    const int agg = e.topology().node(trainer).aggregator;
+    const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return e.topology().transfer(agg, trainer, bytes).seconds +
            e.expectedComputeSeconds(trainer, stepsPerDispatch(e, trainer), e.scenario().training.batchSize) +
@@ -23,7 +23,7 @@ double expectedRoundSeconds(const Engine& e, int trainer) {
 }
 
 double expectedRoundCost(const Engine& e, int trainer) {
-    const int agg = e.topology().node(trainer).aggregator;
+    const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return expectedRoundSeconds(e, trainer) * e.topology().node(trainer).spec.pricePerHour / 3600.0 +
            e.topology().transfer(agg, trainer, bytes).price + e.topology().transfer(trainer, agg, bytes).price;

@@ -5,6 +5,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/policies/policy_info.h"
+#include "core/scenario/progress_check.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -523,7 +524,7 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
                 "ton-plan plans fully-sync, n-sync or n-batch-sync rounds, but sync.policy is '" +
                     s.sync.name + "'");
     checkStop(c, s.stop, s.evaluation);
-    return c.take();
+    return addProgressProblems(s, c.take()); // trees where the sync policy leaves trainers unused
 }
 
 } // namespace fog

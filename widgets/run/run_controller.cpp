@@ -73,6 +73,12 @@ public:
     std::vector<AggregationRecord> records;
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
+    /// Most intervals and events one batch hands to the GUI thread (about 30 batches a
+    /// second); what is past them is only counted.
+    static constexpr std::size_t kMaxPendingIntervals = 100000;
+    static constexpr std::size_t kMaxPendingEvents = 200;
+    std::uint64_t skippedIntervals = 0;
+    std::uint64_t skippedEvents = 0;
     std::atomic<bool> done{false}; ///< also read without the mutex (see drain)
     RunSummary result;
 
@@ -133,12 +139,23 @@ public:
     }
     void onIntervals(const std::vector<NodeInterval>& v) override {
         std::lock_guard lock(mutex);
-        intervals.insert(intervals.end(), v.begin(), v.end());
+        // Display detail only (the store has its own copy): past the cap the timeline shows
+        // a gap rather than the GUI thread drowning in intervals.
+        const std::size_t room = kMaxPendingIntervals - std::min(kMaxPendingIntervals, intervals.size());
+        const std::size_t take = std::min(room, v.size());
+        intervals.insert(intervals.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(take));
+        skippedIntervals += v.size() - take;
     }
     void onEvent(const RunEvent& e) override {
         std::lock_guard lock(mutex);
         syncOnline();
-        events.push_back(e);
+        // Availability flips and lost work can come by the million in a bad scenario: past
+        // the cap they are counted, not shown. Rare kinds (plan, stop rules) always pass.
+        const bool frequent = e.kind == "offline" || e.kind == "online" || e.kind == "work-lost";
+        if (frequent && events.size() >= kMaxPendingEvents)
+            ++skippedEvents;
+        else
+            events.push_back(e);
         lastTime = e.time;
         if (e.node >= 0 && e.node < static_cast<int>(offline.size())) {
             if (e.kind == "offline") {
@@ -362,9 +379,11 @@ void RunController::stepRound() {
 }
 
 void RunController::stop() {
+    // The engine looks at the flag before every event and every few milliseconds while
+    // paused or pacing, so the GUI thread never has to wait for the engine's lock here.
     feed_->cancelFlag = true;
-    std::lock_guard lock(feed_->mutex);
-    if (feed_->engine) feed_->engine->cancel();
+    std::unique_lock lock(feed_->mutex, std::try_to_lock);
+    if (lock.owns_lock() && feed_->engine) feed_->engine->cancel();
 }
 
 void RunController::runUntil(Until kind, double value) {
@@ -430,6 +449,13 @@ void RunController::drain() {
         records.swap(feed_->records);
         intervals.swap(feed_->intervals);
         events.swap(feed_->events);
+        if (feed_->skippedEvents || feed_->skippedIntervals) {
+            events.push_back({feed_->lastTime, "not-shown", -1,
+                              std::to_string(feed_->skippedEvents) + " availability events and " +
+                                  std::to_string(feed_->skippedIntervals) +
+                                  " node intervals were too many to show live (all are stored)"});
+            feed_->skippedEvents = feed_->skippedIntervals = 0;
+        }
         until.swap(feed_->untilReached);
         double t = feed_->lastTime;
         if (feed_->engine) t = feed_->engine->clock(); // atomic: no wait
