@@ -1,5 +1,6 @@
 #include "app/gui/presets.h"
 
+#include "core/cluster/cluster_io.h"
 #include "core/scenario/scenario_io.h"
 
 #include <QCoreApplication>
@@ -47,6 +48,7 @@ QVector<PresetEntry> listPresets(const QString& directory, QStringList* problems
     const QStringList files = QDir(directory).entryList({"*.yaml", "*.yml"}, QDir::Files, QDir::Name);
     for (const QString& f : files) {
         const QString path = QDir(directory).filePath(f);
+        if (cluster::isClusterScenarioFile(path.toStdString())) continue; // run with fogstudio-cli cluster
         try {
             const Scenario s = loadScenarioFile(path.toStdString());
             out.push_back({path, QString::fromStdString(s.name), QString::fromStdString(s.description).trimmed()});
