@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -29,7 +30,9 @@ struct NetImpl : torch::nn::Module {
         const int T = ClusterPolicy::kTaskFeatures, S = ClusterPolicy::kServerFeatures, G = ClusterPolicy::kGlobalFeatures;
         taskEnc = register_module("task_enc", Mlp2(T, e, e));
         serverEnc = register_module("server_enc", Mlp2(S, e, e));
-        attention = register_module("attention", torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(e, 2)));
+        query = register_module("query", torch::nn::Linear(e, e));
+        key = register_module("key", torch::nn::Linear(e, e));
+        value = register_module("value", torch::nn::Linear(e, e));
         norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({e})));
         agentEmb = register_module("agent_emb", torch::nn::Embedding(agents, e));
         context = register_module("context", Mlp2(3 * e + G, e, e));
@@ -43,7 +46,7 @@ struct NetImpl : torch::nn::Module {
     }
     int agents, embed;
     Mlp2 taskEnc{nullptr}, serverEnc{nullptr}, context{nullptr}, serverHead{nullptr}, levelHead{nullptr}, critic{nullptr};
-    torch::nn::MultiheadAttention attention{nullptr};
+    torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr};
     torch::nn::LayerNorm norm{nullptr};
     torch::nn::Embedding agentEmb{nullptr};
     torch::nn::Linear ptrTask{nullptr}, ptrQuery{nullptr}, ptrV{nullptr}, stopHead{nullptr};
@@ -108,8 +111,9 @@ PolicyAction ClusterPolicy::act(const PolicyObservation& o, bool sample, Rng& rn
     const bool grad = impl_->recording;
     torch::AutoGradMode mode(grad);
     const int n = o.tasks, m = o.servers, E = net->embed;
+    // Copies: autograd keeps the inputs for the backward pass, after `o` is gone.
     auto floats = [](const std::vector<float>& v, std::vector<std::int64_t> shape) {
-        return torch::from_blob(const_cast<float*>(v.data()), shape, torch::kFloat32);
+        return torch::from_blob(const_cast<float*>(v.data()), shape, torch::kFloat32).clone();
     };
     auto bools = [](const std::vector<std::uint8_t>& v, std::vector<std::int64_t> shape) {
         return torch::from_blob(const_cast<std::uint8_t*>(v.data()), shape, torch::kUInt8).to(torch::kBool);
@@ -123,14 +127,20 @@ PolicyAction ClusterPolicy::act(const PolicyObservation& o, bool sample, Rng& rn
     // Encoder: tasks attend over tasks and servers.
     const torch::Tensor ht0 = net->taskEnc->forward(tf);   // n x E
     const torch::Tensor hs = net->serverEnc->forward(sf);  // m x E
-    const torch::Tensor keys = torch::cat({ht0, hs}, 0).unsqueeze(1); // (n+m) x 1 x E
-    const auto att = std::get<0>(net->attention->forward(ht0.unsqueeze(1), keys, keys)).squeeze(1);
-    const torch::Tensor ht = net->norm->forward(ht0 + att); // n x E
+    // Scaled dot-product attention, one head (a few large ops beat many small ones here).
+    const torch::Tensor nodes = torch::cat({ht0, hs}, 0); // (n+m) x E
+    const torch::Tensor weights =
+        torch::softmax(torch::matmul(net->query->forward(ht0), net->key->forward(nodes).t()) / std::sqrt(double(E)), 1);
+    const torch::Tensor ht = net->norm->forward(ht0 + torch::matmul(weights, net->value->forward(nodes))); // n x E
 
     // The agent's context: its own servers, who it is, global counters.
-    const torch::Tensor own = sf.select(1, 4).unsqueeze(1); // m x 1, 1 for own servers
-    const torch::Tensor ownPool = (hs * own).sum(0) / own.sum().clamp_min(1.0);
-    const torch::Tensor agent = net->agentEmb->forward(torch::tensor({static_cast<std::int64_t>(o.agent)}, torch::kLong)).squeeze(0);
+    std::vector<float> ownWeights(m, 0.0f);
+    int owned = 0;
+    for (int j = 0; j < m; ++j) owned += o.serverFeatures[j * kServerFeatures + 4] > 0.5f;
+    for (int j = 0; j < m; ++j)
+        if (o.serverFeatures[j * kServerFeatures + 4] > 0.5f) ownWeights[j] = 1.0f / owned;
+    const torch::Tensor ownPool = torch::matmul(floats(ownWeights, {1, m}), hs).squeeze(0); // mean of own servers
+    const torch::Tensor agent = net->agentEmb->weight[o.agent];
     const torch::Tensor q = torch::relu(net->context->forward(torch::cat({ht.mean(0), ownPool, agent, gf}, 0))); // E
 
     // Pointer over tasks, plus stop.
