@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -237,7 +238,7 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     o.onEpisode = [&](const TrainProgress& t) {
         window += t.meanCompletion;
         ++inWindow;
-        if (!quiet && (t.episode % 10 == 0 || t.episode == o.episodes)) {
+        if (!quiet && (t.episode % (std::getenv("FOG_EVERY") ? 1 : 10) == 0 || t.episode == o.episodes)) {
             std::printf("episode %5d  mean completion %8.3f steps (last %d: %8.3f)  entropy %6.3f  value loss %8.4f  %6.1f s\n",
                         t.episode, t.meanCompletion, inWindow, window / inWindow, t.stats.entropy, t.stats.valueLoss,
                         t.wallSeconds);

@@ -57,26 +57,28 @@ torch::Tensor maskedLogits(torch::Tensor logits, const torch::Tensor& mask) {
     return logits.masked_fill(mask.logical_not(), -1e9);
 }
 
-/// Index drawn from (or the argmax of) a probability vector.
-int choose(const torch::Tensor& probs, bool sample, Rng& rng) {
+/// Index drawn from (or the argmax of) a probability vector, among the allowed entries only
+/// (so that a probability rounded to 0, or ties at 0, can never pick a masked action).
+int choose(const torch::Tensor& probs, const std::vector<char>& allowed, bool sample, Rng& rng) {
     const auto p = probs.contiguous();
     const float* x = p.data_ptr<float>();
     const int n = static_cast<int>(p.numel());
-    if (!sample) {
-        int best = 0;
-        for (int i = 1; i < n; ++i)
-            if (x[i] > x[best]) best = i;
-        return best;
-    }
-    double u = rng.uniform(), acc = 0;
-    int last = 0;
+    int best = -1;
+    double total = 0;
     for (int i = 0; i < n; ++i) {
-        if (x[i] <= 0) continue;
-        last = i;
+        if (!allowed[i]) continue;
+        if (best < 0 || x[i] > x[best]) best = i;
+        total += x[i];
+    }
+    if (!sample || best < 0 || !(total > 0)) return std::max(best, 0);
+    const double u = rng.uniform() * total;
+    double acc = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!allowed[i]) continue;
         acc += x[i];
         if (u < acc) return i;
     }
-    return last;
+    return best;
 }
 
 } // namespace
@@ -152,8 +154,12 @@ PolicyAction ClusterPolicy::act(const PolicyObservation& o, bool sample, Rng& rn
     const torch::Tensor pProb = pLogp.exp();
     auto entropyOf = [](const torch::Tensor& logp) { return -(logp.exp() * logp.clamp_min(-50.0)).sum(); };
 
+    if (!torch::isfinite(pLogits).all().item<bool>())
+        throw std::runtime_error("cluster policy: the network's output is not finite (diverged weights?)");
     PolicyAction a;
-    const int pick = choose(pProb.detach(), sample, rng);
+    std::vector<char> pointerAllowed(o.taskMask.begin(), o.taskMask.end());
+    pointerAllowed.push_back(o.stopAllowed ? 1 : 0);
+    const int pick = choose(pProb.detach(), pointerAllowed, sample, rng);
     torch::Tensor logp = pLogp[pick];
     torch::Tensor entropy = entropyOf(pLogp);
     if (pick < n) {
@@ -163,9 +169,11 @@ PolicyAction ClusterPolicy::act(const PolicyObservation& o, bool sample, Rng& rn
         const torch::Tensor sLogits =
             maskedLogits(net->serverHead->forward(torch::cat({hTask.unsqueeze(0).expand({m, E}), hs}, 1)).squeeze(1), placeMask[pick]);
         const torch::Tensor sLogp = torch::log_softmax(sLogits, 0);
-        a.server = choose(sLogp.exp().detach(), sample, rng);
+        const std::vector<char> serverAllowed(o.placeMask.begin() + std::size_t(pick) * m,
+                                              o.placeMask.begin() + std::size_t(pick + 1) * m);
+        a.server = choose(sLogp.exp().detach(), serverAllowed, sample, rng);
         const torch::Tensor lLogp = torch::log_softmax(net->levelHead->forward(torch::cat({hTask, hs[a.server], q}, 0)), 0);
-        a.level = choose(lLogp.exp().detach(), sample, rng);
+        a.level = choose(lLogp.exp().detach(), std::vector<char>(kLevels, 1), sample, rng);
         logp = logp + sLogp[a.server] + lLogp[a.level];
         entropy = entropy + entropyOf(sLogp) + entropyOf(lLogp);
     }
@@ -200,6 +208,11 @@ PolicyUpdateStats ClusterPolicy::update(const std::vector<double>& returns, doub
     const torch::Tensor policyLoss = -(logp * adv).mean();
     const torch::Tensor valueLoss = (V - R).pow(2).mean();
     const torch::Tensor loss = policyLoss + 0.5 * valueLoss - entropyWeight * ent.mean();
+    if (!std::isfinite(loss.item<double>())) { // a NaN step would ruin every weight: skip it
+        clearRecording();
+        st.skipped = true;
+        return st;
+    }
     impl_->optimizer->zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(impl_->net->parameters(), 1.0);

@@ -44,6 +44,7 @@ struct PolicyAction {
 struct PolicyUpdateStats {
     double policyLoss = 0, valueLoss = 0, entropy = 0;
     int actions = 0;
+    bool skipped = false; ///< the loss was not finite: no step taken
 };
 
 class ClusterPolicy {
