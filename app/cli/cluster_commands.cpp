@@ -17,7 +17,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -238,10 +237,10 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     o.onEpisode = [&](const TrainProgress& t) {
         window += t.meanCompletion;
         ++inWindow;
-        if (!quiet && (t.episode % (std::getenv("FOG_EVERY") ? 1 : 10) == 0 || t.episode == o.episodes)) {
-            std::printf("episode %5d  mean completion %8.3f steps (last %d: %8.3f)  entropy %6.3f  value loss %8.4f  %6.1f s\n",
-                        t.episode, t.meanCompletion, inWindow, window / inWindow, t.stats.entropy, t.stats.valueLoss,
-                        t.wallSeconds);
+        if (!quiet && (t.episode % 10 == 0 || t.validation >= 0)) {
+            std::printf("episode %5d  sampled mean completion (last %d) %8.3f  greedy on validation seeds %8.3f  "
+                        "entropy %6.3f  %6.1f s\n",
+                        t.episode, inWindow, window / inWindow, t.validation, t.stats.entropy, t.wallSeconds);
             std::fflush(stdout);
             window = 0;
             inWindow = 0;
@@ -260,8 +259,10 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
         std::cerr << "fogstudio-cli cluster: " << e.what() << "\n";
         return 1;
     }
-    std::printf("trained %zu episodes in %.1f s (%.2f episodes/s); policy saved to %s\n", r.curve.size(), r.wallSeconds,
-                r.curve.size() / std::max(1e-9, r.wallSeconds), p.value("out").toStdString().c_str());
+    std::printf("trained %zu episodes in %.1f s (%.2f episodes/s, validation included); saved the best policy "
+                "(episode %d, greedy validation mean completion %.3f) to %s\n",
+                r.curve.size(), r.wallSeconds, r.curve.size() / std::max(1e-9, r.wallSeconds), r.bestEpisode,
+                r.bestValidation, p.value("out").toStdString().c_str());
     return interruptFlag()->load() ? 130 : 0;
 }
 

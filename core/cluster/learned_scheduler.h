@@ -47,6 +47,7 @@ struct TrainProgress {
     double episodeReward = 0;  ///< minus total completion time / tasks
     PolicyUpdateStats stats;
     double wallSeconds = 0;    ///< since training started
+    double validation = -1;    ///< greedy mean completion on the validation seeds, when measured (< 0: not this episode)
 };
 
 struct TrainOptions {
@@ -59,12 +60,19 @@ struct TrainOptions {
     int embed = 32;
     /// Stop early after this many wall seconds (0: no limit); the curve says how far it got.
     double maxWallSeconds = 0;
+    /// Every this many episodes (and after the last), the greedy policy runs on
+    /// `validationEpisodes` seeds of its own; the best policy so far is what training returns
+    /// (actor-critic training can collapse after a good start). 0: keep the last.
+    int validateEvery = 10;
+    int validationEpisodes = 3;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const TrainProgress&)> onEpisode;
 };
 
 struct TrainResult {
-    std::shared_ptr<ClusterPolicy> policy;
+    std::shared_ptr<ClusterPolicy> policy; ///< the best by validation (or the last)
+    int bestEpisode = 0;
+    double bestValidation = -1;
     std::vector<TrainProgress> curve;
     double wallSeconds = 0;
 };

@@ -176,6 +176,15 @@ TrainResult trainClusterPolicy(const ClusterScenario& s, const TrainOptions& o, 
                           : std::make_shared<ClusterPolicy>(static_cast<int>(s.clusters.size()), o.seed, o.embed);
     LearnedScheduler sched(result.policy, s, true);
     const std::uint64_t base = deriveSeed(o.seed, hashName("cluster.training"));
+    const std::uint64_t validationBase = deriveSeed(o.seed, hashName("cluster.validation"));
+    std::string bestBytes;
+    auto validate = [&]() {
+        LearnedScheduler greedy(result.policy, s, false);
+        double sum = 0;
+        for (int v = 0; v < o.validationEpisodes; ++v)
+            sum += runCluster(s, greedy, deriveSeed(validationBase, static_cast<std::uint64_t>(v))).summary.meanCompletion;
+        return sum / std::max(1, o.validationEpisodes);
+    };
     for (int e = 0; e < o.episodes; ++e) {
         if (o.cancel && o.cancel->load()) break;
         const ClusterResult run = runCluster(s, sched, deriveSeed(base, static_cast<std::uint64_t>(e)));
@@ -184,11 +193,23 @@ TrainResult trainClusterPolicy(const ClusterScenario& s, const TrainOptions& o, 
         p.meanCompletion = run.summary.meanCompletion;
         p.episodeReward = -run.summary.meanCompletion;
         p.stats = result.policy->update(sched.returns(o.gamma, o.rewardScale), o.learningRate, o.entropyWeight);
+        const bool last = e + 1 == o.episodes || (o.cancel && o.cancel->load()) ||
+                          (o.maxWallSeconds > 0 &&
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= o.maxWallSeconds);
+        if (o.validateEvery > 0 && o.validationEpisodes > 0 && ((e + 1) % o.validateEvery == 0 || last)) {
+            p.validation = validate();
+            if (result.bestValidation < 0 || p.validation < result.bestValidation) {
+                result.bestValidation = p.validation;
+                result.bestEpisode = e + 1;
+                bestBytes = result.policy->serialize();
+            }
+        }
         p.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         result.curve.push_back(p);
         if (o.onEpisode) o.onEpisode(p);
-        if (o.maxWallSeconds > 0 && p.wallSeconds >= o.maxWallSeconds) break;
+        if (last) break;
     }
+    if (!bestBytes.empty()) result.policy = std::shared_ptr<ClusterPolicy>(ClusterPolicy::deserialize(bestBytes, "best policy"));
     result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }
