@@ -112,6 +112,18 @@ private Q_SLOTS:
         }
     }
 
+    void trainingLoaderNamesKinds() {
+        try {
+            loadScenarioText("kind: bogus\nname: x\n");
+            QFAIL("accepted kind: bogus");
+        } catch (const ScenarioError& e) {
+            QVERIFY2(diagnosticsText(e).find("<string>:1:7: kind must be training or cluster, got 'bogus'") == 0,
+                     diagnosticsText(e).c_str());
+        }
+        QVERIFY(!isClusterScenarioText("kind: training\n"));
+        QVERIFY(!isClusterScenarioText("{not yaml: ["));
+    }
+
     void speedHasDiminishingReturns() {
         TaskType t;
         t.speed = {2.0, 0.5, 0.5};
