@@ -6,6 +6,8 @@
 #include "core/cluster/cluster_io.h"
 #include "core/cluster/cluster_store.h"
 #include "core/cluster/learned_scheduler.h"
+#include "widgets/cluster/cluster_view.h"
+#include "widgets/plots/qcustomplot.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -431,6 +433,32 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, LearnedScheduler(std::make_shared<ClusterPolicy>(2, 1), s, false));
     }
 
+    void clusterViewShowsRun() {
+        const ClusterScenario s = loadClusterScenarioFile(kPreset);
+        auto fifo = makeScheduler("fifo", s);
+        const ClusterResult r = runCluster(s, *fifo, 1);
+        ClusterView view;
+        view.showRun(s, r);
+        QVERIFY(view.summaryText().contains("fifo"));
+        QCOMPARE(view.queuePlot()->graphCount(), 2);
+        QCOMPARE(view.queuePlot()->graph(0)->dataCount(), int(r.samples.size()));
+        QCOMPARE(view.utilisationPlot()->graphCount(), 2);
+        QCOMPARE(view.cdfPlot()->graphCount(), 4); // all tasks + one per type
+        QCOMPARE(view.cdfPlot()->graph(0)->dataCount(), 200);
+        QCOMPARE(view.ganttPlot()->itemCount(), int(r.intervals.size()));
+        // Opening a file: a bad one says why, a good one opens a window.
+        QString error;
+        const QString bad = dir_.filePath("bad.yaml");
+        std::ofstream(bad.toStdString()) << "kind: cluster\nclusters: []\n";
+        QVERIFY(!openClusterWindow(bad, nullptr, &error));
+        QVERIFY2(error.contains("bad.yaml:2:11: clusters must list at least one cluster"), qPrintable(error));
+        error.clear();
+        QVERIFY(openClusterWindow(QString::fromStdString(kPreset), nullptr, &error));
+        QVERIFY(error.isEmpty());
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (qobject_cast<ClusterView*>(w)) w->close();
+    }
+
     // Bounded training on the preset (fixed seed and episode count: about 15 s of CPU on
     // the development machine), then greedy evaluation on seeds never trained on, against
     // Random and FIFO.
@@ -450,5 +478,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCluster)
+QTEST_MAIN(TestCluster)
 #include "test_cluster.moc"

@@ -3,6 +3,8 @@
 #include "app/export/plot_export.h"
 #include "app/export/report.h"
 #include "app/gui/presets.h"
+#include "core/cluster/cluster_io.h"
+#include "widgets/cluster/cluster_view.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
@@ -492,8 +494,12 @@ void MainWindow::connectController() {
 // ---- documents ----------------------------------------------------------------------
 
 bool MainWindow::openScenario(const QString& path, bool askToSave) {
-    if (askToSave && !maybeSave()) return false;
     QString error;
+    if (cluster::isClusterScenarioFile(path.toStdString())) { // cluster experiments: a window of their own
+        if (!openClusterWindow(path, this, &error)) QMessageBox::warning(this, tr("Open cluster scenario"), error);
+        return error.isEmpty();
+    }
+    if (askToSave && !maybeSave()) return false;
     if (!document_->load(path, &error)) {
         QMessageBox::warning(this, tr("Open scenario"),
                              tr("%1 could not be opened:\n\n%2").arg(QDir::toNativeSeparators(path), error));
@@ -506,6 +512,7 @@ bool MainWindow::openScenario(const QString& path, bool askToSave) {
 }
 
 bool MainWindow::openPreset(const QString& path) {
+    if (cluster::isClusterScenarioFile(path.toStdString())) return openScenario(path, false);
     if (!maybeSave()) return false;
     QString error;
     if (!document_->load(path, &error)) {

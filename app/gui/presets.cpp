@@ -48,8 +48,12 @@ QVector<PresetEntry> listPresets(const QString& directory, QStringList* problems
     const QStringList files = QDir(directory).entryList({"*.yaml", "*.yml"}, QDir::Files, QDir::Name);
     for (const QString& f : files) {
         const QString path = QDir(directory).filePath(f);
-        if (cluster::isClusterScenarioFile(path.toStdString())) continue; // run with fogstudio-cli cluster
         try {
+            if (cluster::isClusterScenarioFile(path.toStdString())) { // opens in the cluster view
+                const auto c = cluster::loadClusterScenarioFile(path.toStdString());
+                out.push_back({path, QString::fromStdString(c.name), QString::fromStdString(c.description).trimmed()});
+                continue;
+            }
             const Scenario s = loadScenarioFile(path.toStdString());
             out.push_back({path, QString::fromStdString(s.name), QString::fromStdString(s.description).trimmed()});
         } catch (const std::exception& e) {
