@@ -1,7 +1,9 @@
 // fogstudio-cli: the headless face of the emulator, for scripts, sweeps and CI.
 
 #include "app/cli/bench.h"
+#include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
+#include "core/cluster/cluster_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
 
@@ -50,6 +52,9 @@ Commands:
   policies                 The sync and selection policies with their parameters.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
+  cluster run|train|bench ...
+                           Scheduling ML tasks on edge clusters (TapFinger); see
+                           'fogstudio-cli cluster --help' and docs/cluster.md.
 
 Options:
   --set KEY=VALUE  Override a scenario value before validation (repeatable), e.g.
@@ -91,6 +96,11 @@ int cmdValidate(const QStringList& files, const QStringList& sets) {
             // --set applies here as in run and sweep, so a command line can be checked first.
             std::vector<fog::Override> overrides;
             for (const QString& set : sets) overrides.push_back(fog::parseOverride(set.toStdString()));
+            if (fog::cluster::isClusterScenarioFile(f.toStdString())) {
+                const auto c = fog::cluster::loadClusterScenarioFile(f.toStdString());
+                std::cout << f.toStdString() << ": ok (" << c.name << ", cluster)\n";
+                continue;
+            }
             const fog::Scenario s = fog::loadScenarioFile(f.toStdString(), overrides);
             std::cout << f.toStdString() << ": ok (" << s.name << ")\n";
         } catch (const fog::ScenarioError& e) {
@@ -141,6 +151,9 @@ int main(int argc, char** argv) {
     QCoreApplication& app = *appPtr;
     QCoreApplication::setApplicationName("fogstudio-cli");
     QCoreApplication::setApplicationVersion(FOGSTUDIO_VERSION);
+
+    // The cluster experiment parses its own options.
+    if (argc >= 2 && std::string(argv[1]) == "cluster") return fog::cli::cmdCluster(app.arguments().mid(2));
 
     QCommandLineParser parser;
     const QCommandLineOption help({"h", "help"}, "");

@@ -5,6 +5,8 @@
 #include "app/gui/autosave.h"
 #include "app/gui/docs_viewer.h"
 #include "app/gui/presets.h"
+#include "core/cluster/cluster_io.h"
+#include "widgets/cluster/cluster_view.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
@@ -541,8 +543,12 @@ void MainWindow::connectController() {
 // ---- documents ----------------------------------------------------------------------
 
 bool MainWindow::openScenario(const QString& path, bool askToSave) {
-    if (askToSave && !maybeSave()) return false;
     QString error;
+    if (cluster::isClusterScenarioFile(path.toStdString())) { // cluster experiments: a window of their own
+        if (!openClusterWindow(path, this, &error)) QMessageBox::warning(this, tr("Open cluster scenario"), error);
+        return error.isEmpty();
+    }
+    if (askToSave && !maybeSave()) return false;
     // A file with bad values opens, so that it can be fixed here: every problem is listed in
     // the Problems tab and marked on the canvas, and only running is refused.
     if (!document_->open(path, &error)) {
@@ -564,6 +570,7 @@ bool MainWindow::openScenario(const QString& path, bool askToSave) {
 }
 
 bool MainWindow::openPreset(const QString& path) {
+    if (cluster::isClusterScenarioFile(path.toStdString())) return openScenario(path, false);
     if (!maybeSave()) return false;
     QString error;
     if (!document_->load(path, &error)) {

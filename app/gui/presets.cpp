@@ -1,5 +1,6 @@
 #include "app/gui/presets.h"
 
+#include "core/cluster/cluster_io.h"
 #include "core/scenario/scenario_io.h"
 
 #include <QCoreApplication>
@@ -48,6 +49,11 @@ QVector<PresetEntry> listPresets(const QString& directory, QStringList* problems
     for (const QString& f : files) {
         const QString path = QDir(directory).filePath(f);
         try {
+            if (cluster::isClusterScenarioFile(path.toStdString())) { // opens in the cluster view
+                const auto c = cluster::loadClusterScenarioFile(path.toStdString());
+                out.push_back({path, QString::fromStdString(c.name), QString::fromStdString(c.description).trimmed()});
+                continue;
+            }
             const Scenario s = loadScenarioFile(path.toStdString());
             out.push_back({path, QString::fromStdString(s.name), QString::fromStdString(s.description).trimmed()});
         } catch (const std::exception& e) {

@@ -357,6 +357,14 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
         m.remainingKeys(); // the rest is a format we do not know: no point listing its keys
         return false;
     }
+    // `kind: cluster` files are the cluster experiment's (core/cluster/cluster_io.h).
+    if (std::string kind; m.get("kind", kind) && kind != "training") {
+        ctx.error("kind", m.node("kind").Mark(),
+                  kind == "cluster" ? "is cluster: a cluster scheduling scenario, run it with 'fogstudio-cli cluster run'"
+                                    : "must be training or cluster, got '" + kind + "'");
+        m.remainingKeys();
+        return false;
+    }
     m.get("name", s.name);
     m.get("description", s.description);
     m.get("seed", s.seed);
