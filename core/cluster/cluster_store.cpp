@@ -1,4 +1,5 @@
 #include "core/cluster/cluster_store.h"
+#include "core/store/run_store.h"
 
 #include <sqlite3.h>
 
@@ -7,38 +8,12 @@
 
 namespace fog::cluster {
 
-void ClusterStore::ensureClusterTables(SqliteDb& db) {
-    db.exec(R"(
-CREATE TABLE IF NOT EXISTS cluster_runs(
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
-  scheduler TEXT NOT NULL, seed INTEGER NOT NULL, tasks INTEGER NOT NULL, completed INTEGER NOT NULL,
-  mean_completion REAL, p50_completion REAL, p95_completion REAL, max_completion REAL, mean_wait REAL,
-  makespan REAL, mean_pending REAL, cpu_utilisation REAL, gpu_utilisation REAL,
-  preemptions INTEGER NOT NULL, decisions INTEGER NOT NULL, stop_reason TEXT NOT NULL, wall_seconds REAL);
-CREATE TABLE IF NOT EXISTS cluster_tasks(
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  task_id INTEGER NOT NULL, type INTEGER NOT NULL, arrival REAL NOT NULL, work REAL NOT NULL,
-  first_start REAL, finish REAL, server INTEGER, cpus INTEGER, gpus INTEGER, preemptions INTEGER NOT NULL,
-  PRIMARY KEY(run_id, task_id));
-CREATE TABLE IF NOT EXISTS cluster_intervals(
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  server INTEGER NOT NULL, task_id INTEGER NOT NULL, start REAL NOT NULL, end REAL NOT NULL,
-  cpus INTEGER NOT NULL, gpus INTEGER NOT NULL, memory_gb REAL NOT NULL, bandwidth_gbps REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS cluster_intervals_run ON cluster_intervals(run_id);
-CREATE TABLE IF NOT EXISTS cluster_samples(
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  time REAL NOT NULL, pending INTEGER NOT NULL, running INTEGER NOT NULL, used_cpus INTEGER NOT NULL,
-  used_gpus INTEGER NOT NULL, used_memory_gb REAL NOT NULL, used_bandwidth_gbps REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS cluster_samples_run ON cluster_samples(run_id);
-CREATE TABLE IF NOT EXISTS cluster_policies(
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, bytes BLOB NOT NULL);
-)");
-}
-
-ClusterStore::ClusterStore(const std::string& dbPath) : db_(std::make_unique<SqliteDb>(dbPath, false)) {
-    db_->exec("PRAGMA busy_timeout = 5000");
+ClusterStore::ClusterStore(const std::string& dbPath) {
+    // The run store owns the schema (the cluster tables arrive with schema 4): opening it
+    // first creates or upgrades the file, or refuses a foreign one, before any write here.
+    { RunStore migrate(dbPath); }
+    db_ = std::make_unique<SqliteDb>(dbPath, SqliteDb::Mode::ReadWrite);
     db_->exec("PRAGMA foreign_keys = ON");
-    ensureClusterTables(*db_);
 }
 
 ClusterStore::~ClusterStore() = default;

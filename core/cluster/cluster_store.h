@@ -24,7 +24,6 @@ public:
     explicit ClusterStore(const std::string& dbPath);
     ~ClusterStore();
 
-    static void ensureClusterTables(SqliteDb& db);
 
     void write(std::int64_t runId, const ClusterResult& r, const std::string& policyBytes = {});
     /// Nullopt when the run has no cluster rows (a training run, or unknown id).

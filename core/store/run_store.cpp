@@ -71,6 +71,34 @@ ALTER TABLE runs ADD COLUMN intervals_produced INTEGER;
 ALTER TABLE runs ADD COLUMN events_produced INTEGER;
 )sql";
 
+// Schema 4: the cluster-scheduling experiments (core/cluster): one row per run, its tasks,
+// the per-server allocation intervals, sampled queue/utilisation, and the learned policy.
+const char* kMigrateV3toV4 = R"sql(
+CREATE TABLE cluster_runs(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  scheduler TEXT NOT NULL, seed INTEGER NOT NULL, tasks INTEGER NOT NULL, completed INTEGER NOT NULL,
+  mean_completion REAL, p50_completion REAL, p95_completion REAL, max_completion REAL, mean_wait REAL,
+  makespan REAL, mean_pending REAL, cpu_utilisation REAL, gpu_utilisation REAL,
+  preemptions INTEGER NOT NULL, decisions INTEGER NOT NULL, stop_reason TEXT NOT NULL, wall_seconds REAL);
+CREATE TABLE cluster_tasks(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  task_id INTEGER NOT NULL, type INTEGER NOT NULL, arrival REAL NOT NULL, work REAL NOT NULL,
+  first_start REAL, finish REAL, server INTEGER, cpus INTEGER, gpus INTEGER, preemptions INTEGER NOT NULL,
+  PRIMARY KEY(run_id, task_id));
+CREATE TABLE cluster_intervals(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  server INTEGER NOT NULL, task_id INTEGER NOT NULL, start REAL NOT NULL, end REAL NOT NULL,
+  cpus INTEGER NOT NULL, gpus INTEGER NOT NULL, memory_gb REAL NOT NULL, bandwidth_gbps REAL NOT NULL);
+CREATE INDEX cluster_intervals_run ON cluster_intervals(run_id);
+CREATE TABLE cluster_samples(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  time REAL NOT NULL, pending INTEGER NOT NULL, running INTEGER NOT NULL, used_cpus INTEGER NOT NULL,
+  used_gpus INTEGER NOT NULL, used_memory_gb REAL NOT NULL, used_bandwidth_gbps REAL NOT NULL);
+CREATE INDEX cluster_samples_run ON cluster_samples(run_id);
+CREATE TABLE cluster_policies(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, bytes BLOB NOT NULL);
+)sql";
+
 const char* kInterruptedReason = "the process ended during the run";
 
 std::string isoNow() {
@@ -257,6 +285,10 @@ void RunStore::migrate() {
     if (version == 2) {
         db_->exec(kMigrateV2toV3);
         version = 3;
+    }
+    if (version == 3) {
+        db_->exec(kMigrateV3toV4);
+        version = 4;
     }
     db_->exec("PRAGMA user_version = " + std::to_string(version));
     tx.commit();

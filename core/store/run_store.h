@@ -14,7 +14,7 @@
 
 namespace fog {
 
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 /// Rows of a run, per table: as produced by the engine or as found in the database.
 struct RowCounts {
