@@ -2,6 +2,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
+#include "app/cli/progress_bar.h"
+#include "app/cli/sweep_mpi.h"
 #include "core/engine/engine.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
@@ -193,24 +195,65 @@ int rerun(const CliOptions& o, std::int64_t id) {
 }
 
 int cmdSweep(const CliOptions& o) {
-    if (o.args.size() != 1) {
-        std::cerr << "fogstudio-cli: sweep takes exactly one FILE\n";
+    if (o.resume == 0 && o.args.size() != 1) {
+        std::cerr << "fogstudio-cli: sweep takes exactly one FILE (or --resume SWEEP)\n";
         return 2;
     }
-    if (o.varies.isEmpty()) {
+    if (o.resume == 0 && o.varies.isEmpty()) {
         std::cerr << "fogstudio-cli: sweep needs at least one --vary KEY=V1,V2,...\n";
         return 2;
     }
+    if (o.args.size() > 1) {
+        std::cerr << "fogstudio-cli: sweep takes one FILE\n";
+        return 2;
+    }
+    // The spec: from the command line, or for `--resume S` alone, from what sweep S stored.
+    auto makeSpec = [&o]() {
+        SweepSpec spec;
+        if (o.args.isEmpty()) {
+            auto store = openStore(o);
+            if (!store) throw ScenarioError({{"--db", 0, 0, "", "cannot open the run store"}});
+            const auto stored = storedSweep(*store, o.resume);
+            if (!stored)
+                throw ScenarioError({{"--resume", 0, 0, "", "there is no sweep " + std::to_string(o.resume) + " in " +
+                                                                store->path()}});
+            spec = parseSweepSpecText(stored->second);
+            spec.name = stored->first;
+        } else {
+            spec.file = o.args[0].toStdString();
+            spec.repeats = o.repeat;
+            for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
+            for (const QString& v : o.varies) spec.axes.push_back(parseSweepAxis(v.toStdString()));
+            spec.name = o.name.toStdString();
+        }
+        spec.resume = o.resume;
+        spec.parallel = o.parallel;
+        spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
+        for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
+        return spec;
+    };
+    ProgressBar bar(!o.quiet);
+    auto line = [](const SweepProgress& p) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, " #%d: %s, acc %.2f%%, t=%.1f s, cost %.4f", p.repeat,
+                      toString(p.summary.status), 100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime,
+                      p.summary.cost);
+        return p.config + buf;
+    };
+
+    if (launchedByMpirun()) {
+        SweepCallbacks cb;
+        cb.progress = [&](const SweepProgress& p, int rank) {
+            bar.update(p.done, p.total, "rank " + std::to_string(rank) + ": ", line(p));
+        };
+        cb.finished = [&] { bar.finish(); };
+        cb.summary = [&](RunStore& store, std::int64_t id) { printSweepTable(store, id, o.target); };
+        return runSweepMpi(o, makeSpec, cb);
+    }
+
     SweepSpec spec;
-    spec.file = o.args[0].toStdString();
-    spec.repeats = o.repeat;
-    spec.parallel = o.parallel;
-    spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
-    spec.name = o.name.toStdString();
-    for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
     try {
-        for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
-        for (const QString& v : o.varies) spec.axes.push_back(parseSweepAxis(v.toStdString()));
+        spec = makeSpec();
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 2;
@@ -220,21 +263,24 @@ int cmdSweep(const CliOptions& o) {
     installInterruptHandler();
     try {
         const SweepResult r = runSweep(
-            spec, *store,
-            [&](const SweepProgress& p) {
-                if (o.quiet) return;
-                std::fprintf(stderr, "[%d/%d] %s repeat %d: %s, acc %.2f%%, t=%.1f s, cost %.4f\n", p.done, p.total,
-                             p.config.c_str(), p.repeat, toString(p.summary.status),
-                             100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime, p.summary.cost);
-            },
-            interruptFlag());
+            spec, *store, [&](const SweepProgress& p) { bar.update(p.done, p.total, "", line(p)); }, interruptFlag());
+        bar.finish();
         printSweepTable(*store, r.sweepId, o.target);
-        std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() << " runs stored in " << store->path();
+        int ran = 0;
+        for (auto id : r.runIds) ran += id != 0;
+        std::cout << "sweep " << r.sweepId << ": " << ran << " runs stored in " << store->path();
         if (r.failed) std::cout << " (" << r.failed << " failed)";
+        if (r.skipped) std::cout << "; " << r.skipped << " were already stored";
+        if (r.replaced) std::cout << "; " << r.replaced << " incomplete runs replaced";
         std::cout << "\nsee them with: fogstudio-cli runs list --sweep " << r.sweepId
                   << "\nexport them with: fogstudio-cli export summary --sweep " << r.sweepId << "\n";
+        if (r.cancelled) {
+            std::cout << "cancelled: resume with: fogstudio-cli sweep --resume " << r.sweepId << "\n";
+            return 130;
+        }
         return r.failed ? 1 : 0;
     } catch (const ScenarioError& e) {
+        bar.finish();
         std::cerr << e.what() << "\n";
         return 1;
     }
