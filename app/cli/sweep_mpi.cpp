@@ -78,6 +78,24 @@ void sendString(const std::string& s, int to, int tag) {
     MPI_Send(s.data(), static_cast<int>(s.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD);
 }
 
+/// Receives a probed message, giving up after `timeout` seconds: a rank killed while it sent
+/// leaves its message half there, and a blocking receive would wait for it forever.
+bool receiveWithin(const MPI_Status& probed, double timeout, std::string& out) {
+    int n = 0;
+    MPI_Get_count(&probed, MPI_BYTE, &n);
+    out.assign(static_cast<std::size_t>(n), '\0');
+    MPI_Request req;
+    MPI_Irecv(out.data(), n, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, &req);
+    const double until = now() + timeout;
+    for (;;) {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return true;
+        if (now() > until) return false; // the request is abandoned; MPI_Abort ends the job
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 std::string receive(const MPI_Status& probed) {
     int n = 0;
     MPI_Get_count(&probed, MPI_BYTE, &n);
@@ -263,8 +281,24 @@ int runSweepMpi(const CliOptions& o, const std::function<SweepSpec()>& makeSpec,
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
             continue;
         }
-        const std::string msg = receive(st);
         auto& w = workers[static_cast<std::size_t>(st.MPI_SOURCE)];
+        std::string msg;
+        if (!receiveWithin(st, timeout, msg)) {
+            // The rank died while sending: whatever it was sending is lost with it.
+            if (w.active) {
+                w.active = false;
+                --active;
+                if (w.inflight >= 0) {
+                    lost.push_back({st.MPI_SOURCE, static_cast<std::size_t>(w.inflight)});
+                    std::fprintf(stderr, "\nfogstudio-cli: rank %d died while sending: its trial %s #%d is lost\n",
+                                 st.MPI_SOURCE, plan.items[static_cast<std::size_t>(w.inflight)].config.c_str(),
+                                 plan.items[static_cast<std::size_t>(w.inflight)].repeat);
+                } else {
+                    lost.push_back({st.MPI_SOURCE, plan.items.size()}); // nothing in flight
+                }
+            }
+            continue;
+        }
         w.heard = now();
         if (!w.active) continue; // declared dead earlier; ignore what it still says
         if (st.MPI_TAG == kBeat) continue;
@@ -317,7 +351,10 @@ int runSweepMpi(const CliOptions& o, const std::function<SweepSpec()>& makeSpec,
     const bool unfinished = !lost.empty() || cancelled || done < total;
     if (!lost.empty()) {
         std::cout << lost.size() << " trial(s) lost with their rank:";
-        for (auto [r, i] : lost) std::cout << "\n  rank " << r << ": " << plan.items[i].config << " #" << plan.items[i].repeat;
+        for (auto [r, i] : lost) {
+            if (i < plan.items.size()) std::cout << "\n  rank " << r << ": " << plan.items[i].config << " #" << plan.items[i].repeat;
+            else std::cout << "\n  rank " << r << ": (no trial in flight)";
+        }
         std::cout << "\n";
     }
     if (unfinished)

@@ -469,8 +469,11 @@ struct StoreRecorder::Impl {
         std::unique_lock lock(mutex);
         for (;;) {
             cv.wait_for(lock, std::chrono::duration<double>(flushSeconds), [this] { return stopping; });
+            // Read before the flush: records that arrive while it writes (the lock is
+            // released then) must get one more flush even if `stopping` is set meanwhile.
+            const bool last = stopping;
             flushLocked(lock);
-            if (stopping) return;
+            if (last) return;
         }
     }
 
