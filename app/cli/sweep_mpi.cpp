@@ -96,6 +96,21 @@ bool receiveWithin(const MPI_Status& probed, double timeout, std::string& out) {
     }
 }
 
+/// Sends, giving up after `timeout` seconds: a message larger than the eager limit waits
+/// for the receiver, and a dead receiver never comes.
+bool sendWithin(const std::string& msg, int to, int tag, double timeout) {
+    MPI_Request req;
+    MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD, &req);
+    const double until = now() + timeout;
+    for (;;) {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return true;
+        if (now() > until) return false; // abandoned with the rank; MPI_Abort ends the job
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 std::string receive(const MPI_Status& probed) {
     int n = 0;
     MPI_Get_count(&probed, MPI_BYTE, &n);
@@ -321,8 +336,21 @@ int runSweepMpi(const CliOptions& o, const std::function<SweepSpec()>& makeSpec,
         // kReady or a result: hand out the next trial, or stop the rank.
         std::size_t next = 0;
         if (pop(next)) {
-            w.inflight = static_cast<long>(next);
-            sendString(taskMessage(next, spec.threadsPerRun, plan.items[next].scenario), st.MPI_SOURCE, kTask);
+            const std::string task = taskMessage(next, spec.threadsPerRun, plan.items[next].scenario);
+            if (sendWithin(task, st.MPI_SOURCE, kTask, timeout)) {
+                w.inflight = static_cast<long>(next);
+            } else {
+                // The rank died after asking: the trial never started, so it goes back.
+                {
+                    std::lock_guard lock(mutex);
+                    queue.push_front(next);
+                }
+                w.active = false;
+                --active;
+                lost.push_back({st.MPI_SOURCE, plan.items.size()});
+                std::fprintf(stderr, "\nfogstudio-cli: rank %d stopped answering; its next trial goes to another rank\n",
+                             st.MPI_SOURCE);
+            }
         } else {
             MPI_Send(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kStop, MPI_COMM_WORLD);
             w.active = false;
