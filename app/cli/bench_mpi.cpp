@@ -41,7 +41,7 @@ model: {kind: none, wire_bytes: 400000}
 training: {batch_size: 10, local_steps: 5}
 sync: {policy: fully-sync}
 selection: {policy: random-k, k: 8}
-stop: {rounds: 600}
+stop: {rounds: 2000}
 evaluation: {every_rounds: 10}
 )";
 
@@ -66,7 +66,7 @@ int cmdBenchMpi(const CliOptions& o) {
     f.write(kScenario);
     f.close();
     const QString self = QCoreApplication::applicationFilePath();
-    std::cout << "bench mpi: 16-trial timing-only sweep (selection.k = 4..32 x 2 repeats, 600 rounds, 120 devices)\n"
+    std::cout << "bench mpi: 16-trial timing-only sweep (selection.k = 4..32 x 2 repeats, 2000 rounds, 120 devices)\n"
               << "  each rank runs one trial at a time with 1 thread; rank 0 also stores every run\n";
     double seconds[3] = {0, 0, 0};
     for (int n : {1, 2}) {

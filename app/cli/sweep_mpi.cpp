@@ -128,7 +128,13 @@ int worker(const std::atomic<bool>* cancel) {
     MPI_Send(nullptr, 0, MPI_BYTE, 0, kReady, MPI_COMM_WORLD);
     for (;;) {
         MPI_Status st;
-        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        // Poll with short sleeps: a blocking probe spins a core, which on an oversubscribed
+        // machine takes it from the ranks that compute.
+        for (int flag = 0;;) {
+            MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+            if (flag) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
         const std::string msg = receive(st);
         if (st.MPI_TAG == kStop) return 0;
         const auto a = msg.find('\n');
