@@ -5,8 +5,15 @@
 #include "core/store/run_store.h"
 #include "core/sweep/captured_run.h"
 #include "core/sweep/sweep.h"
+#include "widgets/seek/seek_dialog.h"
 
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -422,6 +429,32 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(back.axes[0].values[0]), QString("{policy: n-sync, n: 2}"));
     }
 
+    // The studio's dialog runs a search on the scenario being edited and shows the ranking.
+    void dialogSearchesAndShowsTheBest() {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "timing.yaml", kTiming);
+        RunStore store(dir.filePath("runs.db").toStdString());
+        int refreshed = 0;
+        SeekDialog d(loadScenarioFile(file.toStdString()), &store, [&] { ++refreshed; });
+        QVERIFY(!d.findChild<QCheckBox*>("seekUseAccuracy")->isChecked()); // timing only
+        d.findChild<QPlainTextEdit*>("seekParams")->setPlainText("selection.k=int:1..4\nnot a parameter");
+        d.start();
+        QVERIFY(!d.running()); // the bad line is reported, nothing runs
+        QVERIFY(store.listRuns().empty());
+        d.findChild<QPlainTextEdit*>("seekParams")->setPlainText("selection.k=int:1..4");
+        d.findChild<QCheckBox*>("seekUseBudget")->setChecked(true);
+        d.findChild<QDoubleSpinBox*>("seekBudget")->setValue(0.3);
+        QSignalSpy done(&d, &SeekDialog::finished);
+        d.start();
+        QVERIFY(d.running());
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.first().first().toBool(), true);
+        QVERIFY(d.findChild<QTableWidget*>("seekTable")->rowCount() == 4);
+        QVERIFY(d.findChild<QLabel*>("seekBest")->text().contains("selection.k="));
+        QVERIFY(refreshed > 0);
+        QVERIFY(!store.listRuns().empty());
+    }
+
     // mpirun -n 2 stores the same results as one process (skipped without MPI).
     void mpiSweepMatchesOneProcess() {
 #ifndef FOG_CLI_HAVE_MPI
@@ -469,5 +502,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSeek)
+QTEST_MAIN(TestSeek)
 #include "test_seek.moc"

@@ -46,7 +46,8 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
 
     auto* accRow = new QHBoxLayout;
     useAccuracy_ = new QCheckBox(tr("test accuracy at least"));
-    useAccuracy_->setChecked(true);
+    useAccuracy_->setObjectName("seekUseAccuracy");
+    useAccuracy_->setChecked(scenario.model.kind != ModelSpec::Kind::None); // timing only: no accuracy
     accuracy_ = new QDoubleSpinBox;
     accuracy_->setRange(0.01, 1.0);
     accuracy_->setSingleStep(0.05);
@@ -65,7 +66,9 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
 
     auto* budgetRow = new QHBoxLayout;
     useBudget_ = new QCheckBox(tr("cost at most"));
+    useBudget_->setObjectName("seekUseBudget");
     budget_ = new QDoubleSpinBox;
+    budget_->setObjectName("seekBudget");
     budget_->setRange(0.0001, 1e9);
     budget_->setDecimals(4);
     budget_->setValue(scenario.stop.budget > 0 ? scenario.stop.budget : 1.0);
