@@ -139,6 +139,8 @@ int cmdSeek(const CliOptions& o) {
         j["resource"] = used.resource == SeekSpec::Resource::Rounds ? "rounds" : "time";
         j["runs"] = r.runs;
         j["reused"] = r.reused;
+        j["full_budget_runs"] = r.fullBudgetRuns;
+        j["full_run_equivalents"] = r.fullRunEquivalents;
         j["grid_size"] = r.gridSize;
         j["brute_force_runs"] = bruteRuns;
         j["cancelled"] = r.cancelled;
@@ -208,9 +210,13 @@ int cmdSeek(const CliOptions& o) {
     }
     std::cout << "\n" << r.runs << " runs";
     if (r.reused) std::cout << " (+" << r.reused << " trials answered by settled runs)";
+    std::cout << ", " << r.fullBudgetRuns << " at the full budget; work: " << fmt(r.fullRunEquivalents, 3)
+              << " full-budget runs (" << (used.resource == SeekSpec::Resource::Rounds ? "rounds" : "virtual time")
+              << " simulated / " << fmt(used.maxBudget) << unit << ")";
     if (bruteRuns > 0 && !used.bruteForce)
-        std::cout << "; the whole grid at the full budget would take " << bruteRuns << " runs (ratio "
-                  << fmt(static_cast<double>(r.runs) / bruteRuns, 3) << ")";
+        std::cout << "\nthe whole grid at the full budget: " << bruteRuns << " runs (ratio of runs "
+                  << fmt(static_cast<double>(r.runs) / bruteRuns, 3) << ", of work at least "
+                  << fmt(r.fullRunEquivalents / bruteRuns, 3) << "; --brute-force measures it)";
     std::cout << "\nsweep " << r.sweepId << " in " << store->path() << "\nsee them with: fogstudio-cli runs list --sweep "
               << r.sweepId << "\nplot them with: fogstudio-cli export plots --sweep " << r.sweepId << " --out DIR\n";
     if (r.cancelled) return 130;

@@ -39,8 +39,10 @@ docs="$(cd "$root/usr/bin/../share/doc/fogstudio" && pwd)"
 for d in README.md docs/studio.md docs/scenario.md docs/runs.md; do
   [ -s "$docs/$d" ] || fail "Help would not find $d under $docs"
 done
-grep -o '](figures/[^)]*)' "$docs/docs/runs.md" | sed 's/](//; s/)$//' | while read -r fig; do
-  [ -e "$docs/docs/$fig" ] || fail "docs/runs.md shows $fig, not installed"
+for md in "$docs"/docs/*.md; do
+  for fig in $(grep -o '](figures/[^)]*)' "$md" | sed 's/](//; s/)$//' || true); do
+    [ -e "$docs/docs/$fig" ] || fail "$(basename "$md") shows $fig, not installed"
+  done
 done
 
 echo "40-deb: the installed fogstudio-cli runs the installed quickstart preset"
