@@ -269,8 +269,10 @@ private Q_SLOTS:
                  qPrintable(QString::fromStdString(bestOf(s).label + " vs " + bb.label)));
         QVERIFY(s.fullRunEquivalents < b.fullRunEquivalents);
         QVERIFY(s.fullBudgetRuns < b.runs);
-        qInfo("timing grid: search %d runs (%.1f full-run equivalents), brute force %d (%.1f): work ratio %.2f", s.runs,
-              s.fullRunEquivalents, b.runs, b.fullRunEquivalents, s.fullRunEquivalents / b.fullRunEquivalents);
+        qInfo("timing grid: search %d runs (%.1f full-run equivalents), brute force %d (%.1f): work ratio %.2f; "
+              "best %s (brute force: %s)",
+              s.runs, s.fullRunEquivalents, b.runs, b.fullRunEquivalents, s.fullRunEquivalents / b.fullRunEquivalents,
+              bestOf(s).label.c_str(), bb.label.c_str());
     }
 
     void respectsConstraints() {
