@@ -10,6 +10,7 @@ packages=(
   libtorch-dev
   libyaml-cpp-dev libsqlite3-dev zlib1g-dev
   libopenblas0-pthread
+  libopenmpi-dev openmpi-bin
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev

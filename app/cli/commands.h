@@ -33,11 +33,27 @@ struct CliOptions {
     int limit = 0;
     int sweep = 0;
     double target = 0.8;
+    bool repeatGiven = false;
+    int resume = 0;          ///< sweep --resume SWEEP
+    // seek (app/cli/seek_commands.cpp)
+    QString objective;       ///< --objective min:cost
+    QStringList constraints; ///< --constraint accuracy>=0.8@600
+    QStringList params;      ///< --param selection.k=int:2..20
+    QString halving;         ///< --halving rounds|time
+    double maxBudget = 0.0;  ///< --max-budget
+    double eta = 3.0;        ///< --eta
+    int rungs = 0;           ///< --rungs
+    int trials = 0;          ///< --trials
+    quint64 seed = 1;        ///< --seed
+    bool bruteForce = false; ///< --brute-force
 };
 
 int cmdRun(const CliOptions& o);
 int cmdRuns(const CliOptions& o);   ///< runs list|show|delete|tag|notes|rerun
 int cmdSweep(const CliOptions& o);
+int cmdSeek(const CliOptions& o);
+/// bench mpi: a 16-trial timing-only sweep at 1 and 2 MPI ranks (needs mpirun).
+int cmdBenchMpi(const CliOptions& o);
 int cmdExport(const CliOptions& o); ///< export metrics|summary
 int cmdDb(const CliOptions& o);     ///< db check [FILE]
 int rerun(const CliOptions& o, std::int64_t id);

@@ -31,7 +31,15 @@ Commands:
   sweep FILE --vary K=V1,V2 [--vary ...] [--repeat R] [--parallel P]
                            Run every combination, R times each, with common random
                            numbers: repeat r of every configuration sees the same node
-                           availability and straggler draws.
+                           availability and straggler draws. Under mpirun the
+                           runs are split over the ranks (rank 0 stores them);
+                           --resume S runs what sweep S is missing.
+  seek FILE --objective min:cost [--constraint 'accuracy>=0.8@600']...
+       --param 'selection.k=int:2..20' [--param 'sync.policy=choice:A,B']...
+                           Search for the best configuration by successive halving
+                           (see docs/runs.md): --halving rounds|time, --max-budget B,
+                           --eta 3, --rungs K, --trials N, --repeat R (default 2),
+                           --seed S, --brute-force (whole grid, for validation).
   runs [list]              Stored runs, newest first (--tag T, --sweep S, --limit N).
   runs show ID...          A run's summary, events and time/cost to reach 50-85% accuracy.
   runs rerun ID...         Re-run exactly from what was stored.
@@ -52,6 +60,7 @@ Commands:
   policies                 The sync and selection policies with their parameters.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
+  bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -74,6 +83,9 @@ Examples:
   fogstudio-cli run presets/quickstart.yaml
   fogstudio-cli run presets/quickstart.yaml --set sync.policy=fully-sync --json
   fogstudio-cli sweep presets/quickstart.yaml --vary selection.k=4,8,16 --repeat 3
+  fogstudio-cli seek presets/quickstart.yaml --objective min:cost \
+      --constraint 'accuracy>=0.7@600' --param 'selection.k=int:2..10:2'
+  mpirun -n 4 fogstudio-cli sweep presets/quickstart.yaml --vary selection.k=4,8,16
   fogstudio-cli export summary --sweep 1 --out sweep.csv
   fogstudio-cli export report --sweep 1 --out sweep.pdf
 )";
@@ -178,6 +190,12 @@ int main(int argc, char** argv) {
     const QCommandLineOption quick("quick", "");
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick});
+    // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
+    const QCommandLineOption resume("resume", "", "SWEEP"), objective("objective", "", "DIR:METRIC"),
+        constraint("constraint", "", "C"), param("param", "", "P"), halving("halving", "", "R"),
+        maxBudget("max-budget", "", "B"), eta("eta", "", "ETA"), rungs("rungs", "", "K"), trials("trials", "", "N"),
+        seed("seed", "", "S"), bruteForce("brute-force", "");
+    parser.addOptions({resume, objective, constraint, param, halving, maxBudget, eta, rungs, trials, seed, bruteForce});
     if (!parser.parse(app.arguments())) return usageError(parser.errorText().toStdString());
     if (parser.isSet(version)) {
         std::cout << "fogstudio-cli " << FOGSTUDIO_VERSION << "\n";
@@ -216,6 +234,30 @@ int main(int argc, char** argv) {
         !wholeNumber(parallel, o.parallel, 1) || !wholeNumber(limit, o.limit, 0) || !wholeNumber(sweep, o.sweep, 0))
         return 2;
     o.threadsGiven = parser.isSet(threads);
+    o.repeatGiven = parser.isSet(repeat);
+    o.objective = parser.value(objective);
+    o.constraints = parser.values(constraint);
+    o.params = parser.values(param);
+    o.halving = parser.value(halving);
+    o.bruteForce = parser.isSet(bruteForce);
+    if (!wholeNumber(resume, o.resume, 1) || !wholeNumber(rungs, o.rungs, 1) || !wholeNumber(trials, o.trials, 1))
+        return 2;
+    auto positive = [&](const QCommandLineOption& opt, double& into, double min) {
+        if (!parser.isSet(opt)) return true;
+        bool ok = false;
+        into = parser.value(opt).toDouble(&ok);
+        if (!ok || !(into >= min)) {
+            usageError("--" + opt.names().first().toStdString() + " takes a number >= " + std::to_string(min));
+            return false;
+        }
+        return true;
+    };
+    if (!positive(maxBudget, o.maxBudget, 0) || !positive(eta, o.eta, 2)) return 2;
+    if (parser.isSet(seed)) {
+        bool ok = false;
+        o.seed = parser.value(seed).toULongLong(&ok);
+        if (!ok) return usageError("--seed takes a whole number >= 0");
+    }
     if (parser.isSet(target)) {
         bool ok = false;
         o.target = parser.value(target).toDouble(&ok);
@@ -228,6 +270,8 @@ int main(int argc, char** argv) {
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);
+    if (cmd == "seek") return fog::cli::cmdSeek(o);
+    if (cmd == "bench" && o.args.value(0) == "mpi") return fog::cli::cmdBenchMpi(o);
     if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);

@@ -2,6 +2,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
+#include "app/cli/progress_bar.h"
+#include "app/cli/sweep_mpi.h"
 #include "core/engine/engine.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
@@ -276,24 +278,65 @@ int rerun(const CliOptions& o, std::int64_t id) {
 }
 
 int cmdSweep(const CliOptions& o) {
-    if (o.args.size() != 1) {
-        std::cerr << "fogstudio-cli: sweep takes exactly one FILE\n";
+    if (o.resume == 0 && o.args.size() != 1) {
+        std::cerr << "fogstudio-cli: sweep takes exactly one FILE (or --resume SWEEP)\n";
         return 2;
     }
-    if (o.varies.isEmpty()) {
+    if (o.resume == 0 && o.varies.isEmpty()) {
         std::cerr << "fogstudio-cli: sweep needs at least one --vary KEY=V1,V2,...\n";
         return 2;
     }
+    if (o.args.size() > 1) {
+        std::cerr << "fogstudio-cli: sweep takes one FILE\n";
+        return 2;
+    }
+    // The spec: from the command line, or for `--resume S` alone, from what sweep S stored.
+    auto makeSpec = [&o]() {
+        SweepSpec spec;
+        if (o.args.isEmpty()) {
+            auto store = openStore(o);
+            if (!store) throw ScenarioError({{"--db", 0, 0, "", "cannot open the run store"}});
+            const auto stored = storedSweep(*store, o.resume);
+            if (!stored)
+                throw ScenarioError({{"--resume", 0, 0, "", "there is no sweep " + std::to_string(o.resume) + " in " +
+                                                                store->path()}});
+            spec = parseSweepSpecText(stored->second);
+            spec.name = stored->first;
+        } else {
+            spec.file = o.args[0].toStdString();
+            spec.repeats = o.repeat;
+            for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
+            for (const QString& v : o.varies) spec.axes.push_back(parseSweepAxis(v.toStdString()));
+            spec.name = o.name.toStdString();
+        }
+        spec.resume = o.resume;
+        spec.parallel = o.parallel;
+        spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
+        for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
+        return spec;
+    };
+    ProgressBar bar(!o.quiet);
+    auto line = [](const SweepProgress& p) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, " #%d: %s, acc %.2f%%, t=%.1f s, cost %.4f", p.repeat,
+                      toString(p.summary.status), 100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime,
+                      p.summary.cost);
+        return p.config + buf;
+    };
+
+    if (launchedByMpirun()) {
+        SweepCallbacks cb;
+        cb.progress = [&](const SweepProgress& p, int rank) {
+            bar.update(p.done, p.total, "rank " + std::to_string(rank) + ": ", line(p));
+        };
+        cb.finished = [&] { bar.finish(); };
+        cb.summary = [&](RunStore& store, std::int64_t id) { printSweepTable(store, id, o.target); };
+        return runSweepMpi(o, makeSpec, cb);
+    }
+
     SweepSpec spec;
-    spec.file = o.args[0].toStdString();
-    spec.repeats = o.repeat;
-    spec.parallel = o.parallel;
-    spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
-    spec.name = o.name.toStdString();
-    for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
     try {
-        for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
-        for (const QString& v : o.varies) spec.axes.push_back(parseSweepAxis(v.toStdString()));
+        spec = makeSpec();
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 2;
@@ -308,20 +351,15 @@ int cmdSweep(const CliOptions& o) {
     installInterruptHandler();
     try {
         const SweepResult r = runSweep(
-            spec, *store,
-            [&](const SweepProgress& p) {
-                if (o.quiet) return;
-                std::fprintf(stderr, "[%d/%d] %s repeat %d: %s, acc %.2f%%, t=%.1f s, cost %.4f\n", p.done, p.total,
-                             p.config.c_str(), p.repeat, toString(p.summary.status),
-                             100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime, p.summary.cost);
-            },
-            interruptFlag());
+            spec, *store, [&](const SweepProgress& p) { bar.update(p.done, p.total, "", line(p)); }, interruptFlag());
+        bar.finish();
         printSweepTable(*store, r.sweepId, o.target);
         for (const auto& e : r.errors) std::cerr << "fogstudio-cli: " << e << "\n";
         // Count what the database holds, not what the engine reported.
-        int notStored = 0;
+        int ran = 0, notStored = 0;
         for (const auto id : r.runIds) {
-            if (id == 0) continue; // not even begun: among r.errors and r.failed
+            if (id == 0) continue; // not run (resumed, cancelled) or not even begun (among r.errors)
+            ++ran;
             const auto run = store->run(id);
             if (!run || run->status == "running" || run->status == "interrupted" ||
                 (run->status != "failed" && (!run->produced || *run->produced != store->storedRows(id)))) {
@@ -330,13 +368,20 @@ int cmdSweep(const CliOptions& o) {
                           << store->path() << "\n";
             }
         }
-        std::cout << "sweep " << r.sweepId << ": " << r.runIds.size() - notStored << " runs stored in " << store->path();
+        std::cout << "sweep " << r.sweepId << ": " << ran - notStored << " runs stored in " << store->path();
         if (r.failed) std::cout << " (" << r.failed << " failed)";
         if (notStored) std::cout << " (" << notStored << " not stored completely)";
+        if (r.skipped) std::cout << "; " << r.skipped << " were already stored";
+        if (r.replaced) std::cout << "; " << r.replaced << " incomplete runs replaced";
         std::cout << "\nsee them with: fogstudio-cli runs list --sweep " << r.sweepId
                   << "\nexport them with: fogstudio-cli export summary --sweep " << r.sweepId << "\n";
-        return r.failed || notStored ? 1 : 0;
+        if (r.cancelled) {
+            std::cout << "cancelled: resume with: fogstudio-cli sweep --resume " << r.sweepId << "\n";
+            return 130;
+        }
+        return r.failed || notStored || !r.errors.empty() ? 1 : 0;
     } catch (const ScenarioError& e) {
+        bar.finish();
         std::cerr << e.what() << "\n";
         return 1;
     } catch (const StoreError& e) {

@@ -17,6 +17,7 @@
 #include "widgets/policy/settings_panel.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/runs/runs_browser.h"
+#include "widgets/seek/seek_dialog.h"
 #include "widgets/topology/node_item.h"
 #include "widgets/topology/node_palette.h"
 #include "widgets/topology/property_inspector.h"
@@ -320,6 +321,12 @@ void MainWindow::buildMenus() {
         if (*name) run->addAction(action(name));
         else run->addSeparator();
     }
+    // Goal seeking (widgets/seek): a search over the current scenario, stored as a sweep.
+    run->addAction(tr("&Seek a Configuration..."), this, [this] {
+        auto* d = new SeekDialog(document_->scenario(), store_.get(), [this] { runs_->refresh(); }, this);
+        d->setAttribute(Qt::WA_DeleteOnClose);
+        d->show();
+    })->setObjectName("actionSeek");
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(action("actionDocs"));

@@ -1,8 +1,11 @@
 #include "core/sweep/sweep.h"
 
 #include "core/engine/engine.h"
+#include "core/store/sqlite_db.h"
 #include "core/util/random.h"
 
+#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -102,17 +105,55 @@ std::string describe(const std::vector<Override>& config) {
     return s.empty() ? "(base)" : s;
 }
 
+/// Shell quoting, only where needed, so the stored spec reads like the command line.
+std::string shellQuote(const std::string& v) {
+    if (!v.empty() && v.find_first_of(" \t'\"{}[]*?|&;<>()$`\\#~") == std::string::npos) return v;
+    std::string q = "'";
+    for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+/// Splits shell words (single and double quotes, backslash escapes); false on an open quote.
+bool shellSplit(const std::string& text, std::vector<std::string>& words) {
+    std::string cur;
+    bool inWord = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\'') {
+            const auto end = text.find('\'', i + 1);
+            if (end == std::string::npos) return false;
+            cur += text.substr(i + 1, end - i - 1);
+            i = end;
+            inWord = true;
+        } else if (c == '"') {
+            std::size_t j = i + 1;
+            for (; j < text.size() && text[j] != '"'; ++j) {
+                if (text[j] == '\\' && j + 1 < text.size()) ++j;
+                cur += text[j];
+            }
+            if (j >= text.size()) return false;
+            i = j;
+            inWord = true;
+        } else if (c == '\\' && i + 1 < text.size()) {
+            cur += text[++i];
+            inWord = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            if (inWord) words.push_back(cur);
+            cur.clear();
+            inWord = false;
+        } else {
+            cur += c;
+            inWord = true;
+        }
+    }
+    if (inWord) words.push_back(cur);
+    return true;
+}
+
 } // namespace
 
-SweepResult runSweep(const SweepSpec& spec, RunStore& store,
-                     const std::function<void(const SweepProgress&)>& progress,
-                     const std::atomic<bool>* cancel) {
-    struct Item {
-        Scenario scenario;
-        std::string config;
-        int repeat;
-    };
-    std::vector<Item> items;
+SweepPlan planSweep(const SweepSpec& spec) {
+    SweepPlan plan;
     std::vector<Diagnostic> problems;
     for (const auto& config : sweepConfigurations(spec.axes)) {
         std::vector<Override> all = spec.base;
@@ -120,9 +161,9 @@ SweepResult runSweep(const SweepSpec& spec, RunStore& store,
         try {
             const Scenario s = loadScenarioFile(spec.file, all);
             for (int r = 0; r < std::max(1, spec.repeats); ++r) {
-                Item it{s, describe(config), r};
+                SweepItem it{s, describe(config), r};
                 it.scenario.seed = repeatSeed(s.seed, r);
-                items.push_back(std::move(it));
+                plan.items.push_back(std::move(it));
             }
         } catch (const ScenarioError& e) {
             problems.insert(problems.end(), e.diagnostics.begin(), e.diagnostics.end());
@@ -131,33 +172,120 @@ SweepResult runSweep(const SweepSpec& spec, RunStore& store,
     if (!problems.empty()) throw ScenarioError(problems);
 
     std::ostringstream specText;
-    specText << spec.file;
-    for (const auto& o : spec.base) specText << " --set " << o.path << "=" << o.value;
+    specText << shellQuote(spec.file);
+    for (const auto& o : spec.base) specText << " --set " << shellQuote(o.path + "=" + o.value);
     for (const auto& a : spec.axes) {
-        specText << " --vary " << a.path << "=";
-        for (std::size_t i = 0; i < a.values.size(); ++i) specText << (i ? "," : "") << a.values[i];
+        std::string v = a.path + "=";
+        for (std::size_t i = 0; i < a.values.size(); ++i) v += (i ? "," : "") + a.values[i];
+        specText << " --vary " << shellQuote(v);
     }
-    specText << " --repeat " << spec.repeats;
+    specText << " --repeat " << std::max(1, spec.repeats);
+    plan.specText = specText.str();
+    plan.name = spec.name.empty() ? plan.items.front().scenario.name : spec.name;
+    return plan;
+}
+
+SweepSpec parseSweepSpecText(const std::string& text) {
+    std::vector<std::string> words;
+    auto bad = [&](const std::string& why) {
+        return ScenarioError({{"--resume", 0, 0, "", "cannot read the stored sweep spec '" + text + "': " + why +
+                                                         "; give FILE and the same --vary options again"}});
+    };
+    if (!shellSplit(text, words) || words.empty()) throw bad("unbalanced quotes");
+    SweepSpec spec;
+    spec.file = words[0];
+    for (std::size_t i = 1; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (i + 1 >= words.size()) throw bad("'" + w + "' has no value");
+        const std::string& v = words[++i];
+        if (w == "--set") spec.base.push_back(parseOverride(v));
+        else if (w == "--vary") spec.axes.push_back(parseSweepAxis(v));
+        else if (w == "--repeat") spec.repeats = std::max(1, std::atoi(v.c_str()));
+        else throw bad("unknown word '" + w + "'");
+    }
+    if (spec.axes.empty()) throw bad("no --vary");
+    return spec;
+}
+
+std::optional<std::pair<std::string, std::string>> storedSweep(const RunStore& store, std::int64_t sweepId) {
+    // A second, read-only connection: the run store keeps its statements to itself.
+    SqliteDb db(store.path(), false);
+    SqliteStmt s(db, "SELECT name, spec FROM sweeps WHERE id = ?1");
+    s.bind(1, sweepId);
+    if (!s.step()) return std::nullopt;
+    return std::make_pair(s.text(0), s.text(1));
+}
+
+SweepState sweepState(const RunStore& store, std::int64_t sweepId, const SweepPlan& plan) {
+    SweepState st;
+    st.done.assign(plan.items.size(), 0);
+    std::map<std::pair<std::string, int>, std::size_t> index;
+    for (std::size_t i = 0; i < plan.items.size(); ++i) index[{plan.items[i].config, plan.items[i].repeat}] = i;
+    RunFilter f;
+    f.sweepId = sweepId;
+    for (const auto& r : store.listRuns(f)) {
+        auto it = index.find({r.sweepConfig, r.repeat});
+        if (it == index.end()) {
+            st.foreign.push_back(r.sweepConfig + " #" + std::to_string(r.repeat));
+            continue;
+        }
+        if (r.status == "finished" || r.status == "failed") st.done[it->second] = 1;
+        else if (r.status != "running") st.incomplete.push_back(r.id);
+    }
+    return st;
+}
+
+NewRun sweepRunMeta(const SweepSpec& spec, std::int64_t sweepId, const SweepItem& it) {
+    NewRun meta;
+    meta.name = it.scenario.name + " [" + it.config + "] #" + std::to_string(it.repeat);
+    meta.tags = spec.tags;
+    meta.sweepId = sweepId;
+    meta.repeat = it.repeat;
+    meta.sweepConfig = it.config;
+    return meta;
+}
+
+SweepResult runSweep(const SweepSpec& spec, RunStore& store,
+                     const std::function<void(const SweepProgress&)>& progress,
+                     const std::atomic<bool>* cancel) {
+    const SweepPlan plan = planSweep(spec);
+    const auto& items = plan.items;
     SweepResult result;
-    result.sweepId = store.createSweep(spec.name.empty() ? items.front().scenario.name : spec.name, specText.str());
+    std::vector<char> skip(items.size(), 0);
+    std::vector<std::int64_t> incomplete;
+    if (spec.resume) {
+        if (!storedSweep(store, spec.resume))
+            throw ScenarioError({{"--resume", 0, 0, "", "there is no sweep " + std::to_string(spec.resume) + " in " +
+                                                            store.path()}});
+        const SweepState st = sweepState(store, spec.resume, plan);
+        if (!st.foreign.empty())
+            throw ScenarioError({{"--resume", 0, 0, "",
+                                  "sweep " + std::to_string(spec.resume) + " holds runs this command would not make (" +
+                                      st.foreign.front() + "): resume it with the options it was started with"}});
+        skip = st.done;
+        incomplete = st.incomplete;
+        result.sweepId = spec.resume;
+    } else {
+        result.sweepId = store.createSweep(plan.name, plan.specText);
+    }
     result.runIds.assign(items.size(), 0);
+    int todo = 0;
+    for (char s : skip) todo += !s;
+    result.skipped = static_cast<int>(items.size()) - todo;
 
     std::atomic<std::size_t> next{0};
     std::mutex progressMutex;
     int done = 0;
     auto worker = [&] {
         for (std::size_t i; (i = next++) < items.size();) {
+            if (skip[i]) continue;
             if (cancel && cancel->load()) return;
-            const Item& it = items[i];
-            NewRun meta;
-            meta.name = it.scenario.name + " [" + it.config + "] #" + std::to_string(it.repeat);
-            meta.tags = spec.tags;
-            meta.sweepId = result.sweepId;
-            meta.repeat = it.repeat;
-            meta.sweepConfig = it.config;
+            const SweepItem& it = items[i];
             RunSummary summary;
+            std::int64_t id = 0;
             try {
-                result.runIds[i] = runAndStore(it.scenario, store, meta, spec.threadsPerRun, nullptr, summary, cancel);
+                id = runAndStore(it.scenario, store, sweepRunMeta(spec, result.sweepId, it), spec.threadsPerRun,
+                                 nullptr, summary, cancel);
             } catch (const std::exception& e) { // the store failed (full disk, ...): not an abort
                 summary = RunSummary{};
                 summary.status = RunStatus::Failed;
@@ -166,14 +294,24 @@ SweepResult runSweep(const SweepSpec& spec, RunStore& store,
                 result.errors.push_back(e.what());
             }
             std::lock_guard lock(progressMutex);
+            if (summary.status == RunStatus::Cancelled) {
+                result.cancelled = true;
+                continue;
+            }
+            result.runIds[i] = id;
             ++done;
             if (summary.status == RunStatus::Failed) ++result.failed;
-            if (progress) progress({done, static_cast<int>(items.size()), it.config, it.repeat, summary});
+            if (progress) progress({done, todo, it.config, it.repeat, summary});
         }
     };
     std::vector<std::thread> threads;
     for (int p = 0; p < std::max(1, spec.parallel); ++p) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
+    if (cancel && cancel->load()) result.cancelled = true;
+    // Runs cut short earlier are superseded by complete ones with the same seed.
+    if (!result.cancelled)
+        for (auto id : incomplete)
+            if (store.deleteRun(id)) ++result.replaced;
     return result;
 }
 

@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,42 @@ struct SweepSpec {
     int threadsPerRun = 1;  ///< worker threads of each run
     std::vector<std::string> tags;
     std::string name;       ///< default: the scenario's name
+    std::int64_t resume = 0; ///< continue this stored sweep: run only what it is missing
 };
+
+/// One run of a sweep: a configuration and a repeat.
+struct SweepItem {
+    Scenario scenario;  ///< overrides applied, seed of the repeat
+    std::string config; ///< e.g. "sync.policy=n-sync sync.n=3"
+    int repeat = 0;
+};
+
+struct SweepPlan {
+    std::vector<SweepItem> items; ///< configuration-major, repeats inner
+    std::string specText;         ///< the sweep's stored spec (parseSweepSpecText reads it back)
+    std::string name;
+};
+
+/// Validates every configuration (so a typo fails before hours of runs) and lists the runs.
+/// Throws ScenarioError listing every problem.
+SweepPlan planSweep(const SweepSpec& spec);
+
+/// The stored spec text of a sweep back as a spec (for `sweep --resume S` without FILE).
+/// Throws ScenarioError when the text is not one this program wrote.
+SweepSpec parseSweepSpecText(const std::string& text);
+/// The name and spec text of a stored sweep; nullopt when there is no such sweep.
+std::optional<std::pair<std::string, std::string>> storedSweep(const RunStore& store, std::int64_t sweepId);
+
+/// What a stored sweep already holds, for resuming it.
+struct SweepState {
+    std::vector<char> done;                ///< per plan item: a finished (or failed) run exists
+    std::vector<std::int64_t> incomplete;  ///< runs cut short (interrupted, cancelled): re-run
+    std::vector<std::string> foreign;      ///< configurations stored that the plan lacks
+};
+SweepState sweepState(const RunStore& store, std::int64_t sweepId, const SweepPlan& plan);
+
+/// The stored metadata of one sweep run.
+NewRun sweepRunMeta(const SweepSpec& spec, std::int64_t sweepId, const SweepItem& item);
 
 struct SweepProgress {
     int done = 0;
@@ -49,8 +86,11 @@ struct SweepProgress {
 
 struct SweepResult {
     std::int64_t sweepId = 0;
-    std::vector<std::int64_t> runIds; ///< 0 where the run could not even be stored
+    std::vector<std::int64_t> runIds; ///< per plan item; 0 for items not run (resumed, cancelled, or not storable)
     int failed = 0;
+    int skipped = 0;   ///< already stored (resume)
+    int replaced = 0;  ///< incomplete runs deleted after their replacement finished
+    bool cancelled = false;
     std::vector<std::string> errors; ///< store errors that kept runs from being stored
 };
 
