@@ -6,10 +6,13 @@
 
 #include "core/data/dataset.h"
 
+#include "core/data/regular_file.h"
 #include "core/util/random.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 namespace fog {
 
@@ -88,12 +91,175 @@ void checkSameShape(const Dataset& train, const Dataset& test, const std::string
                         std::to_string(test.height) + "x" + std::to_string(test.width) + ")");
 }
 
+/// The spec with every path resolved against its base folder.
+DataSpec resolved(const DataSpec& spec) {
+    DataSpec r = spec;
+    r.dir = resolveDataPath(spec, spec.dir);
+    r.trainPath = resolveDataPath(spec, spec.trainPath);
+    r.testPath = resolveDataPath(spec, spec.testPath);
+    r.trainLabelsPath = resolveDataPath(spec, spec.trainLabelsPath);
+    r.testLabelsPath = resolveDataPath(spec, spec.testLabelsPath);
+    r.baseDir.clear();
+    return r;
+}
+
+/// Probe results per file, valid while the files keep their size and modification time.
+template <class Shape> class ProbeCache {
+  public:
+    template <class F> Shape get(const std::vector<std::string>& files, F&& probe) {
+        std::vector<FileStamp> stamps;
+        for (const auto& f : files) {
+            FileStamp st;
+            checkRegularFile(f, &st); // a failure leaves a zero stamp; probe() then reports it
+            stamps.push_back(st);
+        }
+        {
+            std::lock_guard lock(mutex_);
+            auto it = cache_.find(files);
+            if (it != cache_.end() && it->second.first == stamps) return it->second.second;
+        }
+        Shape shape = probe(); // throws DataError: failures are not cached
+        std::lock_guard lock(mutex_);
+        if (cache_.size() > 64) cache_.clear();
+        cache_[files] = {stamps, shape};
+        return shape;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::map<std::vector<std::string>, std::pair<std::vector<FileStamp>, Shape>> cache_;
+};
+
+IdxShape cachedIdx(const std::string& images, const std::string& labels) {
+    static ProbeCache<IdxShape> cache;
+    return cache.get({images, labels}, [&] { return probeIdx(images, labels); });
+}
+
+CsvShape cachedCsv(const std::string& path) {
+    static ProbeCache<CsvShape> cache;
+    return cache.get({path}, [&] { return probeCsv(path); });
+}
+
 } // namespace
 
-DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeights,
+std::string resolveDataPath(const DataSpec& spec, const std::string& path) {
+    if (path.empty() || spec.baseDir.empty()) return path;
+    const std::filesystem::path p(path);
+    if (p.is_absolute()) return path;
+    return (std::filesystem::path(spec.baseDir) / p).lexically_normal().string();
+}
+
+DataFacts probeData(const DataSpec& given) {
+    using K = DataSpec::Kind;
+    const DataSpec spec = resolved(given);
+    DataFacts facts;
+    // Which key a file came from, for placing a problem at it.
+    auto keyOf = [&](const std::string& file) -> std::string {
+        if (!spec.trainPath.empty() && file == spec.trainPath) return "train";
+        if (!spec.testPath.empty() && file == spec.testPath) return "test";
+        if (!spec.trainLabelsPath.empty() && file == spec.trainLabelsPath) return "train_labels";
+        if (!spec.testLabelsPath.empty() && file == spec.testLabelsPath) return "test_labels";
+        return spec.kind == K::FashionMnist || !spec.dir.empty() ? "dir" : "train";
+    };
+    try {
+        switch (spec.kind) {
+        case K::FashionMnist:
+        case K::Idx: {
+            std::string trainImages = spec.trainPath, testImages = spec.testPath;
+            const std::string dir = spec.kind == K::FashionMnist && spec.dir.empty()
+                                        ? defaultFashionMnistDir()
+                                        : spec.dir;
+            if (spec.kind == K::FashionMnist) {
+                trainImages = findIdx(dir, "train-images-idx3-ubyte");
+                testImages = findIdx(dir, "t10k-images-idx3-ubyte");
+            }
+            if (trainImages.empty() && !dir.empty())
+                trainImages = findIdx(dir, "train-images-idx3-ubyte");
+            if (testImages.empty() && !dir.empty())
+                testImages = findIdx(dir, "t10k-images-idx3-ubyte");
+            if (trainImages.empty() || testImages.empty()) return facts; // reported by the validator
+            const std::string trainLabels =
+                spec.kind == K::FashionMnist
+                    ? findIdx(dir, "train-labels-idx1-ubyte")
+                    : labelsBeside(trainImages, spec.trainLabelsPath, "training");
+            const std::string testLabels =
+                spec.kind == K::FashionMnist
+                    ? findIdx(dir, "t10k-labels-idx1-ubyte")
+                    : labelsBeside(testImages, spec.testLabelsPath, "test");
+            IdxShape train, test;
+            try {
+                train = cachedIdx(trainImages, trainLabels);
+            } catch (const DataError& e) {
+                facts.problems.push_back({keyOf(trainImages), e.what()});
+            }
+            try {
+                test = cachedIdx(testImages, testLabels);
+            } catch (const DataError& e) {
+                facts.problems.push_back({keyOf(testImages), e.what()});
+            }
+            if (!facts.problems.empty()) return facts;
+            if (train.rows != test.rows || train.cols != test.cols) {
+                facts.problems.push_back(
+                    {keyOf(testImages), "train and test data differ in shape: " + trainImages +
+                                            " has " + std::to_string(train.rows) + "x" +
+                                            std::to_string(train.cols) + " images, " +
+                                            testImages + " " + std::to_string(test.rows) + "x" +
+                                            std::to_string(test.cols)});
+                return facts;
+            }
+            facts.train = train.count;
+            facts.test = test.count;
+            facts.features = train.rows * train.cols;
+            facts.known = true;
+            return facts;
+        }
+        case K::Csv: {
+            if (spec.trainPath.empty() || spec.testPath.empty()) return facts;
+            CsvShape train, test;
+            try {
+                train = cachedCsv(spec.trainPath);
+            } catch (const DataError& e) {
+                facts.problems.push_back({"train", e.what()});
+            }
+            try {
+                test = cachedCsv(spec.testPath);
+            } catch (const DataError& e) {
+                facts.problems.push_back({"test", e.what()});
+            }
+            if (!facts.problems.empty()) return facts;
+            if (train.features != test.features) {
+                facts.problems.push_back(
+                    {"test", "train and test data differ in shape: " + spec.trainPath + " has " +
+                                 std::to_string(train.features) + " features per sample, " +
+                                 spec.testPath + " has " + std::to_string(test.features)});
+                return facts;
+            }
+            facts.train = train.rows;
+            facts.test = test.rows;
+            facts.features = train.features;
+            facts.known = true;
+            return facts;
+        }
+        case K::Synthetic:
+        case K::None:
+            return facts;
+        }
+    } catch (const DataError& e) { // a file not found by name (findIdx, labelsBeside)
+        const std::string what = e.what();
+        facts.problems.push_back(
+            {what.find("label file") == std::string::npos ? "dir"
+             : what.find("the test images") != std::string::npos ? "test_labels"
+                                                                  : "train_labels",
+             what});
+    }
+    return facts;
+}
+
+DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWeights,
                     std::uint64_t seed) {
     const int trainers = static_cast<int>(trainerWeights.size());
     if (trainers < 1) throw DataError("data: the scenario has no trainers to hold data");
+    const DataSpec spec = resolved(given);
 
     DataBundle b;
     switch (spec.kind) {
