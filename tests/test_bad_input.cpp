@@ -214,11 +214,11 @@ void TestBadInput::badFiles_data() {
     row("invalid utf-8", "invalid_utf8.yaml", "@:2:17: is not valid UTF-8 text here: save the file as UTF-8");
     row("png renamed .yaml", "png_renamed.yaml", "@:1:1: is not a text/YAML file");
     row("infinite latency", "infinite_latency.yaml",
-        "@:3:78: topology.default_link.latency_ms must be a finite number, got '.inf'");
+        "@:3:78: topology.default_link.latency_ms must be a finite number, got .inf");
     row("policy integer 1e300", "huge_policy_param.yaml",
         "@:8:34: selection.k must be <= 1000000000, got 1e+300");
     row("infinite stop time", "infinite_stop_time.yaml",
-        "@:8:24: stop.virtual_time_s must be a finite number, got '.inf'");
+        "@:8:24: stop.virtual_time_s must be a finite number, got .inf");
     row("only a target accuracy", "target_only.yaml",
         "@:8:7: stop needs rounds or virtual_time_s as well: the target accuracy may never be "
         "reached");
@@ -359,7 +359,7 @@ void TestBadInput::limitsOfDeclaredSizes_data() {
     QTest::newRow("count 1e300") << QStringList{"topology.groups=[{id: p, count: 1e300, parent: server}]"}
                                  << "topology.groups[0].count must be an integer, got '1e300'";
     QTest::newRow("nan bandwidth") << QStringList{"topology.default_link.bandwidth_up_mbps=.nan"}
-                                   << "--set: topology.default_link.bandwidth_up_mbps must be a finite number, got '.nan'";
+                                   << "--set: topology.default_link.bandwidth_up_mbps must be a finite number, got .nan";
 }
 
 void TestBadInput::limitsOfDeclaredSizes() {

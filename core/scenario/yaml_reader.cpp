@@ -173,18 +173,12 @@ bool scalarText(YamlContext& ctx, const YAML::Node& n, const std::string& path, 
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, double& out) {
     std::string text;
     if (!scalarText(ctx, n, path, "a number", text)) return false;
-    double v = 0.0;
-    if (!parseNumber(text, v)) {
+    // .inf and .nan read as numbers here; validateScenario refuses them wherever a value is
+    // used, so that files and scenarios built in memory get the same message.
+    if (!parseNumber(text, out)) {
         ctx.error(path, n.Mark(), "must be a number, got '" + text + "'");
         return false;
     }
-    // Every number of a scenario is a finite quantity: infinity as a latency or a time limit
-    // gives infinite times and NaN costs, and "no limit" is spelt 0 where it exists.
-    if (!std::isfinite(v)) {
-        ctx.error(path, n.Mark(), "must be a finite number, got '" + text + "'");
-        return false;
-    }
-    out = v;
     return true;
 }
 
