@@ -449,6 +449,11 @@ void TestBadInput::relativeDataPathsFollowTheScenario() {
                                             ":3: the label"),
                  e.what());
     }
+    // For storing a run: absolute, so that a re-run from elsewhere reads the same files.
+    const DataSpec stored = withAbsoluteDataPaths(s.data);
+    QCOMPARE(stored.trainPath, badPath("secret_train.csv"));
+    QCOMPARE(stored.testPath, badPath("small_test.csv"));
+    QVERIFY(stored.baseDir.empty());
     // Absolute paths stay as they are; text without a file resolves against the working
     // directory.
     DataSpec d;

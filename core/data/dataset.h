@@ -80,6 +80,10 @@ CsvShape probeCsv(const std::string& path);
 /// file's folder) when it is set; absolute paths and empty ones are returned as given.
 std::string resolveDataPath(const DataSpec& spec, const std::string& path);
 
+/// The spec with every path made absolute (against baseDir, else the working directory):
+/// for storing a run's scenario, so that a re-run finds the same files from anywhere.
+DataSpec withAbsoluteDataPaths(const DataSpec& spec);
+
 /// What validation can learn about a scenario's data without loading it: the sizes behind
 /// the partition and memory checks. Problems are (key, message) pairs, key being the data
 /// key at fault (dir, train, test, train_labels, test_labels). Results are cached per file

@@ -149,6 +149,17 @@ std::string resolveDataPath(const DataSpec& spec, const std::string& path) {
     return (std::filesystem::path(spec.baseDir) / p).lexically_normal().string();
 }
 
+DataSpec withAbsoluteDataPaths(const DataSpec& spec) {
+    DataSpec r = resolved(spec);
+    for (std::string* p : {&r.dir, &r.trainPath, &r.testPath, &r.trainLabelsPath, &r.testLabelsPath}) {
+        if (p->empty()) continue;
+        std::error_code ec;
+        const auto abs = std::filesystem::absolute(*p, ec);
+        if (!ec) *p = abs.lexically_normal().string();
+    }
+    return r;
+}
+
 DataFacts probeData(const DataSpec& given) {
     using K = DataSpec::Kind;
     const DataSpec spec = resolved(given);
