@@ -106,6 +106,12 @@ std::string generate(const QString& kind) {
         t += "sync: {policy: hierarchical}\n";
     } else if (kind == "deep-nesting") {
         t = "name: " + std::string(100000, '[') + "\n";
+    } else if (kind == "8mb-of-numbers") {
+        // Just under the size cap: four million tiny values.
+        t = "name: x\nextra: [";
+        while (t.size() < (std::size_t(8) << 20) - 16)
+            t += "1,";
+        t += "1]\n";
     } else if (kind == "oversized") {
         t = kTiny;
         t += "description: \"" + std::string(9 << 20, 'x') + "\"\n";
@@ -303,6 +309,7 @@ void TestBadInput::costlyInputs_data() {
     QTest::newRow("100 groups of 1e6") << "hundred-huge-groups" << "declare 100000001 nodes in all";
     QTest::newRow("alias bomb") << "alias-bomb"
                                 << "counting each use of an alias (*name) as a full copy";
+    QTest::newRow("8 MB of numbers") << "8mb-of-numbers" << "the file holds more than 500000 YAML values";
     QTest::newRow("80k duplicate keys") << "80k-duplicate-keys" << "10:1: k0 duplicate key 'k0' (first given on line 9)";
     QTest::newRow("80k unknown keys") << "80k-unknown-keys" << "more problems (only the first 200 are listed)";
     QTest::newRow("20k dangling parents") << "20k-dangling-parents"

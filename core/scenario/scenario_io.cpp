@@ -8,6 +8,8 @@
 #include "core/policies/policy_info.h"
 #include "core/scenario/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -46,6 +48,10 @@ namespace {
 
 const char* const kSetLabel = "--set";
 
+/// Values a scenario file may hold as written, counted on the parser's events before any
+/// node is built: yaml-cpp needs about 550 bytes per node, so 500,000 values keep parsing
+/// under 300 MB, and no real scenario comes near (the 1,000-device preset has about 2,000).
+constexpr std::size_t kMaxWrittenValues = 500000;
 /// Values a scenario may hold, counting each use of an alias as a copy: far above any real
 /// scenario (the 1,000-device preset has about 2,000), and small enough that reading that
 /// many takes well under a second.
@@ -592,6 +598,43 @@ void sortDiagnostics(std::vector<Diagnostic>& d) {
     });
 }
 
+/// Counts the values of a YAML text from the parser's events, without building nodes (so in
+/// memory bounded by the nesting depth); stops at the first value over the limit.
+class ValueCounter : public YAML::EventHandler {
+  public:
+    struct Over {
+        YAML::Mark at;
+    };
+    explicit ValueCounter(std::size_t limit) : limit_(limit) {}
+    std::size_t documents = 0;
+
+    void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        count(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        count(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        count(m);
+    }
+    void OnMapEnd() override {}
+
+  private:
+    void count(const YAML::Mark& m) {
+        if (++values_ > limit_) throw Over{m};
+    }
+    std::size_t limit_;
+    std::size_t values_ = 0;
+};
+
 /// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
 /// not UTF-8, not YAML, holds several documents or expands through aliases beyond reason.
 bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
@@ -602,6 +645,22 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
         return false;
     }
     if (!checkText(ctx, text)) return false;
+    // Count first, on events: building the nodes of a 8 MB list of numbers would take GBs.
+    try {
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        ValueCounter counter(kMaxWrittenValues);
+        while (parser.HandleNextDocument(counter) && counter.documents < 2) {
+        }
+    } catch (const ValueCounter::Over& over) {
+        ctx.error("", over.at,
+                  "the file holds more than " + std::to_string(kMaxWrittenValues) +
+                      " YAML values; a scenario needs far fewer (use groups for many similar "
+                      "nodes)");
+        return false;
+    } catch (const YAML::Exception&) {
+        // Syntax errors are reported below, by the parse that builds the nodes.
+    }
     std::vector<YAML::Node> docs;
     try {
         docs = YAML::LoadAll(text);
