@@ -365,6 +365,12 @@ void TestBadInput::limitsOfDeclaredSizes_data() {
                                << "training.batch_size must be <= 1000000";
     QTest::newRow("count 1e300") << QStringList{"topology.groups=[{id: p, count: 1e300, parent: server}]"}
                                  << "topology.groups[0].count must be an integer, got '1e300'";
+    QTest::newRow("alias bomb in --set")
+        << QStringList{"extra={a: &a [1,2,3,4,5,6,7,8,9,10], b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
+                       "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
+                       "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e], "
+                       "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]}"}
+        << "--set: with the --set values, the scenario holds more than 2000000 values";
     QTest::newRow("nan bandwidth") << QStringList{"topology.default_link.bandwidth_up_mbps=.nan"}
                                    << "--set: topology.default_link.bandwidth_up_mbps must be a finite number, got .nan";
 }

@@ -744,6 +744,17 @@ Scenario load(const std::string& text, const std::string& label,
     std::vector<std::string> touched;
     for (const auto& o : overrides)
         applyOverride(root, o, setErrors, touched);
+    if (!overrides.empty()) {
+        // A --set value may bring its own anchors and aliases: count again, with them.
+        YAML::Mark where;
+        if (countExpandedValues(root, kMaxYamlValues, where) > kMaxYamlValues) {
+            setErrors.push_back({kSetLabel, 0, 0, "",
+                                 "with the --set values, the scenario holds more than " +
+                                     std::to_string(kMaxYamlValues) +
+                                     " values, counting each use of an alias as a full copy"});
+            throw ScenarioError(setErrors);
+        }
+    }
 
     Scenario s;
     s.data.baseDir = baseDir;
