@@ -478,6 +478,15 @@ void TestBadInput::relativeDataPathsFollowTheScenario() {
 }
 
 void TestBadInput::partitionFeasibilityIsValidation() {
+    // CSV rows are counted at validation (without parsing them): 2 samples, 6 trainers.
+    const std::string csv = badPath("csv_secret.yaml");
+    const QString few = loadErrors(
+        csv, {parseOverride("topology.groups=[{id: p, count: 5, parent: server}]")});
+    QVERIFY2(few.contains(QString::fromStdString(csv) +
+                          ":7:7: data.partition 2 training samples cannot give each of the 6 "
+                          "trainers one sample"),
+             qPrintable(few));
+
     if (!QFileInfo::exists(QString::fromStdString(defaultFashionMnistDir()) +
                            "/train-images-idx3-ubyte.gz"))
         QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
