@@ -217,7 +217,8 @@ void TestBadInput::badFiles_data() {
     };
     row("second document", "second_document.yaml",
         "@:11:1: a second YAML document starts here; a scenario file holds exactly one");
-    row("invalid utf-8", "invalid_utf8.yaml", "@:2:17: is not valid UTF-8 text here: save the file as UTF-8");
+    row("invalid utf-8", "invalid_utf8.yaml",
+        "@:2:17: is not valid UTF-8 text here: save the file as UTF-8");
     row("png renamed .yaml", "png_renamed.yaml", "@:1:1: is not a text/YAML file");
     row("infinite latency", "infinite_latency.yaml",
         "@:3:78: topology.default_link.latency_ms must be a finite number, got .inf");
@@ -232,8 +233,7 @@ void TestBadInput::badFiles_data() {
         "@:8:7: stop needs rounds or virtual_time_s as well: the budget may never be spent");
     row("markov 1e-9 s", "markov_tiny.yaml",
         "@:7:47: topology.nodes[1].availability.mean_up_s must be >= 0.01, got 1e-09");
-    row("idx header lies", "idx_header_lies.yaml",
-        "@:8:10: data.train ");
+    row("idx header lies", "idx_header_lies.yaml", "@:8:10: data.train ");
 }
 
 void TestBadInput::badFiles() {
@@ -250,11 +250,16 @@ void TestBadInput::badFiles() {
 void TestBadInput::specialFiles_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("directory") << "directory" << "is a directory, not a file";
-    QTest::newRow("fifo") << "fifo" << "is a FIFO (named pipe), not a regular file";
-    QTest::newRow("/dev/zero") << "/dev/zero" << "is a device, not a regular file";
-    QTest::newRow("9 MB file") << "oversized" << "scenario files are limited to 8388608 bytes";
-    QTest::newRow("missing") << "missing" << "cannot open scenario file: No such file or directory";
+    QTest::newRow("directory") << "directory"
+                               << "is a directory, not a file";
+    QTest::newRow("fifo") << "fifo"
+                          << "is a FIFO (named pipe), not a regular file";
+    QTest::newRow("/dev/zero") << "/dev/zero"
+                               << "is a device, not a regular file";
+    QTest::newRow("9 MB file") << "oversized"
+                               << "scenario files are limited to 8388608 bytes";
+    QTest::newRow("missing") << "missing"
+                             << "cannot open scenario file: No such file or directory";
 }
 
 void TestBadInput::specialFiles() {
@@ -268,7 +273,8 @@ void TestBadInput::specialFiles() {
     if (kind == "oversized") writeFile(path, generate("oversized"));
     const auto start = std::chrono::steady_clock::now();
     const QString errors = loadErrors(path);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     QVERIFY2(errors.contains(expected), qPrintable(errors));
     QVERIFY2(errors.startsWith(QString::fromStdString(path) + ": "), qPrintable(errors));
     QVERIFY2(s < 2.0, qPrintable(QString("took %1 s").arg(s)));
@@ -278,7 +284,9 @@ void TestBadInput::specialFiles() {
     const std::string data = "name: data\ntopology:\n  nodes:\n"
                              "    - {id: server, tier: cloud, role: aggregator}\n"
                              "    - {id: worker, role: trainer, parent: server}\n"
-                             "data: {dataset: csv, train: '" + path + "', test: '" + path + "'}\n"
+                             "data: {dataset: csv, train: '" +
+                             path + "', test: '" + path +
+                             "'}\n"
                              "model: {kind: logreg}\nstop: {rounds: 1}\n";
     const QString dataErrors = [&] {
         try {
@@ -304,21 +312,29 @@ void TestBadInput::specialFiles() {
 void TestBadInput::costlyInputs_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("4 KB of aliases to a 1e6 group")
-        << "aliases-to-huge-group" << "declare 401000001 nodes in all";
-    QTest::newRow("100 groups of 1e6") << "hundred-huge-groups" << "declare 100000001 nodes in all";
+    QTest::newRow("4 KB of aliases to a 1e6 group") << "aliases-to-huge-group"
+                                                    << "declare 401000001 nodes in all";
+    QTest::newRow("100 groups of 1e6") << "hundred-huge-groups"
+                                       << "declare 100000001 nodes in all";
     QTest::newRow("alias bomb") << "alias-bomb"
                                 << "counting each use of an alias (*name) as a full copy";
-    QTest::newRow("8 MB of numbers") << "8mb-of-numbers" << "the file holds more than 500000 YAML values";
-    QTest::newRow("80k duplicate keys") << "80k-duplicate-keys" << "10:1: k0 duplicate key 'k0' (first given on line 9)";
-    QTest::newRow("80k unknown keys") << "80k-unknown-keys" << "more problems (only the first 200 are listed)";
+    QTest::newRow("8 MB of numbers") << "8mb-of-numbers"
+                                     << "the file holds more than 500000 YAML values";
+    QTest::newRow("80k duplicate keys") << "80k-duplicate-keys"
+                                        << "10:1: k0 duplicate key 'k0' (first given on line 9)";
+    QTest::newRow("80k unknown keys") << "80k-unknown-keys"
+                                      << "more problems (only the first 200 are listed)";
     QTest::newRow("20k dangling parents") << "20k-dangling-parents"
                                           << "names node 'm0', which does not exist";
-    QTest::newRow("20k-deep parent chain") << "20k-deep-chain" << ": ok (generated)";
-    QTest::newRow("100k nested lists") << "deep-nesting" << "YAML syntax error";
+    QTest::newRow("20k-deep parent chain") << "20k-deep-chain"
+                                           << ": ok (generated)";
+    QTest::newRow("100k nested lists") << "deep-nesting"
+                                       << "YAML syntax error";
     QTest::newRow("1e6 samples for 2e5 trainers")
-        << "huge-timing-samples" << "data.samples_per_trainer times the 199999 trainers";
-    QTest::newRow("/dev/zero") << "/dev/zero" << "/dev/zero: cannot open scenario file: is a device";
+        << "huge-timing-samples"
+        << "data.samples_per_trainer times the 199999 trainers";
+    QTest::newRow("/dev/zero") << "/dev/zero"
+                               << "/dev/zero: cannot open scenario file: is a device";
 }
 
 void TestBadInput::costlyInputs() {
@@ -334,14 +350,16 @@ void TestBadInput::costlyInputs() {
     // time, which a busy machine does not inflate. The CLI itself starts in about 0.5 s of
     // CPU and 175 MB (LibTorch's libraries).
     const ChildResult r = runCli({"validate", file}, dir.filePath("out.txt"), 60.0);
-    QVERIFY2(r.finished, qPrintable(QString("still running after %1 s; %2").arg(r.seconds).arg(r.output)));
+    QVERIFY2(r.finished,
+             qPrintable(QString("still running after %1 s; %2").arg(r.seconds).arg(r.output)));
     QVERIFY2(r.output.contains(expected), qPrintable(r.output.left(2000)));
-    qInfo("%s: %.2f s CPU, %.2f s wall, %ld MB peak RSS", qPrintable(kind), r.cpuSeconds,
-          r.seconds, r.peakRssKb / 1024);
+    qInfo("%s: %.2f s CPU, %.2f s wall, %ld MB peak RSS", qPrintable(kind), r.cpuSeconds, r.seconds,
+          r.peakRssKb / 1024);
     // Not benchmarks: generous ceilings that the quadratic and exponential versions broke by
     // orders of magnitude (minutes, gigabytes).
     QVERIFY2(r.cpuSeconds < 5.0, qPrintable(QString("took %1 s of CPU").arg(r.cpuSeconds)));
-    QVERIFY2(r.peakRssKb < 500 * 1024, qPrintable(QString("peak RSS %1 MB").arg(r.peakRssKb / 1024)));
+    QVERIFY2(r.peakRssKb < 500 * 1024,
+             qPrintable(QString("peak RSS %1 MB").arg(r.peakRssKb / 1024)));
     QCOMPARE(r.exitCode, expected.contains(": ok") ? 0 : 1);
 }
 
@@ -350,29 +368,40 @@ void TestBadInput::costlyInputs() {
 void TestBadInput::limitsOfDeclaredSizes_data() {
     QTest::addColumn<QStringList>("sets");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("group of 1e6 + 2 nodes") << QStringList{"topology.groups=[{id: p, count: 1000000, parent: server}]"}
-                                     << "topology.groups declare 1000002 nodes in all";
-    QTest::newRow("samples_per_trainer 2e9") << QStringList{"data.samples_per_trainer=2e9"}
-                                             << "data.samples_per_trainer must be <= 1000000, got 2000000000";
-    QTest::newRow("hidden 2e9") << QStringList{"data={dataset: synthetic}", "model={kind: mlp, hidden: [2e9]}"}
+    QTest::newRow("group of 1e6 + 2 nodes")
+        << QStringList{"topology.groups=[{id: p, count: 1000000, parent: server}]"}
+        << "topology.groups declare 1000002 nodes in all";
+    QTest::newRow("samples_per_trainer 2e9")
+        << QStringList{"data.samples_per_trainer=2e9"}
+        << "data.samples_per_trainer must be <= 1000000, got 2000000000";
+    QTest::newRow("hidden 2e9") << QStringList{"data={dataset: synthetic}",
+                                               "model={kind: mlp, hidden: [2e9]}"}
                                 << "model.hidden[0] must be <= 100000, got 2000000000";
     QTest::newRow("hidden too many parameters")
-        << QStringList{"data={dataset: synthetic, synthetic: {features: 100000}}", "model={kind: mlp, hidden: [1000]}"}
+        << QStringList{"data={dataset: synthetic, synthetic: {features: 100000}}",
+                       "model={kind: mlp, hidden: [1000]}"}
         << "model.hidden gives a model of about 100011010 parameters";
-    QTest::newRow("features 2e9") << QStringList{"data={dataset: synthetic, synthetic: {features: 2e9}}", "model={kind: logreg}"}
-                                  << "data.synthetic.features must be <= 100000";
+    QTest::newRow("features 2e9")
+        << QStringList{"data={dataset: synthetic, synthetic: {features: 2e9}}",
+                       "model={kind: logreg}"}
+        << "data.synthetic.features must be <= 100000";
     QTest::newRow("batch 1e9") << QStringList{"training.batch_size=1e9"}
                                << "training.batch_size must be <= 1000000";
-    QTest::newRow("count 1e300") << QStringList{"topology.groups=[{id: p, count: 1e300, parent: server}]"}
-                                 << "topology.groups[0].count must be an integer, got '1e300'";
+    QTest::newRow("count 1e300")
+        << QStringList{"topology.groups=[{id: p, count: 1e300, parent: server}]"}
+        << "topology.groups[0].count must be an integer, got '1e300'";
     QTest::newRow("alias bomb in --set")
-        << QStringList{"extra={a: &a [1,2,3,4,5,6,7,8,9,10], b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
-                       "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
-                       "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e], "
+        << QStringList{"extra={a: &a [1,2,3,4,5,6,7,8,9,10], b: &b "
+                       "[*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
+                       "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], d: &d "
+                       "[*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
+                       "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], f: &f "
+                       "[*e,*e,*e,*e,*e,*e,*e,*e,*e,*e], "
                        "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]}"}
         << "--set: with the --set values, the scenario holds more than 2000000 values";
-    QTest::newRow("nan bandwidth") << QStringList{"topology.default_link.bandwidth_up_mbps=.nan"}
-                                   << "--set: topology.default_link.bandwidth_up_mbps must be a finite number, got .nan";
+    QTest::newRow("nan bandwidth")
+        << QStringList{"topology.default_link.bandwidth_up_mbps=.nan"}
+        << "--set: topology.default_link.bandwidth_up_mbps must be a finite number, got .nan";
 }
 
 void TestBadInput::limitsOfDeclaredSizes() {
@@ -396,15 +425,19 @@ void TestBadInput::dataFileErrorsNeverQuoteContents_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expected");
     QTest::addColumn<QString>("secret");
-    QTest::newRow("csv label") << "csv-secret" << "secret_train.csv:3: the label (column 1) is not an integer >= 0"
+    QTest::newRow("csv label") << "csv-secret"
+                               << "secret_train.csv:3: the label (column 1) is not an integer >= 0"
                                << "AWS_SECRET";
     QTest::newRow("csv huge label") << "csv-huge-label"
                                     << "huge_label.csv:2: the label (column 1) is larger than 9999"
                                     << "2147483646";
-    QTest::newRow("idx magic") << "idx-passwd" << "passwd_as_idx: not an IDX image file (bad magic number)"
+    QTest::newRow("idx magic") << "idx-passwd"
+                               << "passwd_as_idx: not an IDX image file (bad magic number)"
                                << "root";
     QTest::newRow("idx header beyond limits")
-        << "idx-huge" << "idx_header_huge: the header announces 1 images of 32768x32768, beyond the limits" << "";
+        << "idx-huge"
+        << "idx_header_huge: the header announces 1 images of 32768x32768, beyond the limits"
+        << "";
     QTest::newRow("idx header longer than file")
         << "idx-lies"
         << "idx_header_lies: truncated: the header announces 1 images of 16384x16384 (268435472 "
@@ -431,8 +464,8 @@ void TestBadInput::dataFileErrorsNeverQuoteContents() {
     if (!secret.isEmpty()) QVERIFY2(!message.contains(secret), qPrintable(message));
     // Validation reads the IDX headers (not the CSV rows) and says the same, in place.
     if (kind.startsWith("idx")) {
-        const QString errors = loadErrors(badPath(kind == "idx-passwd" ? "idx_not_idx.yaml"
-                                                                        : "idx_header_lies.yaml"));
+        const QString errors =
+            loadErrors(badPath(kind == "idx-passwd" ? "idx_not_idx.yaml" : "idx_header_lies.yaml"));
         QVERIFY2(errors.contains(expected.section(':', 1).trimmed()), qPrintable(errors));
         if (!secret.isEmpty()) QVERIFY2(!errors.contains(secret), qPrintable(errors));
     }
@@ -480,8 +513,8 @@ void TestBadInput::relativeDataPathsFollowTheScenario() {
 void TestBadInput::partitionFeasibilityIsValidation() {
     // CSV rows are counted at validation (without parsing them): 2 samples, 6 trainers.
     const std::string csv = badPath("csv_secret.yaml");
-    const QString few = loadErrors(
-        csv, {parseOverride("topology.groups=[{id: p, count: 5, parent: server}]")});
+    const QString few =
+        loadErrors(csv, {parseOverride("topology.groups=[{id: p, count: 5, parent: server}]")});
     QVERIFY2(few.contains(QString::fromStdString(csv) +
                           ":7:7: data.partition 2 training samples cannot give each of the 6 "
                           "trainers one sample"),
@@ -492,14 +525,15 @@ void TestBadInput::partitionFeasibilityIsValidation() {
         QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
     // Issue 14: a 10,000-device copy of the quickstart validated "ok" and failed at start.
     const std::string quickstart = std::string(FOG_SOURCE_DIR) + "/presets/quickstart.yaml";
-    const QString errors = loadErrors(quickstart, {parseOverride("topology.groups[0].count=10000")});
+    const QString errors =
+        loadErrors(quickstart, {parseOverride("topology.groups[0].count=10000")});
     QVERIFY2(errors.contains(QString::fromStdString(quickstart) +
                              ":44:14: data.partition.min_per_client 22000 training samples "
                              "(max_train_samples) cannot give each of the 10002 trainers at "
                              "least 10"),
              qPrintable(errors));
-    const QString shards = loadErrors(
-        quickstart, {parseOverride("data.partition={kind: shards, per_client: 2000}")});
+    const QString shards =
+        loadErrors(quickstart, {parseOverride("data.partition={kind: shards, per_client: 2000}")});
     QVERIFY2(shards.contains("data.partition.per_client 22000 training samples (max_train_samples) "
                              "cannot give each of the 22 trainers 2000 non-empty shards"),
              qPrintable(shards));
@@ -520,7 +554,8 @@ void TestBadInput::inMemoryValidationRefusesNonFinite() {
     const QString all = shown.join('\n');
     QVERIFY2(all.contains("topology.nodes[1].link.latency_ms must be a finite number, got .inf"),
              qPrintable(all));
-    QVERIFY2(all.contains("stop.virtual_time_s must be a finite number, got .inf"), qPrintable(all));
+    QVERIFY2(all.contains("stop.virtual_time_s must be a finite number, got .inf"),
+             qPrintable(all));
     QVERIFY2(all.contains("stop needs rounds or virtual_time_s as well"), qPrintable(all));
 }
 

@@ -19,7 +19,8 @@ namespace fog {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
         s.remove_suffix(1);
     return s;
@@ -87,8 +88,8 @@ class LineReader {
                                     " bytes while being read");
                 if (got == 0) return !line.empty();
             }
-            const auto nl = std::find(buffer_.begin() + static_cast<std::ptrdiff_t>(at_),
-                                      buffer_.end(), '\n');
+            const auto nl =
+                std::find(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), buffer_.end(), '\n');
             line.append(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), nl);
             if (nl != buffer_.end()) {
                 at_ = static_cast<std::size_t>(nl - buffer_.begin()) + 1;
@@ -171,8 +172,8 @@ Dataset readCsv(const std::string& path) {
         std::int64_t y = 0;
         if (!parseLabel(fields[0], y)) fail("the label (column 1) is not an integer >= 0");
         if (y > kMaxLabel)
-            fail("the label (column 1) is larger than " + std::to_string(kMaxLabel) +
-                 " (at most " + std::to_string(kMaxLabel + 1) + " classes)");
+            fail("the label (column 1) is larger than " + std::to_string(kMaxLabel) + " (at most " +
+                 std::to_string(kMaxLabel + 1) + " classes)");
         d.labels.push_back(y);
         maxLabel = std::max(maxLabel, y);
         for (std::size_t c = 1; c < columns; ++c) {

@@ -89,8 +89,8 @@ DataSpec withAbsoluteDataPaths(const DataSpec& spec);
 /// key at fault (dir, train, test, train_labels, test_labels). Results are cached per file
 /// (size and modification time), so validating on every edit stays cheap.
 struct DataFacts {
-    bool known = false;        ///< false when a file could not be read (see problems)
-    std::uint64_t train = 0;   ///< training samples in the files (before max_train_samples)
+    bool known = false;      ///< false when a file could not be read (see problems)
+    std::uint64_t train = 0; ///< training samples in the files (before max_train_samples)
     std::uint64_t test = 0;
     int features = 0;
     std::vector<std::pair<std::string, std::string>> problems;
@@ -109,11 +109,10 @@ DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeig
                     std::uint64_t seed);
 
 /// Partitions: each returns, for each of `clients`, indices into `labels`.
-std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients,
-                                                    std::uint64_t seed);
-std::vector<std::vector<std::int64_t>>
-partitionDirichlet(const std::vector<std::int64_t>& labels, int classes, int clients,
-                   double alpha, int minPerClient, std::uint64_t seed);
+std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients, std::uint64_t seed);
+std::vector<std::vector<std::int64_t>> partitionDirichlet(const std::vector<std::int64_t>& labels,
+                                                          int classes, int clients, double alpha,
+                                                          int minPerClient, std::uint64_t seed);
 std::vector<std::vector<std::int64_t>> partitionShards(const std::vector<std::int64_t>& labels,
                                                        int clients, int shardsPerClient,
                                                        std::uint64_t seed);

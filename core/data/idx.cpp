@@ -35,7 +35,7 @@ constexpr float kFmnistStd = 0.3530f;
 
 /// A plain or gzip-compressed file read through zlib (gzread passes plain files through).
 class IdxFile {
-public:
+  public:
     explicit IdxFile(const std::string& path) : path_(path) {
         // Only regular files (a FIFO would block, /dev/zero never end); the first two bytes
         // tell whether the file is gzip-compressed.
@@ -85,15 +85,14 @@ public:
     std::uint64_t fileSize() const { return size_; }
     /// Most bytes the file can hold once inflated: its size when plain; for gzip, deflate's
     /// best ratio (1032:1) bounds it, so a forged header is caught before any allocation.
-    std::uint64_t maxDataBytes() const {
-        return gzipped_ ? size_ * 1032 + 1024 : size_;
-    }
+    std::uint64_t maxDataBytes() const { return gzipped_ ? size_ * 1032 + 1024 : size_; }
 
-private:
+  private:
     [[noreturn]] void fail() {
         int code = Z_OK;
         const char* msg = gzerror(file_, &code);
-        throw DataError(path_ + ": " + (gzipped_ ? "truncated or corrupt gzip data: " : "read error: ") +
+        throw DataError(path_ + ": " +
+                        (gzipped_ ? "truncated or corrupt gzip data: " : "read error: ") +
                         (msg && *msg ? msg : "unknown error"));
     }
 
@@ -133,8 +132,8 @@ void checkAnnounced(const IdxFile& f, const std::string& path, std::uint64_t hea
                             bytesText(total) + " with the header) but the file has " +
                             bytesText(f.fileSize()));
         throw DataError(path + ": unexpected bytes after the " + what +
-                        " announced by the header (" + bytesText(total) + " expected, the file has " +
-                        bytesText(f.fileSize()) + ")");
+                        " announced by the header (" + bytesText(total) +
+                        " expected, the file has " + bytesText(f.fileSize()) + ")");
     }
     if (f.gzipped() && total > f.maxDataBytes())
         throw DataError(path + ": truncated: the header announces " + what + " (" +
@@ -168,8 +167,7 @@ ImageHeader readImageHeader(IdxFile& images, const std::string& imagesPath) {
         std::uint64_t(h.count) * h.rows * h.cols > kMaxIdxPixels)
         throw DataError(imagesPath + ": the header announces " + h.what() +
                         ", beyond the limits (sides of at most " + std::to_string(kMaxIdxSide) +
-                        " pixels, at most " + std::to_string(kMaxIdxPixels) +
-                        " pixels in all)");
+                        " pixels, at most " + std::to_string(kMaxIdxPixels) + " pixels in all)");
     checkAnnounced(images, imagesPath, 16, std::uint64_t(h.count) * h.rows * h.cols, h.what());
     return h;
 }
@@ -198,8 +196,7 @@ void readExactly(IdxFile& f, const std::string& path, unsigned char* dst, std::s
 
 void checkEnd(IdxFile& f, const std::string& path, const std::string& what) {
     if (!f.atEnd())
-        throw DataError(path + ": unexpected bytes after the " + what +
-                        " announced by the header");
+        throw DataError(path + ": unexpected bytes after the " + what + " announced by the header");
 }
 
 #ifdef __linux__
@@ -272,12 +269,14 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bo
     preferHugePages(d.features.data(), pixels * sizeof(float));
     d.features.resize(pixels);
     constexpr std::size_t kChunk = 1u << 20;
-    std::vector<unsigned char> chunk(static_cast<std::size_t>(std::min<std::uint64_t>(pixels, kChunk)));
+    std::vector<unsigned char> chunk(
+        static_cast<std::size_t>(std::min<std::uint64_t>(pixels, kChunk)));
     float* dst = d.features.data();
     for (std::uint64_t done = 0; done < pixels;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(pixels - done, kChunk));
         readExactly(images, imagesPath, chunk.data(), n, 16 + done, imagesWhat);
-        for (std::size_t i = 0; i < n; ++i) dst[i] = table[chunk[i]];
+        for (std::size_t i = 0; i < n; ++i)
+            dst[i] = table[chunk[i]];
         dst += n;
         done += n;
     }
@@ -285,6 +284,8 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bo
     return d;
 }
 
-std::string defaultFashionMnistDir() { return "/usr/share/datasets/fashion-mnist"; }
+std::string defaultFashionMnistDir() {
+    return "/usr/share/datasets/fashion-mnist";
+}
 
 } // namespace fog

@@ -52,15 +52,16 @@ std::string labelsBeside(const std::string& imagesPath, const std::string& given
         const std::string guess = (p.parent_path() / name).string();
         if (exists(guess)) return guess;
     }
-    throw DataError(std::string("IDX data: no label file given for the ") + which +
-                    " images " + imagesPath);
+    throw DataError(std::string("IDX data: no label file given for the ") + which + " images " +
+                    imagesPath);
 }
 
 /// Keeps a seeded random subset of `keep` samples, in their original order.
 void subset(Dataset& d, int keep, std::uint64_t seed) {
     if (keep <= 0 || static_cast<std::size_t>(keep) >= d.size()) return;
     std::vector<std::int64_t> order(d.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<std::int64_t>(i);
     Rng rng(seed);
     rng.shuffle(order);
     order.resize(static_cast<std::size_t>(keep));
@@ -82,8 +83,7 @@ void subset(Dataset& d, int keep, std::uint64_t seed) {
 
 void checkSameShape(const Dataset& train, const Dataset& test, const std::string& trainName,
                     const std::string& testName) {
-    if (train.channels != test.channels || train.height != test.height ||
-        train.width != test.width)
+    if (train.channels != test.channels || train.height != test.height || train.width != test.width)
         throw DataError("train and test data differ in shape: " + trainName + " has " +
                         std::to_string(train.featureCount()) + " features per sample (" +
                         std::to_string(train.height) + "x" + std::to_string(train.width) + "), " +
@@ -151,7 +151,8 @@ std::string resolveDataPath(const DataSpec& spec, const std::string& path) {
 
 DataSpec withAbsoluteDataPaths(const DataSpec& spec) {
     DataSpec r = resolved(spec);
-    for (std::string* p : {&r.dir, &r.trainPath, &r.testPath, &r.trainLabelsPath, &r.testLabelsPath}) {
+    for (std::string* p :
+         {&r.dir, &r.trainPath, &r.testPath, &r.trainLabelsPath, &r.testLabelsPath}) {
         if (p->empty()) continue;
         std::error_code ec;
         const auto abs = std::filesystem::absolute(*p, ec);
@@ -188,7 +189,8 @@ DataFacts probeData(const DataSpec& given) {
                 trainImages = findIdx(dir, "train-images-idx3-ubyte");
             if (testImages.empty() && !dir.empty())
                 testImages = findIdx(dir, "t10k-images-idx3-ubyte");
-            if (trainImages.empty() || testImages.empty()) return facts; // reported by the validator
+            if (trainImages.empty() || testImages.empty())
+                return facts; // reported by the validator
             const std::string trainLabels =
                 spec.kind == K::FashionMnist
                     ? findIdx(dir, "train-labels-idx1-ubyte")
@@ -213,8 +215,8 @@ DataFacts probeData(const DataSpec& given) {
                 facts.problems.push_back(
                     {keyOf(testImages), "train and test data differ in shape: " + trainImages +
                                             " has " + std::to_string(train.rows) + "x" +
-                                            std::to_string(train.cols) + " images, " +
-                                            testImages + " " + std::to_string(test.rows) + "x" +
+                                            std::to_string(train.cols) + " images, " + testImages +
+                                            " " + std::to_string(test.rows) + "x" +
                                             std::to_string(test.cols)});
                 return facts;
             }
@@ -257,11 +259,11 @@ DataFacts probeData(const DataSpec& given) {
         }
     } catch (const DataError& e) { // a file not found by name (findIdx, labelsBeside)
         const std::string what = e.what();
-        facts.problems.push_back(
-            {what.find("label file") == std::string::npos ? "dir"
-             : what.find("the test images") != std::string::npos ? "test_labels"
-                                                                  : "train_labels",
-             what});
+        facts.problems.push_back({what.find("label file") == std::string::npos ? "dir"
+                                  : what.find("the test images") != std::string::npos
+                                      ? "test_labels"
+                                      : "train_labels",
+                                  what});
     }
     return facts;
 }
@@ -278,8 +280,8 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
         const std::string dir = spec.dir.empty() ? defaultFashionMnistDir() : spec.dir;
         b.train = readIdx(findIdx(dir, "train-images-idx3-ubyte"),
                           findIdx(dir, "train-labels-idx1-ubyte"));
-        b.test = readIdx(findIdx(dir, "t10k-images-idx3-ubyte"),
-                         findIdx(dir, "t10k-labels-idx1-ubyte"));
+        b.test =
+            readIdx(findIdx(dir, "t10k-images-idx3-ubyte"), findIdx(dir, "t10k-labels-idx1-ubyte"));
         // Fashion-MNIST has ten classes even if a (sub)set happens to miss the last ones.
         b.train.classes = std::max(b.train.classes, 10);
         break;
@@ -310,11 +312,11 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
         return makeSynthetic(spec, trainers, deriveSeed(seed, kStreamSynthetic));
     case DataSpec::Kind::None: {
         // Timing-only runs: no samples, only how many each trainer would hold.
-        if (spec.samplesPerTrainer < 0)
-            throw DataError("data: samplesPerTrainer must be >= 0");
+        if (spec.samplesPerTrainer < 0) throw DataError("data: samplesPerTrainer must be >= 0");
         b.train.width = b.test.width = 0;
         std::vector<std::int64_t> held(static_cast<std::size_t>(spec.samplesPerTrainer));
-        for (std::size_t i = 0; i < held.size(); ++i) held[i] = static_cast<std::int64_t>(i);
+        for (std::size_t i = 0; i < held.size(); ++i)
+            held[i] = static_cast<std::int64_t>(i);
         b.parts.assign(static_cast<std::size_t>(trainers), held);
         return b;
     }

@@ -16,8 +16,7 @@ std::string notRegular(const struct stat& st) {
     if (S_ISREG(st.st_mode)) return {};
     if (S_ISDIR(st.st_mode)) return "is a directory, not a file";
     if (S_ISFIFO(st.st_mode)) return "is a FIFO (named pipe), not a regular file";
-    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-        return "is a device, not a regular file";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "is a device, not a regular file";
     if (S_ISSOCK(st.st_mode)) return "is a socket, not a regular file";
     return "is not a regular file";
 }

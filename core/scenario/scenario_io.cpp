@@ -88,7 +88,7 @@ std::size_t utf8Length(const std::string& text, std::size_t i) {
     if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
         const unsigned c1 = byte(i + 1);
-        if (c == 0xE0 && c1 < 0xA0) return 0; // overlong
+        if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
         if (c == 0xED && c1 >= 0xA0) return 0; // surrogate
         return cont(i + 1) && cont(i + 2) ? 3 : 0;
     }

@@ -42,7 +42,6 @@ struct ScenarioLimits {
     static constexpr int maxSyntheticFeatures = 100000;
     static constexpr int maxSyntheticClasses = 1000;
     static constexpr double maxSyntheticValues = 250e6; ///< trainers x 2000 x features floats
-    static constexpr int maxClasses = 10000;          ///< labels of CSV / IDX data
     static constexpr int maxBatchSize = 1000000;
     static constexpr int maxLocalSteps = 1000000;
     static constexpr int maxLocalEpochs = 10000;

@@ -174,7 +174,7 @@ struct Entity {
 
 /// What the policy checks need to know about the tree.
 struct TreeFacts {
-    bool reliable = true; ///< false when parent errors make the counts below meaningless
+    bool reliable = true;   ///< false when parent errors make the counts below meaningless
     long long trainers = 0; ///< trainers in all, group members counted
     int aggregators = 0;
     std::vector<std::string> roots; ///< aggregators with no aggregator above them
@@ -235,9 +235,11 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         totalNodes += e.count;
     if (totalNodes > L::maxNodes) {
         c.error(t.groups.empty() ? "topology.nodes" : "topology.groups", 0,
-                "declare " + std::to_string(totalNodes) + " nodes in all (group members "
-                "counted); at most " + std::to_string(L::maxNodes) +
-                " are supported (each node needs memory and events in the engine)");
+                "declare " + std::to_string(totalNodes) +
+                    " nodes in all (group members "
+                    "counted); at most " +
+                    std::to_string(L::maxNodes) +
+                    " are supported (each node needs memory and events in the engine)");
         facts.reliable = false;
         return facts;
     }
@@ -470,9 +472,8 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
         if (d.syntheticFeatures >= 1 && d.syntheticFeatures <= L::maxSyntheticFeatures &&
             values > L::maxSyntheticValues)
             c.error("data.synthetic.features", 0,
-                    "times 2000 samples for each of the " + count(trainers) +
-                        " trainers may be " + count(values) + " values; at most " +
-                        count(L::maxSyntheticValues) +
+                    "times 2000 samples for each of the " + count(trainers) + " trainers may be " +
+                        count(values) + " values; at most " + count(L::maxSyntheticValues) +
                         " are supported (4 bytes each): use fewer features or trainers");
         size.features = d.syntheticFeatures;
         size.classes = d.syntheticClasses;
@@ -507,13 +508,13 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
     size.features = facts.features;
     size.classes = d.kind == K::FashionMnist ? 10 : 0;
     std::uint64_t n = facts.train;
-    if (d.maxTrainSamples > 0) n = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(d.maxTrainSamples));
+    if (d.maxTrainSamples > 0)
+        n = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(d.maxTrainSamples));
     if (trainers < 1 || n == 0) return size;
-    const std::string have = count(static_cast<double>(n)) + " training samples" +
-                             (d.maxTrainSamples > 0 && n < facts.train
-                                  ? " (max_train_samples)"
-                                  : "") + " cannot give each of the " + count(trainers) +
-                             " trainers ";
+    const std::string have =
+        count(static_cast<double>(n)) + " training samples" +
+        (d.maxTrainSamples > 0 && n < facts.train ? " (max_train_samples)" : "") +
+        " cannot give each of the " + count(trainers) + " trainers ";
     switch (p.kind) {
     case P::Iid:
     case P::QuantitySkew:
@@ -560,11 +561,13 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
         c.within("model.dropout", 0, m.dropout, 0, 1, true);
         // Parameters (4 bytes each; every update in flight is a copy): an estimate from the
         // layer sizes, the convolutions of a cnn counted as twice the input size.
-        if (sane && size.features > 0 && m.hidden.size() <= static_cast<std::size_t>(L::maxHiddenLayers)) {
+        if (sane && size.features > 0 &&
+            m.hidden.size() <= static_cast<std::size_t>(L::maxHiddenLayers)) {
             double in = m.kind == ModelSpec::Kind::Cnn ? 2.0 * size.features : size.features;
             double params = 0.0;
-            const std::size_t layers = m.kind == ModelSpec::Kind::Cnn ? std::min<std::size_t>(1, m.hidden.size())
-                                                                      : m.hidden.size();
+            const std::size_t layers = m.kind == ModelSpec::Kind::Cnn
+                                           ? std::min<std::size_t>(1, m.hidden.size())
+                                           : m.hidden.size();
             for (std::size_t i = 0; i < layers; ++i) {
                 params += (in + 1) * m.hidden[i];
                 in = m.hidden[i];
@@ -572,9 +575,9 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
             params += (in + 1) * std::max(size.classes, 10);
             if (params > L::maxModelParameters)
                 c.error("model.hidden", 0,
-                        "gives a model of about " + count(std::round(params)) +
-                            " parameters for " + std::to_string(size.features) +
-                            " input features; at most " + count(L::maxModelParameters) +
+                        "gives a model of about " + count(std::round(params)) + " parameters for " +
+                            std::to_string(size.features) + " input features; at most " +
+                            count(L::maxModelParameters) +
                             " are supported (4 bytes each, one copy per update in flight)");
         }
     }

@@ -47,8 +47,8 @@ std::string suggestName(const std::string& word, const std::vector<std::string>&
     for (const auto& c : candidates) {
         // The edit distance is at least the difference in length, so only candidates within
         // two characters of the word's length (and short enough) need the O(n*m) distance.
-        const std::size_t gap = c.size() > word.size() ? c.size() - word.size()
-                                                       : word.size() - c.size();
+        const std::size_t gap =
+            c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
         std::size_t d = 3;
         if (gap <= 2 && word.size() <= kMaxSuggestLength) d = editDistance(word, c);
         // A prefix either way ("band" for "bandwidth_up_mbps") is a plausible abbreviation.
