@@ -25,6 +25,26 @@ QString loadErrors(const std::string& file, const std::vector<Override>& overrid
     return {};
 }
 
+void writeText(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+}
+
+/// `<prefix>-images-idx3-ubyte` with `n` 2x2 images and the matching label file.
+void writeTinyIdx(const std::string& prefix, int n) {
+    auto be32 = [](std::uint32_t v) {
+        return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+    };
+    std::string images = be32(0x803) + be32(n) + be32(2) + be32(2);
+    std::string labels = be32(0x801) + be32(n);
+    for (int i = 0; i < n; ++i) {
+        images += std::string(4, char(i * 40));
+        labels += char(i % 2);
+    }
+    writeText(prefix + "-images-idx3-ubyte", images);
+    writeText(prefix + "-labels-idx1-ubyte", labels);
+}
+
 /// A small valid scenario built in code (as an editor would).
 Scenario smallScenario() {
     Scenario s;
@@ -165,7 +185,16 @@ void TestScenario::roundTrip() {
 }
 
 void TestScenario::roundTripVariants() {
-    // Every enum value and awkward strings, built in code.
+    // Every enum value and awkward strings, built in code. Validation reads the data files a
+    // scenario names (their sizes decide whether the partition can work), so the CSV and IDX
+    // variants name small real files.
+    QTemporaryDir dataDir;
+    const std::string dataPath = dataDir.path().toStdString();
+    writeText(dataPath + "/a b.csv", "label,x,y\n0,0.5,1\n1,1.5,2\n1,2.5,3\n");
+    writeText(dataPath + "/test.csv", "0,0.5,1\n1,1.5,2\n");
+    QVERIFY(QDir().mkpath(QString::fromStdString(dataPath + "/idx")));
+    writeTinyIdx(dataPath + "/idx/train", 4);
+    writeTinyIdx(dataPath + "/idx/t10k", 2);
     std::vector<Scenario> variants;
     {
         Scenario s = smallScenario();
@@ -208,8 +237,8 @@ void TestScenario::roundTripVariants() {
     {
         Scenario s = smallScenario();
         s.data.kind = DataSpec::Kind::Csv;
-        s.data.trainPath = "/tmp/a b.csv";
-        s.data.testPath = "test.csv";
+        s.data.trainPath = dataPath + "/a b.csv";
+        s.data.testPath = dataPath + "/test.csv";
         s.data.partition.kind = PartitionSpec::Kind::QuantitySkew;
         s.model.kind = ModelSpec::Kind::Cnn;
         s.model.hidden = {};
@@ -219,7 +248,7 @@ void TestScenario::roundTripVariants() {
     {
         Scenario s = smallScenario();
         s.data.kind = DataSpec::Kind::Idx;
-        s.data.dir = "/data";
+        s.data.dir = dataPath + "/idx";
         s.data.partition.kind = PartitionSpec::Kind::Shards;
         s.model.kind = ModelSpec::Kind::Mlp;
         s.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Trace;

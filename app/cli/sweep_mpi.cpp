@@ -9,6 +9,7 @@
 
 #include "app/cli/progress_bar.h"
 #include "core/scenario/scenario_io.h"
+#include "core/sweep/sweep.h"
 #include "core/sweep/captured_run.h"
 
 #include <chrono>
@@ -121,7 +122,7 @@ std::string receive(const MPI_Status& probed) {
 
 /// "index\nthreads\n" followed by the scenario text.
 std::string taskMessage(std::size_t index, int threads, const Scenario& s) {
-    return std::to_string(index) + "\n" + std::to_string(threads) + "\n" + saveScenarioText(s);
+    return std::to_string(index) + "\n" + std::to_string(threads) + "\n" + storedScenarioText(s);
 }
 
 int worker(const std::atomic<bool>* cancel) {

@@ -4,11 +4,13 @@
 // locale from the environment, and strtod would then read "0.5" wrongly under e.g. de_DE.
 
 #include "core/data/dataset.h"
+#include "core/data/regular_file.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -17,7 +19,8 @@ namespace fog {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
         s.remove_suffix(1);
     return s;
@@ -59,11 +62,84 @@ bool allNumeric(const std::vector<std::string_view>& fields) {
     return true;
 }
 
+/// Lines of a regular file, read in blocks (no iostreams: the file is opened through
+/// RegularFile, which refuses FIFOs and devices and never blocks).
+class LineReader {
+  public:
+    explicit LineReader(const std::string& path) : path_(path), file_(path) {
+        if (!file_.ok()) throw DataError(path + ": cannot open: " + file_.error());
+        if (file_.size() > kMaxCsvBytes)
+            throw DataError(path + ": " + std::to_string(file_.size()) +
+                            " bytes; CSV data files are limited to " +
+                            std::to_string(kMaxCsvBytes) + " bytes (1 GiB)");
+    }
+    bool next(std::string& line) {
+        line.clear();
+        for (;;) {
+            if (at_ == buffer_.size()) {
+                buffer_.resize(1 << 20);
+                const long long got = file_.read(buffer_.data(), buffer_.size());
+                if (got < 0) throw DataError(path_ + ": read error: " + std::strerror(errno));
+                buffer_.resize(static_cast<std::size_t>(got));
+                at_ = 0;
+                total_ += static_cast<std::uint64_t>(got);
+                if (total_ > kMaxCsvBytes)
+                    throw DataError(path_ + ": grew beyond " + std::to_string(kMaxCsvBytes) +
+                                    " bytes while being read");
+                if (got == 0) return !line.empty();
+            }
+            const auto nl =
+                std::find(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), buffer_.end(), '\n');
+            line.append(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), nl);
+            if (nl != buffer_.end()) {
+                at_ = static_cast<std::size_t>(nl - buffer_.begin()) + 1;
+                return true;
+            }
+            at_ = buffer_.size();
+        }
+    }
+
+  private:
+    std::string path_;
+    RegularFile file_;
+    std::vector<char> buffer_;
+    std::size_t at_ = 0;
+    std::uint64_t total_ = 0;
+};
+
+/// The text of a line without blanks around it and without a leading byte order mark.
+std::string_view lineText(const std::string& line, long lineNo) {
+    std::string_view text = trim(line);
+    if (lineNo == 1 && text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3); // UTF-8 byte order mark from spreadsheet exports
+    return text;
+}
+
 } // namespace
 
+CsvShape probeCsv(const std::string& path) {
+    LineReader in(path);
+    CsvShape shape;
+    std::string line;
+    std::vector<std::string_view> fields;
+    bool first = true;
+    for (long lineNo = 1; in.next(line); ++lineNo) {
+        const std::string_view text = lineText(line, lineNo);
+        if (text.empty()) continue;
+        if (first) {
+            first = false;
+            splitFields(text, fields);
+            shape.features = static_cast<int>(std::min<std::size_t>(fields.size() - 1, 1u << 30));
+            if (!allNumeric(fields)) continue; // a header
+        }
+        ++shape.rows;
+    }
+    if (shape.rows == 0) throw DataError(path + ": no data rows");
+    return shape;
+}
+
 Dataset readCsv(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path + ": cannot open the file");
+    LineReader in(path);
 
     Dataset d;
     std::string line;
@@ -71,10 +147,8 @@ Dataset readCsv(const std::string& path) {
     std::size_t columns = 0;
     std::int64_t maxLabel = -1;
     bool firstLine = true;
-    for (long lineNo = 1; std::getline(in, line); ++lineNo) {
-        std::string_view text = trim(line);
-        if (lineNo == 1 && text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF")
-            text.remove_prefix(3); // UTF-8 byte order mark from spreadsheet exports
+    for (long lineNo = 1; in.next(line); ++lineNo) {
+        const std::string_view text = lineText(line, lineNo);
         if (text.empty()) continue; // blank lines (often one at the end) carry nothing
         splitFields(text, fields);
         const auto fail = [&](const std::string& what) {
@@ -93,23 +167,23 @@ Dataset readCsv(const std::string& path) {
             fail("expected " + std::to_string(columns) + " columns, got " +
                  std::to_string(fields.size()));
         }
+        // The text of a bad field is never quoted: the file may be anything (a secrets
+        // file named by mistake), and messages reach logs and stored stop reasons.
         std::int64_t y = 0;
-        if (!parseLabel(fields[0], y))
-            fail("label '" + std::string(fields[0]) + "' is not an integer >= 0");
+        if (!parseLabel(fields[0], y)) fail("the label (column 1) is not an integer >= 0");
+        if (y > kMaxLabel)
+            fail("the label (column 1) is larger than " + std::to_string(kMaxLabel) + " (at most " +
+                 std::to_string(kMaxLabel + 1) + " classes)");
         d.labels.push_back(y);
         maxLabel = std::max(maxLabel, y);
         for (std::size_t c = 1; c < columns; ++c) {
             double v = 0.0;
             if (!parseDouble(fields[c], v) || !std::isfinite(v))
-                fail("column " + std::to_string(c + 1) + ": '" + std::string(fields[c]) +
-                     "' is not a finite number");
+                fail("column " + std::to_string(c + 1) + " is not a finite number");
             d.features.push_back(static_cast<float>(v));
         }
     }
-    if (in.bad()) throw DataError(path + ": read error");
     if (d.labels.empty()) throw DataError(path + ": no data rows");
-    if (maxLabel >= std::numeric_limits<int>::max())
-        throw DataError(path + ": label " + std::to_string(maxLabel) + " is too large");
 
     d.channels = 1;
     d.height = 1;

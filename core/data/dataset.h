@@ -39,14 +39,63 @@ struct DataError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Reads an IDX image file and its label file (plain or .gz). Pixels are scaled to [0, 1]
+/// Limits on IDX files, checked against the header before anything is allocated: sides of at
+/// most 16384 pixels and 2^28 pixels in all (1 GiB as floats; Fashion-MNIST has 47 million).
+inline constexpr std::uint32_t kMaxIdxSide = 16384;
+inline constexpr std::uint64_t kMaxIdxPixels = std::uint64_t(1) << 28;
+/// Largest CSV data file read (1 GiB), and the largest label (so at most 10,000 classes).
+inline constexpr std::uint64_t kMaxCsvBytes = std::uint64_t(1) << 30;
+inline constexpr std::int64_t kMaxLabel = 9999;
+
+/// Reads an IDX image file and its label file (plain or .gz). Only regular files; the
+/// header is checked against the file's length before any allocation. Messages never quote
+/// the file's bytes. Pixels are scaled to [0, 1]
 /// and standardised with the Fashion-MNIST mean/std when `standardise` is true.
 Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath,
                 bool standardise = true);
 
+/// Shape of an IDX pair from its headers alone (the checks of readIdx, without the pixels).
+struct IdxShape {
+    std::uint64_t count = 0;
+    int rows = 0;
+    int cols = 0;
+};
+IdxShape probeIdx(const std::string& imagesPath, const std::string& labelsPath);
+
 /// Reads a CSV file: one sample per line, label in the first column, features after it;
-/// a first line that does not parse as numbers is taken as a header.
+/// a first line that does not parse as numbers is taken as a header. Only regular files of
+/// at most kMaxCsvBytes; labels 0 .. kMaxLabel. Messages name the line and column but never
+/// quote the file's text.
 Dataset readCsv(const std::string& path);
+
+/// Rows and columns of a CSV file without parsing its numbers (a header line is not
+/// counted): for validation. Throws DataError as readCsv for unreadable files.
+struct CsvShape {
+    std::uint64_t rows = 0;
+    int features = 0;
+};
+CsvShape probeCsv(const std::string& path);
+
+/// `path` as the spec means it: relative paths resolve against spec.baseDir (the scenario
+/// file's folder) when it is set; absolute paths and empty ones are returned as given.
+std::string resolveDataPath(const DataSpec& spec, const std::string& path);
+
+/// The spec with every path made absolute (against baseDir, else the working directory):
+/// for storing a run's scenario, so that a re-run finds the same files from anywhere.
+DataSpec withAbsoluteDataPaths(const DataSpec& spec);
+
+/// What validation can learn about a scenario's data without loading it: the sizes behind
+/// the partition and memory checks. Problems are (key, message) pairs, key being the data
+/// key at fault (dir, train, test, train_labels, test_labels). Results are cached per file
+/// (size and modification time), so validating on every edit stays cheap.
+struct DataFacts {
+    bool known = false;      ///< false when a file could not be read (see problems)
+    std::uint64_t train = 0; ///< training samples in the files (before max_train_samples)
+    std::uint64_t test = 0;
+    int features = 0;
+    std::vector<std::pair<std::string, std::string>> problems;
+};
+DataFacts probeData(const DataSpec& spec);
 
 /// The folder of the Debian package dataset-fashion-mnist.
 std::string defaultFashionMnistDir();
@@ -60,11 +109,10 @@ DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeig
                     std::uint64_t seed);
 
 /// Partitions: each returns, for each of `clients`, indices into `labels`.
-std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients,
-                                                    std::uint64_t seed);
-std::vector<std::vector<std::int64_t>>
-partitionDirichlet(const std::vector<std::int64_t>& labels, int classes, int clients,
-                   double alpha, int minPerClient, std::uint64_t seed);
+std::vector<std::vector<std::int64_t>> partitionIid(std::size_t n, int clients, std::uint64_t seed);
+std::vector<std::vector<std::int64_t>> partitionDirichlet(const std::vector<std::int64_t>& labels,
+                                                          int classes, int clients, double alpha,
+                                                          int minPerClient, std::uint64_t seed);
 std::vector<std::vector<std::int64_t>> partitionShards(const std::vector<std::int64_t>& labels,
                                                        int clients, int shardsPerClient,
                                                        std::uint64_t seed);

@@ -5,6 +5,7 @@
 // are never held twice; the load time is then mostly zlib and first-touch page faults.
 
 #include "core/data/dataset.h"
+#include "core/data/regular_file.h"
 
 #include <zlib.h>
 
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+
+#include <unistd.h>
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -32,17 +35,23 @@ constexpr float kFmnistStd = 0.3530f;
 
 /// A plain or gzip-compressed file read through zlib (gzread passes plain files through).
 class IdxFile {
-public:
+  public:
     explicit IdxFile(const std::string& path) : path_(path) {
-        // Open with stdio first: it gives a clear reason (errno) for missing or unreadable
-        // files, and the first two bytes tell whether the file is gzip-compressed.
-        std::FILE* probe = std::fopen(path.c_str(), "rb");
-        if (!probe) throw DataError(path + ": cannot open: " + std::strerror(errno));
+        // Only regular files (a FIFO would block, /dev/zero never end); the first two bytes
+        // tell whether the file is gzip-compressed.
+        RegularFile f(path);
+        if (!f.ok()) throw DataError(path + ": cannot open: " + f.error());
         unsigned char head[2] = {0, 0};
-        gzipped_ = std::fread(head, 1, 2, probe) == 2 && head[0] == 0x1f && head[1] == 0x8b;
-        std::fclose(probe);
-        file_ = gzopen(path.c_str(), "rb");
-        if (!file_) throw DataError(path + ": cannot open: " + std::strerror(errno));
+        gzipped_ = f.read(head, 2) == 2 && head[0] == 0x1f && head[1] == 0x8b;
+        size_ = f.size();
+        if (::lseek(f.fd(), 0, SEEK_SET) != 0)
+            throw DataError(path + ": cannot read: " + std::strerror(errno));
+        const int fd = f.release();
+        file_ = gzdopen(fd, "rb");
+        if (!file_) {
+            ::close(fd);
+            throw DataError(path + ": cannot open: " + std::strerror(errno));
+        }
         gzbuffer(file_, 1u << 18);
     }
     ~IdxFile() { gzclose(file_); }
@@ -71,18 +80,26 @@ public:
         unsigned char extra;
         return read(&extra, 1) == 0;
     }
+    bool gzipped() const { return gzipped_; }
+    /// Size of the file on disk (compressed, for gzip).
+    std::uint64_t fileSize() const { return size_; }
+    /// Most bytes the file can hold once inflated: its size when plain; for gzip, deflate's
+    /// best ratio (1032:1) bounds it, so a forged header is caught before any allocation.
+    std::uint64_t maxDataBytes() const { return gzipped_ ? size_ * 1032 + 1024 : size_; }
 
-private:
+  private:
     [[noreturn]] void fail() {
         int code = Z_OK;
         const char* msg = gzerror(file_, &code);
-        throw DataError(path_ + ": " + (gzipped_ ? "truncated or corrupt gzip data: " : "read error: ") +
+        throw DataError(path_ + ": " +
+                        (gzipped_ ? "truncated or corrupt gzip data: " : "read error: ") +
                         (msg && *msg ? msg : "unknown error"));
     }
 
     std::string path_;
     gzFile file_ = nullptr;
     bool gzipped_ = false;
+    std::uint64_t size_ = 0;
 };
 
 std::uint32_t bigEndian32(const unsigned char* p) {
@@ -90,20 +107,81 @@ std::uint32_t bigEndian32(const unsigned char* p) {
            std::uint32_t(p[3]);
 }
 
-std::string hex32(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
-
 void checkMagic(const std::string& path, std::uint32_t magic, std::uint32_t expected,
                 const char* what) {
     if (magic == expected) return;
-    std::string msg = path + ": bad magic number " + hex32(magic) + " (expected " +
-                      hex32(expected) + " for an IDX " + what + " file";
-    if (magic == kImagesMagic) msg += "; this looks like an image file";
-    if (magic == kLabelsMagic) msg += "; this looks like a label file";
+    // The bytes themselves are not shown: the file may be anything (a key, a password file),
+    // and messages end up in logs and in the run's stored stop reason.
+    std::string msg = path + ": not an IDX " + what + " file (bad magic number";
+    if (magic == kImagesMagic) msg += "; it is an IDX image file";
+    if (magic == kLabelsMagic) msg += "; it is an IDX label file";
     throw DataError(msg + ")");
+}
+
+std::string bytesText(std::uint64_t n) {
+    return std::to_string(n) + (n == 1 ? " byte" : " bytes");
+}
+
+/// Refuses a header that announces more data than the file can hold, before allocating.
+void checkAnnounced(const IdxFile& f, const std::string& path, std::uint64_t headerBytes,
+                    std::uint64_t dataBytes, const std::string& what) {
+    const std::uint64_t total = headerBytes + dataBytes;
+    if (!f.gzipped() && total != f.fileSize()) {
+        if (total > f.fileSize())
+            throw DataError(path + ": truncated: the header announces " + what + " (" +
+                            bytesText(total) + " with the header) but the file has " +
+                            bytesText(f.fileSize()));
+        throw DataError(path + ": unexpected bytes after the " + what +
+                        " announced by the header (" + bytesText(total) +
+                        " expected, the file has " + bytesText(f.fileSize()) + ")");
+    }
+    if (f.gzipped() && total > f.maxDataBytes())
+        throw DataError(path + ": truncated: the header announces " + what + " (" +
+                        bytesText(total) + " uncompressed) but a gzip file of " +
+                        bytesText(f.fileSize()) + " cannot hold more than " +
+                        bytesText(f.maxDataBytes()));
+}
+
+struct ImageHeader {
+    std::uint32_t count = 0, rows = 0, cols = 0;
+    std::string what() const {
+        return std::to_string(count) + " images of " + std::to_string(rows) + "x" +
+               std::to_string(cols);
+    }
+};
+
+ImageHeader readImageHeader(IdxFile& images, const std::string& imagesPath) {
+    unsigned char header[16];
+    const std::size_t headerBytes = images.read(header, 16);
+    if (headerBytes < 4 || (headerBytes < 16 && bigEndian32(header) == kImagesMagic))
+        throw DataError(imagesPath + ": truncated: " + bytesText(headerBytes) +
+                        ", shorter than the 16-byte IDX image header");
+    checkMagic(imagesPath, bigEndian32(header), kImagesMagic, "image");
+    ImageHeader h;
+    h.count = bigEndian32(header + 4);
+    h.rows = bigEndian32(header + 8);
+    h.cols = bigEndian32(header + 12);
+    if (h.count == 0) throw DataError(imagesPath + ": the file holds no images");
+    // Dataset keeps its shape in ints, and the images become floats (4 bytes a pixel).
+    if (h.rows == 0 || h.cols == 0 || h.rows > kMaxIdxSide || h.cols > kMaxIdxSide ||
+        std::uint64_t(h.count) * h.rows * h.cols > kMaxIdxPixels)
+        throw DataError(imagesPath + ": the header announces " + h.what() +
+                        ", beyond the limits (sides of at most " + std::to_string(kMaxIdxSide) +
+                        " pixels, at most " + std::to_string(kMaxIdxPixels) + " pixels in all)");
+    checkAnnounced(images, imagesPath, 16, std::uint64_t(h.count) * h.rows * h.cols, h.what());
+    return h;
+}
+
+std::uint32_t readLabelHeader(IdxFile& labelFile, const std::string& labelsPath) {
+    unsigned char labelHeader[8];
+    const std::size_t labelHeaderBytes = labelFile.read(labelHeader, 8);
+    if (labelHeaderBytes < 4 || (labelHeaderBytes < 8 && bigEndian32(labelHeader) == kLabelsMagic))
+        throw DataError(labelsPath + ": truncated: " + bytesText(labelHeaderBytes) +
+                        ", shorter than the 8-byte IDX label header");
+    checkMagic(labelsPath, bigEndian32(labelHeader), kLabelsMagic, "label");
+    const std::uint32_t labelCount = bigEndian32(labelHeader + 4);
+    checkAnnounced(labelFile, labelsPath, 8, labelCount, std::to_string(labelCount) + " labels");
+    return labelCount;
 }
 
 /// Reads exactly n bytes (at byte `offset` of the data) or throws that the data are truncated.
@@ -118,8 +196,7 @@ void readExactly(IdxFile& f, const std::string& path, unsigned char* dst, std::s
 
 void checkEnd(IdxFile& f, const std::string& path, const std::string& what) {
     if (!f.atEnd())
-        throw DataError(path + ": unexpected bytes after the " + what +
-                        " announced by the header");
+        throw DataError(path + ": unexpected bytes after the " + what + " announced by the header");
 }
 
 #ifdef __linux__
@@ -139,36 +216,28 @@ void preferHugePages(void*, std::size_t) {}
 
 } // namespace
 
+IdxShape probeIdx(const std::string& imagesPath, const std::string& labelsPath) {
+    IdxFile images(imagesPath);
+    const ImageHeader h = readImageHeader(images, imagesPath);
+    IdxFile labelFile(labelsPath);
+    const std::uint32_t labelCount = readLabelHeader(labelFile, labelsPath);
+    if (labelCount != h.count)
+        throw DataError("count mismatch: " + imagesPath + " holds " + std::to_string(h.count) +
+                        " images but " + labelsPath + " holds " + std::to_string(labelCount) +
+                        " labels");
+    return {h.count, static_cast<int>(h.rows), static_cast<int>(h.cols)};
+}
+
 Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bool standardise) {
     IdxFile images(imagesPath);
-    unsigned char header[16];
-    const std::size_t headerBytes = images.read(header, 16);
-    if (headerBytes < 16)
-        throw DataError(imagesPath + ": truncated: " + std::to_string(headerBytes) +
-                        " bytes, shorter than the 16-byte IDX image header");
-    checkMagic(imagesPath, bigEndian32(header), kImagesMagic, "image");
-    const std::uint32_t count = bigEndian32(header + 4);
-    const std::uint32_t rows = bigEndian32(header + 8);
-    const std::uint32_t cols = bigEndian32(header + 12);
-    if (count == 0) throw DataError(imagesPath + ": the file holds no images");
-    // Dataset keeps its shape in ints; anything this large is a corrupt header anyway.
-    if (rows == 0 || cols == 0 || rows > 1u << 15 || cols > 1u << 15 ||
-        count > static_cast<std::uint32_t>(std::numeric_limits<int>::max()))
-        throw DataError(imagesPath + ": implausible image header (" + std::to_string(count) +
-                        " images of " + std::to_string(rows) + "x" + std::to_string(cols) + ")");
+    const ImageHeader h = readImageHeader(images, imagesPath);
+    const std::uint32_t count = h.count, rows = h.rows, cols = h.cols;
     const std::uint64_t pixels = std::uint64_t(count) * rows * cols;
-    const std::string imagesWhat = std::to_string(count) + " images of " +
-                                   std::to_string(rows) + "x" + std::to_string(cols);
+    const std::string imagesWhat = h.what();
 
     // Labels first: they are small, and a count mismatch is reported before the slow part.
     IdxFile labelFile(labelsPath);
-    unsigned char labelHeader[8];
-    const std::size_t labelHeaderBytes = labelFile.read(labelHeader, 8);
-    if (labelHeaderBytes < 8)
-        throw DataError(labelsPath + ": truncated: " + std::to_string(labelHeaderBytes) +
-                        " bytes, shorter than the 8-byte IDX label header");
-    checkMagic(labelsPath, bigEndian32(labelHeader), kLabelsMagic, "label");
-    const std::uint32_t labelCount = bigEndian32(labelHeader + 4);
+    const std::uint32_t labelCount = readLabelHeader(labelFile, labelsPath);
     if (labelCount != count)
         throw DataError("count mismatch: " + imagesPath + " holds " + std::to_string(count) +
                         " images but " + labelsPath + " holds " + std::to_string(labelCount) +
@@ -200,12 +269,14 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bo
     preferHugePages(d.features.data(), pixels * sizeof(float));
     d.features.resize(pixels);
     constexpr std::size_t kChunk = 1u << 20;
-    std::vector<unsigned char> chunk(static_cast<std::size_t>(std::min<std::uint64_t>(pixels, kChunk)));
+    std::vector<unsigned char> chunk(
+        static_cast<std::size_t>(std::min<std::uint64_t>(pixels, kChunk)));
     float* dst = d.features.data();
     for (std::uint64_t done = 0; done < pixels;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(pixels - done, kChunk));
         readExactly(images, imagesPath, chunk.data(), n, 16 + done, imagesWhat);
-        for (std::size_t i = 0; i < n; ++i) dst[i] = table[chunk[i]];
+        for (std::size_t i = 0; i < n; ++i)
+            dst[i] = table[chunk[i]];
         dst += n;
         done += n;
     }
@@ -213,6 +284,8 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bo
     return d;
 }
 
-std::string defaultFashionMnistDir() { return "/usr/share/datasets/fashion-mnist"; }
+std::string defaultFashionMnistDir() {
+    return "/usr/share/datasets/fashion-mnist";
+}
 
 } // namespace fog

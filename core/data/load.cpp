@@ -6,10 +6,13 @@
 
 #include "core/data/dataset.h"
 
+#include "core/data/regular_file.h"
 #include "core/util/random.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 namespace fog {
 
@@ -49,15 +52,16 @@ std::string labelsBeside(const std::string& imagesPath, const std::string& given
         const std::string guess = (p.parent_path() / name).string();
         if (exists(guess)) return guess;
     }
-    throw DataError(std::string("IDX data: no label file given for the ") + which +
-                    " images " + imagesPath);
+    throw DataError(std::string("IDX data: no label file given for the ") + which + " images " +
+                    imagesPath);
 }
 
 /// Keeps a seeded random subset of `keep` samples, in their original order.
 void subset(Dataset& d, int keep, std::uint64_t seed) {
     if (keep <= 0 || static_cast<std::size_t>(keep) >= d.size()) return;
     std::vector<std::int64_t> order(d.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<std::int64_t>(i);
     Rng rng(seed);
     rng.shuffle(order);
     order.resize(static_cast<std::size_t>(keep));
@@ -79,8 +83,7 @@ void subset(Dataset& d, int keep, std::uint64_t seed) {
 
 void checkSameShape(const Dataset& train, const Dataset& test, const std::string& trainName,
                     const std::string& testName) {
-    if (train.channels != test.channels || train.height != test.height ||
-        train.width != test.width)
+    if (train.channels != test.channels || train.height != test.height || train.width != test.width)
         throw DataError("train and test data differ in shape: " + trainName + " has " +
                         std::to_string(train.featureCount()) + " features per sample (" +
                         std::to_string(train.height) + "x" + std::to_string(train.width) + "), " +
@@ -88,12 +91,188 @@ void checkSameShape(const Dataset& train, const Dataset& test, const std::string
                         std::to_string(test.height) + "x" + std::to_string(test.width) + ")");
 }
 
+/// The spec with every path resolved against its base folder.
+DataSpec resolved(const DataSpec& spec) {
+    DataSpec r = spec;
+    r.dir = resolveDataPath(spec, spec.dir);
+    r.trainPath = resolveDataPath(spec, spec.trainPath);
+    r.testPath = resolveDataPath(spec, spec.testPath);
+    r.trainLabelsPath = resolveDataPath(spec, spec.trainLabelsPath);
+    r.testLabelsPath = resolveDataPath(spec, spec.testLabelsPath);
+    r.baseDir.clear();
+    return r;
+}
+
+/// Probe results per file, valid while the files keep their size and modification time.
+template <class Shape> class ProbeCache {
+  public:
+    template <class F> Shape get(const std::vector<std::string>& files, F&& probe) {
+        std::vector<FileStamp> stamps;
+        for (const auto& f : files) {
+            FileStamp st;
+            checkRegularFile(f, &st); // a failure leaves a zero stamp; probe() then reports it
+            stamps.push_back(st);
+        }
+        {
+            std::lock_guard lock(mutex_);
+            auto it = cache_.find(files);
+            if (it != cache_.end() && it->second.first == stamps) return it->second.second;
+        }
+        Shape shape = probe(); // throws DataError: failures are not cached
+        std::lock_guard lock(mutex_);
+        if (cache_.size() > 64) cache_.clear();
+        cache_[files] = {stamps, shape};
+        return shape;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::map<std::vector<std::string>, std::pair<std::vector<FileStamp>, Shape>> cache_;
+};
+
+IdxShape cachedIdx(const std::string& images, const std::string& labels) {
+    static ProbeCache<IdxShape> cache;
+    return cache.get({images, labels}, [&] { return probeIdx(images, labels); });
+}
+
+CsvShape cachedCsv(const std::string& path) {
+    static ProbeCache<CsvShape> cache;
+    return cache.get({path}, [&] { return probeCsv(path); });
+}
+
 } // namespace
 
-DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeights,
+std::string resolveDataPath(const DataSpec& spec, const std::string& path) {
+    if (path.empty() || spec.baseDir.empty()) return path;
+    const std::filesystem::path p(path);
+    if (p.is_absolute()) return path;
+    return (std::filesystem::path(spec.baseDir) / p).lexically_normal().string();
+}
+
+DataSpec withAbsoluteDataPaths(const DataSpec& spec) {
+    DataSpec r = resolved(spec);
+    for (std::string* p :
+         {&r.dir, &r.trainPath, &r.testPath, &r.trainLabelsPath, &r.testLabelsPath}) {
+        if (p->empty()) continue;
+        std::error_code ec;
+        const auto abs = std::filesystem::absolute(*p, ec);
+        if (!ec) *p = abs.lexically_normal().string();
+    }
+    return r;
+}
+
+DataFacts probeData(const DataSpec& given) {
+    using K = DataSpec::Kind;
+    const DataSpec spec = resolved(given);
+    DataFacts facts;
+    // Which key a file came from, for placing a problem at it.
+    auto keyOf = [&](const std::string& file) -> std::string {
+        if (!spec.trainPath.empty() && file == spec.trainPath) return "train";
+        if (!spec.testPath.empty() && file == spec.testPath) return "test";
+        if (!spec.trainLabelsPath.empty() && file == spec.trainLabelsPath) return "train_labels";
+        if (!spec.testLabelsPath.empty() && file == spec.testLabelsPath) return "test_labels";
+        return spec.kind == K::FashionMnist || !spec.dir.empty() ? "dir" : "train";
+    };
+    try {
+        switch (spec.kind) {
+        case K::FashionMnist:
+        case K::Idx: {
+            std::string trainImages = spec.trainPath, testImages = spec.testPath;
+            const std::string dir = spec.kind == K::FashionMnist && spec.dir.empty()
+                                        ? defaultFashionMnistDir()
+                                        : spec.dir;
+            if (spec.kind == K::FashionMnist) {
+                trainImages = findIdx(dir, "train-images-idx3-ubyte");
+                testImages = findIdx(dir, "t10k-images-idx3-ubyte");
+            }
+            if (trainImages.empty() && !dir.empty())
+                trainImages = findIdx(dir, "train-images-idx3-ubyte");
+            if (testImages.empty() && !dir.empty())
+                testImages = findIdx(dir, "t10k-images-idx3-ubyte");
+            if (trainImages.empty() || testImages.empty())
+                return facts; // reported by the validator
+            const std::string trainLabels =
+                spec.kind == K::FashionMnist
+                    ? findIdx(dir, "train-labels-idx1-ubyte")
+                    : labelsBeside(trainImages, spec.trainLabelsPath, "training");
+            const std::string testLabels =
+                spec.kind == K::FashionMnist
+                    ? findIdx(dir, "t10k-labels-idx1-ubyte")
+                    : labelsBeside(testImages, spec.testLabelsPath, "test");
+            IdxShape train, test;
+            try {
+                train = cachedIdx(trainImages, trainLabels);
+            } catch (const DataError& e) {
+                facts.problems.push_back({keyOf(trainImages), e.what()});
+            }
+            try {
+                test = cachedIdx(testImages, testLabels);
+            } catch (const DataError& e) {
+                facts.problems.push_back({keyOf(testImages), e.what()});
+            }
+            if (!facts.problems.empty()) return facts;
+            if (train.rows != test.rows || train.cols != test.cols) {
+                facts.problems.push_back(
+                    {keyOf(testImages), "train and test data differ in shape: " + trainImages +
+                                            " has " + std::to_string(train.rows) + "x" +
+                                            std::to_string(train.cols) + " images, " + testImages +
+                                            " " + std::to_string(test.rows) + "x" +
+                                            std::to_string(test.cols)});
+                return facts;
+            }
+            facts.train = train.count;
+            facts.test = test.count;
+            facts.features = train.rows * train.cols;
+            facts.known = true;
+            return facts;
+        }
+        case K::Csv: {
+            if (spec.trainPath.empty() || spec.testPath.empty()) return facts;
+            CsvShape train, test;
+            try {
+                train = cachedCsv(spec.trainPath);
+            } catch (const DataError& e) {
+                facts.problems.push_back({"train", e.what()});
+            }
+            try {
+                test = cachedCsv(spec.testPath);
+            } catch (const DataError& e) {
+                facts.problems.push_back({"test", e.what()});
+            }
+            if (!facts.problems.empty()) return facts;
+            if (train.features != test.features) {
+                facts.problems.push_back(
+                    {"test", "train and test data differ in shape: " + spec.trainPath + " has " +
+                                 std::to_string(train.features) + " features per sample, " +
+                                 spec.testPath + " has " + std::to_string(test.features)});
+                return facts;
+            }
+            facts.train = train.rows;
+            facts.test = test.rows;
+            facts.features = train.features;
+            facts.known = true;
+            return facts;
+        }
+        case K::Synthetic:
+        case K::None:
+            return facts;
+        }
+    } catch (const DataError& e) { // a file not found by name (findIdx, labelsBeside)
+        const std::string what = e.what();
+        facts.problems.push_back({what.find("label file") == std::string::npos ? "dir"
+                                  : what.find("the test images") != std::string::npos
+                                      ? "test_labels"
+                                      : "train_labels",
+                                  what});
+    }
+    return facts;
+}
+
+DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWeights,
                     std::uint64_t seed) {
     const int trainers = static_cast<int>(trainerWeights.size());
     if (trainers < 1) throw DataError("data: the scenario has no trainers to hold data");
+    const DataSpec spec = resolved(given);
 
     DataBundle b;
     switch (spec.kind) {
@@ -101,8 +280,8 @@ DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeig
         const std::string dir = spec.dir.empty() ? defaultFashionMnistDir() : spec.dir;
         b.train = readIdx(findIdx(dir, "train-images-idx3-ubyte"),
                           findIdx(dir, "train-labels-idx1-ubyte"));
-        b.test = readIdx(findIdx(dir, "t10k-images-idx3-ubyte"),
-                         findIdx(dir, "t10k-labels-idx1-ubyte"));
+        b.test =
+            readIdx(findIdx(dir, "t10k-images-idx3-ubyte"), findIdx(dir, "t10k-labels-idx1-ubyte"));
         // Fashion-MNIST has ten classes even if a (sub)set happens to miss the last ones.
         b.train.classes = std::max(b.train.classes, 10);
         break;
@@ -133,11 +312,11 @@ DataBundle loadData(const DataSpec& spec, const std::vector<double>& trainerWeig
         return makeSynthetic(spec, trainers, deriveSeed(seed, kStreamSynthetic));
     case DataSpec::Kind::None: {
         // Timing-only runs: no samples, only how many each trainer would hold.
-        if (spec.samplesPerTrainer < 0)
-            throw DataError("data: samplesPerTrainer must be >= 0");
+        if (spec.samplesPerTrainer < 0) throw DataError("data: samplesPerTrainer must be >= 0");
         b.train.width = b.test.width = 0;
         std::vector<std::int64_t> held(static_cast<std::size_t>(spec.samplesPerTrainer));
-        for (std::size_t i = 0; i < held.size(); ++i) held[i] = static_cast<std::int64_t>(i);
+        for (std::size_t i = 0; i < held.size(); ++i)
+            held[i] = static_cast<std::int64_t>(i);
         b.parts.assign(static_cast<std::size_t>(trainers), held);
         return b;
     }

@@ -145,6 +145,9 @@ struct DataSpec {
     int maxTestSamples = 0;
     int samplesPerTrainer = 600; ///< None (timing only): samples each trainer holds
     PartitionSpec partition;
+    /// Folder that relative paths above resolve against: the scenario file's folder when it
+    /// was read from a file, else empty (the working directory). Not saved.
+    std::string baseDir;
 };
 
 struct ModelSpec {

@@ -4,8 +4,11 @@
 
 #include "core/scenario/scenario_io.h"
 
+#include "core/data/regular_file.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/yaml_reader.h"
+
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -44,6 +47,102 @@ ScenarioError::ScenarioError(std::vector<Diagnostic> d)
 namespace {
 
 const char* const kSetLabel = "--set";
+
+/// Values a scenario file may hold as written, counted on the parser's events before any
+/// node is built: yaml-cpp needs about 550 bytes per node, so 500,000 values keep parsing
+/// under 300 MB, and no real scenario comes near (the 1,000-device preset has about 2,000).
+constexpr std::size_t kMaxWrittenValues = 500000;
+/// Values a scenario may hold, counting each use of an alias as a copy: far above any real
+/// scenario (the 1,000-device preset has about 2,000), and small enough that reading that
+/// many takes well under a second.
+constexpr std::size_t kMaxYamlValues = 2000000;
+/// More diagnostics than this are summarised: nobody reads 80,000 lines of problems, and a
+/// studio's problem list must stay responsive.
+constexpr std::size_t kMaxDiagnostics = 200;
+
+/// Line and column (1-based) of byte `at` of `text`.
+std::pair<int, int> lineColumn(const std::string& text, std::size_t at) {
+    int line = 1;
+    std::size_t lineStart = 0;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i)
+        if (text[i] == '\n') {
+            ++line;
+            lineStart = i + 1;
+        }
+    // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+    int column = 1;
+    for (std::size_t i = lineStart; i < at && i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+    return {line, column};
+}
+
+/// Length of the valid UTF-8 sequence starting at text[i], or 0 when it is not one
+/// (overlong forms, surrogates and code points above U+10FFFF are invalid too).
+std::size_t utf8Length(const std::string& text, std::size_t i) {
+    const auto byte = [&](std::size_t k) {
+        return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u;
+    };
+    const unsigned c = byte(i);
+    if (c < 0x80) return 1;
+    const auto cont = [&](std::size_t k) { return (byte(k) & 0xC0) == 0x80; };
+    if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        const unsigned c1 = byte(i + 1);
+        if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
+        if (c == 0xED && c1 >= 0xA0) return 0; // surrogate
+        return cont(i + 1) && cont(i + 2) ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        const unsigned c1 = byte(i + 1);
+        if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
+        if (c == 0xF4 && c1 >= 0x90) return 0; // above U+10FFFF
+        return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+    }
+    return 0;
+}
+
+/// Refuses bytes that are not UTF-8 text before the YAML parser sees them: its messages for
+/// binary data ("unknown escape character") would not tell the user what is wrong.
+bool checkText(YamlContext& ctx, const std::string& text) {
+    auto fail = [&](std::size_t at, const std::string& message) {
+        const auto [line, column] = lineColumn(text, at);
+        YAML::Mark m;
+        m.line = line - 1;
+        m.column = column - 1;
+        ctx.error("", m, message);
+        return false;
+    };
+    const auto starts = [&](const char* sig, std::size_t n) {
+        return text.size() >= n && text.compare(0, n, sig, n) == 0;
+    };
+    if (starts("\xFF\xFE", 2) || starts("\xFE\xFF", 2))
+        return fail(0, "is UTF-16 text; scenario files must be UTF-8: save it as UTF-8");
+    // Bytes no text file holds: NUL and the C0 controls other than tab, line feed and
+    // carriage return, and DEL (images, archives, databases all have them near the start).
+    const auto control = [](unsigned char c) {
+        return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F;
+    };
+    bool binary = false;
+    for (char c : text)
+        if (control(static_cast<unsigned char>(c))) {
+            binary = true;
+            break;
+        }
+    // The first byte that is not UTF-8 text; a file with control bytes, or one whose very
+    // first byte is not text (a PNG starts 0x89 'PNG'), is binary rather than badly encoded.
+    for (std::size_t i = 0; i < text.size();) {
+        const bool isControl = control(static_cast<unsigned char>(text[i]));
+        const std::size_t n = isControl ? 0 : utf8Length(text, i);
+        if (n == 0) {
+            if (binary || i == 0)
+                return fail(i, "is not a text/YAML file: it holds binary data (is it an image, "
+                               "an archive or a database?)");
+            return fail(i, "is not valid UTF-8 text here: save the file as UTF-8");
+        }
+        i += n;
+    }
+    return true;
+}
 
 // --- reading -----------------------------------------------------------------------------
 
@@ -507,23 +606,166 @@ void sortDiagnostics(std::vector<Diagnostic>& d) {
     });
 }
 
-Scenario load(const std::string& text, const std::string& label,
-              const std::vector<Override>& overrides) {
-    YamlContext ctx(label);
-    YAML::Node root;
+/// Counts the values of a YAML text from the parser's events, without building nodes (so in
+/// memory bounded by the nesting depth); stops at the first value over the limit.
+class ValueCounter : public YAML::EventHandler {
+  public:
+    struct Over {
+        YAML::Mark at;
+    };
+    explicit ValueCounter(std::size_t limit) : limit_(limit) {}
+    std::size_t documents = 0;
+
+    void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        count(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        count(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        count(m);
+    }
+    void OnMapEnd() override {}
+
+  private:
+    void count(const YAML::Mark& m) {
+        if (++values_ > limit_) throw Over{m};
+    }
+    std::size_t limit_;
+    std::size_t values_ = 0;
+};
+
+/// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
+/// not UTF-8, not YAML, holds several documents or expands through aliases beyond reason.
+bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
+    if (text.size() > kMaxScenarioBytes) {
+        ctx.error("", YAML::Mark::null_mark(),
+                  "is " + std::to_string(text.size()) + " bytes; scenario files are limited to " +
+                      std::to_string(kMaxScenarioBytes) + " bytes (8 MiB)");
+        return false;
+    }
+    if (!checkText(ctx, text)) return false;
+    // Count first, on events: building the nodes of a 8 MB list of numbers would take GBs.
     try {
-        root = YAML::Load(text);
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        ValueCounter counter(kMaxWrittenValues);
+        while (parser.HandleNextDocument(counter) && counter.documents < 2) {
+        }
+    } catch (const ValueCounter::Over& over) {
+        ctx.error("", over.at,
+                  "the file holds more than " + std::to_string(kMaxWrittenValues) +
+                      " YAML values; a scenario needs far fewer (use groups for many similar "
+                      "nodes)");
+        return false;
+    } catch (const YAML::Exception&) {
+        // Syntax errors are reported below, by the parse that builds the nodes.
+    }
+    std::vector<YAML::Node> docs;
+    try {
+        docs = YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
         ctx.error("", e.mark, "YAML syntax error: " + e.msg);
-        throw ScenarioError(ctx.diagnostics());
+        return false;
     }
+    if (docs.size() > 1) {
+        // Silently reading only the first would ignore whatever the user wrote after '---'.
+        YAML::Mark at = docs[1].Mark();
+        if (at.line < 0) { // an empty document has no mark: point at its '---'
+            std::size_t pos = 0, seen = 0;
+            const bool leading = text.compare(0, 3, "---") == 0;
+            for (std::size_t i = 0; i < text.size(); i = text.find('\n', i) + 1) {
+                if (text.compare(i, 3, "---") == 0 && ++seen == (leading ? 2u : 1u)) {
+                    pos = i;
+                    break;
+                }
+                if (text.find('\n', i) == std::string::npos) break;
+            }
+            const auto [line, column] = lineColumn(text, pos);
+            at.line = line - 1;
+            at.column = column - 1;
+        }
+        ctx.error("", at,
+                  "a second YAML document starts here; a scenario file holds exactly one "
+                  "(remove the '---' line and what follows, or split the file)");
+        return false;
+    }
+    root = docs.empty() ? YAML::Node() : docs[0];
+    YAML::Mark where;
+    if (countExpandedValues(root, kMaxYamlValues, where) > kMaxYamlValues) {
+        ctx.error("", where,
+                  "the document holds more than " + std::to_string(kMaxYamlValues) +
+                      " values, counting each use of an alias (*name) as a full copy; "
+                      "aliases that multiply this much cannot be read in reasonable time");
+        return false;
+    }
+    return true;
+}
+
+/// Read problems, to leave out validation problems at or below (or above) the same path.
+class ShadowSet {
+  public:
+    explicit ShadowSet(const std::vector<Diagnostic>& read) {
+        for (const auto& d : read)
+            if (!d.path.empty()) paths_.push_back(d.path);
+        std::sort(paths_.begin(), paths_.end());
+        paths_.erase(std::unique(paths_.begin(), paths_.end()), paths_.end());
+    }
+    /// True when a read problem's path is `path`, encloses it or lies within it: O(depth log n).
+    bool shadows(const std::string& path) const {
+        if (paths_.empty() || path.empty()) return false;
+        // A read problem at `path` or at one of its ancestors.
+        for (std::string p = path; !p.empty();) {
+            if (std::binary_search(paths_.begin(), paths_.end(), p)) return true;
+            const auto at = p.find_last_of(".[");
+            if (at == std::string::npos) break;
+            p.erase(at);
+        }
+        // A read problem below `path`: path.x or path[i] (sorted, so those are contiguous).
+        for (const char sep : {'.', '['}) {
+            const std::string prefix = path + sep;
+            const auto it = std::lower_bound(paths_.begin(), paths_.end(), prefix);
+            if (it != paths_.end() && it->compare(0, prefix.size(), prefix) == 0) return true;
+        }
+        return false;
+    }
+
+  private:
+    std::vector<std::string> paths_;
+};
+
+Scenario load(const std::string& text, const std::string& label,
+              const std::vector<Override>& overrides, const std::string& baseDir) {
+    YamlContext ctx(label);
+    YAML::Node root;
+    if (!parseDocument(ctx, text, root)) throw ScenarioError(ctx.diagnostics());
 
     std::vector<Diagnostic> setErrors;
     std::vector<std::string> touched;
     for (const auto& o : overrides)
         applyOverride(root, o, setErrors, touched);
+    if (!overrides.empty()) {
+        // A --set value may bring its own anchors and aliases: count again, with them.
+        YAML::Mark where;
+        if (countExpandedValues(root, kMaxYamlValues, where) > kMaxYamlValues) {
+            setErrors.push_back({kSetLabel, 0, 0, "",
+                                 "with the --set values, the scenario holds more than " +
+                                     std::to_string(kMaxYamlValues) +
+                                     " values, counting each use of an alias as a full copy"});
+            throw ScenarioError(setErrors);
+        }
+    }
 
     Scenario s;
+    s.data.baseDir = baseDir;
     bool readable = false;
     try {
         readable = readScenario(ctx, root, s);
@@ -542,14 +784,9 @@ Scenario load(const std::string& text, const std::string& label,
     // Where reading already failed, the value is a stand-in default: checks of it, and
     // summary checks of a section containing it ("topology has no aggregator" after a
     // misspelt role), would only repeat the problem, so they are left out.
-    const std::vector<Diagnostic> readErrors = ctx.diagnostics();
+    const ShadowSet readErrors(ctx.diagnostics());
     for (const auto& d : validateScenario(s)) {
-        const bool shadowed =
-            std::any_of(readErrors.begin(), readErrors.end(), [&](const Diagnostic& r) {
-                return !r.path.empty() &&
-                       (pathWithin(d.path, r.path) || pathWithin(r.path, d.path));
-            });
-        if (shadowed) continue;
+        if (readErrors.shadows(d.path)) continue;
         if (ctx.locate(d.path))
             ctx.error(d.path, d.message);
         else
@@ -568,6 +805,13 @@ Scenario load(const std::string& text, const std::string& label,
     }
     if (!all.empty()) {
         sortDiagnostics(all);
+        if (all.size() > kMaxDiagnostics) {
+            const std::size_t more = all.size() - kMaxDiagnostics;
+            all.resize(kMaxDiagnostics);
+            all.push_back({label, 0, 0, "",
+                           "... and " + std::to_string(more) + " more problems (only the first " +
+                               std::to_string(kMaxDiagnostics) + " are listed)"});
+        }
         throw ScenarioError(std::move(all));
     }
     return s;
@@ -594,32 +838,32 @@ Override parseOverride(const std::string& arg) {
 
 Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel,
                           const std::vector<Override>& overrides) {
-    return load(yaml, fileLabel, overrides);
+    return load(yaml, fileLabel, overrides, {});
 }
 
 Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel) {
     YamlContext ctx(fileLabel);
     Scenario s;
-    try {
-        const YAML::Node root = YAML::Load(yaml);
-        readScenario(ctx, root, s);
-    } catch (const YAML::Exception& e) {
-        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+    YAML::Node root;
+    if (parseDocument(ctx, yaml, root)) {
+        try {
+            readScenario(ctx, root, s);
+        } catch (const YAML::Exception& e) {
+            ctx.error("", e.mark, std::string("cannot read the scenario: ") + e.what());
+        }
     }
     if (!ctx.diagnostics().empty()) throw ScenarioError(ctx.diagnostics());
     return s;
 }
 
-LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel) {
+LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel,
+                                        const std::string& baseDir) {
     LenientScenario out;
+    out.scenario.data.baseDir = baseDir;
     YamlContext ctx(fileLabel);
     YAML::Node root;
-    try {
-        root = YAML::Load(yaml);
-    } catch (const YAML::Exception& e) {
-        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
-        throw ScenarioError(ctx.diagnostics());
-    }
+    // The same bounded parse as the strict loader (size, text, value and alias limits).
+    if (!parseDocument(ctx, yaml, root)) throw ScenarioError(ctx.diagnostics());
     bool readable = false;
     try {
         readable = readScenario(ctx, root, out.scenario);
@@ -630,23 +874,52 @@ LenientScenario readScenarioTextLenient(const std::string& yaml, const std::stri
     out.readProblems = ctx.diagnostics();
     // The full, located list is the strict loader's, so the studio and `validate` agree.
     try {
-        load(yaml, fileLabel, {});
+        load(yaml, fileLabel, {}, baseDir);
     } catch (const ScenarioError& e) {
         out.problems = e.diagnostics;
     }
     return out;
 }
 
+/// Reads a scenario file's bytes, or says why not (not a regular file, too large, unreadable).
+static std::string readScenarioBytes(const std::string& path, std::string& text) {
+    RegularFile f(path);
+    if (!f.ok()) return "cannot open scenario file: " + f.error();
+    if (f.size() > kMaxScenarioBytes)
+        return "is " + std::to_string(f.size()) + " bytes; scenario files are limited to " +
+               std::to_string(kMaxScenarioBytes) + " bytes (8 MiB)";
+    // One byte more than the cap, in case the file grew since it was measured.
+    text.resize(static_cast<std::size_t>(f.size()) + 1);
+    const long long got = f.read(text.data(), text.size());
+    if (got < 0) return std::string("cannot read scenario file: ") + std::strerror(errno);
+    text.resize(static_cast<std::size_t>(got));
+    if (text.size() > f.size() && text.size() > kMaxScenarioBytes)
+        return "grew beyond " + std::to_string(kMaxScenarioBytes) + " bytes while being read";
+    return {};
+}
+
 Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ScenarioError(
-            {{path, 0, 0, "", std::string("cannot open scenario file: ") + std::strerror(errno)}});
-    std::ostringstream text;
-    text << in.rdbuf();
-    Scenario s = load(text.str(), path, overrides);
+    std::string text;
+    if (std::string why = readScenarioBytes(path, text); !why.empty())
+        throw ScenarioError({{path, 0, 0, "", why}});
+    // Relative data paths are relative to the scenario's folder, as a user who keeps data
+    // beside the scenario expects; runs from any working directory then find the same files.
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+    Scenario s = load(text, path, overrides, ec ? std::string() : dir.lexically_normal().string());
     s.sourcePath = path;
     return s;
+}
+
+LenientScenario readScenarioFileLenient(const std::string& path) {
+    std::string text;
+    if (std::string why = readScenarioBytes(path, text); !why.empty())
+        throw ScenarioError({{path, 0, 0, "", why}});
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+    LenientScenario out = readScenarioTextLenient(text, path, ec ? std::string() : dir.lexically_normal().string());
+    out.scenario.sourcePath = path;
+    return out;
 }
 
 // --- writing -----------------------------------------------------------------------------

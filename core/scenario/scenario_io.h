@@ -3,6 +3,7 @@
 
 #include "core/scenario/scenario.h"
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +27,28 @@ struct ScenarioError : std::runtime_error {
     std::vector<Diagnostic> diagnostics;
 };
 
+/// Largest scenario file read (8 MiB); larger files and texts are refused unread.
+inline constexpr std::size_t kMaxScenarioBytes = std::size_t(8) << 20;
+
+/// Limits of what validation accepts: what the engine can run in a few GB of memory and
+/// finish, checked before anything is expanded or allocated. docs/scenario.md states them.
+struct ScenarioLimits {
+    static constexpr int maxNodes = 200000;           ///< nodes in all, group members counted
+    static constexpr int maxSamplesPerTrainer = 1000000;      ///< data: none
+    static constexpr double maxTimingSamples = 50e6;  ///< trainers x samples_per_trainer
+    static constexpr int maxHiddenUnits = 100000;     ///< per hidden layer
+    static constexpr int maxHiddenLayers = 16;
+    static constexpr double maxModelParameters = 50e6;
+    static constexpr int maxSyntheticFeatures = 100000;
+    static constexpr int maxSyntheticClasses = 1000;
+    static constexpr double maxSyntheticValues = 250e6; ///< trainers x 2000 x features floats
+    static constexpr int maxBatchSize = 1000000;
+    static constexpr int maxLocalSteps = 1000000;
+    static constexpr int maxLocalEpochs = 10000;
+    static constexpr double maxPolicyInteger = 1e9;   ///< integer policy parameters
+    static constexpr double minMarkovMeanS = 0.01;    ///< Markov mean up / down time
+};
+
 /// A `--set key.path=value` override, applied to the YAML tree before validation.
 struct Override {
     std::string path;
@@ -35,7 +58,9 @@ struct Override {
 /// Parses `key.path=value`; throws ScenarioError on a malformed argument.
 Override parseOverride(const std::string& arg);
 
-/// Loads and validates a scenario file. Throws ScenarioError listing every problem.
+/// Loads and validates a scenario file. Throws ScenarioError listing every problem. Only
+/// regular files are read (a directory, FIFO or device is refused without blocking); relative
+/// data paths in it resolve against its folder (DataSpec::baseDir).
 Scenario loadScenarioFile(const std::string& path, const std::vector<Override>& overrides = {});
 /// Same, from text; `fileLabel` names it in messages.
 Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel = "<string>",
@@ -59,7 +84,11 @@ struct LenientScenario {
 /// at the first bad value, so that a file with mistakes opens in the studio to be fixed
 /// (which then refuses only to run it). Throws ScenarioError only when the text is not a
 /// scenario at all (YAML syntax, not a map).
-LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel);
+LenientScenario readScenarioTextLenient(const std::string& yaml, const std::string& fileLabel,
+                                        const std::string& baseDir = {});
+/// The same for a file: only a regular file within the size limit is read (never blocks on a
+/// FIFO), and relative data paths resolve against the file's folder, as loadScenarioFile does.
+LenientScenario readScenarioFileLenient(const std::string& path);
 
 /// Writes a scenario as YAML that loads back to the same scenario.
 std::string saveScenarioText(const Scenario& s);

@@ -4,12 +4,14 @@
 
 #include "core/scenario/scenario_io.h"
 
+#include "core/data/dataset.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/progress_check.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -17,8 +19,12 @@ namespace fog {
 
 namespace {
 
+using L = ScenarioLimits;
 /// Largest group; a typo like `count: 2000000000` should be an error, not an out-of-memory.
 constexpr int kMaxGroupCount = 1000000;
+/// Did-you-mean suggestions for unknown node names are worked out for this many problems
+/// only: each costs a pass over all ids, and more messages than this are not listed anyway.
+constexpr int kMaxNameSuggestions = 50;
 
 std::string num(double v) {
     return formatNumber(v);
@@ -41,15 +47,33 @@ class Checker {
     void error(const std::string& path, int line, const std::string& message) {
         out_.push_back({file_, line, 0, path, message});
     }
+    /// Every number of a scenario is finite (0 spells "no limit" where there is one).
+    bool finite(const std::string& path, int line, double v) {
+        if (std::isfinite(v)) return true;
+        error(path, line, "must be a finite number, got " + num(v));
+        return false;
+    }
     /// v > bound. Written as !(v > bound) so that NaN fails too.
     void greater(const std::string& path, int line, double v, double bound) {
+        if (!finite(path, line, v)) return;
         if (!(v > bound)) error(path, line, "must be > " + num(bound) + ", got " + num(v));
     }
     void atLeast(const std::string& path, int line, double v, double bound) {
+        if (!finite(path, line, v)) return;
         if (!(v >= bound)) error(path, line, "must be >= " + num(bound) + ", got " + num(v));
+    }
+    /// lo <= v <= hi, each side stated on its own ("must be >= 1" reads better than a range
+    /// when the limit above is only there to keep a typo from exhausting memory).
+    void bounded(const std::string& path, int line, double v, double lo, double hi) {
+        if (!finite(path, line, v)) return;
+        if (!(v >= lo))
+            error(path, line, "must be >= " + num(lo) + ", got " + num(v));
+        else if (!(v <= hi))
+            error(path, line, "must be <= " + num(hi) + ", got " + num(v));
     }
     /// lo <= v <= hi, or lo <= v < hi when `openTop`.
     void within(const std::string& path, int line, double v, double lo, double hi, bool openTop) {
+        if (!finite(path, line, v)) return;
         if (!(v >= lo && (openTop ? v < hi : v <= hi)))
             error(path, line,
                   "must be in [" + num(lo) + ", " + num(hi) + (openTop ? ")" : "]") + ", got " +
@@ -57,6 +81,7 @@ class Checker {
     }
     /// A value or range whose every point must be > bound (strict) or >= bound.
     void range(const std::string& path, int line, const Range& r, double bound, bool strict) {
+        if (!finite(path, line, r.min) || !finite(path, line, r.max)) return;
         if (r.isExact()) {
             strict ? greater(path, line, r.min, bound) : atLeast(path, line, r.min, bound);
             return;
@@ -87,15 +112,19 @@ void checkLink(Checker& c, const std::string& path, int line, const LinkParams& 
 
 void checkAvailability(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
     if (a.kind == AvailabilitySpec::Kind::Markov) {
-        c.greater(path + ".mean_up_s", line, a.meanUpS, 0);
-        c.greater(path + ".mean_down_s", line, a.meanDownS, 0);
+        // Every period is an event: means far below a round's length flood the event queue
+        // (1e-9 s would need 10^9 events per simulated second and node).
+        c.atLeast(path + ".mean_up_s", line, a.meanUpS, L::minMarkovMeanS);
+        c.atLeast(path + ".mean_down_s", line, a.meanDownS, L::minMarkovMeanS);
     }
     if (a.kind != AvailabilitySpec::Kind::Trace) return;
     for (std::size_t i = 0; i < a.offline.size(); ++i) {
         const auto& iv = a.offline[i];
         const std::string p = itemPath(path + ".offline", i);
         const std::string shown = "[" + num(iv.fromS) + ", " + num(iv.toS) + "]";
-        if (!(iv.fromS >= 0))
+        if (!std::isfinite(iv.fromS) || !std::isfinite(iv.toS))
+            c.error(p, line, "must be two finite times [from_s, to_s], got " + shown);
+        else if (!(iv.fromS >= 0))
             c.error(p, line, "must start at a time >= 0, got " + shown);
         else if (!(iv.fromS < iv.toS))
             c.error(p, line, "must be [from_s, to_s] with from_s < to_s, got " + shown);
@@ -146,7 +175,8 @@ struct Entity {
 
 /// What the policy checks need to know about the tree.
 struct TreeFacts {
-    bool reliable = true; ///< false when parent errors make the counts below meaningless
+    bool reliable = true;   ///< false when parent errors make the counts below meaningless
+    long long trainers = 0; ///< trainers in all, group members counted
     int aggregators = 0;
     std::vector<std::string> roots; ///< aggregators with no aggregator above them
     bool nested = false;            ///< some aggregator has an aggregator above it
@@ -199,6 +229,22 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         ents.push_back(e);
     }
 
+    // Everything below expands groups (ids, roots): refuse a total the engine cannot hold
+    // before expanding anything, so a few aliases to a huge group cost nothing.
+    long long totalNodes = 0;
+    for (const auto& e : ents)
+        totalNodes += e.count;
+    if (totalNodes > L::maxNodes) {
+        c.error(t.groups.empty() ? "topology.nodes" : "topology.groups", 0,
+                "declare " + std::to_string(totalNodes) +
+                    " nodes in all (group members "
+                    "counted); at most " +
+                    std::to_string(L::maxNodes) +
+                    " are supported (each node needs memory and events in the engine)");
+        facts.reliable = false;
+        return facts;
+    }
+
     // Ids, with groups expanded to <id>-0 .. <id>-<count-1>; each clash reported once per pair.
     std::unordered_map<std::string, int> owner;
     std::set<std::pair<int, int>> clashes;
@@ -224,6 +270,13 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     std::vector<std::string> names; // for suggestions
     for (const auto& e : ents)
         names.push_back(e.id);
+    std::unordered_map<std::string, const GroupSpec*> groupById;
+    for (const auto& g : t.groups)
+        groupById.emplace(g.id, &g);
+    int suggestionsLeft = kMaxNameSuggestions;
+    auto suggest = [&](const std::string& id) {
+        return suggestionsLeft-- > 0 ? didYouMean(id, names) : std::string();
+    };
     for (auto& e : ents) {
         if (e.parent.empty()) continue;
         if (auto it = owner.find(e.parent); it != owner.end()) {
@@ -231,12 +284,15 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
             continue;
         }
         e.resolved = false;
-        std::string hint = didYouMean(e.parent, names);
-        for (const auto& g : t.groups)
-            if (g.id == e.parent)
-                hint = g.count >= 1 ? " (that is a group; name one of its members, " + g.id +
-                                          "-0 .. " + g.id + "-" + std::to_string(g.count - 1) + ")"
-                                    : " (that is a group, not a node)";
+        std::string hint;
+        if (auto g = groupById.find(e.parent); g != groupById.end()) {
+            const GroupSpec& gs = *g->second;
+            hint = gs.count >= 1 ? " (that is a group; name one of its members, " + gs.id +
+                                       "-0 .. " + gs.id + "-" + std::to_string(gs.count - 1) + ")"
+                                 : " (that is a group, not a node)";
+        } else {
+            hint = suggest(e.parent);
+        }
         c.error(e.path + ".parent", e.line,
                 "names node '" + e.parent + "', which does not exist" + hint);
     }
@@ -269,16 +325,44 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     }
 
     // Nearest aggregating ancestor of each entity; -1 when none, -2 when the chain breaks.
-    auto aggregatorAbove = [&](const Entity& e) {
-        if (!e.resolved) return -2;
-        for (int x = e.parentEntity; x >= 0; x = ents[static_cast<std::size_t>(x)].parentEntity) {
+    // from(x): the answer for a chain that reaches entity x. Memoised and iterative, so a
+    // chain of 20,000 nodes costs linear time and no deep recursion.
+    constexpr int kUnknown = -3;
+    std::vector<int> fromMemo(ents.size(), kUnknown);
+    auto from = [&](int start) {
+        std::vector<int> walked;
+        int x = start, answer = -1;
+        for (;;) {
+            if (x < 0) {
+                answer = -1;
+                break;
+            }
             const Entity& p = ents[static_cast<std::size_t>(x)];
-            if (p.inCycle) return -2;
-            if (aggregates(p.role)) return x;
-            if (!p.resolved) return -2;
+            if (fromMemo[static_cast<std::size_t>(x)] != kUnknown) {
+                answer = fromMemo[static_cast<std::size_t>(x)];
+                break;
+            }
+            if (p.inCycle) {
+                answer = -2;
+                break;
+            }
+            if (aggregates(p.role)) {
+                answer = x;
+                break;
+            }
+            if (!p.resolved) {
+                answer = -2;
+                break;
+            }
+            walked.push_back(x);
+            x = p.parentEntity;
         }
-        return -1;
+        if (x >= 0) fromMemo[static_cast<std::size_t>(x)] = answer;
+        for (int w : walked)
+            fromMemo[static_cast<std::size_t>(w)] = answer;
+        return answer;
     };
+    auto aggregatorAbove = [&](const Entity& e) { return e.resolved ? from(e.parentEntity) : -2; };
 
     int trainerCount = 0;
     for (const auto& e : ents) {
@@ -309,6 +393,7 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                         toString(e.availability) +
                         ": only trainers may go offline (an aggregator holds the model)");
     }
+    facts.trainers = trainerCount;
     if (ents.empty())
         c.error("topology", 0, "has no nodes: add at least one trainer and one aggregator");
     else if (trainerCount == 0)
@@ -325,7 +410,7 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                 c.error(p + "." + key, l.line, "must name a node, got nothing");
             else if (!owner.count(id))
                 c.error(p + "." + key, l.line,
-                        "names node '" + id + "', which does not exist" + didYouMean(id, names));
+                        "names node '" + id + "', which does not exist" + suggest(id));
         };
         checkEnd("from", l.from);
         checkEnd("to", l.to);
@@ -342,8 +427,19 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     return facts;
 }
 
-void checkData(Checker& c, const DataSpec& d) {
+/// What the data checks learn that the model checks need.
+struct DataSize {
+    int features = 0; ///< per sample; 0 when unknown
+    int classes = 0;
+};
+
+std::string count(double v) {
+    return formatNumber(v);
+}
+
+DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
     using K = DataSpec::Kind;
+    DataSize size;
     if (d.kind == K::Csv || (d.kind == K::Idx && d.dir.empty())) {
         const std::string why =
             d.kind == K::Csv ? "is required for dataset csv"
@@ -356,14 +452,34 @@ void checkData(Checker& c, const DataSpec& d) {
         c.atLeast("data.max_train_samples", 0, d.maxTrainSamples, 0);
         c.atLeast("data.max_test_samples", 0, d.maxTestSamples, 0);
     }
-    if (d.kind == K::None) c.atLeast("data.samples_per_trainer", 0, d.samplesPerTrainer, 0);
+    // Trainers, when the tree is sound enough to count them.
+    const double trainers = tree.reliable ? static_cast<double>(tree.trainers) : 0.0;
+    if (d.kind == K::None) {
+        c.bounded("data.samples_per_trainer", 0, d.samplesPerTrainer, 0, L::maxSamplesPerTrainer);
+        // Each trainer holds its sample indices (8 bytes each) in the engine.
+        if (d.samplesPerTrainer > 0 && trainers * d.samplesPerTrainer > L::maxTimingSamples)
+            c.error("data.samples_per_trainer", 0,
+                    "times the " + count(trainers) + " trainers is " +
+                        count(trainers * d.samplesPerTrainer) + " samples; at most " +
+                        count(L::maxTimingSamples) + " are supported (8 bytes each in memory)");
+    }
     if (d.kind == K::Synthetic) {
         c.atLeast("data.synthetic.alpha", 0, d.syntheticAlpha, 0);
         c.atLeast("data.synthetic.beta", 0, d.syntheticBeta, 0);
-        c.atLeast("data.synthetic.features", 0, d.syntheticFeatures, 1);
-        c.atLeast("data.synthetic.classes", 0, d.syntheticClasses, 2);
+        c.bounded("data.synthetic.features", 0, d.syntheticFeatures, 1, L::maxSyntheticFeatures);
+        c.bounded("data.synthetic.classes", 0, d.syntheticClasses, 2, L::maxSyntheticClasses);
+        // Up to 2,000 samples per device, each of `features` floats.
+        const double values = trainers * 2000.0 * d.syntheticFeatures;
+        if (d.syntheticFeatures >= 1 && d.syntheticFeatures <= L::maxSyntheticFeatures &&
+            values > L::maxSyntheticValues)
+            c.error("data.synthetic.features", 0,
+                    "times 2000 samples for each of the " + count(trainers) + " trainers may be " +
+                        count(values) + " values; at most " + count(L::maxSyntheticValues) +
+                        " are supported (4 bytes each): use fewer features or trainers");
+        size.features = d.syntheticFeatures;
+        size.classes = d.syntheticClasses;
     }
-    if (d.kind == K::None) return; // no samples, nothing to partition
+    if (d.kind == K::None) return size; // no samples, nothing to partition
 
     using P = PartitionSpec::Kind;
     const PartitionSpec& p = d.partition;
@@ -382,18 +498,89 @@ void checkData(Checker& c, const DataSpec& d) {
     }
     if (p.kind == P::Shards) c.atLeast("data.partition.per_client", 0, p.shardsPerClient, 1);
     if (p.kind == P::QuantitySkew) c.atLeast("data.partition.sigma", 0, p.sigma, 0);
+    if (d.kind == K::Synthetic) return size;
+
+    // The files: there, readable, well-formed headers; and their sizes, so that a partition
+    // the engine would refuse at start is refused here, where the user is looking.
+    const DataFacts facts = probeData(d);
+    for (const auto& [key, message] : facts.problems)
+        c.error("data." + key, 0, message);
+    if (!facts.known) return size;
+    size.features = facts.features;
+    size.classes = d.kind == K::FashionMnist ? 10 : 0;
+    std::uint64_t n = facts.train;
+    if (d.maxTrainSamples > 0)
+        n = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(d.maxTrainSamples));
+    if (trainers < 1 || n == 0) return size;
+    const std::string have =
+        count(static_cast<double>(n)) + " training samples" +
+        (d.maxTrainSamples > 0 && n < facts.train ? " (max_train_samples)" : "") +
+        " cannot give each of the " + count(trainers) + " trainers ";
+    switch (p.kind) {
+    case P::Iid:
+    case P::QuantitySkew:
+        if (static_cast<double>(n) < trainers)
+            c.error("data.partition", 0, have + "one sample: use fewer trainers or more data");
+        break;
+    case P::Dirichlet: {
+        const double need = std::max(1, p.minPerClient);
+        if (static_cast<double>(n) < need * trainers)
+            c.error(p.minPerClient > 1 ? "data.partition.min_per_client" : "data.partition", 0,
+                    have + "at least " + count(need) +
+                        " (lower partition.min_per_client, use fewer trainers or more data)");
+        break;
+    }
+    case P::Shards:
+        if (p.shardsPerClient >= 1 && static_cast<double>(n) < trainers * p.shardsPerClient)
+            c.error("data.partition.per_client", 0,
+                    have + std::to_string(p.shardsPerClient) +
+                        " non-empty shards (lower per_client, use fewer trainers or more data)");
+        break;
+    case P::Natural:
+        break;
+    }
+    return size;
 }
 
-void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d) {
+void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSize& size) {
     if (d.kind == DataSpec::Kind::None && m.kind != ModelSpec::Kind::None)
         c.error("model.kind", 0,
                 std::string("must be none when data.dataset is none (a timing-only run has no "
                             "samples to train on), got ") +
                     toString(m.kind));
     if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
-        for (std::size_t i = 0; i < m.hidden.size(); ++i)
-            c.atLeast(itemPath("model.hidden", i), 0, m.hidden[i], 1);
+        if (m.hidden.size() > static_cast<std::size_t>(L::maxHiddenLayers))
+            c.error("model.hidden", 0,
+                    "has " + std::to_string(m.hidden.size()) + " layers; at most " +
+                        std::to_string(L::maxHiddenLayers) + " are supported");
+        bool sane = true;
+        for (std::size_t i = 0; i < m.hidden.size() && i < 64; ++i) {
+            const bool ok = m.hidden[i] >= 1 && m.hidden[i] <= L::maxHiddenUnits;
+            c.bounded(itemPath("model.hidden", i), 0, m.hidden[i], 1, L::maxHiddenUnits);
+            sane = sane && ok;
+        }
         c.within("model.dropout", 0, m.dropout, 0, 1, true);
+        // Parameters (4 bytes each; every update in flight is a copy): an estimate from the
+        // layer sizes, the convolutions of a cnn counted as twice the input size.
+        if (sane && size.features > 0 &&
+            m.hidden.size() <= static_cast<std::size_t>(L::maxHiddenLayers)) {
+            double in = m.kind == ModelSpec::Kind::Cnn ? 2.0 * size.features : size.features;
+            double params = 0.0;
+            const std::size_t layers = m.kind == ModelSpec::Kind::Cnn
+                                           ? std::min<std::size_t>(1, m.hidden.size())
+                                           : m.hidden.size();
+            for (std::size_t i = 0; i < layers; ++i) {
+                params += (in + 1) * m.hidden[i];
+                in = m.hidden[i];
+            }
+            params += (in + 1) * std::max(size.classes, 10);
+            if (params > L::maxModelParameters)
+                c.error("model.hidden", 0,
+                        "gives a model of about " + count(std::round(params)) + " parameters for " +
+                            std::to_string(size.features) + " input features; at most " +
+                            count(L::maxModelParameters) +
+                            " are supported (4 bytes each, one copy per update in flight)");
+        }
     }
     c.atLeast("model.wire_bytes", 0, m.wireBytes, 0);
 }
@@ -412,9 +599,9 @@ void checkTraining(Checker& c, const TrainingSpec& t) {
         c.atLeast("training.schedule.gamma", 0, t.schedule.gamma, 0);
     c.within("training.momentum", 0, t.momentum, 0, 1, true);
     c.atLeast("training.weight_decay", 0, t.weightDecay, 0);
-    c.atLeast("training.batch_size", 0, t.batchSize, 1);
-    c.atLeast("training.local_steps", 0, t.localSteps, 1);
-    c.atLeast("training.local_epochs", 0, t.localEpochs, 0);
+    c.bounded("training.batch_size", 0, t.batchSize, 1, L::maxBatchSize);
+    c.bounded("training.local_steps", 0, t.localSteps, 1, L::maxLocalSteps);
+    c.bounded("training.local_epochs", 0, t.localEpochs, 0, L::maxLocalEpochs);
 }
 
 /// Name and parameters against the policy catalogue; returns the policy or nullptr.
@@ -451,12 +638,16 @@ const PolicyInfo* checkPolicy(Checker& c, const std::string& path, const char* w
                     "unknown key '" + key + "' for " + what + " policy " + p.name + hint);
             continue;
         }
+        if (!c.finite(keyPath, line, value)) continue;
         if (param->integer && value != std::floor(value)) {
             c.error(keyPath, line, "must be an integer, got " + num(value));
             continue;
         }
-        // Open-ended parameters carry a huge sentinel maximum: state only the lower bound.
-        if (param->max >= 1e9)
+        // Integers become ints in the policies: bound them (k: 1e300 must not be cast).
+        // Open-ended real parameters carry a huge sentinel maximum: state the lower bound.
+        if (param->integer)
+            c.bounded(keyPath, line, value, param->min, std::min(param->max, L::maxPolicyInteger));
+        else if (param->max >= 1e9)
             c.atLeast(keyPath, line, value, param->min);
         else
             c.within(keyPath, line, value, param->min, param->max, false);
@@ -499,6 +690,14 @@ void checkStop(Checker& c, const StopSpec& s, const EvaluationSpec& e) {
         c.error("stop", 0,
                 "needs at least one limit: set rounds, virtual_time_s, target_accuracy or budget "
                 "(with all of them 0 the run would never end)");
+    else if (s.rounds <= 0 && !(s.virtualTimeS > 0 && std::isfinite(s.virtualTimeS)))
+        // A target accuracy may never be reached and a budget never spent (free nodes, a
+        // model that does not learn): only rounds or virtual time guarantee an end.
+        c.error("stop", 0,
+                std::string("needs rounds or virtual_time_s as well: ") +
+                    (s.targetAccuracy > 0 ? "the target accuracy may never be reached"
+                                          : "the budget may never be spent (e.g. with no prices)") +
+                    ", and the run would never end; add e.g. rounds: 1000 as a guaranteed stop");
     c.atLeast("evaluation.every_rounds", 0, e.everyRounds, 1);
 }
 
@@ -511,8 +710,8 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
                 "must be in [1, " + std::to_string(kScenarioSchemaVersion) + "], got " +
                     std::to_string(s.schemaVersion));
     const TreeFacts tree = checkTopology(c, s.topology);
-    checkData(c, s.data);
-    checkModel(c, s.model, s.data);
+    const DataSize size = checkData(c, s.data, tree);
+    checkModel(c, s.model, s.data, size);
     checkTraining(c, s.training);
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
         checkPolicyFitsTree(c, s.sync, tree);

@@ -45,7 +45,12 @@ std::string suggestName(const std::string& word, const std::vector<std::string>&
     std::string best;
     std::size_t bestDistance = 3;
     for (const auto& c : candidates) {
-        std::size_t d = editDistance(word, c);
+        // The edit distance is at least the difference in length, so only candidates within
+        // two characters of the word's length (and short enough) need the O(n*m) distance.
+        const std::size_t gap =
+            c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+        std::size_t d = 3;
+        if (gap <= 2 && word.size() <= kMaxSuggestLength) d = editDistance(word, c);
         // A prefix either way ("band" for "bandwidth_up_mbps") is a plausible abbreviation.
         if (d > 2 && (startsWith(c, word) || startsWith(word, c))) d = 2;
         if (d < bestDistance) {
@@ -168,6 +173,8 @@ bool scalarText(YamlContext& ctx, const YAML::Node& n, const std::string& path, 
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, double& out) {
     std::string text;
     if (!scalarText(ctx, n, path, "a number", text)) return false;
+    // .inf and .nan read as numbers here; validateScenario refuses them wherever a value is
+    // used, so that files and scenarios built in memory get the same message.
     if (!parseNumber(text, out)) {
         ctx.error(path, n.Mark(), "must be a number, got '" + text + "'");
         return false;
@@ -274,6 +281,7 @@ MapReader::MapReader(YamlContext& ctx, const YAML::Node& node, std::string path)
                            std::to_string(oneBased(first->keyNode.Mark().line)) + ")");
             continue;
         }
+        index_.emplace(name, entries_.size());
         entries_.push_back({name, key, it->second});
         // An empty value (`key:`) has its mark at the next token, often on the next line.
         ctx_.remember(pathOf(name), it->second.IsNull() ? key.Mark() : it->second.Mark());
@@ -282,7 +290,7 @@ MapReader::MapReader(YamlContext& ctx, const YAML::Node& node, std::string path)
 
 MapReader::~MapReader() {
     for (const auto& e : entries_) {
-        if (std::find(known_.begin(), known_.end(), e.key) != known_.end()) continue;
+        if (isKnown(e.key)) continue;
         std::string hint = didYouMean(e.key, known_);
         if (hint.empty() && !known_.empty()) hint = "; expected one of: " + joinNames(known_);
         ctx_.error(pathOf(e.key), e.keyNode.Mark(), "unknown key '" + e.key + "'" + hint);
@@ -291,14 +299,17 @@ MapReader::~MapReader() {
         if (const Entry* e = find(key)) ctx_.error(pathOf(key), e->keyNode.Mark(), why);
 }
 
-const MapReader::Entry* MapReader::find(const std::string& key) {
-    for (const auto& e : entries_)
-        if (e.key == key) return &e;
-    return nullptr;
+const MapReader::Entry* MapReader::find(const std::string& key) const {
+    const auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+void MapReader::markKnown(const std::string& key) {
+    if (knownSet_.insert(key).second) known_.push_back(key);
 }
 
 bool MapReader::has(const std::string& key) {
-    if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
+    markKnown(key);
     return find(key) != nullptr;
 }
 
@@ -322,17 +333,47 @@ void MapReader::notApplicable(const std::string& key, const std::string& why) {
 std::vector<std::string> MapReader::remainingKeys() {
     std::vector<std::string> out;
     for (const auto& e : entries_)
-        if (std::find(known_.begin(), known_.end(), e.key) == known_.end()) {
-            known_.push_back(e.key);
+        if (!isKnown(e.key)) {
+            markKnown(e.key);
             out.push_back(e.key);
         }
     return out;
 }
 
 YAML::Mark MapReader::keyMark(const std::string& key) const {
-    for (const auto& e : entries_)
-        if (e.key == key) return e.keyNode.Mark();
-    return YAML::Mark::null_mark();
+    const Entry* e = find(key);
+    return e ? e->keyNode.Mark() : YAML::Mark::null_mark();
+}
+
+// --- size of a tree with aliases ---------------------------------------------------------
+
+std::size_t countExpandedValues(const YAML::Node& root, std::size_t budget, YAML::Mark& where) {
+    // Iterative (a deeply nested file must not exhaust the stack); the explicit stack holds
+    // at most one entry per value counted, so it is bounded by the budget too.
+    std::vector<YAML::Node> stack{root};
+    std::size_t count = 0;
+    while (!stack.empty()) {
+        const YAML::Node n = stack.back();
+        stack.pop_back();
+        if (++count > budget) {
+            where = n.Mark();
+            return count;
+        }
+        if (n.IsSequence()) {
+            for (auto it = n.begin(); it != n.end(); ++it)
+                stack.push_back(*it);
+        } else if (n.IsMap()) {
+            for (auto it = n.begin(); it != n.end(); ++it) {
+                stack.push_back(it->first);
+                stack.push_back(it->second);
+            }
+        }
+        if (stack.size() > budget) { // one huge list: no need to hold all of it
+            where = n.Mark();
+            return budget + 1;
+        }
+    }
+    return count;
 }
 
 } // namespace fog

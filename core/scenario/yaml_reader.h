@@ -12,12 +12,16 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fog {
 
 /// The candidate closest to `word` (edit distance <= 2, or one a prefix of the other), or ""
-/// when none is close enough to be a plausible typo.
+/// when none is close enough to be a plausible typo. Costs O(candidates) for words up to
+/// kMaxSuggestLength characters; longer words only get prefix matches.
+inline constexpr std::size_t kMaxSuggestLength = 64;
 std::string suggestName(const std::string& word, const std::vector<std::string>& candidates);
 /// " (did you mean 'x'?)" when suggestName finds something, else "".
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);
@@ -33,6 +37,12 @@ std::string childPath(const std::string& parent, const std::string& key);
 std::string itemPath(const std::string& parent, std::size_t index);
 /// True when `path` is `prefix` itself or lies below it (prefix.x or prefix[i]).
 bool pathWithin(const std::string& path, const std::string& prefix);
+
+/// Counts the values of a YAML tree the way a reader walking it sees them: an alias (*name)
+/// counts as a full copy of what it refers to. Stops as soon as the count exceeds `budget`
+/// and then returns budget + 1, with `where` set to the value at which it ran over; so the
+/// cost is bounded by the budget, however much the aliases multiply.
+std::size_t countExpandedValues(const YAML::Node& root, std::size_t budget, YAML::Mark& where);
 
 /// Where diagnostics go, and where in the file each key path was found (so that checks run
 /// later on the parsed data can still point at the exact line and column).
@@ -146,13 +156,19 @@ class MapReader {
         YAML::Node keyNode;
         YAML::Node value;
     };
-    const Entry* find(const std::string& key);
+    const Entry* find(const std::string& key) const;
+    bool isKnown(const std::string& key) const { return knownSet_.count(key) > 0; }
+    void markKnown(const std::string& key);
 
     YamlContext& ctx_;
     std::string path_;
     bool valid_ = true;
     std::vector<Entry> entries_;
+    /// Key -> position in entries_: lookups and the duplicate check stay linear in the size
+    /// of the map (a file of 80,000 keys must not take quadratic time).
+    std::unordered_map<std::string, std::size_t> index_;
     std::vector<std::string> known_; ///< in the order asked, for the suggestion list
+    std::unordered_set<std::string> knownSet_;
     std::map<std::string, std::string> notApplicable_;
 };
 

@@ -2,6 +2,7 @@
 
 #include "core/engine/engine.h"
 #include "core/scenario/scenario_io.h"
+#include "core/sweep/sweep.h"
 
 #include <cstdint>
 #include <cstring>
@@ -89,7 +90,7 @@ CapturedRun captureRun(const Scenario& scenario, int threads, const std::atomic<
 
 std::int64_t storeCaptured(RunStore& store, NewRun meta, const Scenario& scenario, int threads,
                            const CapturedRun& run) {
-    meta.scenarioYaml = saveScenarioText(scenario);
+    meta.scenarioYaml = storedScenarioText(scenario);
     meta.seed = scenario.seed;
     meta.threads = threads;
     if (meta.name.empty()) meta.name = scenario.name;

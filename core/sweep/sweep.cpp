@@ -64,11 +64,17 @@ std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
     return runAndStore(scenario, store, std::move(meta), options, summary, {});
 }
 
+std::string storedScenarioText(const Scenario& scenario) {
+    Scenario copy = scenario;
+    copy.data = withAbsoluteDataPaths(scenario.data);
+    return saveScenarioText(copy);
+}
+
 std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
                          const EngineOptions& engineOptions, RunSummary& summary,
                          const std::function<void(Engine*, std::int64_t)>& onEngine) {
     EngineOptions options = engineOptions;
-    meta.scenarioYaml = saveScenarioText(scenario);
+    meta.scenarioYaml = storedScenarioText(scenario);
     meta.seed = scenario.seed;
     meta.threads = options.threads;
     if (meta.name.empty()) meta.name = scenario.name;

@@ -84,6 +84,10 @@ struct SweepProgress {
     RunSummary summary;
 };
 
+/// The scenario as stored with a run (or sent to another MPI rank): its data paths made
+/// absolute, so that a re-run finds the same files from any working directory.
+std::string storedScenarioText(const Scenario& scenario);
+
 struct SweepResult {
     std::int64_t sweepId = 0;
     std::vector<std::int64_t> runIds; ///< per plan item; 0 for items not run (resumed, cancelled, or not storable)

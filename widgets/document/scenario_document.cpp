@@ -135,13 +135,20 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
 }
 
 bool ScenarioDocument::open(const QString& path, QString* error) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("%1: cannot open scenario file: %2").arg(path, file.errorString());
-        return false;
-    }
     try {
-        LenientScenario read = readScenarioTextLenient(file.readAll().toStdString(), ss(path));
+        // Files on disk go through the core's reader (regular files only, data paths relative
+        // to the file's folder); compiled-in resources (":/...") are read through Qt.
+        LenientScenario read;
+        if (path.startsWith(QLatin1String(":/"))) {
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly)) {
+                if (error) *error = tr("%1: cannot open scenario file: %2").arg(path, file.errorString());
+                return false;
+            }
+            read = readScenarioTextLenient(file.readAll().toStdString(), ss(path));
+        } else {
+            read = readScenarioFileLenient(ss(path));
+        }
         read.scenario.sourcePath = ss(path);
         nextReadProblems_ = read.readProblems;
         for (auto& d : nextReadProblems_) d.message += " (a default stands in until the file is saved)";
