@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Check stage: the core and its tests under sanitizers.
 #  1. ASan + UBSan (build-asan/, FOG_SANITIZE=address;undefined): every test that needs no
-#     widgets (tests/test_*.cpp including nothing from widgets/ or app/) and the worker-pool
-#     stress test, with leak detection and every report fatal.
+#     widgets (tests/test_*.cpp including nothing from widgets/ or app/) but test_presets,
+#     and the worker-pool stress test, with leak detection and every report fatal.
 #  2. TSan (build-tsan/, FOG_SANITIZE=thread): the engine, the run store and its recorder
 #     thread (test_engine, test_store*) and the worker-pool stress test. These runs are
 #     timing-only (no model), so LibTorch and its OpenMP, which TSan cannot see into, stay idle.
@@ -21,9 +21,14 @@ bash packaging/install-deps.sh >/dev/null
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$here}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
+# Left out of the ASan run for time: test_presets trains every preset on Fashion-MNIST
+# (over 600 s under ASan on the 2-core machine, see docs/testing.md); test_training keeps the
+# LibTorch glue (core/model) under ASan.
+asan_skip=" test_presets "
 core_tests() { # tests that include nothing from widgets/ or app/
   local f
   for f in tests/test_*.cpp; do
+    [[ "$asan_skip" == *" $(basename "$f" .cpp) "* ]] && continue
     grep -qE '#include "(widgets|app)/' "$f" || basename "$f" .cpp
   done
 }
@@ -62,7 +67,8 @@ fi
 if [[ " $which " == *" tsan "* ]]; then
   # shellcheck disable=SC2207
   tsan_tests=(${FOG_TSAN_TESTS:-test_engine $(ls tests/test_store*.cpp | xargs -n1 basename | sed 's/\.cpp$//') test_work_pool_stress})
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
+  # Qt, LibTorch and SQLite are not instrumented: check only our code's accesses (see tsan.supp).
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$supp/tsan.supp" \
     run_build "TSan" build-tsan "thread" "${tsan_tests[@]}"
 fi
 
