@@ -326,8 +326,10 @@ void TestBadInput::costlyInputs_data() {
                                       << "more problems (only the first 200 are listed)";
     QTest::newRow("20k dangling parents") << "20k-dangling-parents"
                                           << "names node 'm0', which does not exist";
+    // Walked once (not once per node), and refused: under hierarchical, trainers two or more
+    // aggregator levels below the cloud would never train (core/scenario/progress_check).
     QTest::newRow("20k-deep parent chain") << "20k-deep-chain"
-                                           << ": ok (generated)";
+                                           << "two or more levels below the cloud";
     QTest::newRow("100k nested lists") << "deep-nesting"
                                        << "YAML syntax error";
     QTest::newRow("1e6 samples for 2e5 trainers")

@@ -4,11 +4,13 @@
 #include "core/cluster/cluster_io.h"
 
 #include "core/cluster/cluster_scheduler.h"
+#include "core/data/regular_file.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <regex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -181,20 +183,24 @@ std::vector<ServerRef> flattenServers(const ClusterScenario& s) {
 }
 
 bool isClusterScenarioText(const std::string& yaml) {
-    try {
-        const YAML::Node root = YAML::Load(yaml);
-        return root.IsMap() && root["kind"] && root["kind"].IsScalar() && root["kind"].Scalar() == "cluster";
-    } catch (const YAML::Exception&) {
-        return false;
+    // A line scan, not a parse: this only routes a file to its reader, which then parses it
+    // with the loader's limits. A top-level `kind: cluster` (quoted or not, with a comment).
+    static const std::regex kind(R"(^kind:[ \t]*(cluster|"cluster"|'cluster')[ \t]*(#.*)?\r?$)");
+    std::size_t start = 0;
+    while (start < yaml.size()) {
+        std::size_t end = yaml.find('\n', start);
+        if (end == std::string::npos) end = yaml.size();
+        if (yaml.compare(start, 5, "kind:") == 0 && std::regex_match(yaml.begin() + start, yaml.begin() + end, kind))
+            return true;
+        start = end + 1;
     }
+    return false;
 }
 
 bool isClusterScenarioFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return isClusterScenarioText(text.str());
+    std::string text;
+    if (!readScenarioBytes(path, text).empty()) return false; // the scenario loader says why
+    return isClusterScenarioText(text);
 }
 
 std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
@@ -302,6 +308,11 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
 std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::vector<TaskType>& types,
                                            std::vector<Diagnostic>& problems) {
     std::vector<TraceArrival> out;
+    // Only a regular file: a FIFO or a device named as a trace would block or never end.
+    if (std::string why = checkRegularFile(path); !why.empty()) {
+        problems.push_back({path, 0, 0, "", "cannot open arrival trace: " + why});
+        return out;
+    }
     std::ifstream in(path);
     if (!in) {
         problems.push_back({path, 0, 0, "", std::string("cannot open arrival trace: ") + std::strerror(errno)});
@@ -388,12 +399,7 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
 ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir) {
     YamlContext ctx(label);
     YAML::Node root;
-    try {
-        root = YAML::Load(yaml);
-    } catch (const YAML::Exception& e) {
-        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
-        throw ScenarioError(ctx.diagnostics());
-    }
+    if (!parseScenarioDocument(ctx, yaml, root)) throw ScenarioError(ctx.diagnostics());
     ClusterScenario s;
     ctx.remember("", root.Mark()); // missing top-level keys are located at the document's start
     bool readable = false;
@@ -434,12 +440,10 @@ ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::stri
 }
 
 ClusterScenario loadClusterScenarioFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ScenarioError({{path, 0, 0, "", std::string("cannot open cluster scenario file: ") + std::strerror(errno)}});
-    std::ostringstream text;
-    text << in.rdbuf();
-    ClusterScenario s = loadClusterScenarioText(text.str(), path, std::filesystem::path(path).parent_path().string());
+    std::string text;
+    if (std::string why = readScenarioBytes(path, text); !why.empty())
+        throw ScenarioError({{path, 0, 0, "", why}});
+    ClusterScenario s = loadClusterScenarioText(text, path, std::filesystem::path(path).parent_path().string());
     s.sourcePath = path;
     return s;
 }

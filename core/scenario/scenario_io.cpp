@@ -645,6 +645,14 @@ class ValueCounter : public YAML::EventHandler {
 
 /// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
 /// not UTF-8, not YAML, holds several documents or expands through aliases beyond reason.
+bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root);
+} // namespace
+
+bool parseScenarioDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
+    return parseDocument(ctx, text, root);
+}
+
+namespace {
 bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
     if (text.size() > kMaxScenarioBytes) {
         ctx.error("", YAML::Mark::null_mark(),
@@ -882,7 +890,7 @@ LenientScenario readScenarioTextLenient(const std::string& yaml, const std::stri
 }
 
 /// Reads a scenario file's bytes, or says why not (not a regular file, too large, unreadable).
-static std::string readScenarioBytes(const std::string& path, std::string& text) {
+std::string readScenarioBytes(const std::string& path, std::string& text) {
     RegularFile f(path);
     if (!f.ok()) return "cannot open scenario file: " + f.error();
     if (f.size() > kMaxScenarioBytes)

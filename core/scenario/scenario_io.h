@@ -90,6 +90,10 @@ LenientScenario readScenarioTextLenient(const std::string& yaml, const std::stri
 /// FIFO), and relative data paths resolve against the file's folder, as loadScenarioFile does.
 LenientScenario readScenarioFileLenient(const std::string& path);
 
+/// Reads a scenario-like file's bytes into `text`; returns why not ("" when read): only a
+/// regular file (never blocks on a FIFO or reads /dev/zero) of at most kMaxScenarioBytes.
+std::string readScenarioBytes(const std::string& path, std::string& text);
+
 /// Writes a scenario as YAML that loads back to the same scenario.
 std::string saveScenarioText(const Scenario& s);
 void saveScenarioFile(const Scenario& s, const std::string& path);

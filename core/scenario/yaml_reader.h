@@ -187,4 +187,9 @@ void forEachItem(YamlContext& ctx, const YAML::Node& n, const std::string& path,
     }
 }
 
+/// Parses the one YAML document of a scenario-like file with the loader's limits (size,
+/// UTF-8 text, values written and expanded through aliases, a single document); false with
+/// located diagnostics in `ctx` otherwise. Every reader of user YAML goes through it.
+bool parseScenarioDocument(YamlContext& ctx, const std::string& text, YAML::Node& root);
+
 } // namespace fog
