@@ -615,8 +615,11 @@ class ValueCounter : public YAML::EventHandler {
     };
     explicit ValueCounter(std::size_t limit) : limit_(limit) {}
     std::size_t documents = 0;
+    YAML::Mark secondStart = YAML::Mark::null_mark(); ///< where a second document begins
 
-    void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+    void OnDocumentStart(const YAML::Mark& m) override {
+        if (++documents == 2) secondStart = m;
+    }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
     void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
@@ -662,12 +665,19 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     }
     if (!checkText(ctx, text)) return false;
     // Count first, on events: building the nodes of a 8 MB list of numbers would take GBs.
+    // This pass also finds a second document. (Not YAML::LoadAll: yaml-cpp 0.7's LoadAll
+    // never returns on some malformed text, e.g. a stray '}' after a plain scalar, found by
+    // fuzzing; tests/data/scenarios/bad/loadall_hang.yaml.)
+    std::size_t documents = 0;
+    YAML::Mark secondStart = YAML::Mark::null_mark();
     try {
         std::istringstream in(text);
         YAML::Parser parser(in);
         ValueCounter counter(kMaxWrittenValues);
-        while (parser.HandleNextDocument(counter) && counter.documents < 2) {
+        while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
         }
+        documents = counter.documents;
+        secondStart = counter.secondStart;
     } catch (const ValueCounter::Over& over) {
         ctx.error("", over.at,
                   "the file holds more than " + std::to_string(kMaxWrittenValues) +
@@ -677,16 +687,15 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     } catch (const YAML::Exception&) {
         // Syntax errors are reported below, by the parse that builds the nodes.
     }
-    std::vector<YAML::Node> docs;
     try {
-        docs = YAML::LoadAll(text);
+        root = YAML::Load(text); // the first document only
     } catch (const YAML::Exception& e) {
         ctx.error("", e.mark, "YAML syntax error: " + e.msg);
         return false;
     }
-    if (docs.size() > 1) {
+    if (documents > 1) {
         // Silently reading only the first would ignore whatever the user wrote after '---'.
-        YAML::Mark at = docs[1].Mark();
+        YAML::Mark at = secondStart;
         if (at.line < 0) { // an empty document has no mark: point at its '---'
             std::size_t pos = 0, seen = 0;
             const bool leading = text.compare(0, 3, "---") == 0;
@@ -706,7 +715,6 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
                   "(remove the '---' line and what follows, or split the file)");
         return false;
     }
-    root = docs.empty() ? YAML::Node() : docs[0];
     YAML::Mark where;
     if (countExpandedValues(root, kMaxYamlValues, where) > kMaxYamlValues) {
         ctx.error("", where,
