@@ -285,6 +285,11 @@ private Q_SLOTS:
     void fullDiskIsAMessageNotAnAbort() {
         QFETCH(qint64, limitBytes);
         QFETCH(bool, startsRun);
+#if defined(__SANITIZE_THREAD__)
+        // TSan's own runtime writes at start-up: with a zero file-size limit even
+        // `fogstudio-cli --help` dies of SIGXFSZ before main runs (checked by hand).
+        if (limitBytes == 0) QSKIP("a zero file-size limit kills TSan's runtime before main");
+#endif
         const QString db = path(QString("full-%1.db").arg(limitBytes));
         const QString small = scenario("short.yaml", kShortRun);
         const QString longRun = scenario("long-full.yaml", kLongRun);

@@ -68,7 +68,9 @@ if [[ " $which " == *" tsan "* ]]; then
   # shellcheck disable=SC2207
   tsan_tests=(${FOG_TSAN_TESTS:-test_engine $(ls tests/test_store*.cpp | xargs -n1 basename | sed 's/\.cpp$//') test_work_pool_stress})
   # Qt, LibTorch and SQLite are not instrumented: check only our code's accesses (see tsan.supp).
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$supp/tsan.supp" \
+  # The store tests fork children (a full disk, a read-only mount namespace) that then run
+  # threads; TSan refuses that by default. The children's own accesses are still checked.
+  TSAN_OPTIONS="die_after_fork=0:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$supp/tsan.supp" \
     run_build "TSan" build-tsan "thread" "${tsan_tests[@]}"
 fi
 
