@@ -1,0 +1,152 @@
+// Golden files: every training preset, shortened, runs at one and two threads and must give
+// exactly the metrics, events and summary stored in tests/data/golden/ (made on the code
+// before the engine and scenario restructuring, issue 11). Bit-identical: numbers are
+// written with 17 significant digits and compared as text.
+//
+// Regenerate only on purpose (a change that is meant to alter results):
+//   FOG_GOLDEN_WRITE=1 build/tests/test_golden
+// and say why in the commit.
+
+#include "engine_fixtures.h"
+
+#include "core/data/dataset.h"
+#include "core/scenario/scenario_io.h"
+
+#include <QtTest>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace fog;
+using namespace fogtest;
+
+namespace {
+
+const std::string kPresets = std::string(FOG_SOURCE_DIR) + "/presets/";
+const std::string kGolden = std::string(FOG_TEST_DATA) + "/golden/";
+
+std::string num(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+/// The shortened preset: a data subset (4000 samples, or 50 per trainer where there are many),
+/// at most 4 global rounds, evaluation every round.
+std::vector<Override> shorten(const Scenario& full) {
+    std::size_t trainers = 0;
+    for (const auto& n : full.topology.nodes) trainers += n.role != Role::Aggregator;
+    for (const auto& g : full.topology.groups)
+        trainers += g.role != Role::Aggregator ? static_cast<std::size_t>(g.count) : 0;
+    const std::size_t train = std::max<std::size_t>(4000, 50 * trainers);
+    return {{"data.max_train_samples", std::to_string(train)},
+            {"data.max_test_samples", "500"},
+            {"stop.rounds", "4"},
+            {"evaluation.every_rounds", "1"}};
+}
+
+/// Everything a run reports that does not depend on the wall clock.
+std::string transcript(const Recorder& rec) {
+    std::ostringstream o;
+    for (const auto& r : rec.records)
+        o << "agg " << r.round << ' ' << r.level << ' ' << r.aggregator << ' ' << num(r.time) << ' '
+          << num(r.trainLoss) << ' ' << r.participants << ' ' << num(r.learningRate) << ' '
+          << num(r.cost) << ' ' << num(r.energyJ) << ' ' << num(r.bytes) << ' '
+          << num(r.meanStaleness) << ' ' << r.maxStaleness << ' ' << num(r.testLoss) << ' '
+          << num(r.testAccuracy) << '\n';
+    for (const auto& e : rec.events)
+        o << "event " << num(e.time) << ' ' << e.kind << ' ' << e.node << ' ' << e.detail << '\n';
+    // Intervals arrive in batches whose split may depend on timing; compare them sorted.
+    std::vector<std::string> iv;
+    iv.reserve(rec.intervals.size());
+    for (const auto& i : rec.intervals)
+        iv.push_back("interval " + std::to_string(i.node) + ' ' + toString(i.state) + ' ' +
+                     num(i.from) + ' ' + num(i.to));
+    std::sort(iv.begin(), iv.end());
+    for (const auto& line : iv) o << line << '\n';
+    const RunSummary& s = rec.summary;
+    o << "summary " << static_cast<int>(s.status) << ' ' << s.stopReason << " | " << s.rounds << ' '
+      << s.aggregations << ' ' << num(s.virtualTime) << ' ' << num(s.cost) << ' '
+      << num(s.energyJ) << ' ' << num(s.bytes) << ' ' << num(s.finalTestLoss) << ' '
+      << num(s.finalTestAccuracy) << ' ' << num(s.bestTestAccuracy) << ' '
+      << num(s.finalTrainLoss) << ' ' << s.samplesComputed << ' ' << s.lostJobs << '\n';
+    return o.str();
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream o;
+    o << in.rdbuf();
+    return o.str();
+}
+
+/// First differing line, for the failure message.
+QString firstDifference(const std::string& want, const std::string& got) {
+    std::istringstream a(want), b(got);
+    std::string la, lb;
+    for (int line = 1;; ++line) {
+        const bool ha = static_cast<bool>(std::getline(a, la));
+        const bool hb = static_cast<bool>(std::getline(b, lb));
+        if (!ha && !hb) return "no difference";
+        if (!ha || !hb || la != lb)
+            return QString("line %1:\n  golden: %2\n  now:    %3")
+                .arg(line)
+                .arg(ha ? QString::fromStdString(la) : "<end>")
+                .arg(hb ? QString::fromStdString(lb) : "<end>");
+    }
+}
+
+} // namespace
+
+class TestGolden : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void presets_data() {
+        QTest::addColumn<QString>("file");
+        std::vector<std::string> files;
+        for (const auto& e : std::filesystem::directory_iterator(kPresets))
+            if (e.path().extension() == ".yaml") files.push_back(e.path().filename().string());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            if (readAll(kPresets + f).find("\nkind: cluster") != std::string::npos) continue;
+            if (f.rfind("tapfinger", 0) == 0) continue; // cluster experiment, not training
+            QTest::newRow(f.c_str()) << QString::fromStdString(f);
+        }
+    }
+    void presets() {
+        QFETCH(QString, file);
+        if (!std::filesystem::exists(defaultFashionMnistDir() + "/train-images-idx3-ubyte.gz"))
+            QSKIP("Fashion-MNIST is not installed");
+        const std::string name = file.toStdString();
+        std::string got[2];
+        try {
+            const Scenario s = loadScenarioFile(kPresets + name, shorten(loadScenarioFile(kPresets + name)));
+            for (int threads : {1, 2}) {
+                Recorder rec;
+                runScenario(s, rec, threads);
+                got[threads - 1] = transcript(rec);
+            }
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QVERIFY2(got[0] == got[1],
+                 qPrintable("1 vs 2 threads differ at " + firstDifference(got[0], got[1])));
+        const std::string path = kGolden + name.substr(0, name.size() - 5) + ".txt";
+        if (std::getenv("FOG_GOLDEN_WRITE")) {
+            std::filesystem::create_directories(kGolden);
+            std::ofstream(path) << got[0];
+            qInfo("wrote %s", path.c_str());
+            return;
+        }
+        QVERIFY2(std::filesystem::exists(path), qPrintable(QString::fromStdString("no golden file " + path)));
+        const std::string want = readAll(path);
+        QVERIFY2(want == got[0], qPrintable(QString::fromStdString(name + " differs from its golden file at ") +
+                                            firstDifference(want, got[0])));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGolden)
+#include "test_golden.moc"
