@@ -2,8 +2,8 @@
 // Scenarios built in code for the engine tests, and an observer that keeps everything.
 
 #include "core/engine/engine.h"
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 
 #include <vector>
 

@@ -7,7 +7,7 @@
 #include "core/analysis/analysis.h"
 #include "core/cluster/cluster_io.h"
 #include "core/data/dataset.h"
-#include "core/engine/topology.h"
+#include "core/system/topology.h"
 #include "core/scenario/scenario_io.h"
 #include "core/sweep/sweep.h"
 

@@ -2,8 +2,8 @@
 // The CLI's view of a run: a live progress line on a terminal, a line per evaluation
 // otherwise, and the final table.
 
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 
 #include <ostream>
 

@@ -2,7 +2,7 @@
 // A static drawing of a scenario's topology for reports: tiers as rows (cloud, edge,
 // devices), groups as one box with their count, parent links and explicit links.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <QImage>
 

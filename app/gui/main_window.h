@@ -5,8 +5,8 @@
 // it holds no emulator logic of its own.
 
 #include "app/gui/theme.h"
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 
 #include <QMainWindow>
 

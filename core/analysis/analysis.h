@@ -2,7 +2,7 @@
 // What users compare runs by: time, cost and energy to reach an accuracy, final and best
 // accuracy, Pareto fronts over (time, cost, accuracy), and means with confidence intervals.
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <optional>
 #include <string>

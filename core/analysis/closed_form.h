@@ -3,8 +3,8 @@
 // step times are (shifted) exponential and no communication. The live plots draw them over
 // the measured round times; users check the emulator against theory with them.
 
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 
 #include <string>
 

@@ -5,7 +5,7 @@
 // and the metrics rows) the rule is written here once.
 
 #include "core/analysis/analysis.h"
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // Data sets as plain arrays (no LibTorch here: core/model turns them into tensors), and the
 // partition of a training set over trainers.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <cstdint>
 #include <stdexcept>

@@ -3,10 +3,10 @@
 // real training runs on worker threads. See docs/emulator.md for the semantics.
 
 #include "core/data/dataset.h"
-#include "core/engine/metrics.h"
-#include "core/engine/topology.h"
+#include "core/system/metrics.h"
+#include "core/system/topology.h"
 #include "core/model/learner.h"
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "core/util/random.h"
 
 #include <atomic>

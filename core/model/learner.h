@@ -3,7 +3,7 @@
 // engine, policies and tests never include torch headers.
 
 #include "core/data/dataset.h"
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <atomic>
 #include <functional>

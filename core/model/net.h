@@ -3,7 +3,7 @@
 // from .cpp files there (they are the only ones compiled with torch headers).
 
 #include "core/data/dataset.h"
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <torch/torch.h>
 

@@ -1,6 +1,6 @@
 #include "core/policies/aggregation.h"
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // parent with many leaf children gets them in a block of short lines.
 // Pure: the editor uses it for nodes without a `position` and for "auto layout".
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <vector>
 

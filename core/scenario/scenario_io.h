@@ -1,7 +1,7 @@
 #pragma once
 // Reading, validating and writing scenario files (YAML, yaml-cpp).
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <cstddef>
 #include <stdexcept>

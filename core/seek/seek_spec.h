@@ -9,7 +9,7 @@
 //   --param 'training.learning_rate=real:0.001..0.1'   (log:0.001..0.1 for log-uniform)
 //   --param 'sync.policy=choice:fedavg,fully-sync'     values split on top-level commas
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 #include "core/scenario/scenario_io.h"
 
 #include <string>

@@ -2,7 +2,7 @@
 // The run store: every run, its scenario, metrics, node timelines and events in one SQLite
 // file, with a versioned schema, WAL, and batched writes off the engine's thread.
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 #include "core/store/sqlite_db.h"
 
 #include <cstdint>

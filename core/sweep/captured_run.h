@@ -3,7 +3,7 @@
 // store (an MPI rank) can run it and send it to the one that does. Stored back, it is the
 // same run a StoreRecorder would have written.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "core/store/run_store.h"
 
 #include <atomic>

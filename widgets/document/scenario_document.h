@@ -4,7 +4,7 @@
 // editing methods below, each of which pushes small undoable commands, and they listen to
 // the typed change signals. The dirty flag follows QUndoStack::cleanChanged.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "core/scenario/scenario_io.h"
 
 #include <QList>

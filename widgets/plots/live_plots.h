@@ -5,8 +5,8 @@
 // metrics; replots at a bounded rate.
 
 #include "core/analysis/closed_form.h"
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 #include "widgets/plots/run_plots.h"
 
 #include <QPointF>

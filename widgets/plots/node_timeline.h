@@ -4,7 +4,7 @@
 // trainer whose update arrived last (who held the barrier) highlighted. Appends intervals
 // live; scrolls through many nodes; only the visible rows are drawn.
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <QString>
 #include <QWidget>

@@ -3,7 +3,7 @@
 // exported figures all draw through these functions, so they look the same everywhere.
 
 #include "core/analysis/analysis.h"
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <QColor>
 #include <QString>

@@ -4,7 +4,7 @@
 // core/policies/policy_info.h, so a newly registered policy appears here without changes.
 
 #include "core/policies/policy_info.h"
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <QWidget>
 

@@ -4,7 +4,7 @@
 // bound to one value of the document's scenario; a change is one undoable edit, and the
 // validator's messages for the field are shown beside it.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <QWidget>
 

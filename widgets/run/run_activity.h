@@ -3,7 +3,7 @@
 // messages in flight, at one virtual instant. The run controller produces frames; the
 // canvas only draws them. Node indices are those of the expanded topology (RunInfo::nodes).
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 
 #include <vector>
 

@@ -3,8 +3,8 @@
 // the CLI stores it, controlled from the GUI thread (pause, step, run until, stop, playback
 // speed), with its stream handed to the GUI thread in batches at a bounded rate.
 
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 #include "widgets/run/run_activity.h"
 
 #include <QMetaType>

@@ -4,7 +4,7 @@
 // progress bar, and the ranked result with the best configuration's confidence interval.
 // Every trial is stored as a run of one sweep, so the runs dock and comparisons show them.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "core/seek/seek.h"
 
 #include <QDialog>

@@ -2,7 +2,7 @@
 // The small drawings that tell tiers apart (a cloud, a server, a phone, a stack of phones),
 // shared by the canvas items and the palette so both look the same.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "widgets/topology/node_templates.h"
 
 #include <QColor>

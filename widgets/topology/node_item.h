@@ -3,8 +3,8 @@
 // they draw (id, tier, figures) and are refreshed by the scene on the document's signals;
 // moving one only moves the drawing until the scene commits the move to the document.
 
-#include "core/engine/metrics.h"
-#include "core/scenario/scenario.h"
+#include "core/system/metrics.h"
+#include "core/spec/scenario.h"
 
 #include <QGraphicsItem>
 #include <QString>

@@ -2,7 +2,7 @@
 // What the palette offers: a cloud region, an edge server, a device and a group of N devices,
 // as ready scenario specs with plausible figures (the inspector edits them afterwards).
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <QString>
 

@@ -6,7 +6,7 @@
 // selection are shown next to their fields too. Several nodes selected: a field edited
 // applies to all of them, in one undo step.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 #include "widgets/document/scenario_document.h"
 
 #include <QHash>

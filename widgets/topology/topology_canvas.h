@@ -3,7 +3,7 @@
 // rubber-band selection, drops from the palette, and the editing actions the main window
 // puts in its menus. It shows a TopologyScene, which views a ScenarioDocument.
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 #include "widgets/run/run_activity.h"
 #include "widgets/topology/node_templates.h"
 

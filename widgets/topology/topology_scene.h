@@ -4,7 +4,7 @@
 // document's change signals. User gestures become document edits (a finished drag is one
 // moveEntities call, a drawn link one connect call); nothing here changes the model directly.
 
-#include "core/engine/metrics.h"
+#include "core/system/metrics.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/run/run_activity.h"
 #include "widgets/topology/node_templates.h"

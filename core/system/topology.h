@@ -2,7 +2,7 @@
 // The runtime topology: groups expanded into nodes with their drawn values, parents and
 // aggregators resolved to indices, and transfer times along links.
 
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 #include <map>
 #include <string>

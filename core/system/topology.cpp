@@ -1,4 +1,4 @@
-#include "core/engine/topology.h"
+#include "core/system/topology.h"
 
 #include "core/util/random.h"
 

@@ -1,4 +1,4 @@
-#include "core/scenario/scenario.h"
+#include "core/spec/scenario.h"
 
 // These spellings are the YAML spellings: the reader parses enums by comparing against them,
 // so changing one here changes the file format.
