@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QStandardPaths>
@@ -233,14 +234,53 @@ private Q_SLOTS:
         QVERIFY2(s.fullRunEquivalents < b.fullRunEquivalents,
                  qPrintable(QString("%1 vs %2 full-run equivalents").arg(s.fullRunEquivalents).arg(b.fullRunEquivalents)));
         QVERIFY(s.fullBudgetRuns < b.runs);
-        qInfo("search: %d runs (%d at the full budget, %.1f full-run equivalents), brute force %d (%.1f); "
-              "work ratio %.2f; best %s (brute force: %s)",
+        // Fewer runs than the grid: a promoted trial goes on from where it waited instead of
+        // running again from round 0, and the first rung runs one repeat.
+        QVERIFY2(s.runs < b.runs, qPrintable(QString("%1 runs vs %2").arg(s.runs).arg(b.runs)));
+        qInfo("search: %d runs (%d in the last rung, %.1f full-run equivalents), brute force %d (%.1f); "
+              "ratio of runs %.2f, of work %.2f; best %s (brute force: %s)",
               s.runs, s.fullBudgetRuns, s.fullRunEquivalents, b.runs, b.fullRunEquivalents,
-              s.fullRunEquivalents / b.fullRunEquivalents, sb.label.c_str(), bb.label.c_str());
-        // Every trial is a stored run of the search's sweep.
+              static_cast<double>(s.runs) / b.runs, s.fullRunEquivalents / b.fullRunEquivalents, sb.label.c_str(),
+              bb.label.c_str());
+        // Every trial is a stored run of the search's sweep, one per configuration and repeat.
         RunFilter f;
         f.sweepId = s.sweepId;
-        QCOMPARE(static_cast<int>(store.listRuns(f).size()), s.runs);
+        const auto runs = store.listRuns(f);
+        QCOMPARE(static_cast<int>(runs.size()), s.runs);
+        std::set<std::pair<std::string, int>> keys;
+        for (const auto& r : runs) {
+            QVERIFY(keys.insert({r.sweepConfig, r.repeat}).second);
+            QCOMPARE(QString::fromStdString(r.status), QString("finished"));
+        }
+        // A run that waited at every rung and went on is the run brute force made in one go,
+        // bit for bit: waiting changes nothing.
+        for (std::size_t rep = 0; rep < sb.runIds.size(); ++rep) {
+            const auto grown = store.metrics(sb.runIds[rep]), whole = store.metrics(same->runIds[rep]);
+            QCOMPARE(grown.size(), whole.size());
+            for (std::size_t i = 0; i < grown.size(); ++i) {
+                QCOMPARE(grown[i].time, whole[i].time);
+                QCOMPARE(grown[i].cost, whole[i].cost);
+                QCOMPARE(grown[i].trainLoss, whole[i].trainLoss);
+                QCOMPARE(std::isnan(grown[i].testAccuracy), std::isnan(whole[i].testAccuracy));
+                if (!std::isnan(whole[i].testAccuracy)) QCOMPARE(grown[i].testAccuracy, whole[i].testAccuracy);
+            }
+            QCOMPARE(store.intervals(sb.runIds[rep]).size(), store.intervals(same->runIds[rep]).size());
+        }
+        // A configuration dropped at the first rung ran one repeat, stopped at that rung's
+        // budget (or earlier, at the target), stored with the search's reason.
+        int dropped = 0;
+        for (const auto& c : s.configs) {
+            if (c.rung != 0) continue;
+            ++dropped;
+            QCOMPARE(c.runIds.size(), std::size_t(1));
+            const auto run = store.run(c.runIds[0]);
+            QVERIFY(run);
+            QVERIFY(run->summary.rounds <= s.budgets[0]);
+            if (run->summary.rounds == s.budgets[0])
+                QVERIFY2(QString::fromStdString(run->summary.stopReason).contains("stopped by the search"),
+                         run->summary.stopReason.c_str());
+        }
+        QVERIFY(dropped > 0);
     }
 
     void timingOnlyGridMatchesBruteForce() {
@@ -269,10 +309,11 @@ private Q_SLOTS:
                  qPrintable(QString::fromStdString(bestOf(s).label + " vs " + bb.label)));
         QVERIFY(s.fullRunEquivalents < b.fullRunEquivalents);
         QVERIFY(s.fullBudgetRuns < b.runs);
-        qInfo("timing grid: search %d runs (%.1f full-run equivalents), brute force %d (%.1f): work ratio %.2f; "
-              "best %s (brute force: %s)",
-              s.runs, s.fullRunEquivalents, b.runs, b.fullRunEquivalents, s.fullRunEquivalents / b.fullRunEquivalents,
-              bestOf(s).label.c_str(), bb.label.c_str());
+        QVERIFY2(s.runs < b.runs, qPrintable(QString("%1 runs vs %2").arg(s.runs).arg(b.runs)));
+        qInfo("timing grid: search %d runs (%.1f full-run equivalents), brute force %d (%.1f): ratio of runs %.2f, "
+              "of work %.2f; best %s (brute force: %s)",
+              s.runs, s.fullRunEquivalents, b.runs, b.fullRunEquivalents, static_cast<double>(s.runs) / b.runs,
+              s.fullRunEquivalents / b.fullRunEquivalents, bestOf(s).label.c_str(), bb.label.c_str());
     }
 
     void respectsConstraints() {
@@ -329,6 +370,29 @@ private Q_SLOTS:
         for (const auto& x : a.configs) la.insert(x.label);
         for (const auto& x : c.configs) lc.insert(x.label);
         QVERIFY(la != lc); // another seed samples other configurations
+    }
+
+    // Ctrl-C in the middle of a rung: the search returns (no run left waiting forever), says
+    // it was cancelled, and every run it started is stored, none left running.
+    void cancelledSearchEndsEveryRun() {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "timing.yaml", kTiming);
+        RunStore store(dir.filePath("runs.db").toStdString());
+        SeekSpec spec;
+        spec.file = file.toStdString();
+        spec.objective = parseObjective("min:time");
+        spec.params.push_back(parseParam("selection.k=int:1..9"));
+        spec.repeats = 2;
+        spec.parallel = 2;
+        std::atomic<bool> cancel{false};
+        const SeekResult r = runSeek(
+            spec, store, [&](const SeekProgress& p) { if (p.done == 4) cancel = true; }, &cancel);
+        QVERIFY(r.cancelled);
+        RunFilter f;
+        f.sweepId = r.sweepId;
+        const auto runs = store.listRuns(f);
+        QCOMPARE(static_cast<int>(runs.size()), r.runs);
+        for (const auto& run : runs) QVERIFY2(run.status != "running", run.name.c_str());
     }
 
     void badSpecsFailBeforeRunning() {
@@ -455,6 +519,65 @@ private Q_SLOTS:
         QVERIFY(d.findChild<QLabel*>("seekBest")->text().contains("selection.k="));
         QVERIFY(refreshed > 0);
         QVERIFY(!store.listRuns().empty());
+    }
+
+    // mpirun -n 2 seek: the same search, the same stored runs as one process (skipped
+    // without MPI).
+    void mpiSeekMatchesOneProcess() {
+#ifndef FOG_CLI_HAVE_MPI
+        QSKIP("fogstudio-cli was built without MPI (install libopenmpi-dev and reconfigure)");
+#else
+        const QString mpirun = QStandardPaths::findExecutable("mpirun");
+        if (mpirun.isEmpty()) QSKIP("mpirun is not on PATH (Debian: openmpi-bin)");
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "timing.yaml", kTiming);
+        auto seek = [&](const QStringList& prefix, const QString& db) {
+            QProcess p;
+            p.setProcessChannelMode(QProcess::MergedChannels);
+            QStringList args = prefix;
+            args << FOG_CLI << "seek" << file << "--objective" << "min:time" << "--constraint" << "cost<=0.6"
+                 << "--param" << "selection.k=int:1..9" << "--param" << "sync.policy=choice:fully-sync,async"
+                 << "--repeat" << "2" << "--threads" << "1" << "--quiet" << "--db" << db;
+            const QString program = args.takeFirst();
+            p.start(program, args);
+            if (!p.waitForFinished(120000)) return QString("timed out");
+            const QString out = QString::fromLocal8Bit(p.readAll());
+            return p.exitCode() == 0 ? out : QString("exit %1: %2").arg(p.exitCode()).arg(out);
+        };
+        QStringList mpi{mpirun, "-n", "2", "--oversubscribe"};
+        if (geteuid() == 0) mpi << "--allow-run-as-root";
+        const QString a = seek(mpi, dir.filePath("mpi.db")), b = seek({}, dir.filePath("one.db"));
+        QVERIFY2(a.contains("over 2 MPI ranks"), qPrintable(a));
+        QVERIFY2(a.contains(QRegularExpression("rank 1: [1-9]")), qPrintable(a)); // both ranks ran trials
+        QVERIFY2(b.contains("Best: "), qPrintable(b));
+        auto bestLine = [](const QString& out) {
+            for (const QString& l : out.split('\n'))
+                if (l.startsWith("Best: ")) return l;
+            return QString();
+        };
+        QCOMPARE(bestLine(a), bestLine(b));
+        RunStore sa(dir.filePath("mpi.db").toStdString()), sb(dir.filePath("one.db").toStdString());
+        auto byKey = [](RunStore& s) {
+            std::map<std::pair<std::string, int>, StoredRun> m;
+            for (const auto& r : s.listRuns()) m[{r.sweepConfig, r.repeat}] = r;
+            return m;
+        };
+        const auto ra = byKey(sa), rb = byKey(sb);
+        QVERIFY(!ra.empty());
+        QCOMPARE(ra.size(), rb.size());
+        for (const auto& [key, run] : ra) {
+            QVERIFY2(rb.count(key), key.first.c_str());
+            const StoredRun& other = rb.at(key);
+            QCOMPARE(run.status, other.status);
+            QCOMPARE(run.summary.stopReason, other.summary.stopReason);
+            QCOMPARE(run.summary.cost, other.summary.cost);
+            QCOMPARE(run.summary.virtualTime, other.summary.virtualTime);
+            QCOMPARE(run.summary.rounds, other.summary.rounds);
+            const auto ma = sa.metrics(run.id), mb = sb.metrics(other.id);
+            QCOMPARE(ma.size(), mb.size());
+            for (std::size_t i = 0; i < ma.size(); ++i) QCOMPARE(ma[i].cost, mb[i].cost);
+        }
+#endif
     }
 
     // mpirun -n 2 stores the same results as one process (skipped without MPI).

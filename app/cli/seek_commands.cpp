@@ -2,6 +2,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/progress_bar.h"
+#include "app/cli/sweep_mpi.h"
 #include "core/seek/seek.h"
 #include "core/store/run_store.h"
 
@@ -62,25 +63,40 @@ QJsonObject configJson(const SeekConfig& c) {
 
 } // namespace
 
+/// The search's report (text or JSON); returns the exit code.
+int printSeek(const CliOptions& o, const SeekSpec& spec, const SeekResult& r, RunStore& storeRef);
+
+std::function<void(const SeekProgress&)> seekProgress(ProgressBar& bar, const SeekSpec& spec) {
+    return [&bar, metric = spec.objective.metric](const SeekProgress& p) {
+        std::ostringstream what;
+        what << p.config << " #" << p.repeat << ": "
+             << (p.score.feasible ? "meets constraints" : "violates constraints") << ", " << toString(metric) << " "
+             << fmt(p.score.objective);
+        bar.update(p.done, p.total, "rung " + std::to_string(p.rung + 1) + "/" + std::to_string(p.rungs) + " ",
+                   what.str());
+    };
+}
+
 int cmdSeek(const CliOptions& o) {
     if (o.args.size() != 1) {
         std::cerr << "fogstudio-cli: seek takes exactly one FILE\n";
         return 2;
     }
-    SeekSpec spec;
-    spec.file = o.args[0].toStdString();
-    spec.repeats = o.repeatGiven ? o.repeat : 2;
-    spec.parallel = o.parallel;
-    spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
-    spec.name = o.name.toStdString();
-    spec.eta = o.eta;
-    spec.rungs = o.rungs;
-    spec.trials = o.trials;
-    spec.seed = o.seed;
-    spec.maxBudget = o.maxBudget;
-    spec.bruteForce = o.bruteForce;
-    for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
-    try {
+    // Throws ScenarioError naming the option; under mpirun only rank 0 calls it.
+    auto makeSpec = [&o] {
+        SeekSpec spec;
+        spec.file = o.args[0].toStdString();
+        spec.repeats = o.repeatGiven ? o.repeat : 2;
+        spec.parallel = o.parallel;
+        spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
+        spec.name = o.name.toStdString();
+        spec.eta = o.eta;
+        spec.rungs = o.rungs;
+        spec.trials = o.trials;
+        spec.seed = o.seed;
+        spec.maxBudget = o.maxBudget;
+        spec.bruteForce = o.bruteForce;
+        for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
         if (o.objective.isEmpty())
             throw ScenarioError({{"--objective", 0, 0, "", "is required, e.g. --objective min:cost or max:accuracy"}});
         spec.objective = parseObjective(o.objective.toStdString());
@@ -94,34 +110,42 @@ int cmdSeek(const CliOptions& o) {
             else throw ScenarioError({{"--halving", 0, 0, "", "is rounds or time, not '" + o.halving.toStdString() + "'"}});
         }
         planSeek(spec); // every problem before the store is touched
+        return spec;
+    };
+
+    ProgressBar bar(!o.quiet);
+    if (launchedByMpirun()) {
+        SeekCallbacks cb;
+        cb.progress = [&](const SeekProgress& p, const SeekSpec& spec) { seekProgress(bar, spec)(p); };
+        cb.finished = [&] { bar.finish(); };
+        cb.report = [&](const SeekSpec& spec, const SeekResult& r, RunStore& store) { return printSeek(o, spec, r, store); };
+        return runSeekMpi(o, makeSpec, cb);
+    }
+
+    SeekSpec spec;
+    try {
+        spec = makeSpec();
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 2;
     }
-
     auto store = openStore(o);
     if (!store) return 1;
     installInterruptHandler();
-    ProgressBar bar(!o.quiet);
     SeekResult r;
     try {
-        r = runSeek(
-            spec, *store,
-            [&](const SeekProgress& p) {
-                std::ostringstream what;
-                what << p.config << " #" << p.repeat << ": "
-                     << (p.score.feasible ? "meets constraints" : "violates constraints") << ", "
-                     << toString(spec.objective.metric) << " " << fmt(p.score.objective);
-                bar.update(p.done, p.total, "rung " + std::to_string(p.rung + 1) + "/" + std::to_string(p.rungs) + " ",
-                           what.str());
-            },
-            interruptFlag());
+        r = runSeek(spec, *store, seekProgress(bar, spec), interruptFlag());
     } catch (const ScenarioError& e) {
         bar.finish();
         std::cerr << e.what() << "\n";
         return 2;
     }
     bar.finish();
+    return printSeek(o, spec, r, *store);
+}
+
+int printSeek(const CliOptions& o, const SeekSpec& spec, const SeekResult& r, RunStore& storeRef) {
+    RunStore* store = &storeRef;
     const SeekPlan plan = planSeek(spec); // the resolved defaults, for the report
     const SeekSpec& used = plan.spec;
     const int bruteRuns = r.gridSize > 0 ? r.gridSize * used.repeats : 0;
@@ -138,7 +162,7 @@ int cmdSeek(const CliOptions& o) {
         j["rung_budgets"] = budgets;
         j["resource"] = used.resource == SeekSpec::Resource::Rounds ? "rounds" : "time";
         j["runs"] = r.runs;
-        j["reused"] = r.reused;
+        j["continued"] = r.continued;
         j["full_budget_runs"] = r.fullBudgetRuns;
         j["full_run_equivalents"] = r.fullRunEquivalents;
         j["grid_size"] = r.gridSize;
@@ -158,7 +182,8 @@ int cmdSeek(const CliOptions& o) {
     std::cout << "Search " << describe(used.objective);
     for (const auto& c : used.constraints) std::cout << "  subject to " << describe(c);
     std::cout << "\n  " << used.trials << " configurations, " << used.repeats
-              << " repeats each (common random numbers), successive halving with eta " << fmt(used.eta) << " over "
+              << " repeats each (common random numbers"
+              << (r.budgets.size() > 1 ? "; one at the first rung" : "") << "), successive halving with eta " << fmt(used.eta) << " over "
               << r.budgets.size() << " rung(s):";
     for (std::size_t k = 0; k < r.budgets.size(); ++k)
         std::cout << (k ? "," : "") << " " << (k < r.rungSizes.size() ? r.rungSizes[k] : 0) << " at "
@@ -208,9 +233,8 @@ int cmdSeek(const CliOptions& o) {
         std::cout << "  time " << fmt(c.time) << " s, cost " << fmt(c.cost) << ", accuracy " << fmt(c.accuracy)
                   << "  " << c.label << " @" << fmt(c.budget) << unit << "\n";
     }
-    std::cout << "\n" << r.runs << " runs";
-    if (r.reused) std::cout << " (+" << r.reused << " trials answered by settled runs)";
-    std::cout << ", " << r.fullBudgetRuns << " at the full budget; work: " << fmt(r.fullRunEquivalents, 3)
+    std::cout << "\n" << r.runs << " runs (each continued from where it waited when promoted: " << r.continued
+              << " times), " << r.fullBudgetRuns << " in the last rung; work: " << fmt(r.fullRunEquivalents, 3)
               << " full-budget runs (" << (used.resource == SeekSpec::Resource::Rounds ? "rounds" : "virtual time")
               << " simulated / " << fmt(used.maxBudget) << unit << ")";
     if (bruteRuns > 0 && !used.bruteForce)

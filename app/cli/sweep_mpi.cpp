@@ -11,11 +11,15 @@
 #include "core/scenario/scenario_io.h"
 #include "core/sweep/sweep.h"
 #include "core/sweep/captured_run.h"
+#include "core/seek/trials.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <deque>
+#include <set>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -54,6 +58,13 @@ bool mpiAvailable() {
 int runSweepMpi(const CliOptions&, const std::function<SweepSpec()>&, const SweepCallbacks&) {
     std::cerr << "fogstudio-cli: started by an MPI launcher, but this build has no MPI support "
                  "(install libopenmpi-dev and rebuild); running the sweep in one process per rank "
+                 "would store every run several times, so nothing was run\n";
+    return 2;
+}
+
+int runSeekMpi(const CliOptions&, const std::function<SeekSpec()>&, const SeekCallbacks&) {
+    std::cerr << "fogstudio-cli: started by an MPI launcher, but this build has no MPI support "
+                 "(install libopenmpi-dev and rebuild); running the search in one process per rank "
                  "would store every run several times, so nothing was run\n";
     return 2;
 }
@@ -402,6 +413,437 @@ int runSweepMpi(const CliOptions& o, const std::function<SweepSpec()>& makeSpec,
     MPI_Finalize();
     if (cancelled) return 130;
     return (failed || unfinished) ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- seek
+
+namespace {
+
+enum SeekTag { kSeekStart = 11, kSeekGoOn = 12, kSeekStopTrial = 13, kSeekWaiting = 14, kSeekEnded = 15 };
+
+std::string budgetWire(const TrialBudget& b) {
+    char v[64];
+    std::snprintf(v, sizeof v, "%.17g", b.value);
+    return std::to_string(static_cast<int>(b.kind)) + "\n" + v + "\n";
+}
+
+/// Reads "line\n" fields from `msg` starting at `pos`.
+std::string field(const std::string& msg, std::size_t& pos) {
+    const auto nl = msg.find('\n', pos);
+    const std::string f = msg.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? msg.size() : nl + 1;
+    return f;
+}
+
+TrialBudget readBudget(const std::string& msg, std::size_t& pos) {
+    TrialBudget b;
+    b.kind = static_cast<TrialBudget::Kind>(std::atoi(field(msg, pos).c_str()));
+    b.value = std::strtod(field(msg, pos).c_str(), nullptr);
+    return b;
+}
+
+/// A rank other than 0: holds the trials rank 0 gives it (one computing at a time) and sends
+/// back where each stands. Its MPI loop never blocks on a run, so it beats every second.
+int seekWorker(const std::atomic<bool>* cancel) {
+    TrialHost host(1, cancel);
+    MPI_Send(nullptr, 0, MPI_BYTE, 0, kReady, MPI_COMM_WORLD);
+    double beat = now();
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            const std::string msg = receive(st);
+            if (st.MPI_TAG == kStop) return 0; // the host stops what it still holds
+            std::size_t pos = 0;
+            const int trial = std::atoi(field(msg, pos).c_str());
+            if (st.MPI_TAG == kSeekStart) {
+                const TrialBudget b = readBudget(msg, pos);
+                const int threads = std::max(1, std::atoi(field(msg, pos).c_str()));
+                try {
+                    host.start(trial, loadScenarioText(msg.substr(pos), "trial " + std::to_string(trial)), threads, b);
+                } catch (const std::exception& e) {
+                    CapturedRun failed;
+                    failed.summary.status = RunStatus::Failed;
+                    failed.summary.stopReason = e.what();
+                    sendString(std::to_string(trial) + "\n" + encodeCaptured(failed), 0, kSeekEnded);
+                }
+            } else if (st.MPI_TAG == kSeekGoOn) {
+                host.goOn(trial, readBudget(msg, pos));
+            } else if (st.MPI_TAG == kSeekStopTrial) {
+                host.stop(trial, msg.substr(pos));
+            }
+        }
+        for (auto& n : host.poll())
+            sendString(std::to_string(n.trial) + "\n" + encodeCaptured(n.run), 0, n.ended ? kSeekEnded : kSeekWaiting);
+        if (now() - beat >= 1.0) {
+            MPI_Send(nullptr, 0, MPI_BYTE, 0, kBeat, MPI_COMM_WORLD);
+            beat = now();
+        }
+        if (!flag) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+/// Rank 0's side: the search (on its own thread) hands trial steps to this runner; the
+/// main thread, the only one that calls MPI, sends them to the ranks (or to rank 0's own
+/// host), stores the runs that end and hands back where each trial stands.
+class MpiTrials : public TrialRunner {
+public:
+    MpiTrials(RunStore& store, int size, int threads, const std::atomic<bool>* cancel)
+        : store_(store), threads_(threads), host_(1, cancel), ranks_(static_cast<std::size_t>(size)) {
+        for (auto& r : ranks_) r.heard = now();
+    }
+
+    // ---- the search's thread
+    void run(const std::vector<TrialTask>& tasks, const std::function<void(const TrialReport&)>& report) override {
+        std::unique_lock lock(mutex_);
+        for (const auto& task : tasks) {
+            Tracked& t = trials_[task.trial];
+            t.budget = task.budget;
+            expected_.insert(task.trial);
+            if (task.start) {
+                t.scenario = task.scenario;
+                t.text = storedScenarioText(task.scenario);
+                t.meta = task.meta;
+                t.state = Tracked::Waiting; // not counted as load while its rank is picked
+                t.rank = pickRank();
+                t.state = Tracked::Stepping;
+                sendStart(task.trial, t);
+            } else if (t.state == Tracked::Replaying) {
+                t.pending = Tracked::GoOn; // once the replay waits where the trial waited
+            } else {
+                t.state = Tracked::Stepping;
+                outbox_.push_back({t.rank, kSeekGoOn, std::to_string(task.trial) + "\n" + budgetWire(task.budget)});
+            }
+        }
+        deliver(lock, report);
+    }
+
+    void stop(const std::vector<int>& trials, const std::string& reason,
+              const std::function<void(const TrialReport&)>& report) override {
+        std::unique_lock lock(mutex_);
+        for (int trial : trials) {
+            Tracked& t = trials_[trial];
+            if (t.state == Tracked::Ended) continue;
+            expected_.insert(trial);
+            t.reason = reason;
+            if (t.state == Tracked::Replaying) {
+                t.pending = Tracked::Stop;
+            } else {
+                t.state = Tracked::Stopping;
+                outbox_.push_back({t.rank, kSeekStopTrial, std::to_string(trial) + "\n" + reason});
+            }
+        }
+        deliver(lock, report);
+    }
+
+    // ---- the main thread: returns when `done` is set (the search returned)
+    void pump(const std::atomic<bool>& done, double timeout) {
+        while (!done.load()) {
+            bool busy = false;
+            std::vector<Message> out;
+            {
+                std::lock_guard lock(mutex_);
+                out.assign(outbox_.begin(), outbox_.end());
+                outbox_.clear();
+            }
+            for (const auto& m : out) {
+                busy = true;
+                if (m.rank == 0) {
+                    toHost(m);
+                } else if (ranks_[static_cast<std::size_t>(m.rank)].alive &&
+                           !sendWithin(m.payload, m.rank, m.tag, timeout)) {
+                    lose(m.rank, "a message to it did not complete");
+                }
+            }
+            for (auto& n : host_.poll()) {
+                busy = true;
+                news(0, n.trial, n.ended, n.run);
+            }
+            int flag = 0;
+            MPI_Status st;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+            if (flag) {
+                busy = true;
+                const int from = st.MPI_SOURCE;
+                std::string msg;
+                if (!receiveWithin(st, timeout, msg)) {
+                    lose(from, "it died while sending");
+                } else if (ranks_[static_cast<std::size_t>(from)].alive) {
+                    ranks_[static_cast<std::size_t>(from)].heard = now();
+                    if (st.MPI_TAG == kSeekWaiting || st.MPI_TAG == kSeekEnded) {
+                        std::size_t pos = 0;
+                        const int trial = std::atoi(field(msg, pos).c_str());
+                        try {
+                            news(from, trial, st.MPI_TAG == kSeekEnded, decodeCaptured(msg.substr(pos)));
+                        } catch (const std::exception& e) {
+                            std::fprintf(stderr, "\nfogstudio-cli: rank %d sent a damaged trial (%s)\n", from, e.what());
+                            lose(from, "it sent damaged data");
+                        }
+                    }
+                }
+            }
+            const double t = now();
+            for (int r = 1; r < static_cast<int>(ranks_.size()); ++r)
+                if (ranks_[static_cast<std::size_t>(r)].alive && t - ranks_[static_cast<std::size_t>(r)].heard > timeout)
+                    lose(r, "silent for " + std::to_string(static_cast<int>(t - ranks_[static_cast<std::size_t>(r)].heard)) + " s");
+            if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+
+    /// Ranks still alive (rank 0 included), and ranks lost.
+    std::vector<int> alive() const {
+        std::vector<int> v;
+        for (int r = 0; r < static_cast<int>(ranks_.size()); ++r)
+            if (ranks_[static_cast<std::size_t>(r)].alive) v.push_back(r);
+        return v;
+    }
+    int lostRanks() const { return static_cast<int>(ranks_.size() - alive().size()); }
+    int replayed() const { return replayed_; }
+    std::map<int, int> stepsPerRank() const { return steps_; }
+
+private:
+    struct Message {
+        int rank;
+        int tag;
+        std::string payload;
+    };
+    struct Tracked {
+        enum State { Stepping, Waiting, Stopping, Replaying, Ended } state = Stepping;
+        enum Pending { None, GoOn, Stop } pending = None;
+        int rank = 0;
+        Scenario scenario;
+        std::string text;
+        NewRun meta;
+        TrialBudget budget;  ///< of the step under way, or where it waits
+        TrialBudget waited;  ///< where it waits (what a replay runs to)
+        std::string reason;
+    };
+    struct Rank {
+        bool alive = true;
+        double heard = 0;
+    };
+
+    /// The live rank with the fewest trial steps under way (under the mutex).
+    int pickRank() const {
+        std::map<int, int> load;
+        for (int r : alive()) load[r] = 0;
+        for (const auto& [id, t] : trials_)
+            if ((t.state == Tracked::Stepping || t.state == Tracked::Replaying) && load.count(t.rank)) ++load[t.rank];
+        int best = 0, least = -1;
+        for (auto [r, n] : load)
+            if (least < 0 || n < least) best = r, least = n;
+        return best;
+    }
+
+    void sendStart(int trial, const Tracked& t, const TrialBudget* to = nullptr) {
+        outbox_.push_back({t.rank, kSeekStart,
+                           std::to_string(trial) + "\n" + budgetWire(to ? *to : t.budget) + std::to_string(threads_) +
+                               "\n" + t.text});
+    }
+
+    /// Waits for the expected reports and hands them out on the search's thread.
+    void deliver(std::unique_lock<std::mutex>& lock, const std::function<void(const TrialReport&)>& report) {
+        while (!expected_.empty() || !inbox_.empty()) {
+            cv_.wait(lock, [this] { return !inbox_.empty(); });
+            std::vector<TrialReport> got(inbox_.begin(), inbox_.end());
+            inbox_.clear();
+            for (const auto& r : got) expected_.erase(r.trial);
+            lock.unlock();
+            for (const auto& r : got)
+                if (report) report(r);
+            lock.lock();
+        }
+    }
+
+    void toHost(const Message& m) {
+        std::size_t pos = 0;
+        const int trial = std::atoi(field(m.payload, pos).c_str());
+        if (m.tag == kSeekStart) {
+            const TrialBudget b = readBudget(m.payload, pos);
+            field(m.payload, pos); // threads
+            Scenario s;
+            {
+                std::lock_guard lock(mutex_);
+                s = trials_[trial].scenario;
+            }
+            host_.start(trial, s, threads_, b);
+        } else if (m.tag == kSeekGoOn) {
+            host_.goOn(trial, readBudget(m.payload, pos));
+        } else if (m.tag == kSeekStopTrial) {
+            host_.stop(trial, m.payload.substr(pos));
+        }
+    }
+
+    /// A trial waits or ended on `rank`: store it when it ended; hand it to the search.
+    void news(int rank, int trial, bool ended, const CapturedRun& run) {
+        std::lock_guard lock(mutex_);
+        auto it = trials_.find(trial);
+        if (it == trials_.end() || it->second.rank != rank || it->second.state == Tracked::Ended) return; // stale
+        Tracked& t = it->second;
+        TrialReport rep;
+        rep.trial = trial;
+        rep.ended = ended;
+        rep.summary = run.summary;
+        for (const auto& a : run.records)
+            if (a.level == 0) rep.level0.push_back(a);
+        if (ended) {
+            const CapturedRun& stored = run; // a stopped run comes finished, with the search's reason
+            try {
+                rep.runId = storeCaptured(store_, t.meta, t.scenario, threads_, stored);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "\nfogstudio-cli: trial %s could not be stored: %s\n", t.meta.name.c_str(), e.what());
+            }
+            t.state = Tracked::Ended;
+            ++steps_[rank];
+            inbox_.push_back(std::move(rep));
+            cv_.notify_all();
+            return;
+        }
+        t.waited = t.budget;
+        if (t.state == Tracked::Replaying) {
+            // The replay stands where the lost run stood; the search already knows that.
+            t.state = Tracked::Waiting;
+            if (t.pending == Tracked::GoOn) {
+                t.state = Tracked::Stepping;
+                outbox_.push_back({t.rank, kSeekGoOn, std::to_string(trial) + "\n" + budgetWire(t.budget)});
+            } else if (t.pending == Tracked::Stop) {
+                t.state = Tracked::Stopping;
+                outbox_.push_back({t.rank, kSeekStopTrial, std::to_string(trial) + "\n" + t.reason});
+            }
+            t.pending = Tracked::None;
+            return;
+        }
+        t.state = Tracked::Waiting;
+        ++steps_[rank];
+        inbox_.push_back(std::move(rep));
+        cv_.notify_all();
+    }
+
+    /// A rank is gone with the runs it held: each starts again from round 0 on another rank
+    /// (the emulator is deterministic: the same run), to where it stood or was going.
+    void lose(int rank, const std::string& why) {
+        std::lock_guard lock(mutex_);
+        auto& r = ranks_[static_cast<std::size_t>(rank)];
+        if (!r.alive) return;
+        r.alive = false;
+        int again = 0;
+        for (auto& [trial, t] : trials_) {
+            if (t.rank != rank || t.state == Tracked::Ended) continue;
+            t.rank = pickRank();
+            ++again;
+            ++replayed_;
+            if (t.state == Tracked::Stepping) {
+                sendStart(trial, t); // the step's report comes as usual
+            } else {
+                // Waiting (or being stopped, or already replaying): run again to where it waited.
+                if (t.state == Tracked::Stopping) t.pending = Tracked::Stop;
+                t.state = Tracked::Replaying;
+                sendStart(trial, t, &t.waited);
+            }
+        }
+        std::fprintf(stderr, "\nfogstudio-cli: rank %d lost (%s): its %d run(s) start again on the other ranks\n", rank,
+                     why.c_str(), again);
+    }
+
+    RunStore& store_;
+    int threads_;
+    TrialHost host_;
+    std::vector<Rank> ranks_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::map<int, Tracked> trials_;
+    std::deque<Message> outbox_;
+    std::deque<TrialReport> inbox_;
+    std::set<int> expected_;
+    std::map<int, int> steps_;
+    int replayed_ = 0;
+};
+
+} // namespace
+
+int runSeekMpi(const CliOptions& o, const std::function<SeekSpec()>& makeSpec, const SeekCallbacks& cb) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    installInterruptHandler();
+    if (rank != 0) {
+        const int rc = seekWorker(interruptFlag());
+        MPI_Finalize();
+        return rc;
+    }
+    auto stopAll = [&](int code) {
+        for (int r = 1; r < size; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, kStop, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return code;
+    };
+
+    SeekSpec spec;
+    std::unique_ptr<RunStore> store;
+    try {
+        spec = makeSpec();
+        store = openStore(o);
+        if (!store) return stopAll(1);
+    } catch (const ScenarioError& e) {
+        std::cerr << e.what() << "\n";
+        return stopAll(2);
+    } catch (const std::exception& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return stopAll(1);
+    }
+
+    const double started = now();
+    SeekResult result;
+    std::string error;
+    std::atomic<bool> done{false};
+    int lostRanks = 0, replayed = 0;
+    std::map<int, int> perRank;
+    {
+        MpiTrials trials(*store, size, spec.threadsPerRun, interruptFlag());
+        std::thread search([&] {
+            try {
+                result = runSeek(
+                    spec, *store, trials,
+                    [&](const SeekProgress& p) {
+                        if (cb.progress) cb.progress(p, spec);
+                    },
+                    interruptFlag());
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            done = true;
+        });
+        trials.pump(done, rankTimeout());
+        search.join();
+        lostRanks = trials.lostRanks();
+        replayed = trials.replayed();
+        perRank = trials.stepsPerRank();
+        // Stop the live ranks (a rank that died is not waited for).
+        for (int r : trials.alive())
+            if (r != 0) sendWithin(std::string(), r, kStop, 5.0);
+    }
+    if (cb.finished) cb.finished();
+    if (!error.empty()) {
+        std::cerr << error << "\n";
+        if (lostRanks) MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_Finalize();
+        return 2;
+    }
+    const int rc = cb.report ? cb.report(spec, result, *store) : 0;
+    std::cout << "search over " << size << " MPI ranks in " << std::fixed;
+    std::cout.precision(1);
+    std::cout << now() - started << " s; trial steps per rank:";
+    for (auto [r, n] : perRank) std::cout << " rank " << r << ": " << n;
+    if (lostRanks)
+        std::cout << "; " << lostRanks << " rank(s) lost, " << replayed
+                  << " run(s) started again on the others (same results: the emulator is deterministic)";
+    std::cout << "\n";
+    std::cout.flush();
+    if (lostRanks) MPI_Abort(MPI_COMM_WORLD, rc); // a dead peer can make MPI_Finalize wait forever
+    MPI_Finalize();
+    return rc;
 }
 
 #endif

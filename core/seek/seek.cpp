@@ -1,5 +1,6 @@
 #include "core/seek/seek.h"
 
+#include "core/seek/trials.h"
 #include "core/sweep/sweep.h"
 #include "core/util/random.h"
 
@@ -7,10 +8,8 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 namespace fog {
 
@@ -85,6 +84,10 @@ void summarise(SeekConfig& c) {
 }
 
 } // namespace
+
+int repeatsAtRung(const SeekSpec& spec, int rungs, int k) {
+    return rungs > 1 && k == 0 ? 1 : spec.repeats;
+}
 
 bool ranksBefore(const SeekConfig& a, const SeekConfig& b, const SeekObjective& objective) {
     if (a.feasible != b.feasible) return a.feasible;
@@ -226,7 +229,11 @@ SeekPlan planSeek(const SeekSpec& in) {
     }
     for (int k = 0; k < spec.rungs; ++k) {
         double b = spec.maxBudget / std::pow(spec.eta, spec.rungs - 1 - k);
-        if (spec.resource == SeekSpec::Resource::Rounds) b = std::max(1.0, std::ceil(b));
+        if (spec.resource == SeekSpec::Resource::Rounds) {
+            // A rung ends on an evaluation round, so its ranking sees the accuracy there.
+            const double every = std::max(1, base.evaluation.everyRounds);
+            b = std::min(spec.maxBudget, std::max(every, std::ceil(b / every) * every));
+        }
         plan.budgets.push_back(b);
     }
 
@@ -250,6 +257,16 @@ SeekPlan planSeek(const SeekSpec& in) {
 
 SeekResult runSeek(const SeekSpec& input, RunStore& store, const std::function<void(const SeekProgress&)>& progress,
                    const std::atomic<bool>* cancel) {
+    SeekResult result;
+    {
+        LocalTrials local(store, input.parallel, input.threadsPerRun, cancel);
+        result = runSeek(input, store, local, progress, cancel);
+    } // every run's thread joined, every row written
+    return result;
+}
+
+SeekResult runSeek(const SeekSpec& input, RunStore& store, TrialRunner& runner,
+                   const std::function<void(const SeekProgress&)>& progress, const std::atomic<bool>* cancel) {
     const SeekPlan plan = planSeek(input);
     const SeekSpec& spec = plan.spec;
     SeekResult result;
@@ -271,109 +288,148 @@ SeekResult runSeek(const SeekSpec& input, RunStore& store, const std::function<v
     for (std::size_t i = 0; i < alive.size(); ++i) alive[i] = i;
 
     const int rungs = static_cast<int>(plan.budgets.size());
+    const int repeats = spec.repeats;
+    const bool rounds = spec.resource == SeekSpec::Resource::Rounds;
     int planned = 0;
     {
         double n = static_cast<double>(configs.size());
         for (int k = 0; k < rungs; ++k) {
-            planned += static_cast<int>(n) * spec.repeats;
+            planned += static_cast<int>(n) * repeatsAtRung(spec, rungs, k);
             n = std::max(1.0, std::ceil(n / spec.eta));
         }
     }
-    int done = 0;
-    std::mutex mutex;
 
-    for (int k = 0; k < rungs; ++k) {
+    // Trial t = configuration * repeats + repeat: one run each, grown rung by rung.
+    struct Trial {
+        bool started = false, ended = false;
+        std::vector<AggregationRecord> level0;
+        RunSummary summary;
+        std::int64_t runId = 0;
+    };
+    std::vector<Trial> trials(configs.size() * static_cast<std::size_t>(repeats));
+    auto trialOf = [&](std::size_t config, int r) { return static_cast<int>(config) * repeats + r; };
+    auto scoreAt = [&](const Trial& t, double budget) {
+        std::vector<AggregationRecord> upTo;
+        for (const auto& a : t.level0)
+            if (rounds ? a.round <= budget : a.time <= budget) upTo.push_back(a);
+        return scoreTrial(upTo, t.summary, spec.objective, spec.constraints);
+    };
+    auto take = [&](const TrialReport& rep) {
+        Trial& t = trials[static_cast<std::size_t>(rep.trial)];
+        t.level0 = rep.level0;
+        t.summary = rep.summary;
+        t.ended = rep.ended;
+        if (rep.runId) t.runId = rep.runId;
+        if (rep.summary.status == RunStatus::Cancelled) result.cancelled = true;
+    };
+    auto waiting = [&](const std::vector<std::size_t>& which) {
+        std::vector<int> out;
+        for (std::size_t idx : which)
+            for (int r = 0; r < repeats; ++r) {
+                const Trial& t = trials[static_cast<std::size_t>(trialOf(idx, r))];
+                if (t.started && !t.ended) out.push_back(trialOf(idx, r));
+            }
+        return out;
+    };
+    int done = 0;
+
+    for (int k = 0; k < rungs && !result.cancelled; ++k) {
         const double budget = plan.budgets[static_cast<std::size_t>(k)];
+        const int need = repeatsAtRung(spec, rungs, k);
+        const bool last = k + 1 == rungs;
+        TrialBudget until;
+        if (!last) until = {rounds ? TrialBudget::Kind::Rounds : TrialBudget::Kind::Time, budget};
+        const std::string at = " @" + budgetText(spec.resource, budget);
         result.rungSizes.push_back(static_cast<int>(alive.size()));
-        struct Item {
-            std::size_t config;
-            int repeat;
-        };
-        std::vector<Item> items;
+
+        std::vector<TrialTask> tasks;
         for (std::size_t idx : alive) {
             SeekConfig& c = configs[idx];
-            if (c.settled) {
-                // Same runs at any larger budget: keep them, count them as reused.
-                c.rung = k;
-                result.reused += spec.repeats;
-                std::lock_guard lock(mutex);
-                planned -= spec.repeats;
-                continue;
-            }
             c.rung = k;
             c.budget = budget;
-            c.scores.assign(static_cast<std::size_t>(spec.repeats), TrialScore{});
-            c.runIds.assign(static_cast<std::size_t>(spec.repeats), 0);
-            for (int r = 0; r < spec.repeats; ++r) items.push_back({idx, r});
-        }
-        std::vector<char> endedEarly(items.size(), 0);
-        std::atomic<std::size_t> next{0};
-        auto worker = [&] {
-            for (std::size_t i; (i = next++) < items.size();) {
-                if (cancel && cancel->load()) return;
-                const Item& it = items[i];
-                SeekConfig& c = configs[it.config];
-                std::vector<Override> all = spec.base;
-                all.insert(all.end(), c.values.begin(), c.values.end());
-                Scenario s = loadScenarioFile(spec.file, all);
-                s.seed = repeatSeed(s.seed, it.repeat);
-                applyStops(s, spec, budget);
-                NewRun meta;
-                const std::string at = " @" + budgetText(spec.resource, budget);
-                meta.name = s.name + " [" + c.label + at + "] #" + std::to_string(it.repeat);
-                meta.tags = spec.tags;
-                meta.tags.push_back("seek");
-                meta.sweepId = result.sweepId;
-                meta.repeat = it.repeat;
-                meta.sweepConfig = c.label + at;
-                Level0 level0;
-                RunSummary summary;
-                const std::int64_t id =
-                    runAndStore(s, store, meta, spec.threadsPerRun, &level0, summary, cancel);
-                const TrialScore score = scoreTrial(level0.records, summary, spec.objective, spec.constraints);
-                const bool early = summary.status == RunStatus::Finished &&
-                                   (spec.resource == SeekSpec::Resource::Rounds
-                                        ? summary.rounds < static_cast<int>(budget)
-                                        : summary.virtualTime < budget * (1 - 1e-9));
-                std::lock_guard lock(mutex);
-                c.scores[static_cast<std::size_t>(it.repeat)] = score;
-                c.runIds[static_cast<std::size_t>(it.repeat)] = id;
-                endedEarly[i] = early;
-                if (summary.status == RunStatus::Cancelled) result.cancelled = true;
-                ++result.runs;
-                if (k + 1 == rungs) ++result.fullBudgetRuns;
-                result.fullRunEquivalents +=
-                    (spec.resource == SeekSpec::Resource::Rounds ? summary.rounds : summary.virtualTime) /
-                    spec.maxBudget;
-                ++done;
-                if (progress) progress({done, planned, k, rungs, c.label, it.repeat, score});
+            for (int r = 0; r < need; ++r) {
+                Trial& t = trials[static_cast<std::size_t>(trialOf(idx, r))];
+                if (last) ++result.fullBudgetRuns;
+                if (t.ended) continue; // ended before this budget: its results stand at any budget
+                TrialTask task;
+                task.trial = trialOf(idx, r);
+                task.budget = until;
+                if (!t.started) {
+                    std::vector<Override> all = spec.base;
+                    all.insert(all.end(), c.values.begin(), c.values.end());
+                    task.start = true;
+                    task.scenario = loadScenarioFile(spec.file, all);
+                    task.scenario.seed = repeatSeed(task.scenario.seed, r);
+                    applyStops(task.scenario, spec, spec.maxBudget);
+                    task.meta.name = task.scenario.name + " [" + c.label + "] #" + std::to_string(r);
+                    task.meta.tags = spec.tags;
+                    task.meta.tags.push_back("seek");
+                    task.meta.sweepId = result.sweepId;
+                    task.meta.repeat = r;
+                    task.meta.sweepConfig = c.label;
+                    t.started = true;
+                    ++result.runs;
+                } else {
+                    ++result.continued;
+                }
+                tasks.push_back(std::move(task));
             }
-        };
-        std::vector<std::thread> threads;
-        for (int p = 0; p < std::max(1, std::min<int>(spec.parallel, static_cast<int>(items.size()))); ++p)
-            threads.emplace_back(worker);
-        for (auto& t : threads) t.join();
-        if ((cancel && cancel->load()) || result.cancelled) {
-            result.cancelled = true;
-            break;
         }
-        // Settled: every repeat of the configuration ended before this budget.
-        std::map<std::size_t, bool> settled;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            auto [it, fresh] = settled.emplace(items[i].config, endedEarly[i] != 0);
-            if (!fresh) it->second = it->second && endedEarly[i];
-        }
-        for (const auto& [idx, s] : settled) configs[idx].settled = s;
-        for (std::size_t idx : alive) summarise(configs[idx]);
+        runner.run(tasks, [&](const TrialReport& rep) {
+            take(rep);
+            ++done;
+            if (progress) {
+                const auto config = static_cast<std::size_t>(rep.trial / repeats);
+                progress({done, planned, k, rungs, configs[config].label + at, rep.trial % repeats,
+                          scoreAt(trials[static_cast<std::size_t>(rep.trial)], budget)});
+            }
+        });
+        if (cancel && cancel->load()) result.cancelled = true;
+        if (result.cancelled) break;
 
+        for (std::size_t idx : alive) {
+            SeekConfig& c = configs[idx];
+            c.scores.assign(static_cast<std::size_t>(need), TrialScore{});
+            c.settled = true;
+            for (int r = 0; r < need; ++r) {
+                const Trial& t = trials[static_cast<std::size_t>(trialOf(idx, r))];
+                c.scores[static_cast<std::size_t>(r)] = scoreAt(t, budget);
+                // Settled: the run ended before this budget (the target reached, nothing left).
+                c.settled = c.settled && t.ended &&
+                            (rounds ? t.summary.rounds < budget : t.summary.virtualTime < budget * (1 - 1e-9));
+            }
+            summarise(c);
+        }
         std::stable_sort(alive.begin(), alive.end(), [&](std::size_t a, std::size_t b) {
             return ranksBefore(configs[a], configs[b], spec.objective);
         });
-        if (k + 1 < rungs) {
-            const auto keep = static_cast<std::size_t>(std::max(1.0, std::ceil(alive.size() / spec.eta)));
-            alive.resize(std::min(keep, alive.size()));
+        if (!last) {
+            const auto keep = std::min(alive.size(), static_cast<std::size_t>(std::max(1.0, std::ceil(alive.size() / spec.eta))));
+            const std::vector<std::size_t> dropped(alive.begin() + static_cast<std::ptrdiff_t>(keep), alive.end());
+            alive.resize(keep);
+            // The rest stop where they stand: stored, finished, with the reason.
+            runner.stop(waiting(dropped),
+                        "stopped by the search at" + at + " (successive halving: not in the best 1/" +
+                            number(spec.eta) + " of rung " + std::to_string(k + 1) + " of " + std::to_string(rungs) +
+                            ")",
+                        take);
         }
     }
+    // Cancelled: what still waits ends now (cancelled, with the search).
+    {
+        std::vector<std::size_t> everyone(configs.size());
+        for (std::size_t i = 0; i < everyone.size(); ++i) everyone[i] = i;
+        runner.stop(waiting(everyone), "search cancelled", take);
+    }
+    for (std::size_t idx = 0; idx < configs.size(); ++idx) {
+        SeekConfig& c = configs[idx];
+        c.runIds.assign(c.scores.size(), 0);
+        for (std::size_t r = 0; r < c.scores.size(); ++r)
+            c.runIds[r] = trials[static_cast<std::size_t>(trialOf(idx, static_cast<int>(r)))].runId;
+    }
+    for (const Trial& t : trials)
+        if (t.started)
+            result.fullRunEquivalents += (rounds ? t.summary.rounds : t.summary.virtualTime) / spec.maxBudget;
 
     result.configs = std::move(configs);
     // The winner: the best ranked configuration of the highest rung that ran.

@@ -3,13 +3,16 @@
 // and repeats. Every trial is a stored run of one sweep, so runs lists, comparisons and
 // exports work on a search as on a sweep.
 //
-// Rung k of K runs each surviving configuration R times (repeat r uses the same seed in
-// every configuration) with a budget of B / eta^(K-1-k) rounds or virtual seconds, ranks
-// them and keeps the best 1/eta. Ranking: configurations that meet every constraint in all
-// their repeats come first, by their mean objective; the others follow by their mean
-// constraint violation. A configuration whose runs all ended before the rung's budget (the
-// target reached, nothing left to run) keeps its results at higher rungs: the emulator is
-// deterministic, so re-running it would only repeat them.
+// Rung k of K gives each surviving configuration a budget of B / eta^(K-1-k) rounds or
+// virtual seconds, ranks the configurations and keeps the best 1/eta. A trial (one repeat
+// of a configuration; repeat r uses the same seed in every configuration) is ONE run that
+// grows: promoted, it goes on from where it waited (core/seek/trials.h); dropped, it is
+// stopped there and stored. The first rung runs one repeat of each configuration, later
+// rungs all R: a search starts G + G'(R - 1) runs where the grid takes G R (G' the
+// configurations promoted past the first rung). Ranking: configurations that meet every
+// constraint in all their repeats come first, by their mean objective; the others follow by
+// their mean constraint violation. A run that ended before its rung's budget (the target
+// reached) keeps its results at higher rungs.
 
 #include "core/analysis/analysis.h"
 #include "core/seek/seek_spec.h"
@@ -70,20 +73,19 @@ struct SeekResult {
     int best = -1;                    ///< index into configs; -1 when nothing was feasible
     int leader = -1;                  ///< best ranked even if infeasible
     std::vector<std::size_t> pareto;  ///< indices into configs: front over (time, cost, accuracy)
-    int runs = 0;                     ///< runs executed and stored
-    int reused = 0;                   ///< trials answered by a settled lower-rung run
+    int runs = 0;                     ///< engine runs started (each stored once, however far it went)
+    int continued = 0;                ///< times a waiting run went on to a higher rung
     /// Work done, in full-budget runs: the rounds (or virtual seconds) all runs simulated,
-    /// divided by the full budget. Successive halving runs more, shorter runs than a grid;
-    /// this is what it saves.
+    /// divided by the full budget.
     double fullRunEquivalents = 0.0;
-    int fullBudgetRuns = 0;           ///< runs at the last rung's (full) budget
+    int fullBudgetRuns = 0;           ///< runs that took part in the last rung (full budget)
     int gridSize = 0;                 ///< configurations of the full grid (0: continuous)
     bool cancelled = false;
 };
 
 struct SeekProgress {
-    int done = 0;   ///< runs finished
-    int total = 0;  ///< runs planned (an upper bound: settled configurations are not re-run)
+    int done = 0;   ///< trial steps done (a run waiting at its rung's budget, or ended)
+    int total = 0;  ///< steps planned (an upper bound: a run that ended early takes no more)
     int rung = 0;
     int rungs = 1;
     std::string config;
@@ -101,11 +103,21 @@ struct SeekPlan {
 };
 SeekPlan planSeek(const SeekSpec& spec);
 
-/// Runs the search and stores every trial. `progress` is called after each run, one call
-/// at a time. Throws ScenarioError on bad input before anything runs.
+/// Runs the search on threads of this process and stores every trial. `progress` is called
+/// after each trial step, one call at a time. Throws ScenarioError on bad input before
+/// anything runs.
 SeekResult runSeek(const SeekSpec& spec, RunStore& store,
                    const std::function<void(const SeekProgress&)>& progress = {},
                    const std::atomic<bool>* cancel = nullptr);
+
+class TrialRunner;
+/// The same, with the trials run (and stored in `store`) by `runner`: MPI ranks.
+SeekResult runSeek(const SeekSpec& spec, RunStore& store, TrialRunner& runner,
+                   const std::function<void(const SeekProgress&)>& progress = {},
+                   const std::atomic<bool>* cancel = nullptr);
+
+/// Repeats run at rung k of `rungs`: one at the first rung of several, else spec.repeats.
+int repeatsAtRung(const SeekSpec& spec, int rungs, int k);
 
 /// True when configuration a ranks before b (see the header comment).
 bool ranksBefore(const SeekConfig& a, const SeekConfig& b, const SeekObjective& objective);

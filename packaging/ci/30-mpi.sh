@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# MPI sweeps: a real `mpirun -n 2 --oversubscribe` sweep (timing only, small) must store the
-# same results as a one-process sweep; a rank killed mid-sweep loses only its in-flight
-# trial, which `sweep --resume` then runs; and the 1 vs 2 rank speed-up is printed (a
-# benchmark: printed, never asserted).
+# MPI sweeps and searches: a real `mpirun -n 2 --oversubscribe` sweep (timing only, small)
+# must store the same results as a one-process sweep; a rank killed mid-sweep loses only
+# its in-flight trial, which `sweep --resume` then runs; a 2-rank `seek` stores the same
+# runs as one process, and one that loses a rank still ends with the one-process answer;
+# and the 1 vs 2 rank speed-up is printed (a benchmark: printed, never asserted).
 set -euo pipefail
 
 build="${FOGSTUDIO_BUILD_DIR:?FOGSTUDIO_BUILD_DIR names the main build}"
@@ -122,6 +123,48 @@ echo "30-mpi: $stored of 12 runs stored before the resume"
 "$cli" sweep --resume 1 --threads 1 --quiet --db "$tmp/killed.db" | tail -3
 "$cli" sweep "$tmp/slow.yaml" "${vary[@]}" --threads 1 --quiet --parallel 2 --db "$tmp/slow-one.db" >/dev/null
 same_results "$tmp/slow-one.db" "$tmp/killed.db"
+
+# seek: a 2-rank search stores the same runs and names the same best as one process.
+seek=(seek --objective min:time --constraint 'cost<=2' --param selection.k=int:2..8:2
+      --param sync.policy=choice:fully-sync,async --repeat 2 --threads 1)
+echo "30-mpi: one-process seek"
+"$cli" seek "$tmp/timing.yaml" "${seek[@]:1}" --quiet --db "$tmp/seek-one.db" >"$tmp/seek-one.log"
+echo "30-mpi: mpirun -n 2 seek"
+"${mpi[@]}" -n 2 "$cli" seek "$tmp/timing.yaml" "${seek[@]:1}" --quiet --db "$tmp/seek-mpi.db" >"$tmp/seek-mpi.log"
+tail -1 "$tmp/seek-mpi.log"
+grep -q "search over 2 MPI ranks" "$tmp/seek-mpi.log"
+same_results "$tmp/seek-one.db" "$tmp/seek-mpi.db"
+if ! diff <(grep '^Best' "$tmp/seek-one.log") <(grep '^Best' "$tmp/seek-mpi.log"); then
+  echo "30-mpi: the 2-rank search found another best configuration" >&2
+  exit 1
+fi
+
+# A rank killed mid-search: rank 0 starts the runs it held again on the others (the
+# emulator is deterministic), so the search ends with the one-process answer.
+echo "30-mpi: killing rank 2 of 3 mid-search"
+set +e
+FOGSTUDIO_MPI_TIMEOUT=10 timeout 150 "${mpi[@]}" --mca orte_abort_on_non_zero_status 0 -n 3 \
+  "$cli" seek "$tmp/slow.yaml" "${seek[@]:1}" --db "$tmp/seek-killed.db" >"$tmp/seek-killed.log" 2>&1 &
+job=$!
+victim=""
+for _ in $(seq 1 600); do
+  if grep -q '^\[1/' "$tmp/seek-killed.log" 2>/dev/null; then
+    victim="$(pgrep -f "fogstudio-cli seek $tmp/slow.yaml" | while read -r p; do
+      if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then echo "$p"; fi
+    done | head -1)"
+    break
+  fi
+  sleep 0.1
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$job"
+set -e
+grep -v "^\[" "$tmp/seek-killed.log" | tail -4 || true
+if [ -z "$victim" ]; then echo "30-mpi: no trial step finished, or rank 2 was not found" >&2; exit 1; fi
+grep -q "rank 2 lost" "$tmp/seek-killed.log" || { echo "30-mpi: the lost rank was not reported" >&2; exit 1; }
+"$cli" seek "$tmp/slow.yaml" "${seek[@]:1}" --quiet --parallel 2 --db "$tmp/seek-slow-one.db" >"$tmp/seek-slow-one.log"
+same_results "$tmp/seek-slow-one.db" "$tmp/seek-killed.db"
+diff <(grep '^Best' "$tmp/seek-slow-one.log") <(grep '^Best' "$tmp/seek-killed.log")
 
 echo "30-mpi: benchmark (printed, not checked)"
 "$cli" bench mpi
