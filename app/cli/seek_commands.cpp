@@ -233,8 +233,9 @@ int printSeek(const CliOptions& o, const SeekSpec& spec, const SeekResult& r, Ru
         std::cout << "  time " << fmt(c.time) << " s, cost " << fmt(c.cost) << ", accuracy " << fmt(c.accuracy)
                   << "  " << c.label << " @" << fmt(c.budget) << unit << "\n";
     }
-    std::cout << "\n" << r.runs << " runs (each continued from where it waited when promoted: " << r.continued
-              << " times), " << r.fullBudgetRuns << " in the last rung; work: " << fmt(r.fullRunEquivalents, 3)
+    std::cout << "\n" << r.runs << " runs";
+    if (r.continued) std::cout << " (promoted runs went on from where they waited " << r.continued << " times)";
+    std::cout << ", " << r.fullBudgetRuns << " in the last rung; work: " << fmt(r.fullRunEquivalents, 3)
               << " full-budget runs (" << (used.resource == SeekSpec::Resource::Rounds ? "rounds" : "virtual time")
               << " simulated / " << fmt(used.maxBudget) << unit << ")";
     if (bruteRuns > 0 && !used.bruteForce)

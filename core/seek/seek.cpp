@@ -409,7 +409,8 @@ SeekResult runSeek(const SeekSpec& input, RunStore& store, TrialRunner& runner,
             alive.resize(keep);
             // The rest stop where they stand: stored, finished, with the reason.
             runner.stop(waiting(dropped),
-                        "stopped by the search at" + at + " (successive halving: not in the best 1/" +
+                        "stopped by the search at " + budgetText(spec.resource, budget) +
+                            " (successive halving: not in the best 1/" +
                             number(spec.eta) + " of rung " + std::to_string(k + 1) + " of " + std::to_string(rungs) +
                             ")",
                         take);
