@@ -540,6 +540,7 @@ public:
     // ---- the main thread: returns when `done` is set (the search returned)
     void pump(const std::atomic<bool>& done, double timeout) {
         while (!done.load()) {
+            const double began = now();
             bool busy = false;
             std::vector<Message> out;
             {
@@ -584,6 +585,11 @@ public:
                 }
             }
             const double t = now();
+            // Rank 0 busy for a while (waiting on a dying rank's message, a slow write): the
+            // others could not be heard meanwhile (a rank blocked sending to it cannot beat),
+            // so that time does not count against them.
+            if (t - began > 1.0)
+                for (auto& r : ranks_) r.heard = std::max(r.heard, t);
             for (int r = 1; r < static_cast<int>(ranks_.size()); ++r)
                 if (ranks_[static_cast<std::size_t>(r)].alive && t - ranks_[static_cast<std::size_t>(r)].heard > timeout)
                     lose(r, "silent for " + std::to_string(static_cast<int>(t - ranks_[static_cast<std::size_t>(r)].heard)) + " s");
