@@ -2,6 +2,7 @@
 // sweep resume and the MPI wire format, and a real mpirun sweep when MPI is there.
 
 #include "core/seek/seek.h"
+#include "core/seek/trials.h"
 #include "core/store/run_store.h"
 #include "core/sweep/captured_run.h"
 #include "core/sweep/sweep.h"
@@ -413,6 +414,57 @@ private Q_SLOTS:
         spec.params = {parseParam("training.learning_rate=real:0.01..0.1")};
         spec.bruteForce = true;
         QVERIFY_THROWS_EXCEPTION(ScenarioError, runSeek(spec, store));
+    }
+
+    // What an MPI rank does with a trial (core/seek/trials.h), without MPI: it waits at its
+    // budget, goes on to the end, and is the run captureRun makes in one go; a trial
+    // stopped while it waits ends finished, with the reason, where it waited.
+    void trialHostWaitsGoesOnAndStops() {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "learning.yaml", kLearning);
+        const Scenario s = loadScenarioFile(file.toStdString(), {{"stop.rounds", "12"}});
+        TrialHost host(1, nullptr);
+        host.start(1, s, 1, {TrialBudget::Kind::Rounds, 4});
+        host.start(2, s, 1, {TrialBudget::Kind::Rounds, 6});
+        std::map<int, TrialHost::News> news; // each piece of news comes once
+        auto waitFor = [&](int trial, bool ended) {
+            for (int i = 0; i < 3000; ++i) {
+                for (auto& n : host.poll()) news[n.trial] = std::move(n);
+                auto it = news.find(trial);
+                if (it != news.end()) {
+                    if (it->second.ended != ended) QTest::qFail("the trial stood elsewhere", __FILE__, __LINE__);
+                    const CapturedRun run = std::move(it->second.run);
+                    news.erase(it);
+                    return run;
+                }
+                QTest::qWait(5);
+            }
+            QTest::qFail("no news of the trial", __FILE__, __LINE__);
+            return CapturedRun{};
+        };
+        const CapturedRun waiting = waitFor(1, false);
+        QCOMPARE(waiting.records.size(), std::size_t(4)); // rounds 1..4, then it waits
+        QCOMPARE(waiting.records.back().round, 4);
+        QCOMPARE(waiting.summary.status, RunStatus::Running);
+        QCOMPARE(waitFor(2, false).records.size(), std::size_t(6));
+        host.goOn(1, {});
+        host.stop(2, "dropped here");
+        const CapturedRun whole = waitFor(1, true), stopped = waitFor(2, true);
+        QCOMPARE(host.held(), std::size_t(0));
+        const CapturedRun once = captureRun(s, 1);
+        QCOMPARE(whole.records.size(), once.records.size());
+        for (std::size_t i = 0; i < once.records.size(); ++i) {
+            QCOMPARE(whole.records[i].time, once.records[i].time);
+            QCOMPARE(whole.records[i].cost, once.records[i].cost);
+            QCOMPARE(whole.records[i].trainLoss, once.records[i].trainLoss);
+        }
+        QCOMPARE(whole.intervals.size(), once.intervals.size());
+        QCOMPARE(whole.summary.cost, once.summary.cost);
+        QCOMPARE(whole.summary.status, RunStatus::Finished);
+        QCOMPARE(stopped.summary.status, RunStatus::Finished);
+        QCOMPARE(QString::fromStdString(stopped.summary.stopReason), QString("dropped here"));
+        QCOMPARE(stopped.summary.rounds, 6);
+        QCOMPARE(stopped.summary.cost, once.records[5].cost); // stopped where it waited
     }
 
     // The bytes a rank sends decode to the same run, and store as runAndStore would.

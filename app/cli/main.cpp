@@ -40,6 +40,7 @@ Commands:
                            (see docs/runs.md): --halving rounds|time, --max-budget B,
                            --eta 3, --rungs K, --trials N, --repeat R (default 2),
                            --seed S, --brute-force (whole grid, for validation).
+                           Under mpirun the trials are split over the ranks.
   runs [list]              Stored runs, newest first (--tag T, --sweep S, --limit N).
   runs show ID...          A run's summary, events and time/cost to reach 50-85% accuracy.
   runs rerun ID...         Re-run exactly from what was stored.

@@ -21,9 +21,12 @@ void TrialGate::setBudget(const TrialBudget& b) {
 
 bool TrialGate::reached(const AggregationRecord& r) const {
     switch (budget_.kind) {
-    case TrialBudget::Kind::Rounds: return r.round >= budget_.value;
-    case TrialBudget::Kind::Time: return r.time > budget_.value;
-    case TrialBudget::Kind::None: return false;
+    case TrialBudget::Kind::Rounds:
+        return r.round >= budget_.value;
+    case TrialBudget::Kind::Time:
+        return r.time > budget_.value;
+    case TrialBudget::Kind::None:
+        return false;
     }
     return false;
 }
@@ -51,7 +54,8 @@ void TrialGate::onAggregation(const AggregationRecord& r) {
     state_ = State::Waiting;
     cv_.notify_all();
     // The search's cancel flag may be set from a signal handler, without a notification.
-    while (!go_ && !stop_ && !(cancel_ && cancel_->load())) cv_.wait_for(lock, std::chrono::milliseconds(20));
+    while (!go_ && !stop_ && !(cancel_ && cancel_->load()))
+        cv_.wait_for(lock, std::chrono::milliseconds(20));
     state_ = State::Running;
     const bool stop = stop_, cancelled = !go_ && !stop_;
     lock.unlock();
@@ -166,11 +170,14 @@ struct LocalTrials::Live {
     std::thread thread;
 };
 
-LocalTrials::LocalTrials(RunStore& store, int parallel, int threadsPerRun, const std::atomic<bool>* cancel)
-    : store_(store), parallel_(std::max(1, parallel)), threads_(std::max(1, threadsPerRun)), cancel_(cancel) {}
+LocalTrials::LocalTrials(RunStore& store, int parallel, int threadsPerRun,
+                         const std::atomic<bool>* cancel)
+    : store_(store), parallel_(std::max(1, parallel)), threads_(std::max(1, threadsPerRun)),
+      cancel_(cancel) {}
 
 LocalTrials::~LocalTrials() {
-    for (auto& [trial, live] : live_) live->gate->stopHere("search ended");
+    for (auto& [trial, live] : live_)
+        live->gate->stopHere("search ended");
     for (auto& [trial, live] : live_)
         if (live->thread.joinable()) live->thread.join();
 }
@@ -199,7 +206,8 @@ TrialReport LocalTrials::reportOf(const Live& live, int trial) const {
     return r;
 }
 
-void LocalTrials::run(const std::vector<TrialTask>& tasks, const std::function<void(const TrialReport&)>& report) {
+void LocalTrials::run(const std::vector<TrialTask>& tasks,
+                      const std::function<void(const TrialReport&)>& report) {
     for (const auto& t : tasks) {
         if (!t.start) {
             auto it = live_.find(t.trial);
@@ -310,7 +318,8 @@ TrialHost::TrialHost(int parallel, const std::atomic<bool>* cancel)
     : parallel_(std::max(1, parallel)), cancel_(cancel) {}
 
 TrialHost::~TrialHost() {
-    for (auto& [trial, h] : trials_) h->gate->stopHere("search ended");
+    for (auto& [trial, h] : trials_)
+        h->gate->stopHere("search ended");
     for (auto& [trial, h] : trials_)
         if (h->thread.joinable()) h->thread.join();
 }

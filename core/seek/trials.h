@@ -9,8 +9,8 @@
 // (runSeek's default); the CLI's MPI path (app/cli/sweep_mpi.cpp) runs them on ranks.
 
 #include "core/spec/scenario.h"
-#include "core/sweep/captured_run.h"
 #include "core/store/run_store.h"
+#include "core/sweep/captured_run.h"
 #include "core/system/metrics.h"
 
 #include <atomic>
@@ -56,7 +56,7 @@ struct TrialReport {
 };
 
 class TrialRunner {
-public:
+  public:
     virtual ~TrialRunner() = default;
     /// Runs the steps (at most `parallel` runs computing at once) and calls `report` for each
     /// as it waits at its budget or ends, one call at a time; returns when every step has
@@ -74,7 +74,7 @@ public:
 /// where the run reaches its budget until told to go on or to stop. A run the search stops
 /// ends as *finished* with the search's reason (the engine reports it cancelled).
 class TrialGate : public RunObserver {
-public:
+  public:
     /// `cancel` (may be null) is the whole search's flag: a waiting run ends at once with it.
     TrialGate(RunObserver& inner, const Scenario& scenario, const std::atomic<bool>* cancel);
 
@@ -110,7 +110,7 @@ public:
     /// The summary a run stopped by the search stores (its status finished, the reason).
     static RunSummary stoppedSummary(RunSummary s, const std::string& reason);
 
-private:
+  private:
     bool reached(const AggregationRecord& r) const;
 
     RunObserver& inner_;
@@ -122,8 +122,8 @@ private:
     TrialBudget budget_;
     using State = Stand;
     State state_ = State::Running;
-    bool go_ = false;          ///< the search answered a wait
-    bool stop_ = false;        ///< ... with: stop here
+    bool go_ = false;   ///< the search answered a wait
+    bool stop_ = false; ///< ... with: stop here
     std::string stopReason_;
     std::vector<AggregationRecord> level0_;
     RunSummary summary_;
@@ -131,15 +131,16 @@ private:
 
 /// Runs trials on threads of this process and stores each run in `store` as it goes.
 class LocalTrials : public TrialRunner {
-public:
+  public:
     LocalTrials(RunStore& store, int parallel, int threadsPerRun, const std::atomic<bool>* cancel);
     ~LocalTrials() override; ///< stops (cancels) runs still waiting
 
-    void run(const std::vector<TrialTask>& tasks, const std::function<void(const TrialReport&)>& report) override;
+    void run(const std::vector<TrialTask>& tasks,
+             const std::function<void(const TrialReport&)>& report) override;
     void stop(const std::vector<int>& trials, const std::string& reason,
               const std::function<void(const TrialReport&)>& report) override;
 
-private:
+  private:
     struct Live;
     void acquire();
     void release();
@@ -159,7 +160,7 @@ private:
 /// LocalTrials makes, kept in memory and handed over whole when they end. The caller (one
 /// thread) starts, continues and stops trials and polls for news.
 class TrialHost {
-public:
+  public:
     TrialHost(int parallel, const std::atomic<bool>* cancel);
     ~TrialHost(); ///< stops (cancels) every run still held
 
@@ -178,7 +179,7 @@ public:
     /// Trials held (running or waiting).
     std::size_t held() const { return trials_.size(); }
 
-private:
+  private:
     struct Hosted;
     void acquire();
     void release();
