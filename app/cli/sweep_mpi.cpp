@@ -807,7 +807,7 @@ int runSeekMpi(const CliOptions& o, const std::function<SeekSpec()>& makeSpec, c
     int lostRanks = 0, replayed = 0;
     std::map<int, int> perRank;
     {
-        MpiTrials trials(*store, size, spec.threadsPerRun, interruptFlag());
+        MpiTrials trials(*store, size, std::max(1, o.threads), interruptFlag()); // --threads per rank
         std::thread search([&] {
             try {
                 result = runSeek(
