@@ -98,10 +98,12 @@ set +e
 FOGSTUDIO_MPI_TIMEOUT=10 timeout 150 "${mpi[@]}" --mca orte_abort_on_non_zero_status 0 -n 3 \
   "$cli" sweep "$tmp/slow.yaml" "${vary[@]}" --threads 1 --db "$tmp/killed.db" >"$tmp/killed.log" 2>&1 &
 job=$!
-# Kill rank 2 once the first run is stored (every rank is past MPI_Init then, and busy).
+# Kill rank 2 once it has stored a run: it has asked for the next one then, so it dies
+# with a trial in flight (on a loaded machine rank 2 may start after the others have
+# taken every run; waiting for any first run was not enough).
 victim=""
-for _ in $(seq 1 600); do
-  if grep -q '^\[1/' "$tmp/killed.log" 2>/dev/null; then
+for _ in $(seq 1 900); do
+  if grep -q '^\[[0-9]*/[0-9]*\] rank 2: ' "$tmp/killed.log" 2>/dev/null; then
     victim="$(pgrep -f "fogstudio-cli sweep $tmp/slow.yaml" | while read -r p; do
       if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then echo "$p"; fi
     done | head -1)"
