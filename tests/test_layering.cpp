@@ -26,7 +26,8 @@ struct IncludeEdge {
 /// The folder-level include edges of every .h and .cpp under `coreDir` (self edges dropped).
 std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
     namespace fs = std::filesystem;
-    static const std::regex include(R"(^\s*#\s*include\s*"core/([A-Za-z0-9_]+)/)");
+    // A plain string: moc's preprocessor misreads a raw string holding '#include'.
+    static const std::regex include("^\\s*#\\s*include\\s*\"core/([A-Za-z0-9_]+)/");
     std::vector<IncludeEdge> edges;
     for (const auto& entry : fs::recursive_directory_iterator(coreDir)) {
         if (!entry.is_regular_file()) continue;
