@@ -34,7 +34,8 @@ std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
         const auto ext = entry.path().extension().string();
         if (ext != ".h" && ext != ".cpp" && ext != ".inc") continue;
         const auto rel = fs::relative(entry.path(), coreDir);
-        if (rel.begin() == rel.end() || std::next(rel.begin()) == rel.end()) continue; // core/ itself
+        if (rel.begin() == rel.end() || std::next(rel.begin()) == rel.end())
+            continue; // core/ itself
         const std::string from = rel.begin()->string();
         std::ifstream in(entry.path());
         std::string line;
@@ -43,7 +44,8 @@ std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
             ++n;
             std::smatch m;
             if (std::regex_search(line, m, include) && m[1] != from)
-                edges.push_back({from, m[1], "core/" + rel.generic_string() + ":" + std::to_string(n)});
+                edges.push_back(
+                    {from, m[1], "core/" + rel.generic_string() + ":" + std::to_string(n)});
         }
     }
     return edges;
@@ -53,7 +55,8 @@ std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
 /// cycle per strongly connected component is enough to act on.
 std::vector<std::string> folderCycles(const std::vector<IncludeEdge>& edges) {
     std::map<std::string, std::map<std::string, std::string>> graph; // from -> to -> first where
-    for (const auto& e : edges) graph[e.from].emplace(e.to, e.where);
+    for (const auto& e : edges)
+        graph[e.from].emplace(e.to, e.where);
     std::vector<std::string> cycles;
     std::set<std::string> done;     // fully explored
     std::vector<std::string> stack; // current DFS path
@@ -66,7 +69,8 @@ std::vector<std::string> folderCycles(const std::vector<IncludeEdge>& edges) {
             if (onStack.count(w)) {
                 const auto start = std::find(stack.begin(), stack.end(), w);
                 bool known = false;
-                for (auto it = start; it != stack.end(); ++it) known = known || reported.count(*it);
+                for (auto it = start; it != stack.end(); ++it)
+                    known = known || reported.count(*it);
                 if (known) continue;
                 std::string text, lines;
                 for (auto it = start; it != stack.end(); ++it) {
@@ -91,7 +95,8 @@ std::vector<std::string> folderCycles(const std::vector<IncludeEdge>& edges) {
 
 std::string joined(const std::vector<std::string>& lines) {
     std::string out;
-    for (const auto& l : lines) out += "\n  " + l;
+    for (const auto& l : lines)
+        out += "\n  " + l;
     return out;
 }
 
@@ -100,18 +105,20 @@ std::string joined(const std::vector<std::string>& lines) {
 class TestLayering : public QObject {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void theCycleFinderFindsCycles_data() {
         QTest::addColumn<QStringList>("edges"); // "from to" pairs
         QTest::addColumn<int>("cycles");
         QTest::addColumn<QString>("mustMention");
-        QTest::newRow("none") << QStringList{"engine policies", "policies spec", "engine spec"} << 0 << "";
+        QTest::newRow("none") << QStringList{"engine policies", "policies spec", "engine spec"} << 0
+                              << "";
         QTest::newRow("two folders") << QStringList{"engine policies", "policies engine"} << 1
                                      << "engine -> policies -> engine";
         QTest::newRow("three folders")
             << QStringList{"spec util", "data spec", "scenario data", "spec scenario"} << 1
             << "data -> spec -> scenario -> data";
-        QTest::newRow("two separate") << QStringList{"a b", "b a", "c d", "d c", "a c"} << 2 << "c -> d -> c";
+        QTest::newRow("two separate")
+            << QStringList{"a b", "b a", "c d", "d c", "a c"} << 2 << "c -> d -> c";
     }
     void theCycleFinderFindsCycles() {
         QFETCH(QStringList, edges);
@@ -120,19 +127,22 @@ private Q_SLOTS:
         std::vector<IncludeEdge> es;
         for (const auto& e : edges) {
             const auto parts = e.split(' ');
-            es.push_back({parts[0].toStdString(), parts[1].toStdString(), "core/" + parts[0].toStdString() + "/x.h:1"});
+            es.push_back({parts[0].toStdString(), parts[1].toStdString(),
+                          "core/" + parts[0].toStdString() + "/x.h:1"});
         }
         const auto found = folderCycles(es);
         QCOMPARE(static_cast<int>(found.size()), cycles);
         if (!mustMention.isEmpty())
-            QVERIFY2(joined(found).find(mustMention.toStdString()) != std::string::npos, joined(found).c_str());
+            QVERIFY2(joined(found).find(mustMention.toStdString()) != std::string::npos,
+                     joined(found).c_str());
     }
 
     void coreHasNoCycleBetweenFolders() {
         const auto edges = scanCore(std::filesystem::path(FOG_SOURCE_DIR) / "core");
         QVERIFY2(edges.size() > 20, "found too few includes: is FOG_SOURCE_DIR right?");
         const auto cycles = folderCycles(edges);
-        QVERIFY2(cycles.empty(), ("include cycles between folders of core/:" + joined(cycles)).c_str());
+        QVERIFY2(cycles.empty(),
+                 ("include cycles between folders of core/:" + joined(cycles)).c_str());
     }
 
     /// The rules the layering rests on, by name (a cycle check alone would allow e.g.
@@ -140,15 +150,24 @@ private Q_SLOTS:
     void folderRules_data() {
         QTest::addColumn<QString>("from");
         QTest::addColumn<QStringList>("forbidden");
-        const QStringList above = {"engine", "scenario", "analysis", "sweep", "seek", "store", "cluster"};
+        const QStringList above = {"engine", "scenario", "analysis", "sweep",
+                                   "seek",   "store",    "cluster"};
         QTest::newRow("policies see a context, not the engine") << "policies" << above;
-        QTest::newRow("planning below policies") << "planning" << (QStringList(above) << "policies");
+        QTest::newRow("planning below policies")
+            << "planning" << (QStringList(above) << "policies");
         QTest::newRow("spec is plain data") << "spec"
-                                            << (QStringList(above) << "policies" << "planning" << "data"
-                                                                   << "model" << "system");
+                                            << (QStringList(above) << "policies"
+                                                                   << "planning"
+                                                                   << "data"
+                                                                   << "model"
+                                                                   << "system");
         QTest::newRow("util at the bottom") << "util"
-                                            << (QStringList(above) << "policies" << "planning" << "data"
-                                                                   << "model" << "system" << "spec");
+                                            << (QStringList(above) << "policies"
+                                                                   << "planning"
+                                                                   << "data"
+                                                                   << "model"
+                                                                   << "system"
+                                                                   << "spec");
     }
     void folderRules() {
         QFETCH(QString, from);
@@ -157,7 +176,8 @@ private Q_SLOTS:
         for (const auto& e : scanCore(std::filesystem::path(FOG_SOURCE_DIR) / "core"))
             if (e.from == from.toStdString() && forbidden.contains(QString::fromStdString(e.to)))
                 bad.push_back(e.where + " includes core/" + e.to + "/");
-        QVERIFY2(bad.empty(), ("core/" + from.toStdString() + " must not include these:" + joined(bad)).c_str());
+        QVERIFY2(bad.empty(),
+                 ("core/" + from.toStdString() + " must not include these:" + joined(bad)).c_str());
     }
 };
 

@@ -27,29 +27,34 @@ std::string treeFor(TreeShape shape) {
     switch (shape) {
     case TreeShape::SingleServer:
         return "topology:\n  nodes:\n    - {id: server, role: aggregator}\n"
-               "    - {id: a, parent: server" + w + "    - {id: b, parent: server" + w +
-               "    - {id: c, parent: server" + w + "    - {id: d, parent: server" + w;
+               "    - {id: a, parent: server" +
+               w + "    - {id: b, parent: server" + w + "    - {id: c, parent: server" + w +
+               "    - {id: d, parent: server" + w;
     case TreeShape::EdgeGroups:
         return "topology:\n  nodes:\n    - {id: cloud, role: aggregator}\n"
-               "    - {id: e1, role: aggregator, parent: cloud}\n    - {id: e2, role: aggregator, parent: cloud}\n"
-               "    - {id: a, parent: e1" + w + "    - {id: b, parent: e1" + w +
-               "    - {id: c, parent: e2" + w + "    - {id: d, parent: e2" + w;
+               "    - {id: e1, role: aggregator, parent: cloud}\n    - {id: e2, role: aggregator, "
+               "parent: cloud}\n"
+               "    - {id: a, parent: e1" +
+               w + "    - {id: b, parent: e1" + w + "    - {id: c, parent: e2" + w +
+               "    - {id: d, parent: e2" + w;
     case TreeShape::Regions:
-        return "topology:\n  nodes:\n    - {id: r1, role: aggregator}\n    - {id: r2, role: aggregator}\n"
-               "    - {id: a, parent: r1" + w + "    - {id: b, parent: r1" + w +
-               "    - {id: c, parent: r2" + w + "    - {id: d, parent: r2" + w;
+        return "topology:\n  nodes:\n    - {id: r1, role: aggregator}\n    - {id: r2, role: "
+               "aggregator}\n"
+               "    - {id: a, parent: r1" +
+               w + "    - {id: b, parent: r1" + w + "    - {id: c, parent: r2" + w +
+               "    - {id: d, parent: r2" + w;
     }
     return {};
 }
 
 Scenario scenarioWith(const SyncPolicyDescriptor& d, const std::string& selection = "all") {
-    return loadScenarioText(std::string(kHead) + treeFor(d.info.shape) + "sync: {policy: " + d.info.name +
-                            "}\nselection: {policy: " + selection + "}\n");
+    return loadScenarioText(std::string(kHead) + treeFor(d.info.shape) + "sync: {policy: " +
+                            d.info.name + "}\nselection: {policy: " + selection + "}\n");
 }
 
 /// Forwards to the engine's context and records what a policy asks for.
 class RecordingContext final : public PolicyContext {
-public:
+  public:
     explicit RecordingContext(PolicyContext& e) : e_(e) {}
     std::vector<DispatchRequest> dispatched;
 
@@ -74,7 +79,9 @@ public:
     double modelBytes() const override { return e_.modelBytes(); }
     int globalRound() const override { return e_.globalRound(); }
     bool stopped() const override { return e_.stopped(); }
-    std::vector<int> selectTrainers(int aggregator, int round) override { return e_.selectTrainers(aggregator, round); }
+    std::vector<int> selectTrainers(int aggregator, int round) override {
+        return e_.selectTrainers(aggregator, round);
+    }
     std::uint64_t dispatch(const DispatchRequest& r) override {
         dispatched.push_back(r);
         return e_.dispatch(r);
@@ -82,10 +89,14 @@ public:
     void cancelJob(std::uint64_t id) override { e_.cancelJob(id); }
     double send(int from, int to, double bytes) override { return e_.send(from, to, bytes); }
     void at(double t, std::function<void()> fn) override { e_.at(t, std::move(fn)); }
-    void reportAggregation(AggregationRecord r, const ParamsPtr& model) override { e_.reportAggregation(r, model); }
-    void report(PolicyEvent kind, int node, const std::string& detail) override { e_.report(kind, node, detail); }
+    void reportAggregation(AggregationRecord r, const ParamsPtr& model) override {
+        e_.reportAggregation(r, model);
+    }
+    void report(PolicyEvent kind, int node, const std::string& detail) override {
+        e_.report(kind, node, detail);
+    }
 
-private:
+  private:
     PolicyContext& e_;
 };
 
@@ -120,7 +131,7 @@ void checkCommon(const std::vector<const D*>& list, const std::vector<PolicyInfo
 class TestPolicyDescriptors : public QObject {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void everyDescriptorIsComplete() {
         checkCommon(syncDescriptors(), syncPolicyInfos());
         checkCommon(selectionDescriptors(), selectionPolicyInfos());
@@ -129,12 +140,15 @@ private Q_SLOTS:
             QCOMPARE(findSyncDescriptor(d->info.name), d);
             if (d->hasBarrier && !d->barrier.countKey.empty()) {
                 const auto& ps = d->info.params;
-                const auto it = std::find_if(ps.begin(), ps.end(),
-                                             [&](const PolicyParamInfo& p) { return p.key == d->barrier.countKey; });
-                QVERIFY2(it != ps.end() && it->integer, (d->info.name + ": the barrier's count").c_str());
+                const auto it = std::find_if(ps.begin(), ps.end(), [&](const PolicyParamInfo& p) {
+                    return p.key == d->barrier.countKey;
+                });
+                QVERIFY2(it != ps.end() && it->integer,
+                         (d->info.name + ": the barrier's count").c_str());
             }
         }
-        for (const auto* d : selectionDescriptors()) QCOMPARE(findSelectionPolicy(d->info.name), &d->info);
+        for (const auto* d : selectionDescriptors())
+            QCOMPARE(findSelectionPolicy(d->info.name), &d->info);
         QVERIFY(!findSyncDescriptor("no-such-policy"));
         QVERIFY(!barrierSyncNames().empty());
     }
@@ -167,13 +181,15 @@ private Q_SLOTS:
         } catch (const EngineError& e) {
             const std::string what = e.what();
             QVERIFY2(what.find("unknown sync policy 'fedavgg' (known: ") == 0, what.c_str());
-            QVERIFY2(what.find(syncDescriptors().front()->info.name) != std::string::npos, what.c_str());
+            QVERIFY2(what.find(syncDescriptors().front()->info.name) != std::string::npos,
+                     what.c_str());
         }
     }
 
     void everySyncPolicyRunsOnATreeItsShapeAccepts_data() {
         QTest::addColumn<QString>("name");
-        for (const auto* d : syncDescriptors()) QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
+        for (const auto* d : syncDescriptors())
+            QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
     }
     void everySyncPolicyRunsOnATreeItsShapeAccepts() {
         QFETCH(QString, name);
@@ -187,7 +203,8 @@ private Q_SLOTS:
 
     void treesOfOtherShapesAreRefusedWithTheShapesMessage_data() {
         QTest::addColumn<QString>("name");
-        for (const auto* d : syncDescriptors()) QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
+        for (const auto* d : syncDescriptors())
+            QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
     }
     void treesOfOtherShapesAreRefusedWithTheShapesMessage() {
         QFETCH(QString, name);
@@ -216,15 +233,18 @@ private Q_SLOTS:
         const std::string why = refuseTree(d, refused);
         QVERIFY2(why.rfind(d.info.name + expected, 0) == 0, why.c_str());
         // And the validator says it at sync.policy, with the file's line.
-        const std::string other = d.info.shape == TreeShape::Regions ? treeFor(TreeShape::SingleServer)
-                                                                     : treeFor(TreeShape::Regions);
+        const std::string other = d.info.shape == TreeShape::Regions
+                                      ? treeFor(TreeShape::SingleServer)
+                                      : treeFor(TreeShape::Regions);
         try {
             loadScenarioText(std::string(kHead) + other + "sync: {policy: " + d.info.name + "}\n");
             QFAIL("the validator accepted a tree the policy refuses");
         } catch (const ScenarioError& e) {
             QString all;
-            for (const auto& x : e.diagnostics) all += QString::fromStdString(x.format()) + "\n";
-            QVERIFY2(all.contains(QString::fromStdString("sync.policy " + d.info.name + expected)), qPrintable(all));
+            for (const auto& x : e.diagnostics)
+                all += QString::fromStdString(x.format()) + "\n";
+            QVERIFY2(all.contains(QString::fromStdString("sync.policy " + d.info.name + expected)),
+                     qPrintable(all));
         }
     }
 
@@ -232,7 +252,8 @@ private Q_SLOTS:
     void stepsPerDispatchIsWhatThePolicyDispatches_data() {
         QTest::addColumn<QString>("name");
         for (const auto* d : syncDescriptors())
-            if (d->stepsPerDispatch) QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
+            if (d->stepsPerDispatch)
+                QTest::newRow(d->info.name.c_str()) << QString::fromStdString(d->info.name);
     }
     void stepsPerDispatchIsWhatThePolicyDispatches() {
         QFETCH(QString, name);
@@ -257,7 +278,8 @@ private Q_SLOTS:
             s.training.localSteps = 1;
             const auto c = closedFormRoundTime(s);
             QVERIFY2(c.applies == d->hasBarrier, (d->info.name + ": " + c.why).c_str());
-            if (!d->hasBarrier) QCOMPARE(c.why, "no closed form for the " + d->info.name + " policy");
+            if (!d->hasBarrier)
+                QCOMPARE(c.why, "no closed form for the " + d->info.name + " policy");
         }
         const SyncPolicyDescriptor* barrier = nullptr;
         for (const auto* d : syncDescriptors())

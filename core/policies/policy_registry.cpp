@@ -20,34 +20,34 @@ namespace fog {
 
 namespace {
 
-template <typename D>
-std::vector<const D*> ordered(std::vector<const D*> v, const char* what) {
-    std::stable_sort(v.begin(), v.end(), [](const D* a, const D* b) { return a->order < b->order; });
+template <typename D> std::vector<const D*> ordered(std::vector<const D*> v, const char* what) {
+    std::stable_sort(v.begin(), v.end(),
+                     [](const D* a, const D* b) { return a->order < b->order; });
     std::set<std::string> names;
     for (const D* d : v)
         if (!names.insert(d->info.name).second)
-            throw std::logic_error(std::string("two ") + what + " policies are named '" + d->info.name + "'");
+            throw std::logic_error(std::string("two ") + what + " policies are named '" +
+                                   d->info.name + "'");
     return v;
 }
 
-template <typename D>
-const D* findIn(const std::vector<const D*>& list, const std::string& name) {
+template <typename D> const D* findIn(const std::vector<const D*>& list, const std::string& name) {
     for (const D* d : list)
         if (d->info.name == name) return d;
     return nullptr;
 }
 
-template <typename D>
-std::string knownNames(const std::vector<const D*>& list) {
+template <typename D> std::string knownNames(const std::vector<const D*>& list) {
     std::string known;
-    for (const D* d : list) known += (known.empty() ? "" : ", ") + d->info.name;
+    for (const D* d : list)
+        known += (known.empty() ? "" : ", ") + d->info.name;
     return known;
 }
 
-template <typename D>
-std::vector<PolicyInfo> infosOf(const std::vector<const D*>& list) {
+template <typename D> std::vector<PolicyInfo> infosOf(const std::vector<const D*>& list) {
     std::vector<PolicyInfo> out;
-    for (const D* d : list) out.push_back(d->info);
+    for (const D* d : list)
+        out.push_back(d->info);
     return out;
 }
 
@@ -106,15 +106,16 @@ const PolicyInfo* findSelectionPolicy(const std::string& name) {
 PolicyParams resolveSyncParams(const PolicySpec& spec) {
     const auto* d = findSyncDescriptor(spec.name);
     if (!d)
-        throw EngineError("unknown sync policy '" + spec.name + "' (known: " + knownNames(syncDescriptors()) + ")");
+        throw EngineError("unknown sync policy '" + spec.name +
+                          "' (known: " + knownNames(syncDescriptors()) + ")");
     return PolicyParams(d->info, spec);
 }
 
 PolicyParams resolveSelectionParams(const PolicySpec& spec) {
     const auto* d = findSelectionDescriptor(spec.name);
     if (!d)
-        throw EngineError("unknown selection policy '" + spec.name + "' (known: " +
-                          knownNames(selectionDescriptors()) + ")");
+        throw EngineError("unknown selection policy '" + spec.name +
+                          "' (known: " + knownNames(selectionDescriptors()) + ")");
     return PolicyParams(d->info, spec);
 }
 
@@ -123,30 +124,40 @@ std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const PolicyC
     return findSyncDescriptor(spec.name)->make(params, e);
 }
 
-std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const PolicyContext& e) {
+std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec,
+                                                     const PolicyContext& e) {
     const PolicyParams params = resolveSelectionParams(spec);
     return findSelectionDescriptor(spec.name)->make(params, e);
 }
 
-std::string treeShapeRefusal(TreeShape shape, const std::string& name, const PolicyTreeFacts& tree) {
+std::string treeShapeRefusal(TreeShape shape, const std::string& name,
+                             const PolicyTreeFacts& tree) {
     const int roots = static_cast<int>(tree.roots.size());
     switch (shape) {
     case TreeShape::Regions:
         if (roots < 2)
-            return name + " needs at least 2 root aggregators (aggregators with no aggregator above them, one per "
-                          "region), found " + std::to_string(roots);
+            return name +
+                   " needs at least 2 root aggregators (aggregators with no aggregator above them, "
+                   "one per "
+                   "region), found " +
+                   std::to_string(roots);
         return {};
     case TreeShape::EdgeGroups:
         if (!tree.nested)
-            return name + " needs an aggregator below another aggregator (e.g. edge aggregators whose parent is "
+            return name + " needs an aggregator below another aggregator (e.g. edge aggregators "
+                          "whose parent is "
                           "the cloud aggregator), found none";
         return {};
     case TreeShape::SingleServer:
         if (roots != 1) {
-            std::vector<std::string> shown(tree.roots.begin(), tree.roots.begin() + std::min(roots, 5));
+            std::vector<std::string> shown(tree.roots.begin(),
+                                           tree.roots.begin() + std::min(roots, 5));
             std::string list;
-            for (const auto& r : shown) list += (list.empty() ? "" : ", ") + r;
-            return name + " needs exactly one root aggregator (an aggregator with no aggregator above it), found " +
+            for (const auto& r : shown)
+                list += (list.empty() ? "" : ", ") + r;
+            return name +
+                   " needs exactly one root aggregator (an aggregator with no aggregator above "
+                   "it), found " +
                    std::to_string(roots) + ": " + list + (roots > 5 ? ", ..." : "") +
                    "; use model-averaging for several parameter servers";
         }
@@ -156,7 +167,8 @@ std::string treeShapeRefusal(TreeShape shape, const std::string& name, const Pol
 }
 
 std::string refuseTree(const SyncPolicyDescriptor& d, const PolicyTreeFacts& tree) {
-    return d.refuseTree ? d.refuseTree(d.info.name, tree) : treeShapeRefusal(d.info.shape, d.info.name, tree);
+    return d.refuseTree ? d.refuseTree(d.info.name, tree)
+                        : treeShapeRefusal(d.info.shape, d.info.name, tree);
 }
 
 std::string barrierSyncNames() {
