@@ -1,5 +1,6 @@
 #include "core/engine/engine.h"
 
+#include "core/engine/engine_policy_context.h"
 #include "core/engine/work_pool.h"
 #include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
@@ -117,8 +118,9 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
         server_[i] = a;
     }
 
-    sync_ = makeSyncPolicy(scenario_.sync, *this);
-    selection_ = makeSelectionPolicy(scenario_.selection, *this);
+    policyContext_ = std::make_unique<EnginePolicyContext>(*this);
+    sync_ = makeSyncPolicy(scenario_.sync, *policyContext_);
+    selection_ = makeSelectionPolicy(scenario_.selection, *policyContext_);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
 
     // Safety net limits, relative to this scenario (see stallSeconds()).
@@ -232,8 +234,8 @@ RunSummary Engine::run() {
             initAvailability(i);
             if (topo_.node(i).aggregates && rt_[i].online) hold(i); // servers are rented from t = 0
         }
-        selection_->start(*this); // may report a plan before the first round
-        sync_->start(*this);
+        selection_->start(*policyContext_); // may report a plan before the first round
+        sync_->start(*policyContext_);
         const double timeLimit = scenario_.stop.virtualTimeS > 0 ? scenario_.stop.virtualTimeS : kInf;
         while (!stopped_) {
             waitWhilePaused();
@@ -445,7 +447,7 @@ void Engine::goOffline(int node) {
         ++lostJobs_;
         observer_->onJobEnded(job.id, now_);
         emitEvent("work-lost", node, "round " + std::to_string(job.round));
-        sync_->onLost(*this, job);
+        sync_->onLost(*policyContext_, job);
     } else {
         setState(node, NodeState::Offline, now_);
     }
@@ -456,7 +458,7 @@ void Engine::goOnline(int node) {
     setState(node, NodeState::Idle, now_);
     if (rt_[node].acquired || topo_.node(node).aggregates) hold(node);
     emitEvent("online", node);
-    sync_->onNodeOnline(*this, node);
+    sync_->onNodeOnline(*policyContext_, node);
 }
 
 void Engine::hold(int node) {
@@ -529,7 +531,7 @@ std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     for (int t : trainersOf(aggregator))
         if (rt_[t].online && !rt_[t].job) candidates.push_back(t);
     if (candidates.empty()) return candidates;
-    return selection_->select(*this, aggregator, round, candidates, selectionRng_);
+    return selection_->select(*policyContext_, aggregator, round, candidates, selectionRng_);
 }
 
 std::vector<std::int64_t> Engine::nextBatch(int trainer, int size) {
@@ -666,7 +668,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     r.state = NodeState::Idle;
     r.stateSince = now_;
     selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
-    sync_->onArrival(*this, job, result);
+    sync_->onArrival(*policyContext_, job, result);
 }
 
 void Engine::cancelJob(std::uint64_t id) {
@@ -731,6 +733,13 @@ void Engine::flushIntervals(bool force) {
 }
 
 // ---------------------------------------------------------------- metrics
+
+PolicyContext& Engine::policyContext() {
+    return *policyContext_;
+}
+const PolicyContext& Engine::policyContext() const {
+    return *policyContext_;
+}
 
 void Engine::emitEvent(const std::string& kind, int node, const std::string& detail) {
     observer_->onEvent({now_, kind, node, detail});

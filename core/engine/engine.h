@@ -6,6 +6,7 @@
 #include "core/system/metrics.h"
 #include "core/system/topology.h"
 #include "core/model/learner.h"
+#include "core/policies/policy_context.h"
 #include "core/spec/scenario.h"
 #include "core/util/random.h"
 
@@ -23,42 +24,9 @@ namespace fog {
 
 class SyncPolicy;
 class SelectionPolicy;
+class EnginePolicyContext;
 class WorkPool;
 class WorkItem;
-
-/// One dispatch of work to a trainer: model down, local steps, update up.
-struct Job {
-    std::uint64_t id = 0;
-    int trainer = -1;
-    int aggregator = -1;
-    int round = 0;         ///< the policy's round when dispatched
-    long version = 0;      ///< model version pulled (for staleness)
-    bool gradient = false; ///< gradient of one step vs parameter change of local SGD
-    int tag = 0;           ///< free for the policy
-    double tStart = 0, tReceived = 0, tComputed = 0, tArrive = 0;
-    std::vector<int> batchSizes;
-    std::vector<double> stepEnds; ///< virtual time at which each step ends
-    std::int64_t samples = 0;
-    int stepsRequested = 0;
-    bool partial = false;  ///< fewer steps than requested (compute deadline)
-    bool doomed = false;   ///< the trainer goes offline before delivering
-    std::shared_ptr<WorkItem> work;
-    std::shared_ptr<LocalResult> result;
-};
-
-/// Optional settings of one dispatch.
-struct DispatchOptions {
-    int batchSize = 0;            ///< 0: training.batch_size (AdaCoOpt sets one per trainer)
-    /// Steps that would end after this virtual time are not run: the trainer returns the
-    /// work done by then (at least one step). Infinity: all steps.
-    double computeDeadline = std::numeric_limits<double>::infinity();
-    bool download = true;         ///< false: the trainer still holds this model
-    int tag = 0;                  ///< free for the policy
-};
-
-struct EngineError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct EngineOptions {
     int threads = 1;
@@ -96,7 +64,14 @@ public:
     /// teaching speeds (for live views on other threads).
     double clock() const { return clock_.load(); }
 
-    // ---- For policies (engine thread only) ----
+    /// What the policies see of this engine (core/policies/policy_context.h); the
+    /// conversions let tests hand an Engine to a policy directly.
+    PolicyContext& policyContext();
+    const PolicyContext& policyContext() const;
+    operator PolicyContext&() { return policyContext(); }
+    operator const PolicyContext&() const { return policyContext(); }
+
+    // ---- For policies (engine thread only; policies reach them through PolicyContext) ----
     double now() const { return now_; }
     const Scenario& scenario() const { return scenario_; }
     const Topology& topology() const { return topo_; }
@@ -215,6 +190,7 @@ private:
     std::shared_ptr<const DataBundle> data_;
     std::unique_ptr<Learner> learner_;
     std::unique_ptr<WorkPool> pool_;
+    std::unique_ptr<EnginePolicyContext> policyContext_;
     std::unique_ptr<SyncPolicy> sync_;
     std::unique_ptr<SelectionPolicy> selection_;
     ObserverList nullObserver_;
