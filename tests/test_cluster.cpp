@@ -565,10 +565,23 @@ private Q_SLOTS:
         LearnedScheduler learned(t.policy, s, false);
         auto random = makeScheduler("random", s), fifo = makeScheduler("fifo", s);
         const double l = meanOver(s, learned, 10), r = meanOver(s, *random, 10), f = meanOver(s, *fifo, 10);
-        qInfo("trained %zu episodes in %.1f s; mean completion over 10 seeds: learned %.3f, fifo %.3f, random %.3f",
-              t.curve.size(), t.wallSeconds, l, f, r);
+        double best = 1e300;
+        std::string bestName;
+        for (const auto& name : schedulerNames()) {
+            if (name == "learned") continue;
+            auto h = makeScheduler(name, s);
+            const double m = meanOver(s, *h, 10);
+            if (m < best) best = m, bestName = name;
+        }
+        qInfo("trained %zu episodes in %.1f s; mean completion over 10 seeds: learned %.3f, fifo %.3f, random %.3f, "
+              "best heuristic %s %.3f",
+              t.curve.size(), t.wallSeconds, l, f, r, bestName.c_str(), best);
         QVERIFY2(l < 0.9 * r, "learned does not beat random by 10%");
         QVERIFY2(l < f, "learned does not beat fifo");
+        // The stable training (rollouts of one arrival sequence, input-driven baseline) gets
+        // below every heuristic within this budget; the margin is generous (measured: see
+        // docs/lessons.md, lesson 9).
+        QVERIFY2(l < best, ("learned does not beat the best heuristic, " + bestName).c_str());
     }
 };
 

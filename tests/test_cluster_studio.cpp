@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -132,6 +133,12 @@ private Q_SLOTS:
         QVERIFY(waitFor(ended, 20000));
         QVERIFY(!w.busy());
         QVERIFY(w.lastTraining().curve.size() >= 4 && w.lastTraining().curve.size() < 1000);
+        if (const QString out = qEnvironmentVariable("FOG_SCREENSHOT_DIR"); !out.isEmpty()) {
+            w.resize(1280, 720);
+            w.show();
+            QTest::qWait(100);
+            w.grab().save(out + "/cluster-training.png");
+        }
         {
             QVERIFY(w.policy() != nullptr);
             QVERIFY(w.view()->trainingPlot()->graph(0)->dataCount() > 0);
@@ -231,27 +238,54 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(pdf).size() > 1000);
     }
 
-    void darkThemeScreenshot() {
-        // The window at 1280x720 in a dark palette, rendered to a file (looked at by hand;
-        // here: it renders and the plots take the palette's base colour).
-        RunStore store(dir_.filePath("shot.db").toStdString());
+    void themedScreenshots_data() {
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("light") << false;
+        QTest::newRow("dark") << true;
+    }
+    // The window at 1280x720 in the studio's light and dark palettes (the values of
+    // app/gui/theme.cpp, Fusion style). With FOG_SCREENSHOT_DIR set, every tab is saved
+    // there to be looked at (run under xvfb-run with QT_QPA_PLATFORM=xcb for a real X
+    // server); here: it renders, and the plots take the palette's colours.
+    void themedScreenshots() {
+        QFETCH(bool, dark);
+        const QPalette before = QApplication::palette();
+        QApplication::setStyle("Fusion");
+        QPalette p = QApplication::style()->standardPalette();
+        if (dark) {
+            const QColor window(0x2b, 0x2d, 0x31), base(0x1f, 0x21, 0x24), text(0xe6, 0xe6, 0xe6), grey(0x80, 0x80, 0x80);
+            for (auto [role, c] : {std::pair{QPalette::Window, window}, {QPalette::WindowText, text}, {QPalette::Base, base},
+                                   {QPalette::AlternateBase, window}, {QPalette::Text, text}, {QPalette::Button, window},
+                                   {QPalette::ButtonText, text}, {QPalette::ToolTipBase, base}, {QPalette::ToolTipText, text},
+                                   {QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6)}, {QPalette::HighlightedText, QColor(Qt::white)},
+                                   {QPalette::Light, window.lighter(150)}, {QPalette::Midlight, window.lighter(125)},
+                                   {QPalette::Mid, window.darker(120)}, {QPalette::Dark, window.darker(150)},
+                                   {QPalette::PlaceholderText, grey}})
+                p.setColor(role, c);
+            for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) p.setColor(QPalette::Disabled, role, grey);
+        }
+        QApplication::setPalette(p);
+        RunStore store(dir_.filePath(dark ? "dark.db" : "light.db").toStdString());
         ClusterWindow w(&store);
         QString error;
         QVERIFY(w.openFile(kPreset, &error));
-        QPalette dark;
-        dark.setColor(QPalette::Window, QColor(45, 45, 48));
-        dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
-        dark.setColor(QPalette::Base, QColor(30, 30, 30));
-        dark.setColor(QPalette::Text, QColor(220, 220, 220));
-        w.setPalette(dark);
         w.resize(1280, 720);
         w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy ended(&w, &ClusterWindow::runEnded);
         QVERIFY(w.startRun(&error));
         QVERIFY(waitFor(ended, 30000));
-        QCOMPARE(w.view()->queuePlot()->xAxis->tickLabelColor(), QColor(220, 220, 220)); // the palette's text colour
+        QTest::qWait(50); // queued replots
+        QCOMPARE(w.view()->queuePlot()->xAxis->tickLabelColor(), p.color(QPalette::WindowText));
         const QString out = qEnvironmentVariable("FOG_SCREENSHOT_DIR");
-        if (!out.isEmpty()) w.grab().save(out + "/cluster-window-dark.png");
+        if (!out.isEmpty())
+            for (int i = 0; i < w.view()->tabs()->count(); ++i) {
+                w.view()->tabs()->setCurrentIndex(i);
+                QTest::qWait(50);
+                w.grab().save(QString("%1/cluster-%2-%3.png").arg(out, dark ? "dark" : "light").arg(i));
+            }
+        w.close();
+        QApplication::setPalette(before);
     }
 };
 

@@ -353,6 +353,21 @@ void ClusterEditor::updateApplicability() {
     traceFile_->setEnabled(!poisson);
     thresholds_->setEnabled(scheduler_->currentText() == "tiresias");
     policyFile_->setEnabled(scheduler_->currentText() == "learned");
+    // Work parameters that the row's distribution does not use are shown but not editable.
+    const bool wasFilling = filling_;
+    filling_ = true;
+    for (int r = 0; r < tasks_->rowCount(); ++r) {
+        const bool uniform = tasks_->item(r, TWorkKind) && tasks_->item(r, TWorkKind)->text().trimmed() == "uniform";
+        for (int c : {TWorkMean, TWorkMin, TWorkMax}) {
+            QTableWidgetItem* it = tasks_->item(r, c);
+            if (!it) continue;
+            const bool used = (c == TWorkMean) != uniform;
+            it->setFlags(used ? (it->flags() | Qt::ItemIsEditable | Qt::ItemIsEnabled)
+                              : (it->flags() & ~Qt::ItemIsEditable & ~Qt::ItemIsEnabled));
+            it->setToolTip(used ? QString() : tr("Not used by this work distribution"));
+        }
+    }
+    filling_ = wasFilling;
 }
 
 void ClusterEditor::edited() {

@@ -321,9 +321,14 @@ void ClusterView::showSpeedCurves(const ClusterScenario& s) {
     speed_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
     speed_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     speed_->rescaleAxes();
+    QSharedPointer<QCPAxisTickerFixed> whole(new QCPAxisTickerFixed); // CPUs and GPUs are whole units
+    whole->setTickStep(top > 16 ? 4 : top > 8 ? 2 : 1);
+    whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    speed_->xAxis->setTicker(whole);
     speed_->xAxis->setRange(0, top + 0.5);
     speed_->yAxis->setRangeLower(0);
-    speed_->yAxis->setRangeUpper(speed_->yAxis->range().upper * 1.1 + 1e-9);
+    // Head room above the curves for the legend (top left, where the curves start low).
+    speed_->yAxis->setRangeUpper(speed_->yAxis->range().upper * (1.15 + 0.07 * 2 * s.taskTypes.size()) + 1e-9);
     speed_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -344,7 +349,15 @@ void ClusterView::beginTraining(int episodes) {
     training_->xAxis->setLabel(tr("training episode"));
     training_->yAxis->setLabel(tr("mean completion time (steps; lower is better)"));
     training_->legend->setVisible(true);
+    training_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft); // curves start high
     training_->xAxis->setRange(0, std::max(1, episodes));
+    training_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ClusterView::fitTraining() {
+    training_->rescaleAxes();
+    training_->xAxis->setRange(0, std::max(1.0, training_->xAxis->range().upper));
+    training_->yAxis->setRange(0, training_->yAxis->range().upper * 1.1);
     training_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -362,7 +375,7 @@ void ClusterView::appendTraining(const std::vector<TrainProgress>& progress) {
     const double upper = training_->xAxis->range().upper;
     training_->rescaleAxes();
     training_->xAxis->setRange(0, std::max(upper, training_->xAxis->range().upper));
-    training_->yAxis->setRangeLower(0);
+    training_->yAxis->setRange(0, training_->yAxis->range().upper * 1.1);
     scheduleReplot();
 }
 

@@ -35,6 +35,8 @@ public:
     /// Training curve: clears it (for `episodes` planned), then one point per episode.
     void beginTraining(int episodes);
     void appendTraining(const std::vector<cluster::TrainProgress>& progress);
+    /// Fits the axes to the episodes trained (after a stop, the planned range is too wide).
+    void fitTraining();
 
     /// Redraws every plot in the current palette's colours (a theme change).
     void restyle();

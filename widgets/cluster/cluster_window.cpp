@@ -390,15 +390,18 @@ void ClusterWindow::trainingFinished(std::shared_ptr<TrainResult> r, QString err
         return;
     }
     lastTraining_ = *r;
+    view_->fitTraining();
     if (r->policy && !r->curve.empty()) {
         policy_ = r->policy;
-        status_->setText(tr("Trained %1 episodes in %2 s%3; kept the policy of episode %4 (greedy validation mean "
-                            "completion %5 steps). Choose the scheduler 'learned' and Run, or Save policy.")
+        const QString kept = r->bestValidation >= 0
+                                 ? tr("kept the policy of episode %1 (greedy validation mean completion %2 steps)")
+                                       .arg(r->bestEpisode)
+                                       .arg(r->bestValidation, 0, 'f', 3)
+                                 : tr("kept the last policy (stopped before its first validation)");
+        status_->setText(tr("Trained %1 episodes in %2 s%3; %4. Choose the scheduler 'learned' and Run, or Save policy.")
                              .arg(r->curve.size())
                              .arg(r->wallSeconds, 0, 'f', 1)
-                             .arg(cancel_ ? tr(" (stopped)") : QString())
-                             .arg(r->bestEpisode)
-                             .arg(r->bestValidation, 0, 'f', 3));
+                             .arg(cancel_ ? tr(" (stopped)") : QString(), kept));
     } else {
         status_->setText(tr("Training stopped before its first update: no policy."));
     }
