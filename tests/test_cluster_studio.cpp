@@ -190,6 +190,12 @@ private Q_SLOTS:
         ComparisonView view;
         view.setStore(&store);
         view.setRuns(ids);
+        if (const QString out = qEnvironmentVariable("FOG_SCREENSHOT_DIR"); !out.isEmpty()) {
+            view.resize(1280, 720);
+            view.show();
+            QTest::qWait(100);
+            view.grab().save(out + "/cluster-comparison.png");
+        }
         ClusterComparison* c = view.clusterComparison();
         QVERIFY(!c->isHidden());
         QCOMPARE(c->cdfPlot()->graphCount(), 6);

@@ -55,7 +55,8 @@ Commands:
   bench [--episodes N] [--train-episodes N]
                    Simulated tasks per second per scheduler (N episodes, default 200;
                    N/10 for the learned one) and training episodes per second (default
-                   5), on the TapFinger setting (3 clusters, 200 tasks per episode).
+                   8, two updates of 4 rollouts), on the TapFinger setting (3 clusters,
+                   200 tasks per episode).
   schedulers       The schedulers and where they come from.
   show ID          A stored cluster run: summary and per-type completion times.
   export IDS... [--format tasks|runs|groups] [--out FILE]
@@ -345,7 +346,7 @@ ClusterScenario benchScenario() {
 
 int cmdClusterBench(const QCommandLineParser& p) {
     bool ok = true;
-    int episodes = 200, trainEpisodes = 5;
+    int episodes = 200, trainEpisodes = 8; // 8: two updates of 4 rollouts
     if (p.isSet("episodes")) episodes = p.value("episodes").toInt(&ok);
     if (!ok || episodes < 1) return usage("--episodes takes a whole number >= 1");
     if (p.isSet("train-episodes")) trainEpisodes = p.value("train-episodes").toInt(&ok);

@@ -198,6 +198,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         // compiled-in quickstart, which always loads.
         QString error;
         document_->load(":/presets/quickstart.yaml", &error);
+    } else if (!isDefault && cluster::isClusterScenarioFile(start.toStdString())) {
+        openPreset(defaultScenarioPath()); // the cluster file has its own window; this one shows the default
     }
     updateTitle();
     updateRunActions();

@@ -193,6 +193,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     sl->addWidget(yaml_, 1);
     auto* middle = new QSplitter(Qt::Horizontal, this);
     QWidget* tradeBox = titled("Trade-off", trade_, this);
+    tradeBox_ = tradeBox;
     tradeTitle_ = tradeBox->findChild<QLabel*>();
     tradeTitle_->setWordWrap(true);
     middle->addWidget(tradeBox);
@@ -218,6 +219,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     tl->setSpacing(2);
     tl->addWidget(table_, 1);
     tl->addWidget(paretoNote_);
+    tableBox_ = tableBox;
 
     cluster_ = new ClusterComparison(this);
     cluster_->setVisible(false);
@@ -411,15 +413,22 @@ void ComparisonView::loadClusterRuns() {
     std::vector<QString> labels;
     std::vector<QColor> colors;
     for (const auto& c : loaded) {
+        // What tells cluster runs apart: the scheduler and the seed.
         const int i = indexOf(c.runId);
-        labels.push_back(i >= 0 ? labelOf(runs_[static_cast<std::size_t>(i)]) : QString("#%1").arg(c.runId));
+        labels.push_back(QString("#%1 %2, seed %3")
+                             .arg(c.runId)
+                             .arg(QString::fromStdString(c.data.result.summary.scheduler))
+                             .arg(c.data.result.summary.seed));
         colors.push_back(seriesColor(std::max(0, i)));
     }
     anyCluster_ = !loaded.empty();
     anyTraining_ = runs_.empty() || static_cast<std::size_t>(ids.size()) < runs_.size();
     cluster_->setRuns(std::move(loaded), labels, colors);
     cluster_->setVisible(anyCluster_);
+    // Training figures (curves, trade-off, time-to-accuracy table) mean nothing for cluster runs.
     curvesPane_->setVisible(anyTraining_);
+    tradeBox_->setVisible(anyTraining_);
+    tableBox_->setVisible(anyTraining_);
 }
 
 QString ComparisonView::scenarioText() const { return yaml_->toPlainText(); }

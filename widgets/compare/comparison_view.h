@@ -155,6 +155,8 @@ private:
     bool restyling_ = false;
     ClusterComparison* cluster_;
     QWidget* curvesPane_;
+    QWidget* tradeBox_;
+    QWidget* tableBox_;
     bool anyTraining_ = true, anyCluster_ = false;
     void loadClusterRuns();
 };
