@@ -33,7 +33,9 @@ namespace {
 const QString kPreset = QStringLiteral(FOG_SOURCE_DIR "/presets/tapfinger-edge-cluster.yaml");
 
 /// Waits for `spy` to have a signal, at most `ms`.
-bool waitFor(QSignalSpy& spy, int ms) { return spy.count() > 0 || spy.wait(ms); }
+bool waitFor(QSignalSpy& spy, int ms) {
+    return spy.count() > 0 || spy.wait(ms);
+}
 
 } // namespace
 
@@ -41,7 +43,7 @@ class TestClusterStudio : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void windowRunsLiveAndStores() {
         const std::string db = dir_.filePath("window.db").toStdString();
         RunStore store(db);
@@ -67,14 +69,16 @@ private Q_SLOTS:
         QCOMPARE(run->status, std::string("finished"));
         QVERIFY(std::find(run->tags.begin(), run->tags.end(), "drf") != run->tags.end());
         // The stored scenario is the edited one (scheduler drf), and it loads back.
-        QCOMPARE(loadClusterScenarioText(run->scenarioYaml, "stored").scheduler.name, std::string("drf"));
+        QCOMPARE(loadClusterScenarioText(run->scenarioYaml, "stored").scheduler.name,
+                 std::string("drf"));
         const auto back = ClusterStore(db).read(id);
         QVERIFY(back.has_value());
         QCOMPARE(back->result.summary.meanCompletion, w.lastResult().summary.meanCompletion);
         // The same as the CLI's run of that scheduler and seed.
         ClusterScenario s = loadClusterScenarioFile(kPreset.toStdString());
         auto drf = makeScheduler("drf", s);
-        QCOMPARE(runCluster(s, *drf, s.seed).summary.meanCompletion, w.lastResult().summary.meanCompletion);
+        QCOMPARE(runCluster(s, *drf, s.seed).summary.meanCompletion,
+                 w.lastResult().summary.meanCompletion);
         // Every plot got the episode.
         QCOMPARE(w.view()->queuePlot()->graph(0)->dataCount(), int(w.lastResult().samples.size()));
         QCOMPARE(w.view()->utilisationPlot()->graphCount(), 4);
@@ -91,13 +95,15 @@ private Q_SLOTS:
         w.editor()->taskTable()->item(0, ClusterEditor::TMaxGpus)->setText("9");
         w.editor()->taskTable()->item(0, ClusterEditor::TReqGpus)->setText("9");
         const QStringList p = w.editor()->problems();
-        QVERIFY2(p.join("\n").contains("task_types[0] 'image-classification' fits no server"), qPrintable(p.join("\n")));
+        QVERIFY2(p.join("\n").contains("task_types[0] 'image-classification' fits no server"),
+                 qPrintable(p.join("\n")));
         QVERIFY(w.isWindowModified());
         QVERIFY(!w.startRun(&error));
         QVERIFY2(error.contains("fits no server"), qPrintable(error));
         // Text that is not a number names the cell's key.
         w.editor()->serverTable()->item(1, ClusterEditor::SCpus)->setText("lots");
-        QVERIFY2(w.editor()->problems().join("\n").contains("clusters[1].servers[0].cpus must be a whole number, got 'lots'"),
+        QVERIFY2(w.editor()->problems().join("\n").contains(
+                     "clusters[1].servers[0].cpus must be a whole number, got 'lots'"),
                  qPrintable(w.editor()->problems().join("\n")));
         // Adding a cluster and a task type gives valid defaults.
         w.editor()->serverTable()->item(1, ClusterEditor::SCpus)->setText("16");
@@ -202,16 +208,22 @@ private Q_SLOTS:
         QCOMPARE(c->groups().size(), std::size_t(2));
         QCOMPARE(c->table()->rowCount(), 2);
         QCOMPARE(c->table()->item(0, ClusterComparison::SchedulerCol)->text(), QString("fifo"));
-        QVERIFY2(c->table()->item(0, ClusterComparison::MeanCol)->text().contains(QString::fromUtf8("±")),
+        QVERIFY2(c->table()
+                     ->item(0, ClusterComparison::MeanCol)
+                     ->text()
+                     .contains(QString::fromUtf8("±")),
                  qPrintable(c->table()->item(0, ClusterComparison::MeanCol)->text()));
         // The group's mean is the mean of its runs' means.
         double sum = 0;
-        for (int i = 0; i < 3; ++i) sum += c->runs()[i].data.result.summary.meanCompletion;
+        for (int i = 0; i < 3; ++i)
+            sum += c->runs()[i].data.result.summary.meanCompletion;
         QVERIFY(std::abs(c->groups()[0].meanCompletion.mean - sum / 3) < 1e-12);
         QCOMPARE(c->groups()[0].meanCompletion.n, 3);
-        // Only cluster runs: the training curves are hidden, the plots to export are the cluster ones.
+        // Only cluster runs: the training curves are hidden, the plots to export are the cluster
+        // ones.
         QStringList stems;
-        for (const auto& [stem, plot] : view.plots()) stems << stem;
+        for (const auto& [stem, plot] : view.plots())
+            stems << stem;
         QCOMPARE(stems, (QStringList{"completion_cdf", "completion_by_scheduler"}));
         QString error;
         const QString png = dir_.filePath("cdf.png");
@@ -223,16 +235,21 @@ private Q_SLOTS:
         std::ostringstream groups, perRun;
         writeClusterGroupsCsv(groupClusterRuns(runs), groups);
         writeClusterRunsCsv(runs, perRun);
-        QVERIFY2(groups.str().rfind("scenario,scheduler,runs,incomplete,mean_completion,mean_completion_ci95", 0) == 0,
-                 groups.str().c_str());
-        QVERIFY(groups.str().find("\"TapFinger edge cluster (INFOCOM 2023)\",fifo,3,0,") == std::string::npos);
-        QVERIFY(groups.str().find("TapFinger edge cluster (INFOCOM 2023),optimus,3,0,") != std::string::npos);
+        QVERIFY2(
+            groups.str().rfind(
+                "scenario,scheduler,runs,incomplete,mean_completion,mean_completion_ci95", 0) == 0,
+            groups.str().c_str());
+        QVERIFY(groups.str().find("\"TapFinger edge cluster (INFOCOM 2023)\",fifo,3,0,") ==
+                std::string::npos);
+        QVERIFY(groups.str().find("TapFinger edge cluster (INFOCOM 2023),optimus,3,0,") !=
+                std::string::npos);
         const std::string rows = perRun.str();
         QCOMPARE(std::count(rows.begin(), rows.end(), '\n'), std::ptrdiff_t(7));
 
         // Report: HTML with the group table and the CDF figure.
         const QString html = dir_.filePath("report.html");
-        QVERIFY2(writeReport(loadReportRuns(store, all), html, ReportOptions{}, &error), qPrintable(error));
+        QVERIFY2(writeReport(loadReportRuns(store, all), html, ReportOptions{}, &error),
+                 qPrintable(error));
         QFile f(html);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
@@ -240,7 +257,8 @@ private Q_SLOTS:
         QVERIFY(text.contains("<td>optimus</td>"));
         QVERIFY(text.contains("data:image/png;base64,"));
         const QString pdf = dir_.filePath("report.pdf");
-        QVERIFY2(writeReport(loadReportRuns(store, all), pdf, ReportOptions{}, &error), qPrintable(error));
+        QVERIFY2(writeReport(loadReportRuns(store, all), pdf, ReportOptions{}, &error),
+                 qPrintable(error));
         QVERIFY(QFileInfo(pdf).size() > 1000);
     }
 
@@ -259,16 +277,27 @@ private Q_SLOTS:
         QApplication::setStyle("Fusion");
         QPalette p = QApplication::style()->standardPalette();
         if (dark) {
-            const QColor window(0x2b, 0x2d, 0x31), base(0x1f, 0x21, 0x24), text(0xe6, 0xe6, 0xe6), grey(0x80, 0x80, 0x80);
-            for (auto [role, c] : {std::pair{QPalette::Window, window}, {QPalette::WindowText, text}, {QPalette::Base, base},
-                                   {QPalette::AlternateBase, window}, {QPalette::Text, text}, {QPalette::Button, window},
-                                   {QPalette::ButtonText, text}, {QPalette::ToolTipBase, base}, {QPalette::ToolTipText, text},
-                                   {QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6)}, {QPalette::HighlightedText, QColor(Qt::white)},
-                                   {QPalette::Light, window.lighter(150)}, {QPalette::Midlight, window.lighter(125)},
-                                   {QPalette::Mid, window.darker(120)}, {QPalette::Dark, window.darker(150)},
+            const QColor window(0x2b, 0x2d, 0x31), base(0x1f, 0x21, 0x24), text(0xe6, 0xe6, 0xe6),
+                grey(0x80, 0x80, 0x80);
+            for (auto [role, c] : {std::pair{QPalette::Window, window},
+                                   {QPalette::WindowText, text},
+                                   {QPalette::Base, base},
+                                   {QPalette::AlternateBase, window},
+                                   {QPalette::Text, text},
+                                   {QPalette::Button, window},
+                                   {QPalette::ButtonText, text},
+                                   {QPalette::ToolTipBase, base},
+                                   {QPalette::ToolTipText, text},
+                                   {QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6)},
+                                   {QPalette::HighlightedText, QColor(Qt::white)},
+                                   {QPalette::Light, window.lighter(150)},
+                                   {QPalette::Midlight, window.lighter(125)},
+                                   {QPalette::Mid, window.darker(120)},
+                                   {QPalette::Dark, window.darker(150)},
                                    {QPalette::PlaceholderText, grey}})
                 p.setColor(role, c);
-            for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) p.setColor(QPalette::Disabled, role, grey);
+            for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+                p.setColor(QPalette::Disabled, role, grey);
         }
         QApplication::setPalette(p);
         RunStore store(dir_.filePath(dark ? "dark.db" : "light.db").toStdString());
@@ -288,7 +317,8 @@ private Q_SLOTS:
             for (int i = 0; i < w.view()->tabs()->count(); ++i) {
                 w.view()->tabs()->setCurrentIndex(i);
                 QTest::qWait(50);
-                w.grab().save(QString("%1/cluster-%2-%3.png").arg(out, dark ? "dark" : "light").arg(i));
+                w.grab().save(
+                    QString("%1/cluster-%2-%3.png").arg(out, dark ? "dark" : "light").arg(i));
             }
         w.close();
         QApplication::setPalette(before);

@@ -12,7 +12,8 @@ namespace {
 std::string cell(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
 
@@ -24,7 +25,9 @@ std::vector<ClusterGroup> groupClusterRuns(const std::vector<ComparedClusterRun>
     for (const auto& r : runs) {
         const ClusterSummary& s = r.data.result.summary;
         std::size_t g = 0;
-        while (g < groups.size() && !(groups[g].scenario == r.scenario && groups[g].scheduler == s.scheduler)) ++g;
+        while (g < groups.size() &&
+               !(groups[g].scenario == r.scenario && groups[g].scheduler == s.scheduler))
+            ++g;
         if (g == groups.size()) {
             groups.push_back({r.scenario, s.scheduler, {}, 0, {}, {}, {}, {}, {}});
             mean.emplace_back();
@@ -59,7 +62,8 @@ std::vector<double> sortedCompletionTimes(const ClusterResult& r) {
     return v;
 }
 
-std::vector<ComparedClusterRun> loadClusterRuns(const std::string& dbPath, const std::vector<std::int64_t>& ids,
+std::vector<ComparedClusterRun> loadClusterRuns(const std::string& dbPath,
+                                                const std::vector<std::int64_t>& ids,
                                                 const std::vector<std::string>& scenarioNames) {
     std::vector<ComparedClusterRun> out;
     if (ids.empty()) return out;
@@ -77,20 +81,24 @@ std::vector<ComparedClusterRun> loadClusterRuns(const std::string& dbPath, const
 }
 
 void writeClusterRunsCsv(const std::vector<ComparedClusterRun>& runs, std::ostream& out) {
-    out << "run_id,scenario,scheduler,seed,tasks,completed,mean_completion,p50_completion,p95_completion,"
-           "max_completion,mean_wait,makespan,mean_pending,cpu_utilisation,gpu_utilisation,preemptions,stop_reason\n";
+    out << "run_id,scenario,scheduler,seed,tasks,completed,mean_completion,p50_completion,p95_"
+           "completion,"
+           "max_completion,mean_wait,makespan,mean_pending,cpu_utilisation,gpu_utilisation,"
+           "preemptions,stop_reason\n";
     out << std::setprecision(10);
     for (const auto& r : runs) {
         const ClusterSummary& s = r.data.result.summary;
-        out << r.runId << "," << cell(r.scenario) << "," << cell(s.scheduler) << "," << s.seed << "," << s.tasks << ","
-            << s.completed << "," << s.meanCompletion << "," << s.p50Completion << "," << s.p95Completion << ","
-            << s.maxCompletion << "," << s.meanWait << "," << s.makespan << "," << s.meanPending << ","
-            << s.cpuUtilisation << "," << s.gpuUtilisation << "," << s.preemptions << "," << cell(s.stopReason) << "\n";
+        out << r.runId << "," << cell(r.scenario) << "," << cell(s.scheduler) << "," << s.seed
+            << "," << s.tasks << "," << s.completed << "," << s.meanCompletion << ","
+            << s.p50Completion << "," << s.p95Completion << "," << s.maxCompletion << ","
+            << s.meanWait << "," << s.makespan << "," << s.meanPending << "," << s.cpuUtilisation
+            << "," << s.gpuUtilisation << "," << s.preemptions << "," << cell(s.stopReason) << "\n";
     }
 }
 
 void writeClusterGroupsCsv(const std::vector<ClusterGroup>& groups, std::ostream& out) {
-    out << "scenario,scheduler,runs,incomplete,mean_completion,mean_completion_ci95,p95_completion,p95_completion_ci95,"
+    out << "scenario,scheduler,runs,incomplete,mean_completion,mean_completion_ci95,p95_completion,"
+           "p95_completion_ci95,"
            "makespan,makespan_ci95,gpu_utilisation,gpu_utilisation_ci95\n";
     out << std::setprecision(10);
     auto pair = [&](const MeanCi& m) {
@@ -98,7 +106,8 @@ void writeClusterGroupsCsv(const std::vector<ClusterGroup>& groups, std::ostream
         if (m.n > 1) out << m.halfWidth; // one run: no interval
     };
     for (const auto& g : groups) {
-        out << cell(g.scenario) << "," << cell(g.scheduler) << "," << g.runIds.size() << "," << g.incomplete;
+        out << cell(g.scenario) << "," << cell(g.scheduler) << "," << g.runIds.size() << ","
+            << g.incomplete;
         pair(g.meanCompletion);
         pair(g.p95Completion);
         pair(g.makespan);
@@ -108,16 +117,21 @@ void writeClusterGroupsCsv(const std::vector<ClusterGroup>& groups, std::ostream
 }
 
 void writeClusterTasksCsv(const std::vector<ComparedClusterRun>& runs, std::ostream& out) {
-    out << "run_id,task_id,type,arrival,work,first_start,finish,completion_time,server,cpus,gpus,preemptions\n";
+    out << "run_id,task_id,type,arrival,work,first_start,finish,completion_time,server,cpus,gpus,"
+           "preemptions\n";
     out << std::setprecision(10);
     for (const auto& r : runs)
         for (const auto& t : r.data.result.tasks) {
-            out << r.runId << "," << t.id << "," << t.type << "," << t.arrival << "," << t.work << ",";
+            out << r.runId << "," << t.id << "," << t.type << "," << t.arrival << "," << t.work
+                << ",";
             if (t.firstStart >= 0) out << t.firstStart;
             out << ",";
-            if (t.finish >= 0) out << t.finish << "," << t.completionTime();
-            else out << ",";
-            out << "," << t.server << "," << t.cpus << "," << t.gpus << "," << t.preemptions << "\n";
+            if (t.finish >= 0)
+                out << t.finish << "," << t.completionTime();
+            else
+                out << ",";
+            out << "," << t.server << "," << t.cpus << "," << t.gpus << "," << t.preemptions
+                << "\n";
         }
 }
 

@@ -14,7 +14,7 @@ namespace fog::cluster {
 /// One stored cluster run with what its group is keyed by.
 struct ComparedClusterRun {
     std::int64_t runId = 0;
-    std::string scenario;  ///< the scenario's name (from the run's name "<scenario> / <scheduler>")
+    std::string scenario; ///< the scenario's name (from the run's name "<scenario> / <scheduler>")
     StoredClusterRun data;
 };
 
@@ -33,7 +33,8 @@ std::vector<double> sortedCompletionTimes(const ClusterResult& r);
 
 /// Reads the cluster runs among `ids` from the store at `dbPath` (others are skipped);
 /// `scenarioOf(id)` gives a run's scenario name (empty: "?").
-std::vector<ComparedClusterRun> loadClusterRuns(const std::string& dbPath, const std::vector<std::int64_t>& ids,
+std::vector<ComparedClusterRun> loadClusterRuns(const std::string& dbPath,
+                                                const std::vector<std::int64_t>& ids,
                                                 const std::vector<std::string>& scenarioNames = {});
 
 /// CSV, one row per run: run_id, scenario, scheduler, seed, tasks, completed, mean, p50,

@@ -20,7 +20,7 @@ namespace fog {
 
 class ClusterEditor : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit ClusterEditor(QWidget* parent = nullptr);
 
     /// Fills the editor (no changed() signal).
@@ -37,8 +37,24 @@ public:
     /// Columns of the tables (tests and the window address cells by them).
     enum ServerColumn { SCluster, SId, SCpus, SGpus, SMemory, SBandwidth, SColumns };
     enum TaskColumn {
-        TName, TProbability, TWorkKind, TWorkMean, TWorkMin, TWorkMax, TMinCpus, TMinGpus, TMaxCpus, TMaxGpus,
-        TReqCpus, TReqGpus, TBase, TCpuExp, TGpuExp, TMemory, TBandwidth, TColumns
+        TName,
+        TProbability,
+        TWorkKind,
+        TWorkMean,
+        TWorkMin,
+        TWorkMax,
+        TMinCpus,
+        TMinGpus,
+        TMaxCpus,
+        TMaxGpus,
+        TReqCpus,
+        TReqGpus,
+        TBase,
+        TCpuExp,
+        TGpuExp,
+        TMemory,
+        TBandwidth,
+        TColumns
     };
 
     void addCluster();
@@ -47,10 +63,10 @@ public:
     void removeSelectedServers();
     void removeSelectedTaskTypes();
 
-Q_SIGNALS:
+  Q_SIGNALS:
     void changed();
 
-private:
+  private:
     void edited();
     void fillServerRow(int row, const QString& cluster, const cluster::ServerSpec& s);
     void fillTaskRow(int row, const cluster::TaskType& t);

@@ -27,7 +27,8 @@ namespace fog {
 
 using namespace fog::cluster;
 
-ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent) : QMainWindow(parent), store_(store) {
+ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent)
+    : QMainWindow(parent), store_(store) {
     setObjectName("clusterWindow");
     editor_ = new ClusterEditor(this);
     view_ = new ClusterView(this);
@@ -48,7 +49,8 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent) : QMainWindow(par
     saveAs_ = bar->addAction(tr("Save As…"));
     bar->addSeparator();
     run_ = bar->addAction(tr("Run"));
-    run_->setToolTip(tr("Run one episode with the chosen scheduler and seed (live plots; stored as a run)"));
+    run_->setToolTip(
+        tr("Run one episode with the chosen scheduler and seed (live plots; stored as a run)"));
     train_ = bar->addAction(tr("Train"));
     train_->setToolTip(tr("Train the learned scheduler on generated episodes (live reward curve)"));
     episodes_ = new QSpinBox(this);
@@ -74,17 +76,21 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent) : QMainWindow(par
     connect(drainTimer_, &QTimer::timeout, this, &ClusterWindow::drain);
 
     connect(open_, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open cluster scenario"), QFileInfo(path_).absolutePath(),
-                                                          tr("Cluster scenarios (*.yaml *.yml);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open cluster scenario"), QFileInfo(path_).absolutePath(),
+            tr("Cluster scenarios (*.yaml *.yml);;All files (*)"));
         QString error;
-        if (!path.isEmpty() && !openFile(path, &error)) QMessageBox::warning(this, tr("Open cluster scenario"), error);
+        if (!path.isEmpty() && !openFile(path, &error))
+            QMessageBox::warning(this, tr("Open cluster scenario"), error);
     });
     auto saveTo = [this](QString path) {
         if (path.isEmpty())
-            path = QFileDialog::getSaveFileName(this, tr("Save cluster scenario"), path_, tr("Cluster scenarios (*.yaml)"));
+            path = QFileDialog::getSaveFileName(this, tr("Save cluster scenario"), path_,
+                                                tr("Cluster scenarios (*.yaml)"));
         if (path.isEmpty()) return;
         QString error;
-        if (!saveScenario(path, &error)) QMessageBox::warning(this, tr("Save cluster scenario"), error);
+        if (!saveScenario(path, &error))
+            QMessageBox::warning(this, tr("Save cluster scenario"), error);
     };
     connect(save_, &QAction::triggered, this, [this, saveTo] { saveTo(path_); });
     connect(saveAs_, &QAction::triggered, this, [saveTo] { saveTo(QString()); });
@@ -94,20 +100,25 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent) : QMainWindow(par
     });
     connect(train_, &QAction::triggered, this, [this] {
         QString error;
-        if (!startTraining(episodes_->value(), &error)) QMessageBox::warning(this, tr("Train"), error);
+        if (!startTraining(episodes_->value(), &error))
+            QMessageBox::warning(this, tr("Train"), error);
     });
     connect(stop_, &QAction::triggered, this, &ClusterWindow::stop);
     connect(loadPolicy_, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Load cluster policy"), QFileInfo(path_).absolutePath(),
-                                                          tr("Cluster policies (*.pt);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load cluster policy"), QFileInfo(path_).absolutePath(),
+            tr("Cluster policies (*.pt);;All files (*)"));
         QString error;
-        if (!path.isEmpty() && !loadPolicy(path, &error)) QMessageBox::warning(this, tr("Load policy"), error);
+        if (!path.isEmpty() && !loadPolicy(path, &error))
+            QMessageBox::warning(this, tr("Load policy"), error);
     });
     connect(savePolicy_, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save cluster policy"), QFileInfo(path_).absolutePath() + "/policy.pt",
-                                                          tr("Cluster policies (*.pt)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save cluster policy"), QFileInfo(path_).absolutePath() + "/policy.pt",
+            tr("Cluster policies (*.pt)"));
         QString error;
-        if (!path.isEmpty() && !savePolicy(path, &error)) QMessageBox::warning(this, tr("Save policy"), error);
+        if (!path.isEmpty() && !savePolicy(path, &error))
+            QMessageBox::warning(this, tr("Save policy"), error);
     });
     connect(editor_, &ClusterEditor::changed, this, [this] {
         setDirty(true);
@@ -131,12 +142,14 @@ void ClusterWindow::closeEvent(QCloseEvent* event) {
     if (thread_) { // stop the job first: its results would arrive at a closed window
         cancel_ = true;
         thread_->wait();
-        QCoreApplication::sendPostedEvents(this); // its finished handler runs the completion (a stopped run is stored)
+        QCoreApplication::sendPostedEvents(
+            this); // its finished handler runs the completion (a stopped run is stored)
     }
     if (dirty_ && !path_.isEmpty() && isVisible()) {
-        const auto answer = QMessageBox::question(this, tr("Cluster scenario"),
-                                                  tr("Save the changes to %1?").arg(QDir::toNativeSeparators(path_)),
-                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        const auto answer = QMessageBox::question(
+            this, tr("Cluster scenario"),
+            tr("Save the changes to %1?").arg(QDir::toNativeSeparators(path_)),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
         if (answer == QMessageBox::Cancel) {
             event->ignore();
             return;
@@ -180,11 +193,14 @@ void ClusterWindow::setScenario(const ClusterScenario& s) {
     view_->showSpeedCurves(s);
     view_->setSummaryText(tr("<b>%1</b>: %n cluster(s), ", nullptr, int(s.clusters.size()))
                               .arg(QString::fromStdString(s.name).toHtmlEscaped()) +
-                          tr("%n task type(s). Run a scheduler (F5) or train the learned one.", nullptr, int(s.taskTypes.size())));
+                          tr("%n task type(s). Run a scheduler (F5) or train the learned one.",
+                             nullptr, int(s.taskTypes.size())));
     updateActions();
 }
 
-ClusterScenario ClusterWindow::scenario() const { return editor_->scenario(); }
+ClusterScenario ClusterWindow::scenario() const {
+    return editor_->scenario();
+}
 
 bool ClusterWindow::saveScenario(const QString& path, QString* error) {
     const QStringList problems = editor_->problems();
@@ -196,9 +212,10 @@ bool ClusterWindow::saveScenario(const QString& path, QString* error) {
         path_ = path;
         editor_->setScenario(s);
         setDirty(false);
-        status_->setText(problems.isEmpty() ? tr("Saved %1").arg(QDir::toNativeSeparators(path))
-                                            : tr("Saved %1 with %n problem(s)", nullptr, int(problems.size()))
-                                                  .arg(QDir::toNativeSeparators(path)));
+        status_->setText(problems.isEmpty()
+                             ? tr("Saved %1").arg(QDir::toNativeSeparators(path))
+                             : tr("Saved %1 with %n problem(s)", nullptr, int(problems.size()))
+                                   .arg(QDir::toNativeSeparators(path)));
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
@@ -208,7 +225,8 @@ bool ClusterWindow::saveScenario(const QString& path, QString* error) {
 
 void ClusterWindow::updateActions() {
     const bool b = busy();
-    for (QAction* a : {open_, save_, saveAs_, run_, train_, loadPolicy_}) a->setEnabled(!b);
+    for (QAction* a : {open_, save_, saveAs_, run_, train_, loadPolicy_})
+        a->setEnabled(!b);
     episodes_->setEnabled(!b);
     stop_->setEnabled(b);
     savePolicy_->setEnabled(!b && policy_ != nullptr);
@@ -271,7 +289,8 @@ bool ClusterWindow::startRun(QString* error) {
     };
     if (busy()) return fail(tr("A job is running: stop it first."));
     const QStringList problems = editor_->problems();
-    if (!problems.isEmpty()) return fail(tr("The scenario has problems:\n%1").arg(problems.join("\n")));
+    if (!problems.isEmpty())
+        return fail(tr("The scenario has problems:\n%1").arg(problems.join("\n")));
     ClusterScenario s = scenario();
     if (dirty_ || s.sourceText.empty()) s.sourceText = saveClusterScenarioText(s);
     std::shared_ptr<ClusterScheduler> sched;
@@ -311,12 +330,15 @@ bool ClusterWindow::startRun(QString* error) {
         } catch (const std::exception& e) {
             why = QString::fromStdString(e.what());
         }
-        completion_ = [this, s, result, why, policyBytes] { runFinished(s, result, why, policyBytes); };
+        completion_ = [this, s, result, why, policyBytes] {
+            runFinished(s, result, why, policyBytes);
+        };
     });
     return true;
 }
 
-void ClusterWindow::runFinished(ClusterScenario s, std::shared_ptr<ClusterResult> r, QString error, std::string policyBytes) {
+void ClusterWindow::runFinished(ClusterScenario s, std::shared_ptr<ClusterResult> r, QString error,
+                                std::string policyBytes) {
     drain();
     if (!error.isEmpty()) {
         status_->setText(tr("The run failed: %1").arg(error));
@@ -355,7 +377,8 @@ bool ClusterWindow::startTraining(int episodes, QString* error) {
     };
     if (busy()) return fail(tr("A job is running: stop it first."));
     const QStringList problems = editor_->problems();
-    if (!problems.isEmpty()) return fail(tr("The scenario has problems:\n%1").arg(problems.join("\n")));
+    if (!problems.isEmpty())
+        return fail(tr("The scenario has problems:\n%1").arg(problems.join("\n")));
     const ClusterScenario s = scenario();
     view_->beginTraining(episodes);
     view_->tabs()->setCurrentWidget(view_->trainingPlot());
@@ -393,12 +416,14 @@ void ClusterWindow::trainingFinished(std::shared_ptr<TrainResult> r, QString err
     view_->fitTraining();
     if (r->policy && !r->curve.empty()) {
         policy_ = r->policy;
-        const QString kept = r->bestValidation >= 0
-                                 ? tr("kept the policy of episode %1 (greedy validation mean completion %2 steps)")
-                                       .arg(r->bestEpisode)
-                                       .arg(r->bestValidation, 0, 'f', 3)
-                                 : tr("kept the last policy (stopped before its first validation)");
-        status_->setText(tr("Trained %1 episodes in %2 s%3; %4. Choose the scheduler 'learned' and Run, or Save policy.")
+        const QString kept =
+            r->bestValidation >= 0
+                ? tr("kept the policy of episode %1 (greedy validation mean completion %2 steps)")
+                      .arg(r->bestEpisode)
+                      .arg(r->bestValidation, 0, 'f', 3)
+                : tr("kept the last policy (stopped before its first validation)");
+        status_->setText(tr("Trained %1 episodes in %2 s%3; %4. Choose the scheduler 'learned' and "
+                            "Run, or Save policy.")
                              .arg(r->curve.size())
                              .arg(r->wallSeconds, 0, 'f', 1)
                              .arg(cancel_ ? tr(" (stopped)") : QString(), kept));
@@ -421,10 +446,11 @@ bool ClusterWindow::loadPolicy(const QString& path, QString* error) {
         const int clusters = static_cast<int>(scenario().clusters.size());
         if (p->agents() != clusters) {
             if (error)
-                *error = tr("%1 was trained for %2 clusters (one agent each); this scenario has %3.")
-                             .arg(path)
-                             .arg(p->agents())
-                             .arg(clusters);
+                *error =
+                    tr("%1 was trained for %2 clusters (one agent each); this scenario has %3.")
+                        .arg(path)
+                        .arg(p->agents())
+                        .arg(clusters);
             return false;
         }
         policy_ = p;
@@ -452,7 +478,8 @@ bool ClusterWindow::savePolicy(const QString& path, QString* error) {
     }
 }
 
-ClusterWindow* openClusterWindow(const QString& path, QWidget* parent, QString* error, RunStore* store) {
+ClusterWindow* openClusterWindow(const QString& path, QWidget* parent, QString* error,
+                                 RunStore* store) {
     auto* w = new ClusterWindow(store, parent);
     w->setWindowFlag(Qt::Window);
     w->setAttribute(Qt::WA_DeleteOnClose);

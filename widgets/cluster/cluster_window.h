@@ -29,7 +29,7 @@ class RunStore;
 
 class ClusterWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     explicit ClusterWindow(RunStore* store, QWidget* parent = nullptr);
     ~ClusterWindow() override;
 
@@ -63,7 +63,7 @@ public:
     const cluster::ClusterResult& lastResult() const { return lastResult_; }
     const cluster::TrainResult& lastTraining() const { return lastTraining_; }
 
-Q_SIGNALS:
+  Q_SIGNALS:
     /// An episode was stored in the run store (the studio refreshes its run list).
     void runStored(qint64 runId);
     /// A run ended (finished, stopped or failed) and was shown.
@@ -71,14 +71,14 @@ Q_SIGNALS:
     /// Training ended (finished or stopped); policy() is the result.
     void trainingEnded();
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* event) override;
 
-private:
+  private:
     void updateActions();
     void drain();
-    void runFinished(cluster::ClusterScenario s, std::shared_ptr<cluster::ClusterResult> r, QString error,
-                     std::string policyBytes);
+    void runFinished(cluster::ClusterScenario s, std::shared_ptr<cluster::ClusterResult> r,
+                     QString error, std::string policyBytes);
     void trainingFinished(std::shared_ptr<cluster::TrainResult> r, QString error);
     void launch(std::function<void()> work);
     void setDirty(bool dirty);
@@ -109,6 +109,7 @@ private:
 
 /// Opens a `kind: cluster` file in a cluster window of its own (editor, live runs, training;
 /// runs go to `store` when given). Null (with `error`) when the file cannot be read.
-ClusterWindow* openClusterWindow(const QString& path, QWidget* parent, QString* error, RunStore* store = nullptr);
+ClusterWindow* openClusterWindow(const QString& path, QWidget* parent, QString* error,
+                                 RunStore* store = nullptr);
 
 } // namespace fog

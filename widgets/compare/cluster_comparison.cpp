@@ -43,11 +43,13 @@ void stylePlot(QCustomPlot* plot) {
 QString formatClusterCi(const cluster::MeanCi& m, int decimals) {
     if (m.n == 0) return QString::fromUtf8("–");
     if (m.n < 2 || std::isnan(m.halfWidth)) return QString::number(m.mean, 'f', decimals);
-    return QString::fromUtf8("%1 ± %2").arg(m.mean, 0, 'f', decimals).arg(m.halfWidth, 0, 'f', decimals);
+    return QString::fromUtf8("%1 ± %2")
+        .arg(m.mean, 0, 'f', decimals)
+        .arg(m.halfWidth, 0, 'f', decimals);
 }
 
-void plotClusterCdfs(QCustomPlot* plot, const std::vector<ComparedClusterRun>& runs, const std::vector<QString>& labels,
-                     const std::vector<QColor>& colors) {
+void plotClusterCdfs(QCustomPlot* plot, const std::vector<ComparedClusterRun>& runs,
+                     const std::vector<QString>& labels, const std::vector<QColor>& colors) {
     plot->clearPlottables();
     plot->clearItems();
     stylePlot(plot);
@@ -82,10 +84,14 @@ void plotClusterGroups(QCustomPlot* plot, const std::vector<ClusterGroup>& group
     for (std::size_t g = 0; g < groups.size(); ++g) {
         x << double(g + 1);
         mean << groups[g].meanCompletion.mean;
-        err << (groups[g].meanCompletion.n > 1 && std::isfinite(groups[g].meanCompletion.halfWidth) ? groups[g].meanCompletion.halfWidth : 0.0);
+        err << (groups[g].meanCompletion.n > 1 && std::isfinite(groups[g].meanCompletion.halfWidth)
+                    ? groups[g].meanCompletion.halfWidth
+                    : 0.0);
         p95 << groups[g].p95Completion.mean;
         ticker->addTick(double(g + 1), QString::fromStdString(groups[g].scheduler) +
-                                           QString("\n(%1 run%2)").arg(groups[g].runIds.size()).arg(groups[g].runIds.size() == 1 ? "" : "s"));
+                                           QString("\n(%1 run%2)")
+                                               .arg(groups[g].runIds.size())
+                                               .arg(groups[g].runIds.size() == 1 ? "" : "s"));
     }
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
     bars->setData(x, mean);
@@ -101,13 +107,15 @@ void plotClusterGroups(QCustomPlot* plot, const std::vector<ClusterGroup>& group
     QCPGraph* tail = plot->addGraph();
     tail->setData(x, p95, true);
     tail->setLineStyle(QCPGraph::lsNone);
-    tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(seriesColor(5), 1.5), QBrush(seriesColor(5)), 8));
+    tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(seriesColor(5), 1.5),
+                                          QBrush(seriesColor(5)), 8));
     tail->setName("p95 completion (mean over seeds)");
     plot->xAxis->setTicker(ticker);
     plot->xAxis->setRange(0.4, groups.size() + 0.6);
     plot->yAxis->setLabel("completion time (steps)");
     double top = 1;
-    for (int i = 0; i < mean.size(); ++i) top = std::max({top, mean[i] + err[i], p95[i]});
+    for (int i = 0; i < mean.size(); ++i)
+        top = std::max({top, mean[i] + err[i], p95[i]});
     plot->yAxis->setRange(0, top * 1.1);
     plot->legend->setVisible(!groups.empty());
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
@@ -122,10 +130,12 @@ ClusterComparison::ClusterComparison(QWidget* parent) : QWidget(parent) {
         p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     }
     table_ = new QTableWidget(0, ColumnCount, this);
-    table_->setHorizontalHeaderLabels({"scenario", "scheduler", "runs", "mean completion", "p95 completion", "makespan",
-                                       "GPU use %"});
-    table_->horizontalHeaderItem(MeanCol)->setToolTip("Mean task completion time (steps), mean ± 95% CI over the runs (seeds)");
-    table_->horizontalHeaderItem(P95Col)->setToolTip("95th percentile of completion time (steps), mean ± 95% CI over the runs");
+    table_->setHorizontalHeaderLabels({"scenario", "scheduler", "runs", "mean completion",
+                                       "p95 completion", "makespan", "GPU use %"});
+    table_->horizontalHeaderItem(MeanCol)->setToolTip(
+        "Mean task completion time (steps), mean ± 95% CI over the runs (seeds)");
+    table_->horizontalHeaderItem(P95Col)->setToolTip(
+        "95th percentile of completion time (steps), mean ± 95% CI over the runs");
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -154,7 +164,8 @@ ClusterComparison::ClusterComparison(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split);
 }
 
-void ClusterComparison::setRuns(std::vector<ComparedClusterRun> runs, const std::vector<QString>& labels,
+void ClusterComparison::setRuns(std::vector<ComparedClusterRun> runs,
+                                const std::vector<QString>& labels,
                                 const std::vector<QColor>& colors) {
     runs_ = std::move(runs);
     labels_ = labels;
@@ -171,11 +182,17 @@ void ClusterComparison::redraw() {
     table_->setRowCount(static_cast<int>(groups_.size()));
     for (std::size_t g = 0; g < groups_.size(); ++g) {
         const ClusterGroup& x = groups_[g];
-        const QStringList cells = {QString::fromStdString(x.scenario), QString::fromStdString(x.scheduler),
-                                   QString::number(x.runIds.size()) + (x.incomplete ? QString(" (%1 incomplete)").arg(x.incomplete) : QString()),
-                                   formatClusterCi(x.meanCompletion), formatClusterCi(x.p95Completion),
-                                   formatClusterCi(x.makespan, 2),
-                                   formatClusterCi({100 * x.gpuUtilisation.mean, 100 * x.gpuUtilisation.halfWidth, x.gpuUtilisation.n}, 1)};
+        const QStringList cells = {
+            QString::fromStdString(x.scenario),
+            QString::fromStdString(x.scheduler),
+            QString::number(x.runIds.size()) +
+                (x.incomplete ? QString(" (%1 incomplete)").arg(x.incomplete) : QString()),
+            formatClusterCi(x.meanCompletion),
+            formatClusterCi(x.p95Completion),
+            formatClusterCi(x.makespan, 2),
+            formatClusterCi(
+                {100 * x.gpuUtilisation.mean, 100 * x.gpuUtilisation.halfWidth, x.gpuUtilisation.n},
+                1)};
         for (int c = 0; c < ColumnCount; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= RunsCol) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

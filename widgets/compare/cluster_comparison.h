@@ -28,8 +28,17 @@ QString formatClusterCi(const cluster::MeanCi& m, int decimals = 3);
 
 class ClusterComparison : public QWidget {
     Q_OBJECT
-public:
-    enum Column { ScenarioCol, SchedulerCol, RunsCol, MeanCol, P95Col, MakespanCol, GpuCol, ColumnCount };
+  public:
+    enum Column {
+        ScenarioCol,
+        SchedulerCol,
+        RunsCol,
+        MeanCol,
+        P95Col,
+        MakespanCol,
+        GpuCol,
+        ColumnCount
+    };
     explicit ClusterComparison(QWidget* parent = nullptr);
     void setRuns(std::vector<cluster::ComparedClusterRun> runs, const std::vector<QString>& labels,
                  const std::vector<QColor>& colors);
@@ -39,10 +48,10 @@ public:
     QCustomPlot* groupPlot() const { return bars_; }
     QTableWidget* table() const { return table_; }
 
-protected:
+  protected:
     void changeEvent(QEvent* event) override;
 
-private:
+  private:
     void redraw();
     std::vector<cluster::ComparedClusterRun> runs_;
     std::vector<cluster::ClusterGroup> groups_;
