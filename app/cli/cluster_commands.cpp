@@ -4,13 +4,21 @@
 #include "app/cli/cluster_commands.h"
 
 #include "app/cli/commands.h"
+#include "app/export/plot_export.h"
+#include "app/export/report.h"
+#include "core/cluster/cluster_compare.h"
 #include "core/cluster/cluster_io.h"
 #include "core/cluster/cluster_store.h"
 #include "core/cluster/learned_scheduler.h"
 #include "core/model/learner.h"
 #include "core/scenario/yaml_reader.h"
 
+#include "widgets/compare/cluster_comparison.h"
+#include "widgets/plots/qcustomplot.h"
+#include "widgets/plots/run_plots.h"
+
 #include <QCommandLineParser>
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -33,24 +41,38 @@ const char* kClusterUsage = R"(Usage: fogstudio-cli cluster <command> [options]
 Scheduling ML tasks on edge clusters (after TapFinger, INFOCOM 2023); see docs/cluster.md.
 
 Commands:
-  run FILE [--scheduler NAME|all] [--policy P] [--repeat R] [--seed S]
+  run FILE [--scheduler NAME|all] [--policy P] [--repeat R] [--seed S] [--set K=V]...
                    Run episodes of a `kind: cluster` scenario (seeds S, S+1, ..., S+R-1;
                    default: the scenario's seed and scheduler), store each as a run,
                    print mean / p95 completion time with 95% CIs over the seeds.
                    `all` runs every scheduler (learned only when a policy is given).
   train FILE --episodes N --out POLICY [--seed S] [--lr X] [--max-seconds T]
+             [--rollouts K] [--set K=V]...
                    Train the learned scheduler (multi-agent actor-critic) on generated
-                   episodes; prints the reward curve; saves the policy.
+                   episodes, K rollouts of one arrival sequence per update (default 4;
+                   1: one episode per update, the critic as baseline); prints the reward
+                   curve; saves the policy that did best on the validation seeds.
   bench [--episodes N] [--train-episodes N]
                    Simulated tasks per second per scheduler (N episodes, default 200;
                    N/10 for the learned one) and training episodes per second (default
-                   5), on the TapFinger setting (3 clusters, 200 tasks per episode).
+                   8, two updates of 4 rollouts), on the TapFinger setting (3 clusters,
+                   200 tasks per episode).
   schedulers       The schedulers and where they come from.
   show ID          A stored cluster run: summary and per-type completion times.
-  export ID [--out FILE]
-                   A stored cluster run's per-task rows as CSV.
+  export IDS... [--format tasks|runs|groups] [--out FILE]
+                   Stored cluster runs as CSV: one row per task (default), per run, or
+                   per scenario and scheduler (mean and p95 completion with 95% CIs
+                   over the runs' seeds).
+  plots IDS... [--out DIR] [--format png|svg|pdf]
+                   The comparison's figures: completion-time CDFs side by side and the
+                   mean completion per scheduler with its CI (and p95).
+  report IDS... --out FILE.html|FILE.pdf
+                   A report of the runs (as `fogstudio-cli export report`).
 
 Options:
+  --set KEY=VALUE  run, train: override a value of the cluster file before it is checked
+                   (repeatable), e.g. --set scheduler=drf --set arrivals.tasks=50
+                   --set clusters[2].servers[0].gpus=4 --set task_types[0].work.mean=8
   --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
   --no-store       run: do not store the runs.
   --json           run: print the results as JSON.
@@ -68,9 +90,11 @@ std::unique_ptr<RunStore> openClusterStore(const QString& db) {
     return openStore(o);
 }
 
-bool loadScenario(const QString& file, ClusterScenario& s) {
+bool loadScenario(const QCommandLineParser& p, const QString& file, ClusterScenario& s) {
     try {
-        s = loadClusterScenarioFile(file.toStdString());
+        std::vector<Override> overrides;
+        for (const QString& set : p.values("set")) overrides.push_back(parseOverride(set.toStdString()));
+        s = loadClusterScenarioFile(file.toStdString(), overrides);
         return true;
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
@@ -88,7 +112,7 @@ struct Aggregate {
 int cmdClusterRun(const QCommandLineParser& p, const QStringList& args) {
     if (args.size() != 1) return usage("run takes exactly one FILE");
     ClusterScenario s;
-    if (!loadScenario(args[0], s)) return 1;
+    if (!loadScenario(p, args[0], s)) return 1;
     if (p.isSet("policy")) s.scheduler.policyResolved = p.value("policy").toStdString();
     std::uint64_t seed = s.seed;
     if (p.isSet("seed")) {
@@ -177,7 +201,7 @@ int cmdClusterRun(const QCommandLineParser& p, const QStringList& args) {
     if (p.isSet("json")) {
         QJsonArray arr;
         for (const auto& a : results) {
-            const MeanCi m = meanCi(a.mean), q = meanCi(a.p95), mk = meanCi(a.makespan), g = meanCi(a.gpuUtil);
+            const cluster::MeanCi m = cluster::meanCi(a.mean), q = cluster::meanCi(a.p95), mk = cluster::meanCi(a.makespan), g = cluster::meanCi(a.gpuUtil);
             QJsonObject o;
             o["scheduler"] = QString::fromStdString(a.scheduler);
             o["episodes"] = m.n;
@@ -200,13 +224,34 @@ int cmdClusterRun(const QCommandLineParser& p, const QStringList& args) {
         std::printf("  %-10s %18s %18s %10s %8s  %s\n", "scheduler", "mean completion", "p95 completion", "makespan",
                     "GPU use", "stored runs");
         for (const auto& a : results) {
-            const MeanCi m = meanCi(a.mean), q = meanCi(a.p95), mk = meanCi(a.makespan), g = meanCi(a.gpuUtil);
+            const cluster::MeanCi m = cluster::meanCi(a.mean), q = cluster::meanCi(a.p95), mk = cluster::meanCi(a.makespan), g = cluster::meanCi(a.gpuUtil);
             std::string ids;
             if (!a.runIds.empty())
                 ids = std::to_string(a.runIds.front()) + (a.runIds.size() > 1 ? ".." + std::to_string(a.runIds.back()) : "");
             std::printf("  %-10s %9.3f +- %-6.3f %9.3f +- %-6.3f %10.2f %7.1f%%  %s%s\n", a.scheduler.c_str(), m.mean,
                         m.halfWidth, q.mean, q.halfWidth, mk.mean, 100 * g.mean, ids.c_str(),
                         a.incomplete ? ("  " + std::to_string(a.incomplete) + " incomplete").c_str() : "");
+        }
+    }
+    // Paired comparison: every scheduler met the same arrivals for a given seed, so the
+    // per-seed difference to the best other scheduler has a much narrower CI than the two
+    // means' intervals (which overlap because the seeds differ in load).
+    if (!p.isSet("json") && results.size() > 1 && repeat > 1) {
+        std::cout << "paired over seeds: mean completion minus the best other scheduler's (+- 95% CI; < 0 with the CI "
+                     "below 0: significantly better)\n";
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            std::size_t best = i;
+            for (std::size_t j = 0; j < results.size(); ++j)
+                if (j != i && results[j].mean.size() == results[i].mean.size() &&
+                    (best == i || cluster::meanCi(results[j].mean).mean < cluster::meanCi(results[best].mean).mean))
+                    best = j;
+            if (best == i) continue;
+            std::vector<double> diff;
+            for (std::size_t k = 0; k < results[i].mean.size(); ++k) diff.push_back(results[i].mean[k] - results[best].mean[k]);
+            const cluster::MeanCi d = cluster::meanCi(diff);
+            std::printf("  %-10s - %-10s %9.3f +- %-6.3f (%+.1f%%)\n", results[i].scheduler.c_str(),
+                        results[best].scheduler.c_str(), d.mean, d.halfWidth,
+                        100 * d.mean / std::max(1e-12, cluster::meanCi(results[best].mean).mean));
         }
     }
     for (const auto& a : results)
@@ -218,7 +263,7 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     if (args.size() != 1) return usage("train takes exactly one FILE");
     if (!p.isSet("out")) return usage("train needs --out POLICY (the file the trained policy is saved to)");
     ClusterScenario s;
-    if (!loadScenario(args[0], s)) return 1;
+    if (!loadScenario(p, args[0], s)) return 1;
     TrainOptions o;
     o.seed = s.seed;
     bool ok = true;
@@ -230,6 +275,8 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     if (!ok || !(o.learningRate > 0)) return usage("--lr takes a number > 0");
     if (p.isSet("max-seconds")) o.maxWallSeconds = p.value("max-seconds").toDouble(&ok);
     if (!ok || o.maxWallSeconds < 0) return usage("--max-seconds takes a number >= 0");
+    if (p.isSet("rollouts")) o.rolloutsPerUpdate = p.value("rollouts").toInt(&ok);
+    if (!ok || o.rolloutsPerUpdate < 1) return usage("--rollouts takes a whole number >= 1");
     const bool quiet = p.isSet("quiet");
     installInterruptHandler();
     o.cancel = interruptFlag();
@@ -238,7 +285,8 @@ int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     o.onEpisode = [&](const TrainProgress& t) {
         window += t.meanCompletion;
         ++inWindow;
-        if (!quiet && (t.episode % 10 == 0 || t.validation >= 0)) {
+        // A line per validation (every ~10 episodes), with the sampled episodes since the last.
+        if (!quiet && (t.validation >= 0 || (o.validateEvery <= 0 && t.episode % 10 == 0))) {
             std::printf("episode %5d  sampled mean completion (last %d) %8.3f  greedy on validation seeds %8.3f  "
                         "entropy %6.3f  %6.1f s\n",
                         t.episode, inWindow, window / inWindow, t.validation, t.stats.entropy, t.wallSeconds);
@@ -298,7 +346,7 @@ ClusterScenario benchScenario() {
 
 int cmdClusterBench(const QCommandLineParser& p) {
     bool ok = true;
-    int episodes = 200, trainEpisodes = 5;
+    int episodes = 200, trainEpisodes = 8; // 8: two updates of 4 rollouts
     if (p.isSet("episodes")) episodes = p.value("episodes").toInt(&ok);
     if (!ok || episodes < 1) return usage("--episodes takes a whole number >= 1");
     if (p.isSet("train-episodes")) trainEpisodes = p.value("train-episodes").toInt(&ok);
@@ -392,11 +440,54 @@ int cmdClusterShow(const QCommandLineParser& p, const QStringList& args) {
     return 0;
 }
 
+/// Reads the cluster runs named on the command line; false (with a message) when an id is
+/// not a number or not a cluster run.
+bool readClusterRuns(const QCommandLineParser& p, const QStringList& args, std::unique_ptr<RunStore>& store,
+                     std::vector<ComparedClusterRun>& runs, int& rc) {
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> names;
+    for (const QString& a : args) {
+        bool ok = false;
+        const qint64 id = a.toLongLong(&ok);
+        if (!ok) {
+            rc = usage("run IDs are whole numbers, got '" + a.toStdString() + "'");
+            return false;
+        }
+        ids.push_back(id);
+    }
+    if (ids.empty()) {
+        rc = usage("needs one or more run IDs");
+        return false;
+    }
+    store = openClusterStore(p.value("db"));
+    if (!store) {
+        rc = 1;
+        return false;
+    }
+    for (auto id : ids) {
+        const auto run = store->run(id);
+        const std::string name = run ? run->name : "";
+        const auto cut = name.rfind(" / ");
+        names.push_back(cut == std::string::npos ? name : name.substr(0, cut));
+    }
+    runs = loadClusterRuns(store->path(), ids, names);
+    for (auto id : ids)
+        if (std::none_of(runs.begin(), runs.end(), [id](const ComparedClusterRun& r) { return r.runId == id; })) {
+            std::cerr << "fogstudio-cli cluster: run " << id << " is not a cluster run in " << store->path() << "\n";
+            rc = 1;
+            return false;
+        }
+    return true;
+}
+
 int cmdClusterExport(const QCommandLineParser& p, const QStringList& args) {
     std::unique_ptr<RunStore> store;
+    std::vector<ComparedClusterRun> runs;
     int rc = 0;
-    const auto stored = readStored(p, args, store, rc);
-    if (!stored) return rc;
+    const QString format = p.isSet("format") ? p.value("format") : QString("tasks");
+    if (format != "tasks" && format != "runs" && format != "groups")
+        return usage("export --format is tasks, runs or groups, not '" + format.toStdString() + "'");
+    if (!readClusterRuns(p, args, store, runs, rc)) return rc;
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (p.isSet("out")) {
@@ -407,16 +498,73 @@ int cmdClusterExport(const QCommandLineParser& p, const QStringList& args) {
         }
         out = &file;
     }
-    *out << "run_id,task_id,type,arrival,work,first_start,finish,completion_time,server,cpus,gpus,preemptions\n";
-    *out << std::setprecision(10);
-    for (const auto& t : stored->result.tasks) {
-        *out << stored->runId << "," << t.id << "," << t.type << "," << t.arrival << "," << t.work << ",";
-        if (t.firstStart >= 0) *out << t.firstStart;
-        *out << ",";
-        if (t.finish >= 0) *out << t.finish << "," << t.completionTime();
-        else *out << ",";
-        *out << "," << t.server << "," << t.cpus << "," << t.gpus << "," << t.preemptions << "\n";
+    if (format == "tasks") writeClusterTasksCsv(runs, *out);
+    else if (format == "runs") writeClusterRunsCsv(runs, *out);
+    else writeClusterGroupsCsv(groupClusterRuns(runs), *out);
+    out->flush();
+    if (!*out) {
+        std::cerr << "fogstudio-cli cluster: writing " << p.value("out").toStdString() << " failed\n";
+        return 1;
     }
+    return 0;
+}
+
+std::vector<QString> clusterLabels(const RunStore& store, const std::vector<ComparedClusterRun>& runs) {
+    std::vector<StoredRun> stored;
+    for (const auto& r : runs)
+        if (auto x = store.run(r.runId)) stored.push_back(*x);
+    return reportLabels(stored);
+}
+
+int cmdClusterPlots(const QCommandLineParser& p, const QStringList& args) {
+    std::unique_ptr<RunStore> store;
+    std::vector<ComparedClusterRun> runs;
+    int rc = 0;
+    const QString format = p.isSet("format") ? p.value("format") : QString("png");
+    if (format != "png" && format != "svg" && format != "pdf") return usage("plots --format is png, svg or pdf");
+    if (!readClusterRuns(p, args, store, runs, rc)) return rc;
+    const QString dir = p.isSet("out") ? p.value("out") : QString(".");
+    if (!QDir().mkpath(dir)) {
+        std::cerr << "fogstudio-cli cluster: cannot create " << dir.toStdString() << "\n";
+        return 1;
+    }
+    const std::vector<QString> labels = clusterLabels(*store, runs);
+    std::vector<QColor> colors;
+    for (std::size_t i = 0; i < runs.size(); ++i) colors.push_back(seriesColor(static_cast<int>(i)));
+    QCustomPlot plot;
+    plot.setPalette(QPalette(Qt::white));
+    auto save = [&](const QString& name, int w, int h) {
+        QString error;
+        const QString path = dir + "/" + name + "." + format;
+        if (!savePlot(&plot, path, w, h, &error)) {
+            std::cerr << "fogstudio-cli cluster: " << error.toStdString() << "\n";
+            return false;
+        }
+        std::cout << path.toStdString() << "\n";
+        return true;
+    };
+    plotClusterCdfs(&plot, runs, labels, colors);
+    if (!save("completion_cdf", 900, 560)) return 1;
+    plotClusterGroups(&plot, groupClusterRuns(runs));
+    return save("completion_by_scheduler", 900, 500) ? 0 : 1;
+}
+
+int cmdClusterReport(const QCommandLineParser& p, const QStringList& args) {
+    if (!p.isSet("out")) return usage("report needs --out FILE.html or FILE.pdf");
+    std::unique_ptr<RunStore> store;
+    std::vector<ComparedClusterRun> runs;
+    int rc = 0;
+    if (!readClusterRuns(p, args, store, runs, rc)) return rc;
+    std::vector<std::int64_t> ids;
+    for (const auto& r : runs) ids.push_back(r.runId);
+    ReportOptions options;
+    options.dbPath = p.value("db");
+    QString error;
+    if (!writeReport(loadReportRuns(*store, ids), p.value("out"), options, &error)) {
+        std::cerr << "fogstudio-cli cluster: " << error.toStdString() << "\n";
+        return 1;
+    }
+    std::cout << p.value("out").toStdString() << "\n";
     return 0;
 }
 
@@ -437,7 +585,10 @@ int cmdCluster(const QStringList& arguments) {
                   {"train-episodes", "", "N"},
                   {"out", "", "FILE"},
                   {"lr", "", "X"},
-                  {"max-seconds", "", "T"}});
+                  {"max-seconds", "", "T"},
+                  {"set", "", "KEY=VALUE"},
+                  {"format", "", "F"},
+                  {"rollouts", "", "K"}});
     if (!p.parse(QStringList{"fogstudio-cli"} + arguments)) return usage(p.errorText().toStdString());
     const QStringList args = p.positionalArguments();
     if (p.isSet("help") || args.isEmpty()) {
@@ -452,6 +603,8 @@ int cmdCluster(const QStringList& arguments) {
     if (cmd == "schedulers") return cmdClusterSchedulers();
     if (cmd == "show") return cmdClusterShow(p, rest);
     if (cmd == "export") return cmdClusterExport(p, rest);
+    if (cmd == "plots") return cmdClusterPlots(p, rest);
+    if (cmd == "report") return cmdClusterReport(p, rest);
     return usage("unknown cluster command '" + cmd.toStdString() + "'");
 }
 

@@ -110,7 +110,7 @@ int cmdValidate(const QStringList& files, const QStringList& sets) {
             std::vector<fog::Override> overrides;
             for (const QString& set : sets) overrides.push_back(fog::parseOverride(set.toStdString()));
             if (fog::cluster::isClusterScenarioFile(f.toStdString())) {
-                const auto c = fog::cluster::loadClusterScenarioFile(f.toStdString());
+                const auto c = fog::cluster::loadClusterScenarioFile(f.toStdString(), overrides);
                 std::cout << f.toStdString() << ": ok (" << c.name << ", cluster)\n";
                 continue;
             }
@@ -148,7 +148,8 @@ bool needsGui(int argc, char** argv) {
     std::vector<std::string> words;
     for (int i = 1; i < argc; ++i)
         if (argv[i][0] != '-') words.push_back(argv[i]);
-    return words.size() >= 2 && words[0] == "export" && (words[1] == "plots" || words[1] == "report");
+    return words.size() >= 2 && (words[0] == "export" || words[0] == "cluster") &&
+           (words[1] == "plots" || words[1] == "report");
 }
 
 int main(int argc, char** argv) {

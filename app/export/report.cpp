@@ -3,18 +3,22 @@
 #include "app/export/topology_figure.h"
 #include "core/analysis/analysis.h"
 #include "core/analysis/run_labels.h"
+#include "core/cluster/cluster_compare.h"
 #include "core/scenario/scenario_io.h"
 #include "widgets/plots/run_plots.h"
 
 #include <QBuffer>
+#include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
 #include <QPdfWriter>
 #include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
 #include <QTextDocument>
+#include "widgets/compare/cluster_comparison.h"
 #include "widgets/plots/qcustomplot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -132,7 +136,91 @@ bool anyEnergy(const std::vector<ReportRun>& runs) {
     return false;
 }
 
+bool isCluster(const ReportRun& r) { return r.cluster.has_value(); }
+
+/// The cluster runs' section (issue 17): per (scenario, scheduler) the mean and p95
+/// completion time with 95% CIs over the runs' seeds, the completion-time CDFs side by side,
+/// the mean per scheduler with its CI, and one row per run.
+QString clusterSection(const std::vector<ReportRun>& runs, const std::vector<QString>& labels, Figures& figs) {
+    std::vector<cluster::ComparedClusterRun> cr;
+    std::vector<QString> cl;
+    std::vector<QColor> colors;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!isCluster(runs[i])) continue;
+        const auto cut = runs[i].run.name.rfind(" / ");
+        cr.push_back({runs[i].run.id, cut == std::string::npos ? runs[i].run.name : runs[i].run.name.substr(0, cut),
+                      *runs[i].cluster});
+        cl.push_back(labels[i]);
+        colors.push_back(seriesColor(static_cast<int>(i)));
+    }
+    const auto groups = cluster::groupClusterRuns(cr);
+    QString h = "<h2>Task completion times (cluster runs)</h2><p>Completion time = finish - arrival, in steps of "
+                "virtual time. Runs of one scenario and scheduler are grouped; ± is the half-width of a 95% "
+                "confidence interval (Student t) over their seeds.</p>";
+    h += "<table class=\"grid\"><tr><th>scenario</th><th>scheduler</th><th>runs</th><th>mean completion</th>"
+         "<th>p95 completion</th><th>makespan</th><th>GPU use</th></tr>";
+    for (const auto& g : groups)
+        h += "<tr><td>" + esc(g.scenario) + "</td><td>" + esc(g.scheduler) + "</td><td class=\"n\">" +
+             QString::number(g.runIds.size()) + (g.incomplete ? QString(" (%1 incomplete)").arg(g.incomplete) : QString()) +
+             "</td><td class=\"n\">" + formatClusterCi(g.meanCompletion).toHtmlEscaped() + "</td><td class=\"n\">" +
+             formatClusterCi(g.p95Completion).toHtmlEscaped() + "</td><td class=\"n\">" +
+             formatClusterCi(g.makespan, 2).toHtmlEscaped() + "</td><td class=\"n\">" +
+             formatClusterCi({100 * g.gpuUtilisation.mean, 100 * g.gpuUtilisation.halfWidth, g.gpuUtilisation.n}, 1)
+                 .toHtmlEscaped() +
+             "%</td></tr>";
+    h += "</table>";
+    h += figs.add("completion_cdf", renderPlot([&](QCustomPlot* p) { plotClusterCdfs(p, cr, cl, colors); }, 820, 420));
+    h += figs.add("completion_by_scheduler", renderPlot([&](QCustomPlot* p) { plotClusterGroups(p, groups); }, 820, 380));
+    h += "<h2>Cluster runs</h2><table class=\"grid\"><tr><th>run</th><th>scheduler</th><th>seed</th><th>tasks</th>"
+         "<th>mean</th><th>p50</th><th>p95</th><th>max</th><th>mean wait</th><th>makespan</th><th>preemptions</th>"
+         "<th>status</th></tr>";
+    for (std::size_t i = 0; i < cr.size(); ++i) {
+        const cluster::ClusterSummary& s = cr[i].data.result.summary;
+        h += "<tr><td>" + cl[i].toHtmlEscaped() + "</td><td>" + esc(s.scheduler) + "</td><td class=\"n\">" +
+             QString::number(s.seed) + "</td><td class=\"n\">" + QString("%1/%2").arg(s.completed).arg(s.tasks) +
+             "</td><td class=\"n\">" + num(s.meanCompletion, 3) + "</td><td class=\"n\">" + num(s.p50Completion, 3) +
+             "</td><td class=\"n\">" + num(s.p95Completion, 3) + "</td><td class=\"n\">" + num(s.maxCompletion, 3) +
+             "</td><td class=\"n\">" + num(s.meanWait, 3) + "</td><td class=\"n\">" + num(s.makespan, 2) +
+             "</td><td class=\"n\">" + QString::number(s.preemptions) + "</td><td>" + esc(s.stopReason) + "</td></tr>";
+    }
+    h += "</table>";
+    return h;
+}
+
+QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Figures& figs);
+
+/// A report of cluster runs only: no training sections (they have no loss or accuracy).
+QString buildClusterHtml(const std::vector<ReportRun>& runs, const ReportOptions&, Figures& figs) {
+    const bool single = runs.size() == 1;
+    QString h = "<html><head><meta charset=\"utf-8\"><title>FogStudio report</title><style>"
+                "body{font-family:'DejaVu Sans',sans-serif;font-size:10pt;color:#222;max-width:900px;margin:auto}"
+                "h1{font-size:18pt}h2{font-size:13pt;border-bottom:1px solid #ccc;margin-top:18pt}"
+                "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #bbb;padding:3px 6px;"
+                "font-size:9pt}pre{background:#f4f4f4;padding:6px;font-size:8pt;white-space:pre-wrap}"
+                "td.n{white-space:nowrap;text-align:right}table.grid th{white-space:nowrap}"
+                "</style></head><body>";
+    h += single ? "<h1>FogStudio cluster run " + QString::number(runs[0].run.id) + ": " + esc(runs[0].run.name) + "</h1>"
+                : QString("<h1>FogStudio comparison of %1 cluster runs</h1>").arg(runs.size());
+    h += "<p>Produced by FogStudio " FOGSTUDIO_VERSION " on " + QDateTime::currentDateTimeUtc().toString(Qt::ISODate) +
+         ". Scheduling ML tasks on edge clusters (docs/cluster.md): virtual time in steps, computed by the cluster "
+         "emulator from the scenario and seed.</p>";
+    std::vector<StoredRun> stored;
+    for (const auto& r : runs) stored.push_back(r.run);
+    h += clusterSection(runs, reportLabels(stored), figs);
+    h += "<h2>Reproduce</h2><p>Every run is stored with its scenario file's text and seed; saved to a file, it "
+         "re-runs exactly (a learned scheduler's policy is stored with its runs too):</p><pre>";
+    for (const auto& r : runs)
+        h += QString("# run %1\nfogstudio-cli cluster run SCENARIO.yaml --scheduler %2 --seed %3\n")
+                 .arg(r.run.id)
+                 .arg(QString::fromStdString(r.cluster->result.summary.scheduler))
+                 .arg(r.run.seed);
+    h += "</pre>";
+    h += "<p>The scenario file of run " + QString::number(runs[0].run.id) + ":</p><pre>" + esc(runs[0].run.scenarioYaml) + "</pre>";
+    return h + "</body></html>";
+}
+
 QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Figures& figs) {
+    if (std::all_of(runs.begin(), runs.end(), isCluster)) return buildClusterHtml(runs, o, figs);
     const bool single = runs.size() == 1;
     QString h = "<html><head><meta charset=\"utf-8\"><title>FogStudio report</title><style>"
                 "body{font-family:'DejaVu Sans',sans-serif;font-size:10pt;color:#222;max-width:900px;margin:auto}"
@@ -214,6 +302,7 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                       }, 820, 460));
     }
 
+    if (std::any_of(runs.begin(), runs.end(), isCluster)) h += clusterSection(runs, labels, figs);
     h += "<h2>Reproduce</h2><p>Every run is stored with its scenario and seed and re-runs exactly:</p><pre>";
     const QString db = o.dbPath.isEmpty() ? QString() : " --db " + o.dbPath;
     for (const auto& r : runs) h += QString("fogstudio-cli runs rerun %1%2\n").arg(r.run.id).arg(db);
@@ -268,8 +357,16 @@ std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<s
     for (auto id : ids) {
         auto r = store.run(id);
         if (!r) throw StoreError(store.path() + ": no run " + std::to_string(id));
-        out.push_back({*r, store.metrics(id), store.intervals(id), store.nodes(id)});
+        out.push_back({*r, store.metrics(id), store.intervals(id), store.nodes(id), std::nullopt});
     }
+    // Cluster runs: their tables, read once for all.
+    std::vector<std::int64_t> clusterIds;
+    for (const auto& r : out)
+        if (std::find(r.run.tags.begin(), r.run.tags.end(), "cluster") != r.run.tags.end()) clusterIds.push_back(r.run.id);
+    if (!clusterIds.empty())
+        for (auto& c : cluster::loadClusterRuns(store.path(), clusterIds))
+            for (auto& r : out)
+                if (r.run.id == c.runId) r.cluster = std::move(c.data);
     return out;
 }
 

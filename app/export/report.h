@@ -4,9 +4,12 @@
 // that reproduces each run.
 
 #include "core/analysis/run_figures.h"
+#include "core/cluster/cluster_store.h"
 #include "core/store/run_store.h"
 
 #include <QString>
+
+#include <optional>
 
 class QTextDocument;
 
@@ -19,9 +22,11 @@ struct ReportRun {
     std::vector<AggregationRecord> metrics;
     std::vector<NodeInterval> intervals;
     std::vector<NodeInfo> nodes;
+    /// A cluster run's tasks, intervals and summary (issue 17); empty for training runs.
+    std::optional<cluster::StoredClusterRun> cluster;
 };
 
-/// Loads what a report needs of the given runs.
+/// Loads what a report needs of the given runs (the cluster tables for cluster runs).
 std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<std::int64_t>& ids);
 
 struct ReportOptions {

@@ -6,7 +6,7 @@
 #include "app/gui/docs_viewer.h"
 #include "app/gui/presets.h"
 #include "core/cluster/cluster_io.h"
-#include "widgets/cluster/cluster_view.h"
+#include "widgets/cluster/cluster_window.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
@@ -198,6 +198,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         // compiled-in quickstart, which always loads.
         QString error;
         document_->load(":/presets/quickstart.yaml", &error);
+    } else if (!isDefault && cluster::isClusterScenarioFile(start.toStdString())) {
+        openPreset(defaultScenarioPath()); // the cluster file has its own window; this one shows the default
     }
     updateTitle();
     updateRunActions();
@@ -552,8 +554,17 @@ void MainWindow::connectController() {
 bool MainWindow::openScenario(const QString& path, bool askToSave) {
     QString error;
     if (cluster::isClusterScenarioFile(path.toStdString())) { // cluster experiments: a window of their own
-        if (!openClusterWindow(path, this, &error)) QMessageBox::warning(this, tr("Open cluster scenario"), error);
-        return error.isEmpty();
+        ClusterWindow* w = openClusterWindow(path, this, &error, store());
+        if (!w) {
+            QMessageBox::warning(this, tr("Open cluster scenario"), error);
+            return false;
+        }
+        connect(w, &ClusterWindow::runStored, this, [this](qint64 id) { // its episodes join the run list
+            if (runs_->store()) runs_->runFinished(id);
+            compare_->reload();
+        });
+        addRecentFile(QFileInfo(path).absoluteFilePath());
+        return true;
     }
     if (askToSave && !maybeSave()) return false;
     // A file with bad values opens, so that it can be fixed here: every problem is listed in

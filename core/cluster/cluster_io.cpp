@@ -146,6 +146,132 @@ bool readClusterScenario(YamlContext& ctx, const YAML::Node& root, ClusterScenar
     return true;
 }
 
+// ---- --set overrides on cluster files ------------------------------------------------
+// The same `key.path[i].key=value` syntax as training scenarios (fog::Override), applied to
+// the YAML tree before it is read, so the reader checks an overridden value like any other.
+
+const char* const kSetLabel = "--set";
+
+struct SetStep {
+    std::string key; ///< a map key, or empty for an index
+    std::size_t index = 0;
+};
+
+std::string stepsText(const std::vector<SetStep>& steps, std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < n && i < steps.size(); ++i)
+        out = steps[i].key.empty() ? itemPath(out, steps[i].index) : childPath(out, steps[i].key);
+    return out;
+}
+
+/// Splits "a.b[2].c" into steps; returns why not ("" when it could).
+std::string splitSetPath(const std::string& path, std::vector<SetStep>& steps) {
+    steps.clear();
+    std::size_t i = 0;
+    const std::size_t n = path.size();
+    auto keyChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+    while (i < n) {
+        std::size_t start = i;
+        while (i < n && keyChar(path[i])) ++i;
+        if (i == start) return "is not a key path: expected a key at character " + std::to_string(start + 1) + " of '" + path + "'";
+        steps.push_back({path.substr(start, i - start), 0});
+        while (i < n && path[i] == '[') {
+            const std::size_t close = path.find(']', i);
+            const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+            if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+                return "is not a key path: '[' must hold a list index such as [0] in '" + path + "'";
+            steps.push_back({"", static_cast<std::size_t>(std::stoul(digits))});
+            i = close + 1;
+        }
+        if (i < n) {
+            if (path[i] != '.' || i + 1 == n) return "is not a key path: unexpected '" + std::string(1, path[i]) + "' in '" + path + "'";
+            ++i;
+        }
+    }
+    return steps.empty() ? "is empty" : "";
+}
+
+/// Sets the value at steps[i..] below `node`; returns why not. Missing map keys are created
+/// (a value for a key the reader does not know is then reported by the reader, with a
+/// suggestion); list items must exist (or be the next one, to append).
+std::string setClusterValue(YAML::Node node, const std::vector<SetStep>& steps, std::size_t i, const YAML::Node& value,
+                            std::string& created) {
+    const SetStep& step = steps[i];
+    const bool last = i + 1 == steps.size();
+    if (step.key.empty()) {
+        if (!node.IsSequence())
+            return "'" + stepsText(steps, i) + "' is " + describeNode(node) + ", not a list, so it has no item [" +
+                   std::to_string(step.index) + "]";
+        if (step.index > node.size())
+            return "'" + stepsText(steps, i) + "' has " + std::to_string(node.size()) + " items (indexes from 0), so [" +
+                   std::to_string(step.index) + "] cannot be set";
+        if (step.index == node.size()) { // append
+            if (!last) return "'" + stepsText(steps, i + 1) + "' does not exist; set the whole item first";
+            node.push_back(value);
+            created = stepsText(steps, i + 1);
+            return {};
+        }
+        if (last) {
+            node[step.index] = value;
+            created = stepsText(steps, i + 1);
+            return {};
+        }
+        return setClusterValue(node[step.index], steps, i + 1, value, created);
+    }
+    if (node.IsNull() || !node.IsDefined()) node = YAML::Node(YAML::NodeType::Map);
+    if (!node.IsMap())
+        return "'" + stepsText(steps, i) + "' is " + describeNode(node) + ", not a map, so it has no key '" + step.key + "'";
+    if (last) {
+        node[step.key] = value;
+        created = stepsText(steps, i + 1);
+        return {};
+    }
+    YAML::Node child = node[step.key];
+    if (!child.IsDefined() || child.IsNull()) {
+        if (steps[i + 1].key.empty())
+            return "'" + stepsText(steps, i + 1) + "' does not exist, so it has no item [" + std::to_string(steps[i + 1].index) + "]";
+        YAML::Node map(YAML::NodeType::Map);
+        node[step.key] = map;
+        created = stepsText(steps, i + 1);
+        std::string below;
+        const std::string why = setClusterValue(node[step.key], steps, i + 1, value, below);
+        return why;
+    }
+    if (i == 0 && step.key == "scheduler" && child.IsScalar()) {
+        // `scheduler: fifo` is short for `scheduler: {name: fifo}`; keep the name when one of
+        // its keys is set.
+        YAML::Node map(YAML::NodeType::Map);
+        map["name"] = child.Scalar();
+        node[step.key] = map;
+        child.reset(node[step.key]);
+    }
+    return setClusterValue(child, steps, i + 1, value, created);
+}
+
+void applyClusterOverride(YAML::Node& root, const Override& o, std::vector<Diagnostic>& errors,
+                          std::vector<std::string>& touched) {
+    std::vector<SetStep> steps;
+    if (std::string bad = splitSetPath(o.path, steps); !bad.empty()) {
+        errors.push_back({kSetLabel, 0, 0, o.path, bad});
+        return;
+    }
+    YAML::Node value;
+    try {
+        value = YAML::Load(o.value);
+    } catch (const YAML::Exception& e) {
+        errors.push_back({kSetLabel, 0, 0, o.path, "value '" + o.value + "' is not valid YAML: " + e.msg});
+        return;
+    }
+    if (!value.IsDefined()) value = YAML::Node(YAML::NodeType::Null);
+    std::string created;
+    if (std::string bad = setClusterValue(root, steps, 0, value, created); !bad.empty()) {
+        errors.push_back({kSetLabel, 0, 0, o.path, "cannot be set: " + bad});
+        return;
+    }
+    touched.push_back(o.path);
+    if (!created.empty() && created != o.path) touched.push_back(created);
+}
+
 bool positive(double v) { return std::isfinite(v) && v > 0; }
 
 std::string resolve(const std::string& baseDir, const std::string& file) {
@@ -396,10 +522,41 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
     return out;
 }
 
-ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir) {
+ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                                        const std::vector<Override>& overrides) {
     YamlContext ctx(label);
     YAML::Node root;
     if (!parseScenarioDocument(ctx, yaml, root)) throw ScenarioError(ctx.diagnostics());
+    std::vector<Diagnostic> setErrors;
+    std::vector<std::string> touched;
+    if (!overrides.empty() && !root.IsMap()) {
+        // Not a map: the reader says so at the file's position; overrides cannot apply.
+    } else {
+        for (const auto& o : overrides) applyClusterOverride(root, o, setErrors, touched);
+    }
+    if (!overrides.empty()) {
+        // A --set value may bring its own anchors and aliases: count again, with them.
+        constexpr std::size_t kBudget = 1000000;
+        YAML::Mark where;
+        if (countExpandedValues(root, kBudget, where) > kBudget) {
+            setErrors.push_back({kSetLabel, 0, 0, "", "with the --set values, the scenario holds more than " +
+                                                          std::to_string(kBudget) + " values"});
+            throw ScenarioError(setErrors);
+        }
+    }
+    // Problems in values given with --set have no place in the file: say where they came from.
+    auto relabel = [&](std::vector<Diagnostic> all) {
+        for (Diagnostic& d : all)
+            for (const auto& t : touched)
+                // Below a value set there, or about a section it changed (a server whose
+                // capacities were both set to 0).
+                if (d.file == label && (pathWithin(d.path, t) || (!d.path.empty() && pathWithin(t, d.path)))) {
+                    d.file = kSetLabel;
+                    d.line = d.column = 0;
+                }
+        all.insert(all.begin(), setErrors.begin(), setErrors.end());
+        return all;
+    };
     ClusterScenario s;
     ctx.remember("", root.Mark()); // missing top-level keys are located at the document's start
     bool readable = false;
@@ -408,7 +565,7 @@ ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::stri
     } catch (const YAML::Exception& e) {
         ctx.error("", e.mark, std::string("cannot read the cluster scenario: ") + e.what());
     }
-    if (!readable) throw ScenarioError(ctx.diagnostics());
+    if (!readable) throw ScenarioError(relabel(ctx.diagnostics()));
     const std::vector<Diagnostic> readErrors = ctx.diagnostics();
     for (const auto& d : validateClusterScenario(s)) {
         const bool shadowed = std::any_of(readErrors.begin(), readErrors.end(), [&](const Diagnostic& r) {
@@ -418,34 +575,135 @@ ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::stri
     }
     s.arrivals.traceResolved = resolve(baseDir, s.arrivals.traceFile);
     s.scheduler.policyResolved = resolve(baseDir, s.scheduler.policyFile);
-    std::vector<Diagnostic> all = ctx.diagnostics();
+    std::vector<Diagnostic> all = relabel(ctx.diagnostics());
     if (all.empty() && s.arrivals.kind == ArrivalSpec::Kind::Trace) {
         std::vector<Diagnostic> traceProblems;
         s.arrivals.trace = readArrivalTrace(s.arrivals.traceResolved, s.taskTypes, traceProblems);
         if (!traceProblems.empty()) {
             ctx.error("arrivals.file", "names a trace with problems (listed below)");
-            all = ctx.diagnostics();
+            all = relabel(ctx.diagnostics());
             all.insert(all.end(), traceProblems.begin(), traceProblems.end());
         }
     }
     if (!all.empty()) {
+        // --set problems first, then this file's by position, then other files' (a trace).
+        auto rank = [&](const Diagnostic& d) { return d.file == kSetLabel ? 0 : d.file == label ? 1 : 2; };
         std::stable_sort(all.begin(), all.end(), [&](const Diagnostic& a, const Diagnostic& b) {
-            if ((a.file == label) != (b.file == label)) return a.file == label;
+            if (rank(a) != rank(b)) return rank(a) < rank(b);
             return a.line != b.line ? a.line < b.line : a.column < b.column;
         });
         throw ScenarioError(std::move(all));
     }
-    s.sourceText = yaml;
+    if (overrides.empty()) {
+        s.sourceText = yaml;
+    } else {
+        std::string header = "# " + label + " with";
+        for (const auto& o : overrides) header += " --set " + o.path + "=" + o.value;
+        YAML::Emitter out;
+        out << root;
+        s.sourceText = header + "\n" + out.c_str() + "\n";
+    }
     return s;
 }
 
-ClusterScenario loadClusterScenarioFile(const std::string& path) {
+ClusterScenario loadClusterScenarioFile(const std::string& path, const std::vector<Override>& overrides) {
     std::string text;
     if (std::string why = readScenarioBytes(path, text); !why.empty())
         throw ScenarioError({{path, 0, 0, "", why}});
-    ClusterScenario s = loadClusterScenarioText(text, path, std::filesystem::path(path).parent_path().string());
+    ClusterScenario s = loadClusterScenarioText(text, path, std::filesystem::path(path).parent_path().string(), overrides);
     s.sourcePath = path;
     return s;
+}
+
+} // namespace fog::cluster
+
+namespace fog::cluster {
+
+namespace {
+
+void emitResources(YAML::Emitter& out, const char* key, const Resources& r) {
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "cpus" << YAML::Value << r.cpus
+        << YAML::Key << "gpus" << YAML::Value << r.gpus << YAML::EndMap;
+}
+
+/// Numbers as the shortest text that reads back the same (YAML::Emitter's default precision
+/// would round some).
+std::string num(double v) { return formatNumber(v); }
+
+} // namespace
+
+std::string saveClusterScenarioText(const ClusterScenario& s) {
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "schema_version" << YAML::Value << kClusterSchemaVersion;
+    out << YAML::Key << "kind" << YAML::Value << "cluster";
+    out << YAML::Key << "name" << YAML::Value << s.name;
+    if (!s.description.empty()) out << YAML::Key << "description" << YAML::Value << YAML::Literal << s.description;
+    out << YAML::Key << "seed" << YAML::Value << s.seed;
+    out << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq;
+    for (const auto& c : s.clusters) {
+        out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << c.id << YAML::Key << "servers" << YAML::Value
+            << YAML::BeginSeq;
+        for (const auto& v : c.servers)
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << v.id << YAML::Key << "cpus"
+                << YAML::Value << v.cpus << YAML::Key << "gpus" << YAML::Value << v.gpus << YAML::Key << "memory_gb"
+                << YAML::Value << num(v.memoryGb) << YAML::Key << "bandwidth_gbps" << YAML::Value << num(v.bandwidthGbps)
+                << YAML::EndMap;
+        out << YAML::EndSeq << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "task_types" << YAML::Value << YAML::BeginSeq;
+    for (const auto& t : s.taskTypes) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << t.name;
+        out << YAML::Key << "probability" << YAML::Value << num(t.probability);
+        out << YAML::Key << "work" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "kind" << YAML::Value
+            << toString(t.work.kind);
+        if (t.work.kind == WorkSpec::Kind::Uniform)
+            out << YAML::Key << "min" << YAML::Value << num(t.work.min) << YAML::Key << "max" << YAML::Value << num(t.work.max);
+        else
+            out << YAML::Key << "mean" << YAML::Value << num(t.work.mean);
+        out << YAML::EndMap;
+        emitResources(out, "min", t.min);
+        emitResources(out, "max", t.max);
+        emitResources(out, "request", t.request);
+        out << YAML::Key << "speed" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "base" << YAML::Value
+            << num(t.speed.base) << YAML::Key << "cpu_exponent" << YAML::Value << num(t.speed.cpuExponent) << YAML::Key
+            << "gpu_exponent" << YAML::Value << num(t.speed.gpuExponent) << YAML::EndMap;
+        out << YAML::Key << "memory_gb" << YAML::Value << num(t.memoryGb);
+        out << YAML::Key << "bandwidth_gbps" << YAML::Value << num(t.bandwidthGbps);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "arrivals" << YAML::Value << YAML::BeginMap << YAML::Key << "kind" << YAML::Value
+        << toString(s.arrivals.kind);
+    if (s.arrivals.kind == ArrivalSpec::Kind::Poisson)
+        out << YAML::Key << "rate_per_step" << YAML::Value << num(s.arrivals.ratePerStep) << YAML::Key << "tasks"
+            << YAML::Value << s.arrivals.tasks;
+    else
+        out << YAML::Key << "file" << YAML::Value << s.arrivals.traceFile;
+    out << YAML::EndMap;
+    out << YAML::Key << "queue_limit" << YAML::Value << s.queueLimit;
+    out << YAML::Key << "scheduler" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+        << s.scheduler.name;
+    if (s.scheduler.name == "learned" && !s.scheduler.policyFile.empty())
+        out << YAML::Key << "policy" << YAML::Value << s.scheduler.policyFile;
+    if (s.scheduler.name == "tiresias") {
+        out << YAML::Key << "thresholds" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (double x : s.scheduler.thresholds) out << num(x);
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+    out << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+}
+
+void saveClusterScenarioFile(const ClusterScenario& s, const std::string& path) {
+    const std::string text = saveClusterScenarioText(s);
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    f.close();
+    if (!f) throw std::runtime_error(path + ": cannot write the cluster scenario: " + std::strerror(errno));
 }
 
 } // namespace fog::cluster

@@ -17,10 +17,21 @@ bool isClusterScenarioFile(const std::string& path);
 
 /// Loads and validates; throws fog::ScenarioError listing every problem. Trace and policy
 /// files named in it are resolved relative to the file's folder; the trace is read here.
-ClusterScenario loadClusterScenarioFile(const std::string& path);
+/// `overrides` (`--set key.path=value`, parsed with fog::parseOverride) change the YAML tree
+/// before it is read: a problem in a value set there is reported as `--set: key.path ...`,
+/// every other problem at its file:line:column. With overrides, `sourceText` is the changed
+/// tree written back as YAML (so a stored run re-runs with the values it used).
+ClusterScenario loadClusterScenarioFile(const std::string& path, const std::vector<Override>& overrides = {});
 /// Same from text; `label` names it in messages, `baseDir` resolves relative file names.
 ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::string& label = "<string>",
-                                        const std::string& baseDir = "");
+                                        const std::string& baseDir = "",
+                                        const std::vector<Override>& overrides = {});
+
+/// Writes a cluster scenario as YAML that loads back to the same scenario (every key
+/// written; an arrival trace by its file name, as written).
+std::string saveClusterScenarioText(const ClusterScenario& s);
+/// Writes the file; throws std::runtime_error naming the path when it cannot.
+void saveClusterScenarioFile(const ClusterScenario& s, const std::string& path);
 
 /// Range and consistency checks on a scenario in memory (key paths, no positions).
 std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s);

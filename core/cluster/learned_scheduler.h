@@ -25,12 +25,26 @@ public:
     /// undiscounted sum is minus the total completion time), divided by `scale`, and the
     /// discount is gamma per step of virtual time.
     std::vector<double> returns(double gamma, double scale) const;
+    /// The discounted return from any virtual time to the end of the last episode, with the
+    /// reward and scale of returns() (discounted from each interval's start): what rollouts
+    /// of the same arrivals are compared against at an instant (the input-driven baseline).
+    struct ReturnCurve {
+        std::vector<double> from, to, reward, suffix;
+        double gamma = 1;
+        double at(double t) const;
+    };
+    ReturnCurve returnCurve(double gamma, double scale) const;
+    /// Training: a different sampling stream for rollouts of the same seed (0: the default).
+    void setSamplingStream(std::uint64_t stream) { stream_ = stream; }
+    /// Virtual times of the actions recorded in the last training episode.
+    const std::vector<double>& actionTimes() const { return actionTimes_; }
     ClusterPolicy& policy() { return *policy_; }
 
 private:
     std::shared_ptr<ClusterPolicy> policy_;
     bool training_;
     Rng rng_{1};
+    std::uint64_t stream_ = 0;
     int decisions_ = 0;
     double endTime_ = 0;
     std::vector<double> actionTimes_;
@@ -51,7 +65,13 @@ struct TrainProgress {
 };
 
 struct TrainOptions {
-    int episodes = 50;
+    int episodes = 50; ///< training episodes (rollouts) in all
+    /// Rollouts of one generated arrival sequence per update. With more than one, each
+    /// action's advantage is its return minus the mean return of the other rollouts at the
+    /// same virtual time (an input-driven baseline, after Mao et al., Decima, SIGCOMM 2019):
+    /// the arrivals' randomness, which dwarfs the effect of one action, cancels out. With 1,
+    /// the critic's value is the baseline (plain advantage actor-critic).
+    int rolloutsPerUpdate = 4;
     std::uint64_t seed = 1;
     double learningRate = 2e-3;
     double entropyWeight = 0.01;
@@ -65,12 +85,15 @@ struct TrainOptions {
     /// (actor-critic training can collapse after a good start). 0: keep the last.
     int validateEvery = 10;
     int validationEpisodes = 3;
+    /// Return the best policy by validation (true) or the last one (false).
+    bool keepBest = true;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const TrainProgress&)> onEpisode;
 };
 
 struct TrainResult {
     std::shared_ptr<ClusterPolicy> policy; ///< the best by validation (or the last)
+    std::string lastPolicyBytes;           ///< the policy after the last update
     int bestEpisode = 0;
     double bestValidation = -1;
     std::vector<TrainProgress> curve;

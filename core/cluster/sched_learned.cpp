@@ -36,10 +36,12 @@ LearnedScheduler::LearnedScheduler(std::shared_ptr<ClusterPolicy> policy, const 
 
 void LearnedScheduler::beginEpisode(const ClusterScenario&, std::uint64_t seed) {
     rng_ = Rng(deriveSeed(seed, hashName("cluster.scheduler.learned")));
+    if (stream_ != 0) rng_ = Rng(deriveSeed(deriveSeed(seed, hashName("cluster.scheduler.learned")), stream_));
     decisions_ = 0;
     actionTimes_.clear();
     points_.clear();
-    policy_->clearRecording();
+    // A training batch may span several episodes: the trainer clears the recording.
+    if (!training_) policy_->clearRecording();
     policy_->setRecording(training_);
 }
 
@@ -161,6 +163,33 @@ std::vector<double> LearnedScheduler::returns(double gamma, double scale) const 
     return out;
 }
 
+LearnedScheduler::ReturnCurve LearnedScheduler::returnCurve(double gamma, double scale) const {
+    ReturnCurve c;
+    c.gamma = gamma;
+    for (std::size_t j = 0; j < points_.size(); ++j) {
+        const double from = points_[j].time;
+        const double to = j + 1 < points_.size() ? points_[j + 1].time : endTime_;
+        c.from.push_back(from);
+        c.to.push_back(to);
+        c.reward.push_back(-points_[j].inSystem * (to - from) / scale);
+    }
+    c.suffix.assign(c.from.size() + 1, 0.0);
+    for (std::size_t j = c.from.size(); j-- > 0;) {
+        const double next = j + 1 < c.from.size() ? std::pow(gamma, c.from[j + 1] - c.from[j]) * c.suffix[j + 1] : 0.0;
+        c.suffix[j] = c.reward[j] + next;
+    }
+    return c;
+}
+
+double LearnedScheduler::ReturnCurve::at(double t) const {
+    // The first interval starting at or after t, plus the part of the one running at t.
+    const std::size_t k = static_cast<std::size_t>(std::lower_bound(from.begin(), from.end(), t) - from.begin());
+    double partial = 0;
+    if (k > 0 && t < to[k - 1] && to[k - 1] > from[k - 1])
+        partial = reward[k - 1] * (to[k - 1] - t) / (to[k - 1] - from[k - 1]);
+    return k < from.size() ? partial + std::pow(gamma, from[k] - t) * suffix[k] : partial;
+}
+
 std::shared_ptr<ClusterPolicy> loadScenarioPolicy(const ClusterScenario& s) {
     if (s.scheduler.policyResolved.empty())
         throw std::runtime_error("scheduler learned needs a trained policy: set scheduler.policy in the scenario or pass "
@@ -171,12 +200,14 @@ std::shared_ptr<ClusterPolicy> loadScenarioPolicy(const ClusterScenario& s) {
 TrainResult trainClusterPolicy(const ClusterScenario& s, const TrainOptions& o, std::shared_ptr<ClusterPolicy> start) {
     useSingleThreadedKernels();
     const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     TrainResult result;
     result.policy = start ? std::move(start)
                           : std::make_shared<ClusterPolicy>(static_cast<int>(s.clusters.size()), o.seed, o.embed);
     LearnedScheduler sched(result.policy, s, true);
     const std::uint64_t base = deriveSeed(o.seed, hashName("cluster.training"));
     const std::uint64_t validationBase = deriveSeed(o.seed, hashName("cluster.validation"));
+    const int rollouts = std::max(1, o.rolloutsPerUpdate);
     std::string bestBytes;
     auto validate = [&]() {
         LearnedScheduler greedy(result.policy, s, false);
@@ -185,32 +216,89 @@ TrainResult trainClusterPolicy(const ClusterScenario& s, const TrainOptions& o, 
             sum += runCluster(s, greedy, deriveSeed(validationBase, static_cast<std::uint64_t>(v))).summary.meanCompletion;
         return sum / std::max(1, o.validationEpisodes);
     };
-    for (int e = 0; e < o.episodes; ++e) {
+    auto stopping = [&] {
+        return (o.cancel && o.cancel->load()) || (o.maxWallSeconds > 0 && elapsed() >= o.maxWallSeconds);
+    };
+    int done = 0;
+    for (std::uint64_t update = 0; done < o.episodes; ++update) {
         if (o.cancel && o.cancel->load()) break;
-        const ClusterResult run = runCluster(s, sched, deriveSeed(base, static_cast<std::uint64_t>(e)));
-        TrainProgress p;
-        p.episode = e + 1;
-        p.meanCompletion = run.summary.meanCompletion;
-        p.episodeReward = -run.summary.meanCompletion;
-        p.stats = result.policy->update(sched.returns(o.gamma, o.rewardScale), o.learningRate, o.entropyWeight);
-        const bool last = e + 1 == o.episodes || (o.cancel && o.cancel->load()) ||
-                          (o.maxWallSeconds > 0 &&
-                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= o.maxWallSeconds);
-        if (o.validateEvery > 0 && o.validationEpisodes > 0 && ((e + 1) % o.validateEvery == 0 || last)) {
-            p.validation = validate();
-            if (result.bestValidation < 0 || p.validation < result.bestValidation) {
-                result.bestValidation = p.validation;
-                result.bestEpisode = e + 1;
+        // One arrival sequence per update, played `k` times with different sampling streams
+        // (with one rollout, every episode has arrivals of its own, as before).
+        const int k = std::min(rollouts, o.episodes - done);
+        result.policy->clearRecording();
+        std::vector<TrainProgress> batch;
+        std::vector<LearnedScheduler::ReturnCurve> curves;
+        std::vector<std::vector<double>> times;
+        std::vector<double> singleReturns;
+        bool cancelled = false;
+        for (int r = 0; r < k; ++r) {
+            const std::uint64_t seed = rollouts == 1 ? deriveSeed(base, static_cast<std::uint64_t>(done + r))
+                                                     : deriveSeed(base, update);
+            sched.setSamplingStream(rollouts == 1 ? 0 : static_cast<std::uint64_t>(r + 1));
+            ClusterRunOptions ro;
+            ro.cancel = o.cancel;
+            const ClusterResult run = runCluster(s, sched, seed, ro);
+            if (!run.summary.complete && o.cancel && o.cancel->load()) {
+                cancelled = true;
+                break;
+            }
+            TrainProgress p;
+            p.meanCompletion = run.summary.meanCompletion;
+            p.episodeReward = -run.summary.meanCompletion;
+            batch.push_back(p);
+            if (rollouts == 1) singleReturns = sched.returns(o.gamma, o.rewardScale);
+            curves.push_back(sched.returnCurve(o.gamma, o.rewardScale));
+            times.push_back(sched.actionTimes());
+        }
+        if (cancelled) {
+            result.policy->clearRecording();
+            break;
+        }
+        PolicyUpdateStats stats;
+        if (k == 1 && rollouts == 1) {
+            stats = result.policy->update(singleReturns, o.learningRate, o.entropyWeight);
+        } else {
+            std::vector<double> returns, baselines;
+            for (int r = 0; r < k; ++r)
+                for (double t : times[r]) {
+                    returns.push_back(curves[r].at(t));
+                    double b = 0;
+                    for (int j = 0; j < k; ++j)
+                        if (j != r) b += curves[j].at(t);
+                    baselines.push_back(k > 1 ? b / (k - 1) : 0.0);
+                }
+            // A lone rollout (the remainder of the episode budget) has no other to compare
+            // with: the critic is its baseline.
+            stats = k > 1 ? result.policy->update(returns, baselines, o.learningRate, o.entropyWeight)
+                          : result.policy->update(returns, o.learningRate, o.entropyWeight);
+        }
+        const int before = done;
+        done += k;
+        const bool last = done >= o.episodes || stopping();
+        double validation = -1;
+        if (o.validateEvery > 0 && o.validationEpisodes > 0 && (done / o.validateEvery > before / o.validateEvery || last)) {
+            validation = validate();
+            if (result.bestValidation < 0 || validation < result.bestValidation) {
+                result.bestValidation = validation;
+                result.bestEpisode = done;
                 bestBytes = result.policy->serialize();
             }
         }
-        p.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        result.curve.push_back(p);
-        if (o.onEpisode) o.onEpisode(p);
+        for (int r = 0; r < k; ++r) {
+            TrainProgress& p = batch[r];
+            p.episode = before + r + 1;
+            p.stats = stats;
+            if (r + 1 == k) p.validation = validation;
+            p.wallSeconds = elapsed();
+            result.curve.push_back(p);
+            if (o.onEpisode) o.onEpisode(p);
+        }
         if (last) break;
     }
-    if (!bestBytes.empty()) result.policy = std::shared_ptr<ClusterPolicy>(ClusterPolicy::deserialize(bestBytes, "best policy"));
-    result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.lastPolicyBytes = result.policy->serialize();
+    if (o.keepBest && !bestBytes.empty())
+        result.policy = std::shared_ptr<ClusterPolicy>(ClusterPolicy::deserialize(bestBytes, "best policy"));
+    result.wallSeconds = elapsed();
     return result;
 }
 

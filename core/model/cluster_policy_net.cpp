@@ -187,11 +187,17 @@ PolicyAction ClusterPolicy::act(const PolicyObservation& o, bool sample, Rng& rn
 }
 
 PolicyUpdateStats ClusterPolicy::update(const std::vector<double>& returns, double learningRate, double entropyWeight) {
+    return update(returns, {}, learningRate, entropyWeight);
+}
+
+PolicyUpdateStats ClusterPolicy::update(const std::vector<double>& returns, const std::vector<double>& baselines,
+                                        double learningRate, double entropyWeight) {
     PolicyUpdateStats st;
     const std::size_t n = impl_->logps.size();
-    if (n == 0 || returns.size() != n) {
+    if (n == 0 || returns.size() != n || (!baselines.empty() && baselines.size() != n)) {
         clearRecording();
-        if (returns.size() != n) throw std::logic_error("ClusterPolicy::update: returns and recorded actions differ in count");
+        if (returns.size() != n || (!baselines.empty() && baselines.size() != n))
+            throw std::logic_error("ClusterPolicy::update: returns, baselines and recorded actions differ in count");
         return st;
     }
     if (!impl_->optimizer || impl_->optimizerLr != learningRate) {
@@ -204,6 +210,10 @@ PolicyUpdateStats ClusterPolicy::update(const std::vector<double>& returns, doub
     const torch::Tensor logp = torch::stack(impl_->logps);
     const torch::Tensor ent = torch::stack(impl_->entropies);
     torch::Tensor adv = (R - V).detach();
+    if (!baselines.empty()) {
+        std::vector<float> b(baselines.begin(), baselines.end());
+        adv = R - torch::from_blob(b.data(), {static_cast<std::int64_t>(n)}, torch::kFloat32).clone();
+    }
     if (n > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-6);
     const torch::Tensor policyLoss = -(logp * adv).mean();
     const torch::Tensor valueLoss = (V - R).pow(2).mean();

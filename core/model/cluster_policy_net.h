@@ -73,6 +73,11 @@ public:
     /// One actor-critic step over the recorded actions with their discounted returns
     /// (same order and count); clears the recording.
     PolicyUpdateStats update(const std::vector<double>& returns, double learningRate, double entropyWeight);
+    /// The same with a baseline per action (e.g. the mean return of other rollouts of the same
+    /// arrivals at that instant): advantage = return - baseline, normalised over the batch;
+    /// the critic is still fitted to the returns. Empty `baselines`: the critic's values.
+    PolicyUpdateStats update(const std::vector<double>& returns, const std::vector<double>& baselines,
+                             double learningRate, double entropyWeight);
 
     /// The weights and shape as bytes (LibTorch archive) and back; load throws
     /// std::runtime_error naming the problem.

@@ -3,6 +3,7 @@
 
 #include "core/analysis/run_labels.h"
 #include "core/store/run_store.h"
+#include "widgets/compare/cluster_comparison.h"
 #include "widgets/compare/run_picker_dialog.h"
 #include "widgets/plots/qcustomplot.h"
 #include "widgets/runs/runs_table_model.h"
@@ -192,6 +193,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     sl->addWidget(yaml_, 1);
     auto* middle = new QSplitter(Qt::Horizontal, this);
     QWidget* tradeBox = titled("Trade-off", trade_, this);
+    tradeBox_ = tradeBox;
     tradeTitle_ = tradeBox->findChild<QLabel*>();
     tradeTitle_->setWordWrap(true);
     middle->addWidget(tradeBox);
@@ -217,14 +219,20 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     tl->setSpacing(2);
     tl->addWidget(table_, 1);
     tl->addWidget(paretoNote_);
+    tableBox_ = tableBox;
 
+    cluster_ = new ClusterComparison(this);
+    cluster_->setVisible(false);
+    curvesPane_ = curves;
     auto* right = new QSplitter(Qt::Vertical, this);
     right->addWidget(curves);
+    right->addWidget(cluster_);
     right->addWidget(middle);
     right->addWidget(tableBox);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 3);
     right->setStretchFactor(2, 3);
+    right->setStretchFactor(3, 3);
     right->setChildrenCollapsible(false);
 
     auto* main = new QSplitter(Qt::Horizontal, this);
@@ -377,7 +385,50 @@ QCustomPlot* ComparisonView::curvePlot(PlotKind kind) const {
 }
 
 QList<QPair<QString, QCustomPlot*>> ComparisonView::plots() const {
-    return {{"accuracy", acc_}, {"train_loss", loss_}, {"cost", cost_}, {"tradeoff", trade_}};
+    QList<QPair<QString, QCustomPlot*>> out;
+    if (anyTraining_) out = {{"accuracy", acc_}, {"train_loss", loss_}, {"cost", cost_}, {"tradeoff", trade_}};
+    if (anyCluster_) out += {{"completion_cdf", cluster_->cdfPlot()}, {"completion_by_scheduler", cluster_->groupPlot()}};
+    return out;
+}
+
+void ComparisonView::loadClusterRuns() {
+    // Cluster runs (tag "cluster") have no training metrics: their completion times come from
+    // the cluster tables and are compared in a pane of their own.
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> scenarios;
+    for (const auto& r : runs_)
+        if (std::find(r.run.tags.begin(), r.run.tags.end(), "cluster") != r.run.tags.end()) {
+            ids.push_back(r.run.id);
+            const auto cut = r.run.name.rfind(" / ");
+            scenarios.push_back(cut == std::string::npos ? r.run.name : r.run.name.substr(0, cut));
+        }
+    std::vector<cluster::ComparedClusterRun> loaded;
+    if (store_ && !ids.empty()) {
+        try {
+            loaded = cluster::loadClusterRuns(store_->path(), ids, scenarios);
+        } catch (const std::exception& e) {
+            runInfo_->setText("<span style='color:#d55e00'>" + QString("Cannot read the cluster runs: %1").arg(e.what()).toHtmlEscaped() + "</span>");
+        }
+    }
+    std::vector<QString> labels;
+    std::vector<QColor> colors;
+    for (const auto& c : loaded) {
+        // What tells cluster runs apart: the scheduler and the seed.
+        const int i = indexOf(c.runId);
+        labels.push_back(QString("#%1 %2, seed %3")
+                             .arg(c.runId)
+                             .arg(QString::fromStdString(c.data.result.summary.scheduler))
+                             .arg(c.data.result.summary.seed));
+        colors.push_back(seriesColor(std::max(0, i)));
+    }
+    anyCluster_ = !loaded.empty();
+    anyTraining_ = runs_.empty() || static_cast<std::size_t>(ids.size()) < runs_.size();
+    cluster_->setRuns(std::move(loaded), labels, colors);
+    cluster_->setVisible(anyCluster_);
+    // Training figures (curves, trade-off, time-to-accuracy table) mean nothing for cluster runs.
+    curvesPane_->setVisible(anyTraining_);
+    tradeBox_->setVisible(anyTraining_);
+    tableBox_->setVisible(anyTraining_);
 }
 
 QString ComparisonView::scenarioText() const { return yaml_->toPlainText(); }
@@ -537,6 +588,7 @@ void ComparisonView::rebuild(bool reloadAll) {
     redrawTradeOff();
     fillTable();
     showDetails();
+    loadClusterRuns();
     if (!problem.isEmpty()) runInfo_->setText("<span style='color:#d55e00'>" + problem.toHtmlEscaped() + "</span>");
     updateButtons();
     Q_EMIT runsChanged(runIds());

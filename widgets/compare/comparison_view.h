@@ -25,6 +25,7 @@ class QToolButton;
 
 namespace fog {
 
+class ClusterComparison;
 class RunStore;
 
 class ComparisonView : public QWidget {
@@ -67,6 +68,9 @@ public:
     /// The four plots, in display order, with a file-name stem each (for exporting them).
     QList<QPair<QString, QCustomPlot*>> plots() const;
     QTableWidget* summaryTable() const { return table_; }
+    /// The cluster runs' pane (completion-time CDFs, mean and p95 with CIs per scheduler);
+    /// shown only while cluster runs are compared.
+    ClusterComparison* clusterComparison() const { return cluster_; }
     QString scenarioText() const;
     QString selectedSummaryText() const;
 
@@ -149,6 +153,12 @@ private:
     QLabel* paretoNote_; ///< the Pareto definition, stated under the table
     QPointF pressPos_;
     bool restyling_ = false;
+    ClusterComparison* cluster_;
+    QWidget* curvesPane_;
+    QWidget* tradeBox_;
+    QWidget* tableBox_;
+    bool anyTraining_ = true, anyCluster_ = false;
+    void loadClusterRuns();
 };
 
 } // namespace fog
