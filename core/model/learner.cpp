@@ -130,6 +130,13 @@ Params Learner::initialParameters(std::uint64_t seed) const {
 }
 
 LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shouldStop) const {
+    return runSteps(job, shouldStop, false);
+}
+
+LocalResult Learner::runWithLibTorchOptimiser(const LocalJob& job) const { return runSteps(job, {}, true); }
+
+LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& shouldStop,
+                              bool libTorchOptimiser) const {
     LocalResult result;
     Net& net = impl_->localNet();
     detail::loadParameters(*net, *job.start);
@@ -141,6 +148,10 @@ LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shoul
     if (job.gradientOnly)
         for (auto& p : params) gradSum.push_back(torch::zeros_like(p));
     MomentumSgd opt(params, job.learningRate, job.momentum, job.weightDecay);
+    std::unique_ptr<torch::optim::SGD> reference;
+    if (libTorchOptimiser && !job.gradientOnly)
+        reference = std::make_unique<torch::optim::SGD>(
+            params, torch::optim::SGDOptions(job.learningRate).momentum(job.momentum).weight_decay(job.weightDecay));
 
     double lossSum = 0.0;
     std::size_t offset = 0;
@@ -154,7 +165,10 @@ LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shoul
         offset += static_cast<std::size_t>(bs);
         auto x = impl_->trainX.index_select(0, idx);
         auto y = impl_->trainY.index_select(0, idx);
-        opt.dropGradients();
+        if (libTorchOptimiser)
+            net->zero_grad();
+        else
+            opt.dropGradients();
         auto loss = torch::nn::functional::cross_entropy(net->forward(x, true, gen), y);
         loss.backward();
         const double l = loss.item<double>();
@@ -166,6 +180,8 @@ LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shoul
             torch::NoGradGuard guard;
             for (std::size_t i = 0; i < params.size(); ++i)
                 if (params[i].grad().defined()) gradSum[i].add_(params[i].grad(), static_cast<double>(bs));
+        } else if (reference) {
+            reference->step();
         } else {
             opt.step();
         }
