@@ -145,14 +145,15 @@ int runBench(const BenchOptions& o, std::ostream& out) {
     const Row pn = plain(o.threads), en = emulator(o.threads);
     auto line = [&](const char* what, int threads, const Row& r) {
         const double workers = (r.cpu - r.mainCpu) / (threads * r.seconds);
-        out << "  " << std::left << std::setw(12) << what << std::right << std::setw(3) << threads
-            << std::setprecision(2) << std::setw(10) << r.seconds << std::setw(9) << r.cpu << std::setw(9)
-            << r.mainCpu << std::setprecision(0) << std::setw(9) << 100.0 * workers << "%" << std::setw(10)
-            << r.preempted << std::setprecision(2) << std::setw(10) << 100.0 * r.accuracy << "%\n";
+        out << "  " << std::left << std::setw(11) << what << std::right << std::setw(8) << threads
+            << std::setprecision(2) << std::setw(9) << r.seconds << std::setw(8) << r.cpu << std::setw(8)
+            << r.mainCpu << std::setprecision(0) << std::setw(8) << 100.0 * workers << "%" << std::setw(10)
+            << r.preempted << std::setprecision(2) << std::setw(9) << 100.0 * r.accuracy << "%\n";
     };
     out << "\nTimes (same process, same data; load average " << loadBefore << " before, " << loadAverage()
-        << " after):\n"
-        << "              threads    wall s    CPU s   main s  workers  preempted  accuracy\n";
+        << " after):\n  " << std::left << std::setw(11) << "" << std::right << std::setw(8) << "threads"
+        << std::setw(9) << "wall s" << std::setw(8) << "CPU s" << std::setw(8) << "main s" << std::setw(9)
+        << "workers" << std::setw(10) << "preempted" << std::setw(10) << "accuracy" << "\n";
     line("plain loop", 1, p1);
     line("emulator", 1, e1);
     line("plain loop", o.threads, pn);
