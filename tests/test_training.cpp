@@ -4,6 +4,8 @@
 #include "engine_fixtures.h"
 
 #include "core/data/dataset.h"
+#include "core/model/learner.h"
+#include "core/util/random.h"
 
 #include <QtTest>
 #include <cmath>
@@ -35,16 +37,27 @@ Scenario fmnistFedAvg(int clients, int trainSamples) {
     return s;
 }
 
+/// 16x16 one-channel "images" with random pixels and labels: enough for every model kind.
+Dataset randomImages(std::size_t n, std::uint64_t seed) {
+    Dataset d;
+    d.channels = 1;
+    d.height = 16;
+    d.width = 16;
+    d.classes = 10;
+    Rng rng(seed);
+    for (std::size_t i = 0; i < n * 256; ++i)
+        d.features.push_back(rng.uniform() < 0.3 ? 0.0f : static_cast<float>(rng.uniform(-1.0, 2.0)));
+    for (std::size_t i = 0; i < n; ++i) d.labels.push_back(static_cast<std::int64_t>(rng.uniform() * 10) % 10);
+    return d;
+}
+
 } // namespace
 
 class TestTraining : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() {
-        if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
-    }
-
     void fedAvgLearnsFashionMnist() {
+        if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
         Scenario s = fmnistFedAvg(10, 20000);
         s.stop.rounds = 3;
         Recorder rec;
@@ -59,6 +72,67 @@ private Q_SLOTS:
         QVERIFY(rec.records.back().trainLoss < rec.records.front().trainLoss);
     }
 
+    // Learner::run does its SGD steps without torch::optim::SGD (faster, see learner.cpp);
+    // the parameters it returns must equal LibTorch's optimiser's bit for bit (zeros of
+    // either sign compare equal: run drops gradients instead of zeroing them).
+    void localStepsEqualLibTorchOptimiser_data() {
+        QTest::addColumn<int>("model");
+        QTest::addColumn<double>("momentum");
+        QTest::addColumn<double>("weightDecay");
+        QTest::addColumn<bool>("gradientOnly");
+        const int kinds[] = {static_cast<int>(ModelSpec::Kind::LogReg), static_cast<int>(ModelSpec::Kind::Mlp),
+                             static_cast<int>(ModelSpec::Kind::Cnn)};
+        for (int kind : kinds)
+            for (double m : {0.0, 0.5, 0.9})
+                for (double wd : {0.0, 1e-3})
+                    QTest::addRow("%s momentum %.1f decay %g", toString(static_cast<ModelSpec::Kind>(kind)),
+                                  m, wd)
+                        << kind << m << wd << false;
+        QTest::newRow("mlp gradient only") << static_cast<int>(ModelSpec::Kind::Mlp) << 0.0 << 0.0 << true;
+    }
+    void localStepsEqualLibTorchOptimiser() {
+        QFETCH(int, model);
+        QFETCH(double, momentum);
+        QFETCH(double, weightDecay);
+        QFETCH(bool, gradientOnly);
+        const Dataset train = randomImages(200, 7), test = randomImages(20, 8);
+        ModelSpec spec;
+        spec.kind = static_cast<ModelSpec::Kind>(model);
+        spec.hidden = {32};
+        spec.dropout = spec.kind == ModelSpec::Kind::LogReg ? 0.0 : 0.5;
+        Learner learner(spec, train, test);
+        LocalJob job;
+        job.start = std::make_shared<Params>(learner.initialParameters(3));
+        Rng rng(11);
+        for (int b : {10, 10, 7, 10, 10, 3, 10, 10, 10, 10, 10, 10}) {
+            job.batchSizes.push_back(b);
+            for (int i = 0; i < b; ++i) job.samples.push_back(static_cast<std::int64_t>(rng.uniform() * 200) % 200);
+        }
+        job.learningRate = 0.05;
+        job.momentum = momentum;
+        job.weightDecay = weightDecay;
+        job.gradientOnly = gradientOnly;
+        job.seed = 99;
+        const LocalResult fast = learner.run(job);
+        const LocalResult reference = learner.runWithLibTorchOptimiser(job);
+        QCOMPARE(fast.steps, 12);
+        QCOMPARE(reference.steps, fast.steps);
+        QCOMPARE(reference.samples, fast.samples);
+        QVERIFY(std::memcmp(&fast.meanLoss, &reference.meanLoss, sizeof(double)) == 0);
+        QCOMPARE(fast.update.size(), learner.parameterCount());
+        QCOMPARE(reference.update.size(), fast.update.size());
+        std::size_t moved = 0;
+        for (std::size_t i = 0; i < fast.update.size(); ++i) {
+            if (!(fast.update[i] == reference.update[i]))
+                QFAIL(qPrintable(QString("parameter %1: %2 vs LibTorch's %3")
+                                     .arg(i)
+                                     .arg(double(fast.update[i]), 0, 'g', 9)
+                                     .arg(double(reference.update[i]), 0, 'g', 9)));
+            moved += fast.update[i] != 0.0f;
+        }
+        QVERIFY2(moved > fast.update.size() / 2, "the local steps should change most parameters");
+    }
+
     void sameMetricsForAnyThreadCount_data() {
         QTest::addColumn<QString>("policy");
         QTest::newRow("fedavg") << "fedavg";
@@ -67,6 +141,7 @@ private Q_SLOTS:
         QTest::newRow("n-batch-sync") << "n-batch-sync";
     }
     void sameMetricsForAnyThreadCount() {
+        if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
         QFETCH(QString, policy);
         Scenario s = fmnistFedAvg(6, 3000);
         s.sync.name = policy.toStdString();

@@ -6,11 +6,14 @@
 #include "core/store/run_store.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <iomanip>
+#include <sstream>
 
 namespace fog::cli {
 
@@ -19,6 +22,35 @@ namespace {
 double wallNow() {
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); }
+
+/// CPU seconds (user + system) and involuntary context switches, of the whole process or of
+/// the calling thread: with the wall time they tell training work from waiting, and show
+/// how much of the machine other processes took.
+struct CpuSample {
+    double process = 0.0, thread = 0.0;
+    long preempted = 0; ///< involuntary context switches of the process
+};
+
+CpuSample cpuNow() {
+    CpuSample c;
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) == 0) {
+        c.process = seconds(u.ru_utime) + seconds(u.ru_stime);
+        c.preempted = u.ru_nivcsw;
+    }
+    if (getrusage(RUSAGE_THREAD, &u) == 0) c.thread = seconds(u.ru_utime) + seconds(u.ru_stime);
+    return c;
+}
+
+std::string loadAverage() {
+    double l[3] = {0, 0, 0};
+    if (getloadavg(l, 3) != 3) return "unknown";
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << l[0] << ", " << l[1] << ", " << l[2];
+    return s.str();
 }
 
 /// Fashion-MNIST, N IID clients under one server, 10 per round, FedAvg with E local epochs,
@@ -71,17 +103,30 @@ int runBench(const BenchOptions& o, std::ostream& out) {
     useSingleThreadedKernels();
 
     struct Row {
-        double seconds;
-        double accuracy;
+        double seconds = 0.0;
+        double accuracy = 0.0;
+        double cpu = 0.0;     ///< CPU seconds of every thread
+        double mainCpu = 0.0; ///< of the calling thread: the engine thread, or the plain loop's round loop
+        long preempted = 0;
+    };
+    auto timed = [](auto&& body) {
+        const CpuSample c0 = cpuNow();
+        const double start = wallNow();
+        Row r;
+        r.accuracy = body();
+        r.seconds = wallNow() - start;
+        const CpuSample c1 = cpuNow();
+        r.cpu = c1.process - c0.process;
+        r.mainCpu = c1.thread - c0.thread;
+        r.preempted = c1.preempted - c0.preempted;
+        return r;
     };
     auto emulator = [&](int threads) {
         EngineOptions opt;
         opt.threads = threads;
         opt.data = data;
         Engine engine(s, opt);
-        const double start = wallNow();
-        const RunSummary r = engine.run();
-        return Row{wallNow() - start, r.finalTestAccuracy};
+        return timed([&] { return engine.run().finalTestAccuracy; });
     };
     auto plain = [&](int threads) {
         PlainFedAvgConfig c;
@@ -92,30 +137,40 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         c.epochs = epochs;
         c.threads = threads;
         c.seed = s.seed;
-        const double start = wallNow();
-        const EvalResult r = runPlainFedAvg(c, data->train, data->test, data->parts);
-        return Row{wallNow() - start, r.accuracy};
+        return timed([&] { return runPlainFedAvg(c, data->train, data->test, data->parts).accuracy; });
     };
 
+    const std::string loadBefore = loadAverage();
     const Row p1 = plain(1), e1 = emulator(1);
     const Row pn = plain(o.threads), en = emulator(o.threads);
     auto line = [&](const char* what, int threads, const Row& r) {
-        out << "  " << std::left << std::setw(12) << what << std::right << std::setw(3) << threads
-            << " thread(s) " << std::setw(9) << std::setprecision(2) << r.seconds << " s   test accuracy "
-            << std::setprecision(2) << 100.0 * r.accuracy << "%\n";
+        const double workers = (r.cpu - r.mainCpu) / (threads * r.seconds);
+        out << "  " << std::left << std::setw(11) << what << std::right << std::setw(8) << threads
+            << std::setprecision(2) << std::setw(9) << r.seconds << std::setw(8) << r.cpu << std::setw(8)
+            << r.mainCpu << std::setprecision(0) << std::setw(8) << 100.0 * workers << "%" << std::setw(10)
+            << r.preempted << std::setprecision(2) << std::setw(9) << 100.0 * r.accuracy << "%\n";
     };
-    out << "\nWall-clock times (same process, same data):\n";
+    out << "\nTimes (same process, same data; load average " << loadBefore << " before, " << loadAverage()
+        << " after):\n  " << std::left << std::setw(11) << "" << std::right << std::setw(8) << "threads"
+        << std::setw(9) << "wall s" << std::setw(8) << "CPU s" << std::setw(8) << "main s" << std::setw(9)
+        << "workers" << std::setw(10) << "preempted" << std::setw(10) << "accuracy" << "\n";
     line("plain loop", 1, p1);
     line("emulator", 1, e1);
     line("plain loop", o.threads, pn);
     line("emulator", o.threads, en);
+    out << "  CPU s: all threads; main s: the calling thread (the emulator's event loop, or the plain\n"
+        << "  loop's rounds: aggregation, evaluation); workers: CPU of the other threads over threads x\n"
+        << "  wall (the rest is waiting for work or for a core); preempted: involuntary context switches\n"
+        << "  (other processes taking the cores).\n";
     out << std::setprecision(3) << "\nRatios:\n"
         << "  emulator / plain loop, 1 thread:       " << e1.seconds / p1.seconds << "  (target <= 1.10)\n"
         << "  emulator / plain loop, " << o.threads << " threads:      " << en.seconds / pn.seconds
         << "  (target <= 1.10)\n"
         << "  emulator speed-up, 1 -> " << o.threads << " threads:      " << e1.seconds / en.seconds
         << "  (target >= 1.8 with 2 threads)\n"
-        << "  plain loop speed-up, 1 -> " << o.threads << " threads:    " << p1.seconds / pn.seconds << "\n";
+        << "  plain loop speed-up, 1 -> " << o.threads << " threads:    " << p1.seconds / pn.seconds << "\n"
+        << "  CPU seconds, emulator / plain loop:    " << e1.cpu / p1.cpu << " (1 thread), " << en.cpu / pn.cpu
+        << " (" << o.threads << " threads)\n";
     return 0;
 }
 

@@ -69,11 +69,16 @@ public:
     Params initialParameters(std::uint64_t seed) const;
     /// Thread-safe; asks `shouldStop` between steps and returns early (cancelled) if true.
     LocalResult run(const LocalJob& job, const std::function<bool()>& shouldStop = {}) const;
+    /// The same local work through LibTorch's own optimiser (torch::optim::SGD, zero_grad),
+    /// slower: run() must give the same numbers bit for bit, and tests hold it to that.
+    LocalResult runWithLibTorchOptimiser(const LocalJob& job) const;
     /// Loss and accuracy on the whole test set (thread-safe).
     EvalResult evaluate(const Params& params) const;
     std::string describe() const;
 
 private:
+    LocalResult runSteps(const LocalJob& job, const std::function<bool()>& shouldStop, bool libTorchOptimiser) const;
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
