@@ -7,9 +7,13 @@
 #include "widgets/document/scenario_document.h"
 #include "widgets/topology/edge_item.h"
 #include "widgets/topology/node_item.h"
+#include "widgets/topology/property_inspector.h"
 #include "widgets/topology/topology_canvas.h"
 #include "widgets/topology/topology_scene.h"
 
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -299,6 +303,28 @@ void TestNestedGroups::studioShowsAndEditsNestedFile() {
     for (EdgeItem* e : phone->edges()) edge = edge || e->to() == site;
     QVERIFY(edge);
     QVERIFY(phone->toolTip().contains("under each member of group site"));
+
+    // The inspector shows the nested group's parent and offers the aggregating groups.
+    PropertyInspector inspector(&doc);
+    inspector.attach(scene);
+    inspector.setSelection({"phone"}, {});
+    auto* parentBox = qobject_cast<QComboBox*>(inspector.editor("parent"));
+    QVERIFY(parentBox);
+    QCOMPARE(parentBox->currentText(), QString("site"));
+    QVERIFY(parentBox->findText("site") >= 0);
+    QVERIFY(parentBox->findText("site-0") >= 0);
+    auto* count = qobject_cast<QSpinBox*>(inspector.editor("count"));
+    count->setValue(20); // 20 under each of the 10 sites
+    QCOMPARE(doc.scenario().topology.group(1).count, 20);
+    QVERIFY(doc.diagnostics().empty());
+    count->setValue(50000); // 10 x 50,000: the total is counted with the multiplication
+    bool total = false;
+    for (const Diagnostic& d : doc.diagnostics())
+        total = total || d.message.find("declare 500011 nodes in all") != std::string::npos;
+    QVERIFY(total);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().topology.group(1).count, 100);
 
     QCOMPARE(doc.idOf(doc.resolve("phone-3-42")), QString("phone"));
     QVERIFY(!doc.resolve("phone-3-100").valid());
