@@ -17,7 +17,6 @@
 #include <QUndoStack>
 #include <QtTest>
 
-
 using namespace fog;
 
 namespace {
@@ -81,12 +80,16 @@ class TestNestedGroups : public QObject {
 
 void TestNestedGroups::nestedEqualsCopiedBlocks() {
     // Three sites of four phones: the nested form and three copied blocks draw alike.
-    std::string nested = kHead + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                                 "  groups:\n    - {id: site, count: 3, tier: edge, role: aggregator, parent: cloud}\n"
-                                 "    - id: phone\n      count: 4\n      parent: site\n" +
-                         kPhone;
-    std::string copied = kHead + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                                 "  groups:\n    - {id: site, count: 3, tier: edge, role: aggregator, parent: cloud}\n";
+    std::string nested =
+        kHead +
+        "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+        "  groups:\n    - {id: site, count: 3, tier: edge, role: aggregator, parent: cloud}\n"
+        "    - id: phone\n      count: 4\n      parent: site\n" +
+        kPhone;
+    std::string copied =
+        kHead +
+        "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+        "  groups:\n    - {id: site, count: 3, tier: edge, role: aggregator, parent: cloud}\n";
     for (int s = 0; s < 3; ++s)
         copied += "    - id: phone-" + std::to_string(s) + "\n      count: 4\n      parent: site-" +
                   std::to_string(s) + "\n" + kPhone;
@@ -119,7 +122,11 @@ void TestNestedGroups::presetExpandsToTodaysIds() {
     for (int site = 0; site < 10; ++site)
         for (int k = 0; k < 100; ++k, ++i) {
             const std::string want = "phone-" + std::to_string(site) + "-" + std::to_string(k);
-            if (t.id(i) != want) QFAIL(qPrintable(QString("node %1 is %2, expected %3").arg(i).arg(QString::fromStdString(t.id(i)), QString::fromStdString(want))));
+            if (t.id(i) != want)
+                QFAIL(qPrintable(
+                    QString("node %1 is %2, expected %3")
+                        .arg(i)
+                        .arg(QString::fromStdString(t.id(i)), QString::fromStdString(want))));
             QCOMPARE(t.parent(i), 1 + site);
         }
     QCOMPARE(t.trainers().size(), std::size_t(1000));
@@ -128,10 +135,10 @@ void TestNestedGroups::presetExpandsToTodaysIds() {
 void TestNestedGroups::threeLevels() {
     const std::string text =
         deepHead() + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                "  groups:\n"
-                "    - {id: phone, count: 4, parent: site}\n" // listed before its parent group
-                "    - {id: region, count: 2, tier: cloud, role: both, parent: cloud}\n"
-                "    - {id: site, count: 3, tier: edge, role: aggregator, parent: region}\n";
+                     "  groups:\n"
+                     "    - {id: phone, count: 4, parent: site}\n" // listed before its parent group
+                     "    - {id: region, count: 2, tier: cloud, role: both, parent: cloud}\n"
+                     "    - {id: site, count: 3, tier: edge, role: aggregator, parent: region}\n";
     Scenario s;
     QVERIFY_THROWS_NO_EXCEPTION(s = loadScenarioText(text, "three.yaml"));
     const Topology t(s.topology, s.seed);
@@ -152,12 +159,12 @@ void TestNestedGroups::threeLevels() {
 void TestNestedGroups::memberOfNestedGroupAsParentAndLinkEnd() {
     const std::string text =
         deepHead() + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                "    - {id: gateway, tier: edge, role: aggregator, parent: site-1}\n"
-                "    - {id: sensor, parent: gateway}\n"
-                "  groups:\n"
-                "    - {id: site, count: 2, tier: edge, role: aggregator, parent: cloud}\n"
-                "    - {id: phone, count: 2, parent: site}\n"
-                "  links:\n    - {from: phone-1-0, to: phone-0-1, latency_ms: 7}\n";
+                     "    - {id: gateway, tier: edge, role: aggregator, parent: site-1}\n"
+                     "    - {id: sensor, parent: gateway}\n"
+                     "  groups:\n"
+                     "    - {id: site, count: 2, tier: edge, role: aggregator, parent: cloud}\n"
+                     "    - {id: phone, count: 2, parent: site}\n"
+                     "  links:\n    - {from: phone-1-0, to: phone-0-1, latency_ms: 7}\n";
     Scenario s;
     QVERIFY_THROWS_NO_EXCEPTION(s = loadScenarioText(text, "mixed.yaml"));
     const Topology t(s.topology, s.seed);
@@ -181,8 +188,7 @@ void TestNestedGroups::validation_data() {
         << cloud + "    - {id: a, count: 2, role: aggregator, parent: b}\n"
                    "    - {id: b, count: 2, role: aggregator, parent: a}\n"
                    "    - {id: p, count: 2, parent: cloud}\n"
-        << 12
-        << "topology.groups[0].parent makes the parent chain a cycle: a -> b -> a";
+        << 12 << "topology.groups[0].parent makes the parent chain a cycle: a -> b -> a";
     QTest::newRow("parent group trains only")
         << cloud + "    - {id: site, count: 2, role: trainer, parent: cloud}\n"
                    "    - {id: phone, count: 2, parent: site}\n"
@@ -207,17 +213,18 @@ void TestNestedGroups::validation_data() {
     QTest::newRow("nested total over the node limit")
         << cloud + "    - {id: a, count: 1000, role: aggregator, parent: cloud}\n"
                    "    - {id: b, count: 1000, parent: a}\n"
-        << 0
-        << "topology.groups declare 1001001 nodes in all";
+        << 0 << "topology.groups declare 1001001 nodes in all";
     QTest::newRow("group id is also a node id")
-        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n    - {id: site, role: aggregator, parent: cloud}\n"
+        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n    - {id: site, role: "
+           "aggregator, parent: cloud}\n"
            "  groups:\n    - {id: site, count: 2, role: aggregator, parent: cloud}\n"
            "    - {id: phone, count: 2, parent: site-0}\n"
         << 13
         << "topology.groups[0].id 'site' is also the id of topology.nodes[1], so a parent naming "
            "it would be ambiguous";
     QTest::newRow("a node under a whole group")
-        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n    - {id: d, parent: site}\n"
+        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n    - {id: d, parent: "
+           "site}\n"
            "  groups:\n    - {id: site, count: 2, role: aggregator, parent: cloud}\n"
         << 11
         << "topology.nodes[1].parent names node 'site', which does not exist (that is a group: a "
@@ -226,8 +233,7 @@ void TestNestedGroups::validation_data() {
         << cloud + "    - {id: site, count: 2, role: aggregator, parent: cloud}\n"
                    "    - {id: phone, count: 2, parent: site}\n"
                    "    - {id: extra, count: 1, parent: phone-2-0}\n"
-        << 14
-        << "topology.groups[2].parent names node 'phone-2-0', which does not exist";
+        << 14 << "topology.groups[2].parent names node 'phone-2-0', which does not exist";
 }
 
 void TestNestedGroups::validation() {
@@ -246,9 +252,10 @@ void TestNestedGroups::roundTripKeepsSections() {
     // Written back where it came from: a group of one stays a group (member id <id>-0), the
     // nested parent stays a group id, the preset's text survives a load and save unchanged.
     const std::string text =
-        kHead + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                "  groups:\n    - {id: solo, count: 1, tier: edge, role: aggregator, parent: cloud}\n"
-                "    - {id: phone, count: 3, parent: solo}\n";
+        kHead +
+        "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+        "  groups:\n    - {id: solo, count: 1, tier: edge, role: aggregator, parent: cloud}\n"
+        "    - {id: phone, count: 3, parent: solo}\n";
     const Scenario s = loadScenarioText(text, "rt.yaml");
     const std::string saved = saveScenarioText(s);
     const Scenario again = loadScenarioText(saved, "rt2.yaml");
@@ -270,9 +277,10 @@ void TestNestedGroups::roundTripKeepsSections() {
 void TestNestedGroups::oneListOrderIsTheFileOrder() {
     // A node added after the groups (as the editor appends) is written under nodes: and
     // expands before the groups, as the file will say when it is read again.
-    Scenario s = loadScenarioText(deepHead() + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
-                                          "  groups:\n    - {id: p, count: 2, parent: cloud}\n",
-                                  "o.yaml");
+    Scenario s = loadScenarioText(
+        deepHead() + "topology:\n  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+                     "  groups:\n    - {id: p, count: 2, parent: cloud}\n",
+        "o.yaml");
     NodeSpec late;
     late.id = "late";
     late.parent = "cloud";
@@ -289,7 +297,9 @@ void TestNestedGroups::oneListOrderIsTheFileOrder() {
 void TestNestedGroups::studioShowsAndEditsNestedFile() {
     ScenarioDocument doc;
     QString error;
-    QVERIFY2(doc.load(QString::fromStdString(std::string(FOG_SOURCE_DIR) + "/presets/edge-1000-devices.yaml"), &error),
+    QVERIFY2(doc.load(QString::fromStdString(std::string(FOG_SOURCE_DIR) +
+                                             "/presets/edge-1000-devices.yaml"),
+                      &error),
              qPrintable(error));
     TopologyCanvas canvas(&doc);
     TopologyScene* scene = canvas.topologyScene();
@@ -300,7 +310,8 @@ void TestNestedGroups::studioShowsAndEditsNestedFile() {
     QVERIFY(phone->isGroup());
     QVERIFY(phone->pos().y() > site->pos().y()); // drawn under its parent group
     bool edge = false;
-    for (EdgeItem* e : phone->edges()) edge = edge || e->to() == site;
+    for (EdgeItem* e : phone->edges())
+        edge = edge || e->to() == site;
     QVERIFY(edge);
     QVERIFY(phone->toolTip().contains("under each member of group site"));
 

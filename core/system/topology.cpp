@@ -12,9 +12,13 @@ namespace fog {
 
 namespace {
 
-double draw(const Range& r, Rng& rng) { return r.isExact() ? r.min : rng.uniform(r.min, r.max); }
+double draw(const Range& r, Rng& rng) {
+    return r.isExact() ? r.min : rng.uniform(r.min, r.max);
+}
 
-std::uint64_t idHash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+std::uint64_t idHash(std::string_view id) {
+    return std::hash<std::string_view>{}(id);
+}
 
 const std::string& noId() {
     static const std::string empty;
@@ -40,7 +44,8 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
         if (total[e] >= 0) return total[e];
         total[e] = 0; // a cycle (invalid scenario) counts as empty rather than recursing
         const long long own = entries[e].group ? std::max(0, entries[e].count) : 1;
-        total[e] = nestedUnder[e] < 0 ? own : own * membersOf(static_cast<std::size_t>(nestedUnder[e]));
+        total[e] =
+            nestedUnder[e] < 0 ? own : own * membersOf(static_cast<std::size_t>(nestedUnder[e]));
         return total[e];
     };
     // Nodes first, then groups, each in list order: the order of the file's two sections.
@@ -89,7 +94,8 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
         // what ten groups `phone-0` .. `phone-9` under `site-0` .. `site-9` would.
         auto block = [&](const std::string& stem, int parent) {
             Rng rng(deriveSeed(seed, hashName("group:" + stem)));
-            for (int k = 0; k < s.count; ++k) put(at++, stem + "-" + std::to_string(k), &rng, parent);
+            for (int k = 0; k < s.count; ++k)
+                put(at++, stem + "-" + std::to_string(k), &rng, parent);
         };
         const int pg = nestedUnder[e];
         if (pg < 0) {
@@ -104,10 +110,12 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
             block(s.id + ids_[static_cast<std::size_t>(p)].substr(prefix), p);
         }
     };
-    for (std::size_t e : order) fill(e);
+    for (std::size_t e : order)
+        fill(e);
 
     byHash_.reserve(ids_.size());
-    for (std::size_t i = 0; i < ids_.size(); ++i) byHash_.emplace_back(idHash(ids_[i]), static_cast<int>(i));
+    for (std::size_t i = 0; i < ids_.size(); ++i)
+        byHash_.emplace_back(idHash(ids_[i]), static_cast<int>(i));
     std::sort(byHash_.begin(), byHash_.end());
 
     // Parents named by node or member id: one look-up per entry, shared by its members.
@@ -119,7 +127,8 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
         int parent = -1;
         if (nestedUnder[e] < 0 && !s.parent.empty()) {
             parent = indexOf(s.parent);
-            for (long long j = 0; j < count; ++j) members_[static_cast<std::size_t>(begin[e] + j)].parent = parent;
+            for (long long j = 0; j < count; ++j)
+                members_[static_cast<std::size_t>(begin[e] + j)].parent = parent;
         }
         const bool hasParent = !s.parent.empty();
         if (s.link)
@@ -130,7 +139,8 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
 
     // Nearest aggregating ancestor, memoised (a parent may come later in index order).
     constexpr int kUnknown = -2;
-    for (auto& m : members_) m.aggregator = kUnknown;
+    for (auto& m : members_)
+        m.aggregator = kUnknown;
     std::vector<int> walk;
     for (int i = 0; i < this->size(); ++i) {
         int x = i;
@@ -154,11 +164,13 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
         }
         if (x >= 0 && members_[static_cast<std::size_t>(x)].aggregator != kUnknown)
             answer = members_[static_cast<std::size_t>(x)].aggregator;
-        for (int w : walk) members_[static_cast<std::size_t>(w)].aggregator = answer;
+        for (int w : walk)
+            members_[static_cast<std::size_t>(w)].aggregator = answer;
     }
 
     const int count = this->size();
-    std::vector<int> trainerKey(static_cast<std::size_t>(count), -1), aggKey(static_cast<std::size_t>(count), -1);
+    std::vector<int> trainerKey(static_cast<std::size_t>(count), -1),
+        aggKey(static_cast<std::size_t>(count), -1);
     for (int i = 0; i < count; ++i) {
         const int a = aggregator(i);
         if (trains(i) && a >= 0) {
@@ -166,8 +178,10 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
             trainerKey[static_cast<std::size_t>(i)] = a;
         }
         if (aggregates(i)) {
-            if (a < 0) roots_.push_back(i);
-            else aggKey[static_cast<std::size_t>(i)] = a;
+            if (a < 0)
+                roots_.push_back(i);
+            else
+                aggKey[static_cast<std::size_t>(i)] = a;
         }
     }
     auto bucket = [count](const std::vector<int>& key) {
@@ -175,7 +189,8 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
         b.start.assign(static_cast<std::size_t>(count) + 1, 0);
         for (int k : key)
             if (k >= 0) ++b.start[static_cast<std::size_t>(k) + 1];
-        for (std::size_t i = 1; i < b.start.size(); ++i) b.start[i] += b.start[i - 1];
+        for (std::size_t i = 1; i < b.start.size(); ++i)
+            b.start[i] += b.start[i - 1];
         b.order.resize(static_cast<std::size_t>(b.start.back()));
         std::vector<int> next(b.start.begin(), b.start.end() - 1);
         for (int i = 0; i < count; ++i) {
@@ -187,13 +202,15 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
     trainersByAggregator_ = bucket(trainerKey);
     aggregatorsByAggregator_ = bucket(aggKey);
 
-    for (const auto& l : spec_.links) links_.push_back({{indexOf(l.from), indexOf(l.to)}, l.params});
+    for (const auto& l : spec_.links)
+        links_.push_back({{indexOf(l.from), indexOf(l.to)}, l.params});
     // Sorted by (from, to) for look-up; of a pair declared twice the last declaration wins.
     std::stable_sort(links_.begin(), links_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::pair<std::pair<int, int>, LinkParams>> unique;
     for (std::size_t i = 0; i < links_.size(); ++i)
-        if (i + 1 == links_.size() || links_[i + 1].first != links_[i].first) unique.push_back(links_[i]);
+        if (i + 1 == links_.size() || links_[i + 1].first != links_[i].first)
+            unique.push_back(links_[i]);
     links_ = std::move(unique);
 }
 
@@ -211,9 +228,9 @@ Node Topology::node(int i) const {
     const EntryLink& link = entryLinks_[m.entry];
     return Node{i,
                 NodeFacts{ids_[static_cast<std::size_t>(i)], s.tier, s.role,
-                          m.parent >= 0 ? ids_[static_cast<std::size_t>(m.parent)] : noId(), s.region,
-                          compute, s.availability, m.pricePerHour, s.energy, m.dataShare, s.link,
-                          s.line},
+                          m.parent >= 0 ? ids_[static_cast<std::size_t>(m.parent)] : noId(),
+                          s.region, compute, s.availability, m.pricePerHour, s.energy, m.dataShare,
+                          s.link, s.line},
                 m.throughput,
                 m.parent,
                 m.aggregator,
@@ -245,12 +262,13 @@ std::vector<int> Topology::childAggregatorsOf(int aggregator) const {
 }
 
 std::size_t Topology::bytesUsed() const {
-    std::size_t bytes = members_.capacity() * sizeof(Member) + ids_.capacity() * sizeof(std::string) +
-                        byHash_.capacity() * sizeof(byHash_[0]) +
-                        (trainers_.capacity() + roots_.capacity()) * sizeof(int) +
-                        (trainersByAggregator_.start.capacity() + trainersByAggregator_.order.capacity() +
-                         aggregatorsByAggregator_.start.capacity() + aggregatorsByAggregator_.order.capacity()) *
-                            sizeof(int);
+    std::size_t bytes =
+        members_.capacity() * sizeof(Member) + ids_.capacity() * sizeof(std::string) +
+        byHash_.capacity() * sizeof(byHash_[0]) +
+        (trainers_.capacity() + roots_.capacity()) * sizeof(int) +
+        (trainersByAggregator_.start.capacity() + trainersByAggregator_.order.capacity() +
+         aggregatorsByAggregator_.start.capacity() + aggregatorsByAggregator_.order.capacity()) *
+            sizeof(int);
     for (const auto& id : ids_)
         if (id.capacity() > 15) bytes += id.capacity() + 1; // past the small-string buffer
     return bytes;
@@ -265,8 +283,9 @@ const LinkParams* Topology::directLink(int from, int to, bool& forward) const {
     if (links_.empty()) return nullptr;
     auto find = [this](int a, int b) -> const LinkParams* {
         const std::pair<int, int> key{a, b};
-        auto it = std::lower_bound(links_.begin(), links_.end(), key,
-                                   [](const auto& l, const std::pair<int, int>& k) { return l.first < k; });
+        auto it = std::lower_bound(
+            links_.begin(), links_.end(), key,
+            [](const auto& l, const std::pair<int, int>& k) { return l.first < k; });
         return it != links_.end() && it->first == key ? &it->second : nullptr;
     };
     if (const LinkParams* l = find(from, to)) {
@@ -291,8 +310,10 @@ Transfer Topology::transfer(int from, int to, double bytes) const {
     }
     // Path up from `from` to the lowest common ancestor, then down to `to`.
     std::vector<int> upFrom, upTo;
-    for (int n = from; n >= 0; n = parent(n)) upFrom.push_back(n);
-    for (int n = to; n >= 0; n = parent(n)) upTo.push_back(n);
+    for (int n = from; n >= 0; n = parent(n))
+        upFrom.push_back(n);
+    for (int n = to; n >= 0; n = parent(n))
+        upTo.push_back(n);
     int lca = -1;
     for (int a : upFrom)
         if (std::find(upTo.begin(), upTo.end(), a) != upTo.end()) {

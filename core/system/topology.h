@@ -24,7 +24,7 @@ struct NodeFacts {
     Role role;
     const std::string& parent; ///< the parent's node id, empty for a root
     const std::string& region;
-    ComputeSpec compute;       ///< throughput exact: this member's drawn value
+    ComputeSpec compute; ///< throughput exact: this member's drawn value
     const AvailabilitySpec& availability;
     double pricePerHour;
     const EnergySpec& energy;
@@ -66,8 +66,12 @@ class Topology {
     // Per-node values without assembling a Node.
     const std::string& id(int i) const { return ids_[static_cast<std::size_t>(i)]; }
     /// The entry (node or group) that node i is a member of, as written: ranges not drawn.
-    const NodeSpec& entry(int i) const { return spec_.nodes[members_[static_cast<std::size_t>(i)].entry]; }
-    int entryIndex(int i) const { return static_cast<int>(members_[static_cast<std::size_t>(i)].entry); }
+    const NodeSpec& entry(int i) const {
+        return spec_.nodes[members_[static_cast<std::size_t>(i)].entry];
+    }
+    int entryIndex(int i) const {
+        return static_cast<int>(members_[static_cast<std::size_t>(i)].entry);
+    }
     double throughput(int i) const { return members_[static_cast<std::size_t>(i)].throughput; }
     double pricePerHour(int i) const { return members_[static_cast<std::size_t>(i)].pricePerHour; }
     double dataShare(int i) const { return members_[static_cast<std::size_t>(i)].dataShare; }
@@ -151,7 +155,8 @@ class Topology {
     std::vector<std::string> ids_;
     std::vector<EntryLink> entryLinks_;
     std::vector<std::pair<std::uint64_t, int>> byHash_; ///< (hash of id, index), sorted
-    std::vector<std::pair<std::pair<int, int>, LinkParams>> links_; ///< explicit, sorted by (from, to)
+    std::vector<std::pair<std::pair<int, int>, LinkParams>>
+        links_; ///< explicit, sorted by (from, to)
     std::vector<int> trainers_;
     std::vector<int> roots_;
     Buckets trainersByAggregator_;
