@@ -50,7 +50,8 @@ QImage topologyFigure(const Scenario& s, int width, int height) {
             QString sub = QString("%1 x %2").arg(n.count).arg(toString(n.role));
             if (n.availability.kind != AvailabilitySpec::Kind::Always) sub += ", volatile";
             const int parent = s.topology.find(n.parent);
-            const bool nested = parent >= 0 && s.topology.nodes[static_cast<std::size_t>(parent)].group;
+            const bool nested =
+                parent >= 0 && s.topology.nodes[static_cast<std::size_t>(parent)].group;
             add(QString::fromStdString(n.id) + "-*", sub, n.tier,
                 QString::fromStdString(n.parent) + (nested ? "-*" : ""));
         }

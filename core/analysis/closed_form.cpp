@@ -87,8 +87,8 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         return {};
     };
     for (const auto& node : topo.nodes)
-        if (auto why = visit(node.role, node.parent, node.compute, node.availability, node.link.has_value(),
-                             node.group ? node.count : 1);
+        if (auto why = visit(node.role, node.parent, node.compute, node.availability,
+                             node.link.has_value(), node.group ? node.count : 1);
             !why.empty())
             return none(why);
     if (n < 1 || !(throughput > 0)) return none("no closed form without trainers");

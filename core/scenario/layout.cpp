@@ -45,7 +45,8 @@ int findParent(const std::string& parent, const std::unordered_map<std::string, 
     if (auto it = groupIds.find(parent); it != groupIds.end()) return it->second;
     for (auto dash = parent.rfind('-'); dash != std::string::npos && dash > 0;
          dash = parent.rfind('-', dash - 1))
-        if (auto it = groupIds.find(parent.substr(0, dash)); it != groupIds.end()) return it->second;
+        if (auto it = groupIds.find(parent.substr(0, dash)); it != groupIds.end())
+            return it->second;
     return -1;
 }
 
@@ -173,7 +174,8 @@ TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
     TopologyLayout out;
     for (int i : vertexOf) {
         const Vertex& vx = v[static_cast<std::size_t>(i)];
-        out.nodes.push_back({vx.x * o.columnWidth, vx.level * o.rowHeight + vx.subRow * o.lineHeight});
+        out.nodes.push_back(
+            {vx.x * o.columnWidth, vx.level * o.rowHeight + vx.subRow * o.lineHeight});
     }
     return out;
 }

@@ -180,8 +180,8 @@ class ShapeCheck {
             for (std::size_t i = 0; i < t.nodes.size(); ++i) {
                 const NodeSpec& n = t.nodes[i];
                 if (n.group != groups) continue;
-                vs_.push_back({t.pathOf(i), n.line, n.id, n.group, n.group ? n.count : 1, n.role,
-                               n.parent});
+                vs_.push_back(
+                    {t.pathOf(i), n.line, n.id, n.group, n.group ? n.count : 1, n.role, n.parent});
                 (n.group ? groups_ : nodes_).emplace(n.id, static_cast<int>(vs_.size() - 1));
             }
         // A group under a group sits under each of its members: a vertex of count x members.
@@ -199,7 +199,8 @@ class ShapeCheck {
             // limit only guards against them).
             long long members = vs_[i].count;
             const Vertex* v = &vs_[i];
-            for (std::size_t steps = 0; v->group && groups_.count(v->parent) && steps < vs_.size(); ++steps) {
+            for (std::size_t steps = 0; v->group && groups_.count(v->parent) && steps < vs_.size();
+                 ++steps) {
                 v = &vs_[static_cast<std::size_t>(v->parentVertex)];
                 members = std::min(members * v->count, 1LL << 40);
             }

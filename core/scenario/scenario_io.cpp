@@ -1036,7 +1036,8 @@ void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
     // One list in memory, two sections in the file: nodes, then groups.
     for (const bool groups : {false, true}) {
         bool empty = true;
-        for (const auto& n : t.nodes) empty = empty && n.group != groups;
+        for (const auto& n : t.nodes)
+            empty = empty && n.group != groups;
         beginList(out, groups ? "groups" : "nodes", empty);
         for (const auto& n : t.nodes) {
             if (n.group != groups) continue;

@@ -171,7 +171,7 @@ struct Entity {
     std::string parent;
     AvailabilitySpec::Kind availability = AvailabilitySpec::Kind::Always;
     int parentEntity = -1;
-    bool nested = false; ///< the parent names a group: placed under each of its members
+    bool nested = false;  ///< the parent names a group: placed under each of its members
     bool resolved = true; ///< false: the parent chain breaks (unknown parent or cycle)
     bool inCycle = false;
 
@@ -237,7 +237,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     // A group whose parent is a group's own id is nested under every member of that group.
     std::unordered_map<std::string, int> groupIndex;
     for (std::size_t e = 0; e < ents.size(); ++e)
-        if (ents[e].group && !ents[e].id.empty()) groupIndex.emplace(ents[e].id, static_cast<int>(e));
+        if (ents[e].group && !ents[e].id.empty())
+            groupIndex.emplace(ents[e].id, static_cast<int>(e));
     for (auto& e : ents)
         if (e.group && !e.parent.empty())
             if (auto it = groupIndex.find(e.parent); it != groupIndex.end()) {
@@ -251,7 +252,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         for (std::size_t start = 0; start < ents.size(); ++start) {
             std::vector<int> chain;
             int x = static_cast<int>(start);
-            while (x >= 0 && state[static_cast<std::size_t>(x)] == 0 && ents[static_cast<std::size_t>(x)].nested) {
+            while (x >= 0 && state[static_cast<std::size_t>(x)] == 0 &&
+                   ents[static_cast<std::size_t>(x)].nested) {
                 state[static_cast<std::size_t>(x)] = 1;
                 chain.push_back(x);
                 x = ents[static_cast<std::size_t>(x)].parentEntity;
@@ -262,9 +264,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                 state[static_cast<std::size_t>(*it)] = 2;
                 if (cycle) continue;
                 const long long above = ents[static_cast<std::size_t>(e.parentEntity)].members;
-                e.members = above > 0 && e.count > kMaxNestedMembers / above
-                                ? kMaxNestedMembers + 1
-                                : e.count * above;
+                e.members = above > 0 && e.count > kMaxNestedMembers / above ? kMaxNestedMembers + 1
+                                                                             : e.count * above;
             }
             if (!cycle && x >= 0) state[static_cast<std::size_t>(x)] = 2;
         }
@@ -319,13 +320,15 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         auto& out = suffixes[static_cast<std::size_t>(x)];
         if (!e.group) return;
         if (!e.nested) {
-            for (int i = 0; i < e.count; ++i) out.push_back("-" + std::to_string(i));
+            for (int i = 0; i < e.count; ++i)
+                out.push_back("-" + std::to_string(i));
             return;
         }
         if (e.members <= 0 || e.inCycle) return;
         expand(e.parentEntity);
         for (const auto& above : suffixes[static_cast<std::size_t>(e.parentEntity)])
-            for (int i = 0; i < e.count; ++i) out.push_back(above + "-" + std::to_string(i));
+            for (int i = 0; i < e.count; ++i)
+                out.push_back(above + "-" + std::to_string(i));
     };
     // (Cycles among nested groups are found below; until then, guard the expansion.)
     {
@@ -333,7 +336,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         for (std::size_t start = 0; start < ents.size(); ++start) {
             int x = static_cast<int>(start);
             std::vector<int> chain;
-            while (x >= 0 && ents[static_cast<std::size_t>(x)].nested && seen[static_cast<std::size_t>(x)] == 0) {
+            while (x >= 0 && ents[static_cast<std::size_t>(x)].nested &&
+                   seen[static_cast<std::size_t>(x)] == 0) {
                 seen[static_cast<std::size_t>(x)] = 1;
                 chain.push_back(x);
                 x = ents[static_cast<std::size_t>(x)].parentEntity;
@@ -341,7 +345,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
             if (x >= 0 && seen[static_cast<std::size_t>(x)] == 1)
                 for (auto it = std::find(chain.begin(), chain.end(), x); it != chain.end(); ++it)
                     ents[static_cast<std::size_t>(*it)].inCycle = true;
-            for (int m : chain) seen[static_cast<std::size_t>(m)] = 2;
+            for (int m : chain)
+                seen[static_cast<std::size_t>(m)] = 2;
         }
     }
     for (std::size_t e = 0; e < ents.size(); ++e) {
@@ -358,12 +363,13 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     for (std::size_t e = 0; e < ents.size(); ++e) {
         if (!ents[e].group || ents[e].id.empty()) continue;
         if (auto it = owner.find(ents[e].id); it != owner.end())
-            c.error(ents[e].path + ".id", ents[e].line,
-                    "'" + ents[e].id + "' is also the id of " +
-                        (ents[static_cast<std::size_t>(it->second)].group
-                             ? "a member of " + ents[static_cast<std::size_t>(it->second)].describe()
-                             : ents[static_cast<std::size_t>(it->second)].path) +
-                        ", so a parent naming it would be ambiguous: rename one of them");
+            c.error(
+                ents[e].path + ".id", ents[e].line,
+                "'" + ents[e].id + "' is also the id of " +
+                    (ents[static_cast<std::size_t>(it->second)].group
+                         ? "a member of " + ents[static_cast<std::size_t>(it->second)].describe()
+                         : ents[static_cast<std::size_t>(it->second)].path) +
+                    ", so a parent naming it would be ambiguous: rename one of them");
     }
     for (auto& e : ents) {
         if (!e.nested) continue;

@@ -21,7 +21,8 @@ const NodeSpec& TopologySpec::group(std::size_t k) const {
 
 std::size_t TopologySpec::groupCount() const {
     std::size_t c = 0;
-    for (const auto& n : nodes) c += n.group ? 1 : 0;
+    for (const auto& n : nodes)
+        c += n.group ? 1 : 0;
     return c;
 }
 
@@ -51,12 +52,14 @@ std::vector<long long> memberCounts(const TopologySpec& t) {
     constexpr long long kCap = 1LL << 40;
     const std::size_t n = t.nodes.size();
     std::vector<int> up(n);
-    for (std::size_t i = 0; i < n; ++i) up[i] = t.nestedParent(i);
+    for (std::size_t i = 0; i < n; ++i)
+        up[i] = t.nestedParent(i);
     std::vector<long long> out(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         long long m = t.nodes[i].group ? std::max(0, t.nodes[i].count) : 1;
         std::size_t steps = 0;
-        for (int p = up[i]; p >= 0 && steps < n && p != static_cast<int>(i); p = up[static_cast<std::size_t>(p)], ++steps) {
+        for (int p = up[i]; p >= 0 && steps < n && p != static_cast<int>(i);
+             p = up[static_cast<std::size_t>(p)], ++steps) {
             const long long c = std::max(0, t.nodes[static_cast<std::size_t>(p)].count);
             m = c > 0 && m > kCap / c ? kCap : m * c;
         }

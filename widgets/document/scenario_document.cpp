@@ -57,8 +57,8 @@ bool same(const AvailabilitySpec& a, const AvailabilitySpec& b) {
 }
 bool sameSpec(const NodeSpec& a, const NodeSpec& b) {
     return a.id == b.id && a.group == b.group && a.count == b.count && a.tier == b.tier &&
-           a.role == b.role && a.parent == b.parent &&
-           a.region == b.region && same(a.compute.throughput, b.compute.throughput) &&
+           a.role == b.role && a.parent == b.parent && a.region == b.region &&
+           same(a.compute.throughput, b.compute.throughput) &&
            a.compute.noise.kind == b.compute.noise.kind &&
            a.compute.noise.shift == b.compute.noise.shift &&
            a.compute.noise.sigma == b.compute.noise.sigma && same(a.availability, b.availability) &&
@@ -105,7 +105,8 @@ bool splitMember(const std::string& id, int levels, std::string& group, std::vec
 /// The indices as an id suffix: "-3-42".
 std::string suffixOf(const std::vector<int>& k) {
     std::string out;
-    for (int i : k) out += "-" + std::to_string(i);
+    for (int i : k)
+        out += "-" + std::to_string(i);
     return out;
 }
 
@@ -308,7 +309,8 @@ QPointF ScenarioDocument::positionOf(EntityRef e) const {
 
 QString ScenarioDocument::nodeIdFor(EntityRef e) const {
     QString id = idOf(e);
-    for (int level = memberDepth(e); level > 0; --level) id += QStringLiteral("-0");
+    for (int level = memberDepth(e); level > 0; --level)
+        id += QStringLiteral("-0");
     return id;
 }
 
@@ -634,7 +636,8 @@ QStringList ScenarioDocument::paste(const QString& yaml, QPointF offset, QString
         if (auto it = nodeIds.find(ref); it != nodeIds.end()) return it->second;
         if (auto it = groupIds.find(ref); it != groupIds.end()) return it->second; // nested
         // A member: the longest group id that prefixes it, followed by indices only.
-        for (auto dash = ref.rfind('-'); dash != std::string::npos && dash > 0; dash = ref.rfind('-', dash - 1)) {
+        for (auto dash = ref.rfind('-'); dash != std::string::npos && dash > 0;
+             dash = ref.rfind('-', dash - 1)) {
             const std::string tail = ref.substr(dash);
             if (tail.find_first_not_of("-0123456789") != std::string::npos) break;
             if (auto it = groupIds.find(ref.substr(0, dash)); it != groupIds.end())

@@ -182,7 +182,8 @@ QLineEdit* PropertyInspector::numberEdit(const QString& key, const QString& labe
         edit->setModified(false);
         double v = 0;
         if (!parseField(*field(key), edit->text(), v)) return;
-        commitMembers(key, tr("Set %1").arg(key), [&](NodeSpec& n) { set(n, v); }, kinds);
+        commitMembers(
+            key, tr("Set %1").arg(key), [&](NodeSpec& n) { set(n, v); }, kinds);
     });
     return edit;
 }
@@ -239,31 +240,28 @@ void PropertyInspector::buildMemberFields() {
     };
     connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         if (!loading_)
-            commitMembers("count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
+            commitMembers(
+                "count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
     });
 
     auto* tier = new QComboBox;
     fillCombo(tier, {Tier::Cloud, Tier::Edge, Tier::Device});
     addField("tier", tr("&Tier"), tier, OnMember).load = [this, tier] {
-        if (const NodeSpec* n = firstNode())
-            setCombo(tier, n->tier);
+        if (const NodeSpec* n = firstNode()) setCombo(tier, n->tier);
     };
     connect(tier, qOverload<int>(&QComboBox::activated), this, [this, tier] {
         const Tier t = comboValue<Tier>(tier);
-        commitMembers(
-            "tier", tr("Set tier"), [t](NodeSpec& n) { n.tier = t; });
+        commitMembers("tier", tr("Set tier"), [t](NodeSpec& n) { n.tier = t; });
     });
 
     auto* role = new QComboBox;
     fillCombo(role, {Role::Trainer, Role::Aggregator, Role::Both});
     addField("role", tr("&Role"), role, OnMember).load = [this, role] {
-        if (const NodeSpec* n = firstNode())
-            setCombo(role, n->role);
+        if (const NodeSpec* n = firstNode()) setCombo(role, n->role);
     };
     connect(role, qOverload<int>(&QComboBox::activated), this, [this, role] {
         const Role r = comboValue<Role>(role);
-        commitMembers(
-            "role", tr("Set role"), [r](NodeSpec& n) { n.role = r; });
+        commitMembers("role", tr("Set role"), [r](NodeSpec& n) { n.role = r; });
     });
 
     auto* parent = new QComboBox;
@@ -278,46 +276,43 @@ void PropertyInspector::buildMemberFields() {
         const bool groupSelected = firstGroup() != nullptr;
         for (const bool groups : {false, true})
             for (const auto& n : nodes) {
-                if (n.group != groups || n.role == Role::Trainer || ids_.contains(qs(n.id))) continue;
+                if (n.group != groups || n.role == Role::Trainer || ids_.contains(qs(n.id)))
+                    continue;
                 if (!n.group) {
                     parent->addItem(qs(n.id));
                     continue;
                 }
                 if (groupSelected) parent->addItem(qs(n.id));
-                if (doc_->scenario().topology.nestedParent(static_cast<std::size_t>(&n - nodes.data())) >= 0)
+                if (doc_->scenario().topology.nestedParent(
+                        static_cast<std::size_t>(&n - nodes.data())) >= 0)
                     continue; // its members' ids carry their parents' indices: type them
                 for (int k = 0; k < std::min(n.count, 20); ++k)
                     parent->addItem(qs(n.id) + "-" + QString::number(k));
             }
         QString p;
-        if (const NodeSpec* n = firstNode())
-            p = qs(n->parent);
+        if (const NodeSpec* n = firstNode()) p = qs(n->parent);
         parent->setEditText(p);
     };
     auto commitParent = [this, parent] {
         if (loading_) return;
         const std::string p = parent->currentText().trimmed().toStdString();
         QString current;
-        if (const NodeSpec* n = firstNode())
-            current = qs(n->parent);
+        if (const NodeSpec* n = firstNode()) current = qs(n->parent);
         if (qs(p) == current && ids_.size() == 1) return;
-        commitMembers(
-            "parent", tr("Set parent"), [p](NodeSpec& n) { n.parent = p; });
+        commitMembers("parent", tr("Set parent"), [p](NodeSpec& n) { n.parent = p; });
     };
     connect(parent, qOverload<int>(&QComboBox::activated), this, commitParent);
     connect(parent->lineEdit(), &QLineEdit::editingFinished, this, commitParent);
 
     auto* region = new QLineEdit;
     addField("region", tr("Re&gion"), region, OnMember).load = [this, region] {
-        if (const NodeSpec* n = firstNode())
-            region->setText(qs(n->region));
+        if (const NodeSpec* n = firstNode()) region->setText(qs(n->region));
     };
     connect(region, &QLineEdit::editingFinished, this, [this, region] {
         if (loading_ || !region->isModified()) return;
         region->setModified(false);
         const std::string r = region->text().trimmed().toStdString();
-        commitMembers(
-            "region", tr("Set region"), [r](NodeSpec& n) { n.region = r; });
+        commitMembers("region", tr("Set region"), [r](NodeSpec& n) { n.region = r; });
     });
 
     // Throughput: a node has one value, a group a range {min, max} drawn per member.
@@ -336,13 +331,12 @@ void PropertyInspector::buildMemberFields() {
     using NK = NoiseSpec::Kind;
     fillCombo(noise, {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal});
     addField("compute.noise.kind", tr("Step-time &noise"), noise, OnMember).load = [this, noise] {
-        if (const NodeSpec* n = firstNode())
-            setCombo(noise, n->compute.noise.kind);
+        if (const NodeSpec* n = firstNode()) setCombo(noise, n->compute.noise.kind);
     };
     connect(noise, qOverload<int>(&QComboBox::activated), this, [this, noise] {
         const NK k = comboValue<NK>(noise);
-        commitMembers(
-            "compute.noise.kind", tr("Set noise"), [k](NodeSpec& n) { n.compute.noise.kind = k; });
+        commitMembers("compute.noise.kind", tr("Set noise"),
+                      [k](NodeSpec& n) { n.compute.noise.kind = k; });
     });
     auto noiseIs = [this](NK k) {
         return [this, k] {
@@ -365,14 +359,12 @@ void PropertyInspector::buildMemberFields() {
     auto* avail = new QComboBox;
     fillCombo(avail, {AK::Always, AK::Markov, AK::Trace});
     addField("availability.kind", tr("&Availability"), avail, OnMember).load = [this, avail] {
-        if (const NodeSpec* n = firstNode())
-            setCombo(avail, n->availability.kind);
+        if (const NodeSpec* n = firstNode()) setCombo(avail, n->availability.kind);
     };
     connect(avail, qOverload<int>(&QComboBox::activated), this, [this, avail] {
         const AK k = comboValue<AK>(avail);
-        commitMembers(
-            "availability.kind", tr("Set availability"),
-            [k](NodeSpec& n) { n.availability.kind = k; });
+        commitMembers("availability.kind", tr("Set availability"),
+                      [k](NodeSpec& n) { n.availability.kind = k; });
     });
     auto availIs = [this](AK k) {
         return [this, k] {
@@ -400,8 +392,7 @@ void PropertyInspector::buildMemberFields() {
     };
     Field& startField = addField("availability.start", tr("  State at t = 0"), start, OnMember);
     startField.load = [this, start, startOf] {
-        if (const NodeSpec* n = firstNode())
-            start->setCurrentIndex(startOf(n->availability));
+        if (const NodeSpec* n = firstNode()) start->setCurrentIndex(startOf(n->availability));
     };
     startField.visible = availIs(AK::Markov);
     connect(start, qOverload<int>(&QComboBox::activated), this, [this](int i) {
@@ -409,9 +400,8 @@ void PropertyInspector::buildMemberFields() {
             a.startStationary = i == 2;
             a.startOnline = i != 1;
         };
-        commitMembers(
-            "availability.start", tr("Set start state"),
-            [set](NodeSpec& n) { set(n.availability); });
+        commitMembers("availability.start", tr("Set start state"),
+                      [set](NodeSpec& n) { set(n.availability); });
     });
 
     auto* trace = new QLineEdit;
@@ -419,8 +409,7 @@ void PropertyInspector::buildMemberFields() {
     Field& traceField =
         addField("availability.offline", tr("  Offline intervals (s)"), trace, OnMember);
     traceField.load = [this, trace] {
-        if (const NodeSpec* n = firstNode())
-            trace->setText(traceText(n->availability));
+        if (const NodeSpec* n = firstNode()) trace->setText(traceText(n->availability));
     };
     traceField.visible = availIs(AK::Trace);
     connect(trace, &QLineEdit::editingFinished, this, [this, trace] {
@@ -440,9 +429,8 @@ void PropertyInspector::buildMemberFields() {
         std::vector<AvailabilitySpec::Interval> ivs;
         for (std::size_t i = 0; i + 1 < values.size(); i += 2)
             ivs.push_back({values[i], values[i + 1]});
-        commitMembers(
-            "availability.offline", tr("Set offline intervals"),
-            [ivs](NodeSpec& n) { n.availability.offline = ivs; });
+        commitMembers("availability.offline", tr("Set offline intervals"),
+                      [ivs](NodeSpec& n) { n.availability.offline = ivs; });
     });
 
     numberEdit(
@@ -477,8 +465,7 @@ void PropertyInspector::buildMemberFields() {
     Field& linkField = addField("link", tr("&Link"), ownLink, OnMember);
     linkField.msgKey.clear(); // its values' problems show at their own fields
     linkField.load = [this, ownLink] {
-        if (const NodeSpec* n = firstNode())
-            ownLink->setChecked(n->link.has_value());
+        if (const NodeSpec* n = firstNode()) ownLink->setChecked(n->link.has_value());
     };
     connect(ownLink, &QCheckBox::clicked, this, [this](bool on) {
         const LinkParams defaults = doc_->scenario().topology.hasDefaultLink
@@ -490,9 +477,8 @@ void PropertyInspector::buildMemberFields() {
             else if (!l)
                 l = defaults;
         };
-        commitMembers(
-            "link", on ? tr("Give own link") : tr("Use default link"),
-            [set](NodeSpec& n) { set(n.link); });
+        commitMembers("link", on ? tr("Give own link") : tr("Use default link"),
+                      [set](NodeSpec& n) { set(n.link); });
     });
     auto hasLink = [this] {
         if (const NodeSpec* n = firstNode()) return n->link.has_value();
@@ -608,15 +594,19 @@ int PropertyInspector::mergeIdFor(const QString& key) {
 }
 
 void PropertyInspector::commitMembers(const QString& key, const QString& text,
-                                      const std::function<void(NodeSpec&)>& change, unsigned kinds) {
+                                      const std::function<void(NodeSpec&)>& change,
+                                      unsigned kinds) {
     Field* f = field(key);
     Scenario candidate = doc_->scenario();
     // Fields of groups only (count, the upper ends of ranges) leave the selected nodes alone.
-    auto applies = [kinds](const NodeSpec& n) { return (kinds & (n.group ? OnGroup : OnNode)) != 0; };
+    auto applies = [kinds](const NodeSpec& n) {
+        return (kinds & (n.group ? OnGroup : OnNode)) != 0;
+    };
     auto onEntry = [&](NodeSpec& n) {
         if (applies(n)) change(n);
     };
-    for (const EntityRef& e : refs()) onEntry(candidate.topology.nodes[static_cast<std::size_t>(e.index)]);
+    for (const EntityRef& e : refs())
+        onEntry(candidate.topology.nodes[static_cast<std::size_t>(e.index)]);
     const QString checkKey = f && !f->msgKey.isEmpty() ? f->msgKey : key.section('.', 0, -2);
     const QStringList problems = newProblems(candidate, checkKey.isEmpty() ? key : checkKey);
     if (f) f->rejected = problems.join('\n');
@@ -677,14 +667,16 @@ const NodeSpec* PropertyInspector::firstNode() const {
     // A node's values before a group's (a node has no ranges, so its values show exactly).
     const auto& t = doc_->scenario().topology;
     for (const EntityRef& e : refs())
-        if (!t.nodes[static_cast<std::size_t>(e.index)].group) return &t.nodes[static_cast<std::size_t>(e.index)];
+        if (!t.nodes[static_cast<std::size_t>(e.index)].group)
+            return &t.nodes[static_cast<std::size_t>(e.index)];
     return firstGroup();
 }
 
 const NodeSpec* PropertyInspector::firstGroup() const {
     const auto& t = doc_->scenario().topology;
     for (const EntityRef& e : refs())
-        if (t.nodes[static_cast<std::size_t>(e.index)].group) return &t.nodes[static_cast<std::size_t>(e.index)];
+        if (t.nodes[static_cast<std::size_t>(e.index)].group)
+            return &t.nodes[static_cast<std::size_t>(e.index)];
     return nullptr;
 }
 
@@ -710,13 +702,15 @@ void PropertyInspector::reload() {
     unsigned kind = 0;
     if (!sel.empty()) {
         const auto& t = doc_->scenario().topology;
-        auto isGroup = [&t](const EntityRef& e) { return t.nodes[static_cast<std::size_t>(e.index)].group; };
+        auto isGroup = [&t](const EntityRef& e) {
+            return t.nodes[static_cast<std::size_t>(e.index)].group;
+        };
         for (const EntityRef& e : sel)
             kind |= isGroup(e) ? OnGroup : OnNode;
         const int n = static_cast<int>(sel.size());
-        title_->setText(n == 1
-                            ? (isGroup(sel.front()) ? tr("Group %1") : tr("Node %1")).arg(ids_.front())
-                            : tr("%n items selected (edits apply to all)", "", n));
+        title_->setText(
+            n == 1 ? (isGroup(sel.front()) ? tr("Group %1") : tr("Node %1")).arg(ids_.front())
+                   : tr("%n items selected (edits apply to all)", "", n));
     } else if (link_ >= 0) {
         kind = OnLink;
         const LinkSpec& l = doc_->scenario().topology.links[static_cast<std::size_t>(link_)];

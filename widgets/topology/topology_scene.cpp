@@ -151,7 +151,8 @@ void TopologyScene::rebuild() {
             return itemForNodeId(qs(parent), &member) == items_.value(gid) && member >= 0;
         };
         bool parentOfOthers = false;
-        for (const auto& n : t.nodes) parentOfOthers = parentOfOthers || (!n.parent.empty() && memberIsParent(n.parent));
+        for (const auto& n : t.nodes)
+            parentOfOthers = parentOfOthers || (!n.parent.empty() && memberIsParent(n.parent));
         if (parentOfOthers)
             if (NodeItem* it = items_.value(gid)) it->setExpanded(true);
     }
