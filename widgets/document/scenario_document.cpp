@@ -1,6 +1,7 @@
 #include "widgets/document/scenario_document.h"
 
 #include "core/scenario/layout.h"
+#include "core/scenario/schema.h"
 #include "widgets/document/document_commands.h"
 
 #include <QFile>
@@ -25,13 +26,6 @@ std::string ss(const QString& s) {
 
 bool aggregatesRole(Role r) {
     return r != Role::Trainer;
-}
-
-/// The topology's YAML, to tell whether a generic edit touched it.
-std::string topologyText(const TopologySpec& t) {
-    Scenario s;
-    s.topology = t;
-    return saveScenarioText(s);
 }
 
 // Field-by-field equality of specs (source lines do not count): an edit that sets what is
@@ -722,8 +716,9 @@ void ScenarioDocument::edit(const QString& text, const std::function<void(Scenar
                             int mergeId) {
     Scenario after = scenario_;
     change(after);
-    if (saveScenarioText(after) == saveScenarioText(scenario_)) return; // nothing to undo
-    const bool topologyChanged = topologyText(after.topology) != topologyText(scenario_.topology);
+    // Field by field through the schema (what the file would hold), not by writing both out.
+    if (sameScenario(after, scenario_)) return; // nothing to undo
+    const bool topologyChanged = !sameTopology(after.topology, scenario_.topology);
     undo_->push(new EditScenarioCommand(this, text, mergeId, std::move(after), topologyChanged));
 }
 
