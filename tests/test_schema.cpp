@@ -49,24 +49,27 @@ std::vector<const ScenarioField*> valueFields() {
     return out;
 }
 
-/// Makes `f` apply to `s`: the conditions of its sections and its own hold, optional sections
+/// Makes `f` apply to `t`: the conditions of its sections and its own hold, optional sections
 /// are there.
-void makeApply(Scenario& s, const ScenarioField& f) {
-    for (const auto& g : scenarioSchema()) {
+template <class T>
+void makeApply(T& t, const SchemaField<T>& f, const std::vector<SchemaField<T>>& table) {
+    for (const auto& g : table) {
         const bool above = g.type == FieldType::Section && f.path.compare(0, g.path.size() + 1, g.path + ".") == 0;
         if (&g != &f && !above) continue;
         if (g.when) {
-            const ScenarioField* control = findScenarioField(g.when->path);
-            if (control) control->set(s, FieldValue(g.when->values.front()));
+            for (const auto& c : table)
+                if (c.path == g.when->path) c.set(t, FieldValue(g.when->values.front()));
         }
-        if (g.optional && g.setPresent) g.setPresent(s, true);
+        if (g.optional && g.setPresent) g.setPresent(t, true);
     }
+}
+void makeApply(Scenario& s, const ScenarioField& f) {
+    makeApply(s, f, scenarioSchema());
 }
 
 /// A valid value of `f` other than its current one.
-FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
-    const FieldValue now = f.get(s);
-    const NumericBounds b = fieldBounds(f, s);
+template <class T> FieldValue otherValue(const SchemaField<T>& f, const T& t, const NumericBounds& b) {
+    const FieldValue now = f.get(t);
     switch (f.type) {
     case FieldType::Real: {
         const double v = std::get<double>(now);
@@ -76,6 +79,8 @@ FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
         if (x == v) x = lo + (hi - lo) / 4;
         return x;
     }
+    case FieldType::Range:
+        return Range::exactly(std::get<Range>(now).min + 7.5);
     case FieldType::Integer: {
         const double v = std::get<double>(now);
         return v + 1 <= b.max ? v + 1 : v - 1;
@@ -97,6 +102,9 @@ FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
     }
     return now;
 }
+FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
+    return otherValue(f, s, fieldBounds(f, s));
+}
 
 bool hasProblemAt(const std::vector<Diagnostic>& d, const std::string& path, const std::string& file = {}) {
     for (const auto& x : d)
@@ -113,9 +121,9 @@ std::string allText(const std::vector<Diagnostic>& d) {
 
 /// Values just outside each finite bound the loader enforces: below the minimum and above
 /// the maximum (for integers, not the int range the reader enforces by type).
-std::vector<double> outside(const ScenarioField& f, const NumericBounds& b) {
+std::vector<double> outside(const FieldInfo& f, const NumericBounds& b) {
     std::vector<double> out;
-    const bool integer = f.type != FieldType::Real;
+    const bool integer = f.type == FieldType::Integer || f.type == FieldType::IntList;
     if (std::isfinite(b.min) && b.min > std::numeric_limits<int>::min())
         out.push_back(b.minInclusive ? b.min - (integer ? 1 : 0.5) : b.min);
     if (std::isfinite(b.max) && b.max < std::numeric_limits<int>::max())
@@ -143,6 +151,7 @@ class TestSchema : public QObject {
     void settingsPanelBoundsAreTheLoaders();
     void policyPanelBoundsAreTheLoaders();
     void keyReferenceIsUpToDate();
+    void nodeKeysAgreeWithTheLoader();
 };
 
 void TestSchema::tableIsConsistent() {
@@ -485,6 +494,52 @@ void TestSchema::keyReferenceIsUpToDate() {
     const QString generated = text.mid(from + begin.size(), to - from - begin.size());
     // On a difference: fogstudio-cli schema --markdown, pasted between the markers.
     QCOMPARE(generated, QString::fromStdString(schemaMarkdown()));
+}
+
+void TestSchema::nodeKeysAgreeWithTheLoader() {
+    // The node table against the topology's reader, writer, --set and validator.
+    int bounded = 0;
+    for (const auto& f : nodeSchema()) {
+        QVERIFY2(!f.help.empty(), f.path.c_str());
+        if (f.custom || f.type == FieldType::Section) continue;
+        Scenario s = base();
+        NodeSpec& worker = s.topology.nodes[1];
+        makeApply(worker, f, nodeSchema());
+        QVERIFY2(fieldApplies(f, worker), f.path.c_str());
+        const std::string path = "topology.nodes[1]." + f.path;
+        const FieldValue v = otherValue(f, worker, fieldBounds(f));
+        f.set(worker, v);
+        const std::string text = saveScenarioText(s);
+        const Scenario back = readScenarioTextUnchecked(text, "nodes");
+        QVERIFY2(sameFieldValue(f.get(back.topology.nodes[1]), v), (path + "\n" + text).c_str());
+        Scenario before = s;
+        f.set(before.topology.nodes[1], f.get(base().topology.nodes[1]));
+        if (!sameFieldValue(f.get(before.topology.nodes[1]), v)) {
+            const Scenario set = readScenarioTextUnchecked(saveScenarioText(before), "nodes",
+                                                           {parseOverride(path + "=" + formatFieldValue(v))});
+            QVERIFY2(sameFieldValue(f.get(set.topology.nodes[1]), v), path.c_str());
+            QVERIFY2(!sameScenario(before, s), path.c_str());
+        }
+        if (!f.isBounded()) continue;
+        for (double bad : outside(f, fieldBounds(f))) {
+            Scenario wrong = s;
+            f.set(wrong.topology.nodes[1],
+                  f.type == FieldType::Range ? FieldValue(Range::exactly(bad)) : FieldValue(bad));
+            QVERIFY2(hasProblemAt(validateScenario(wrong), path), (path + " = " + formatNumber(bad)).c_str());
+            ++bounded;
+        }
+        QVERIFY2(!hasProblemAt(validateScenario(s), path), path.c_str());
+    }
+    QVERIFY(bounded >= 10);
+    // A key given with another kind is refused, as the table's `when` says.
+    Scenario s = base();
+    const std::string text = saveScenarioText(s);
+    try {
+        readScenarioTextUnchecked(text, "nodes", {parseOverride("topology.nodes[1].availability.mean_up_s=5")});
+        QFAIL("mean_up_s accepted with availability always");
+    } catch (const ScenarioError& e) {
+        QVERIFY2(std::string(e.what()).find("is only used with kind: markov, not always") != std::string::npos, e.what());
+    }
 }
 
 QTEST_MAIN(TestSchema)

@@ -160,6 +160,8 @@ std::string controlValue(const std::vector<SchemaField<T>>& table, const std::st
     return {};
 }
 
+void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange);
+
 /// Reads one key of `m` into the field; a missing or ill-typed value leaves the target as is.
 template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
     const std::string key = f.key();
@@ -183,6 +185,13 @@ template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
         return store(std::get<std::uint64_t>(current));
     case FieldType::IntList:
         return store(std::get<std::vector<int>>(current));
+    case FieldType::Range: {
+        // A number, or {min, max} where a range is allowed (readRange, for the node keys).
+        Range r = std::get<Range>(current);
+        readRange(m, key, r, true);
+        f.set(t, FieldValue(r));
+        return;
+    }
     case FieldType::Enum: {
         const YAML::Node n = m.node(key);
         if (!n.IsDefined()) return;
@@ -1002,6 +1011,8 @@ void emitValue(YAML::Emitter& out, const FieldInfo& f, const FieldValue& v) {
         return keyValue(out, key.c_str(), std::get<std::string>(v));
     case FieldType::Seed:
         return keyValue(out, key.c_str(), std::get<std::uint64_t>(v));
+    case FieldType::Range:
+        return emitRange(out, key.c_str(), std::get<Range>(v));
     case FieldType::IntList:
         out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (int x : std::get<std::vector<int>>(v))

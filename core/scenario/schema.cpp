@@ -340,6 +340,116 @@ std::vector<LinkField> buildLinkSchema() {
     return std::move(b.fields);
 }
 
+
+/// Link keys of a node's optional `link`: read as the defaults while there is none; setting
+/// one gives the node a link of its own.
+void addNodeLinkFields(Builder<NodeSpec>& b) {
+    Builder<LinkParams> link;
+    addLinkFields(link, "", [](LinkParams& l) -> LinkParams& { return l; });
+    for (auto& lf : link.fields) {
+        NodeField f;
+        static_cast<FieldInfo&>(f) = lf;
+        f.path = "link." + lf.path;
+        f.get = [get = lf.get](const NodeSpec& n) { return get(n.link ? *n.link : LinkParams{}); };
+        f.set = [set = lf.set](NodeSpec& n, const FieldValue& v) {
+            if (!n.link) n.link = LinkParams{};
+            set(*n.link, v);
+        };
+        b.fields.push_back(std::move(f));
+    }
+}
+
+std::vector<NodeField> buildNodeSchema() {
+    using NK = NoiseSpec::Kind;
+    using AK = AvailabilitySpec::Kind;
+    Builder<NodeSpec> b;
+    b.text("id", [](NodeSpec& n) -> std::string& { return n.id; },
+           "unique name (required); a group's members are <id>-0, <id>-1, ...")
+        .custom = true;
+    b.enumeration<Tier>("tier", [](NodeSpec& n) -> Tier& { return n.tier; }, {Tier::Cloud, Tier::Edge, Tier::Device},
+                        "where it sits (for reports and placement)");
+    b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; }, {Role::Trainer, Role::Aggregator, Role::Both},
+                        "trains, aggregates, or both");
+    b.text("parent", [](NodeSpec& n) -> std::string& { return n.parent; },
+           "the node this one reports to; empty for a root");
+    b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
+           "label used by placement and model averaging");
+    b.section("compute", true, "speed");
+    {
+        auto& f = b.add("compute.throughput", FieldType::Range, "how fast the node trains (a range in groups)");
+        bind(f, [](NodeSpec& n) -> Range& { return n.compute.throughput; });
+        f.unit = "samples/s";
+        f.min = above(0);
+    }
+    b.section("compute.noise", true, "random slow-down of each step (mean 1)");
+    b.enumeration<NK>("compute.noise.kind", [](NodeSpec& n) -> NK& { return n.compute.noise.kind; },
+                      {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal},
+                      "the factor's distribution");
+    b.real("compute.noise.shift", [](NodeSpec& n) -> double& { return n.compute.noise.shift; }, "",
+           atLeast(0), below(1), "factor = shift + exponential with mean 1 - shift")
+        .when = when("compute.noise.kind", {"shifted-exponential"});
+    b.real("compute.noise.sigma", [](NodeSpec& n) -> double& { return n.compute.noise.sigma; }, "",
+           above(0), std::nullopt, "sigma of the log-normal factor (mean 1)")
+        .when = when("compute.noise.kind", {"lognormal"});
+    b.section("availability", true, "when it is online (only trainers may go offline)");
+    b.enumeration<AK>("availability.kind", [](NodeSpec& n) -> AK& { return n.availability.kind; },
+                      {AK::Always, AK::Markov, AK::Trace},
+                      "never offline, two-state Markov on/off, or listed offline intervals");
+    b.real("availability.mean_up_s", [](NodeSpec& n) -> double& { return n.availability.meanUpS; }, "s",
+           atLeast(L::minMarkovMeanS), std::nullopt, "mean time online (exponential)")
+        .when = when("availability.kind", {"markov"});
+    b.real("availability.mean_down_s", [](NodeSpec& n) -> double& { return n.availability.meanDownS; }, "s",
+           atLeast(L::minMarkovMeanS), std::nullopt, "mean time offline (exponential)")
+        .when = when("availability.kind", {"markov"});
+    {
+        auto& f = b.add("availability.start", FieldType::Enum,
+                        "state at t = 0; stationary draws it from the long-run proportions");
+        f.enumValues = {"online", "offline", "stationary"};
+        f.when = when("availability.kind", {"markov"});
+        f.get = [](const NodeSpec& n) -> FieldValue {
+            const auto& a = n.availability;
+            return std::string(a.startStationary ? "stationary" : a.startOnline ? "online" : "offline");
+        };
+        f.set = [](NodeSpec& n, const FieldValue& v) {
+            const auto& text = std::get<std::string>(v);
+            n.availability.startStationary = text == "stationary";
+            n.availability.startOnline = text != "offline";
+        };
+    }
+    {
+        auto& f = b.add("availability.offline", FieldType::Section,
+                        "[[from_s, to_s], ...]: offline intervals of virtual time (from >= 0, "
+                        "from < to, sorted, not overlapping)");
+        f.custom = true;
+        f.typeNote = "list of [from_s, to_s] pairs";
+        f.when = when("availability.kind", {"trace"});
+        f.unit = "s";
+    }
+    b.section("energy", true, "energy use");
+    b.real("energy.per_sample_j", [](NodeSpec& n) -> double& { return n.energy.perSampleJ; }, "J/sample",
+           atLeast(0), std::nullopt, "spent for every training sample computed");
+    b.real("energy.per_byte_j", [](NodeSpec& n) -> double& { return n.energy.perByteJ; }, "J/byte",
+           atLeast(0), std::nullopt, "spent by the sender for every byte sent");
+    {
+        auto& f = b.section("link", true, "the link to the parent (else topology.default_link)");
+        f.optional = true;
+        f.present = [](const NodeSpec& n) { return n.link.has_value(); };
+        f.setPresent = [](NodeSpec& n, bool on) {
+            if (on && !n.link) n.link = LinkParams{};
+            if (!on) n.link.reset();
+        };
+    }
+    addNodeLinkFields(b);
+    {
+        auto& f = b.add("position", FieldType::Section,
+                        "where the studio draws the node (centre, canvas units); absent = "
+                        "automatic layout; no effect on a run");
+        f.custom = true;
+        f.typeNote = "[x, y], two numbers";
+    }
+    return std::move(b.fields);
+}
+
 template <class T>
 const SchemaField<T>* findIn(const std::vector<SchemaField<T>>& table, const std::string& path) {
     for (const auto& f : table)
@@ -421,6 +531,19 @@ const std::vector<LinkField>& linkSchema() {
     return table;
 }
 
+const std::vector<NodeField>& nodeSchema() {
+    static const std::vector<NodeField> table = buildNodeSchema();
+    return table;
+}
+
+const NodeField* findNodeField(const std::string& path) {
+    return findIn(nodeSchema(), path);
+}
+
+bool fieldApplies(const NodeField& f, const NodeSpec& n) {
+    return appliesIn(f, nodeSchema(), n);
+}
+
 const ScenarioField* findScenarioField(const std::string& path) {
     return findIn(scenarioSchema(), path);
 }
@@ -498,6 +621,8 @@ std::string formatFieldValue(const FieldValue& v) {
     if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
     if (const auto* s = std::get_if<std::string>(&v)) return *s;
     if (const auto* u = std::get_if<std::uint64_t>(&v)) return std::to_string(*u);
+    if (const auto* r = std::get_if<Range>(&v))
+        return r->isExact() ? num(r->min) : "{min: " + num(r->min) + ", max: " + num(r->max) + "}";
     std::string out = "[";
     for (int x : std::get<std::vector<int>>(v))
         out += (out.size() > 1 ? ", " : "") + std::to_string(x);
@@ -507,7 +632,12 @@ std::string formatFieldValue(const FieldValue& v) {
 bool sameFieldValue(const FieldValue& a, const FieldValue& b) {
     if (a.index() != b.index()) return false;
     if (const auto* d = std::get_if<double>(&a)) return sameNumber(*d, std::get<double>(b));
-    return a == b;
+    if (const auto* r = std::get_if<Range>(&a))
+        return sameNumber(r->min, std::get<Range>(b).min) && sameNumber(r->max, std::get<Range>(b).max);
+    if (const auto* x = std::get_if<bool>(&a)) return *x == std::get<bool>(b);
+    if (const auto* x = std::get_if<std::string>(&a)) return *x == std::get<std::string>(b);
+    if (const auto* x = std::get_if<std::uint64_t>(&a)) return *x == std::get<std::uint64_t>(b);
+    return std::get<std::vector<int>>(a) == std::get<std::vector<int>>(b);
 }
 
 namespace {
@@ -586,6 +716,7 @@ bool sameScenario(const Scenario& a, const Scenario& b) {
 namespace {
 
 std::string typeText(const FieldInfo& f) {
+    if (!f.typeNote.empty()) return f.typeNote;
     switch (f.type) {
     case FieldType::Section:
         return "map";
@@ -611,6 +742,8 @@ std::string typeText(const FieldInfo& f) {
     }
     case FieldType::Seed:
         return "integer 0 .. 2^64-1";
+    case FieldType::Range:
+        return "number, or {min, max} in a group";
     case FieldType::IntList:
         return "list of integers" +
                (f.maxItems ? " (at most " + std::to_string(f.maxItems) + ")" : std::string());
@@ -645,7 +778,7 @@ std::string fieldRows(const std::vector<SchemaField<T>>& table, const T& default
     std::string out;
     for (const auto& f : table) {
         std::string bounds;
-        if (f.isNumber() || f.type == FieldType::IntList) {
+        if (f.isBounded()) {
             bounds = boundsText(fieldBounds(f), true);
             for (const auto& c : f.minWhen) {
                 NumericBounds nb = fieldBounds(f);
@@ -692,6 +825,10 @@ std::string schemaMarkdown() {
            "needs (given with any other kind it is an error); bounds are inclusive unless "
            "marked `>`/`<`, and every number must be finite.\n\n";
     out += head + fieldRows(scenarioSchema(), Scenario{}, "");
+    out += "\n### Node and group keys\n\n";
+    out += "Each entry of `topology.nodes` and `topology.groups` (paths relative to the entry; "
+           "a group also has `count`, see [groups](#groups)).\n\n";
+    out += head + fieldRows(nodeSchema(), NodeSpec{}, "");
     out += "\n### Link keys\n\n";
     out += "In `topology.default_link`, a node's or group's `link`, and each entry of "
            "`topology.links` (which also has `from` and `to`, node ids).\n\n";

@@ -33,10 +33,11 @@ enum class FieldType {
     Enum,    ///< one of `enumValues`
     Seed,    ///< an integer 0 .. 2^64-1
     IntList, ///< a list of integers, each within the bounds (model.hidden)
+    Range,   ///< a number, or in a group {min, max} drawn per member (every point within the bounds)
 };
 
 /// A value of any field type: Real and Integer as double, Enum as its spelling.
-using FieldValue = std::variant<double, bool, std::string, std::uint64_t, std::vector<int>>;
+using FieldValue = std::variant<double, bool, std::string, std::uint64_t, std::vector<int>, Range>;
 
 /// The key applies only while the enum at `path` (a full path in the same table) is one of
 /// `values`, e.g. availability.mean_up_s only with availability.kind markov.
@@ -69,6 +70,7 @@ struct FieldInfo {
     std::optional<FieldCondition> when;  ///< none: applies whenever its section is there
     std::string help;                 ///< one line: what it means
     std::string defaultNote;          ///< said beside the default, e.g. "0 when a stop map is given"
+    std::string typeNote;             ///< the type as the reference states it, when not by `type`
     std::size_t maxItems = 0;         ///< IntList: longest list accepted (0 = no limit)
     bool flow = false;                ///< Section: written on one line, {a: 1, b: 2}
     bool omitEmpty = false;           ///< Text: not written while empty
@@ -80,6 +82,8 @@ struct FieldInfo {
     std::string key() const;    ///< the last component: "learning_rate"
     std::string parent() const; ///< "training"; "" at the top
     bool isNumber() const { return type == FieldType::Real || type == FieldType::Integer; }
+    /// Has numeric bounds (numbers, ranges, lists of integers).
+    bool isBounded() const { return isNumber() || type == FieldType::Range || type == FieldType::IntList; }
 };
 
 template <class Target> struct SchemaField : FieldInfo {
@@ -92,11 +96,16 @@ template <class Target> struct SchemaField : FieldInfo {
 
 using ScenarioField = SchemaField<Scenario>;
 using LinkField = SchemaField<LinkParams>;
+using NodeField = SchemaField<NodeSpec>;
 
 /// Every key of a scenario except the nodes', groups' and links' own keys, in file order.
 const std::vector<ScenarioField>& scenarioSchema();
 /// The keys of a link map (default_link, a node's link, the entries of topology.links).
 const std::vector<LinkField>& linkSchema();
+/// The keys of a topology node or group entry (paths relative to the entry, e.g.
+/// "availability.mean_up_s"); `id`, `count` and `position` are custom (the topology checks).
+const std::vector<NodeField>& nodeSchema();
+const NodeField* findNodeField(const std::string& path);
 const ScenarioField* findScenarioField(const std::string& path);
 
 /// The bounds the loader enforces for a number, with conditional bounds resolved against a
@@ -135,6 +144,7 @@ SpinRange spinRange(const NumericBounds& b, int decimals);
 /// sections present).
 bool fieldApplies(const ScenarioField& f, const Scenario& s);
 bool fieldApplies(const LinkField& f, const LinkParams& l);
+bool fieldApplies(const NodeField& f, const NodeSpec& n);
 
 /// The YAML spelling of a value: "0.01", "true", "[200, 100]", "fashion-mnist".
 std::string formatFieldValue(const FieldValue& v);

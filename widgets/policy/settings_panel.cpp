@@ -146,6 +146,8 @@ void SettingsPanel::addKey(QFormLayout* form, const QString& label, const std::s
     case FieldType::Seed:
         addSeed(form, label, *f);
         break;
+    case FieldType::Range: // node keys: the property inspector's
+        return;
     case FieldType::Section:
         return;
     }
@@ -247,12 +249,13 @@ void SettingsPanel::addIntList(QFormLayout* form, const QString& label, const Sc
             }
             widths.push_back(w);
         }
-        if (FieldValue(widths) != f.get(current()))
+        if (!sameFieldValue(FieldValue(widths), f.get(current())))
             apply(keyPath, [&f, widths](Scenario& s) { f.set(s, FieldValue(widths)); });
     });
     addField(form, label, keyPath, le, [this, le, &f] {
         QStringList parts;
-        for (int w : std::get<std::vector<int>>(f.get(current()))) parts << QString::number(w);
+        const FieldValue widths = f.get(current()); // kept: the loop reads into it
+        for (int w : std::get<std::vector<int>>(widths)) parts << QString::number(w);
         const QString v = parts.join(", ");
         if (le->text() != v) le->setText(v);
     });
@@ -267,7 +270,7 @@ void SettingsPanel::addSeed(QFormLayout* form, const QString& label, const Scena
         bool ok = false;
         const qulonglong v = le->text().toULongLong(&ok);
         const auto seed = static_cast<std::uint64_t>(v);
-        if (!updating_ && ok && FieldValue(seed) != f.get(current()))
+        if (!updating_ && ok && !sameFieldValue(FieldValue(seed), f.get(current())))
             apply(keyPath, [&f, seed](Scenario& s) { f.set(s, FieldValue(seed)); });
     });
     addField(form, label, keyPath, le, [this, le, &f] {
