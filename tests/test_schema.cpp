@@ -9,6 +9,7 @@
 #include "widgets/document/scenario_document.h"
 #include "widgets/policy/policy_panel.h"
 #include "widgets/policy/settings_panel.h"
+#include "widgets/topology/property_inspector.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -152,6 +153,8 @@ class TestSchema : public QObject {
     void policyPanelBoundsAreTheLoaders();
     void keyReferenceIsUpToDate();
     void nodeKeysAgreeWithTheLoader();
+    void nodeEqualityCoversEveryKey();
+    void inspectorFollowsTheSchema();
 };
 
 void TestSchema::tableIsConsistent() {
@@ -540,6 +543,66 @@ void TestSchema::nodeKeysAgreeWithTheLoader() {
     } catch (const ScenarioError& e) {
         QVERIFY2(std::string(e.what()).find("is only used with kind: markov, not always") != std::string::npos, e.what());
     }
+}
+
+void TestSchema::nodeEqualityCoversEveryKey() {
+    for (const auto& f : nodeSchema()) {
+        if (!f.get) continue;
+        Scenario a = base();
+        makeApply(a.topology.nodes[1], f, nodeSchema());
+        if (f.path == "count") a.topology.nodes[1].group = true;
+        Scenario b = a;
+        const FieldValue v = otherValue(f, a.topology.nodes[1], fieldBounds(f));
+        f.set(b.topology.nodes[1], v);
+        QVERIFY2(!sameNodeSpec(a.topology.nodes[1], b.topology.nodes[1]), f.path.c_str());
+        // As the file goes: a change of a key that applies is a change of the file.
+        QCOMPARE(sameTopology(a.topology, b.topology), saveScenarioText(a) == saveScenarioText(b));
+        QVERIFY2(!sameScenario(a, b), f.path.c_str());
+    }
+    // A key that does not apply changes the stored spec but not the file.
+    Scenario a = base(), b = base();
+    b.topology.nodes[1].compute.noise.sigma = 3; // noise kind none
+    QVERIFY(!sameNodeSpec(a.topology.nodes[1], b.topology.nodes[1]));
+    QVERIFY(sameTopology(a.topology, b.topology));
+    QCOMPARE(saveScenarioText(a), saveScenarioText(b));
+    b = a;
+    b.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Trace;
+    a.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Trace;
+    b.topology.nodes[1].availability.offline = {{1, 2}};
+    QVERIFY(!sameTopology(a.topology, b.topology));
+    b = a;
+    b.topology.nodes[1].hasPosition = true;
+    QVERIFY(!sameTopology(a.topology, b.topology));
+}
+
+void TestSchema::inspectorFollowsTheSchema() {
+    ScenarioDocument doc;
+    PropertyInspector inspector(&doc);
+    int checked = 0;
+    for (const auto& f : nodeSchema()) {
+        const QString key = QString::fromStdString(f.path);
+        if (f.custom || f.type == FieldType::Section || !inspector.editor(key)) continue;
+        const bool conditional = f.when || f.parent() == "link";
+        for (const bool applying : {true, false}) {
+            if (!applying && !conditional) continue;
+            Scenario s = base();
+            NodeSpec& worker = s.topology.nodes[1];
+            makeApply(worker, f, nodeSchema());
+            if (!applying && f.when) {
+                const NodeField* control = findNodeField(f.when->path);
+                for (const auto& v : control->enumValues)
+                    if (std::count(f.when->values.begin(), f.when->values.end(), v) == 0) control->set(worker, FieldValue(v));
+            }
+            if (!applying && f.parent() == "link") worker.link.reset();
+            QCOMPARE(fieldApplies(f, worker), applying);
+            doc.setScenario(s);
+            inspector.setSelection({"worker"}, {});
+            QVERIFY2(inspector.isFieldVisible(key) == applying, f.path.c_str());
+            ++checked;
+        }
+        QVERIFY2(!inspector.editor(key)->toolTip().isEmpty(), f.path.c_str());
+    }
+    QVERIFY(checked >= 15);
 }
 
 QTEST_MAIN(TestSchema)

@@ -142,13 +142,8 @@ void checkFields(Checker& c, const Scenario& s, const std::string& section) {
     }
 }
 
-void checkAvailability(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
-    if (a.kind == AvailabilitySpec::Kind::Markov) {
-        // Every period is an event: means far below a round's length flood the event queue
-        // (1e-9 s would need 10^9 events per simulated second and node).
-        c.atLeast(path + ".mean_up_s", line, a.meanUpS, L::minMarkovMeanS);
-        c.atLeast(path + ".mean_down_s", line, a.meanDownS, L::minMarkovMeanS);
-    }
+/// The offline intervals of a trace (the Markov means are schema bounds: checkNodeFields).
+void checkTrace(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
     if (a.kind != AvailabilitySpec::Kind::Trace) return;
     for (std::size_t i = 0; i < a.offline.size(); ++i) {
         const auto& iv = a.offline[i];
@@ -169,22 +164,38 @@ void checkAvailability(Checker& c, const std::string& path, int line, const Avai
 }
 
 /// The checks nodes and groups share (a node's throughput is an exact range).
-void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
+/// The schema's bounds for the keys of a node or group entry that apply to it, in the table's
+/// order, with the trace and position checks in their places. `tail`: the keys after `count`
+/// (price and data share, checked after the count), else those before it. Range-valued keys
+/// are checked over the whole range for throughput and for groups; a node's other values are
+/// single numbers (the caller refuses ranges there).
+void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, bool tail) {
     const int line = s.line;
-    if (s.id.empty()) c.error(path + ".id", line, "must not be empty");
-    c.range(path + ".compute.throughput", line, s.compute.throughput, 0, true);
-    const NoiseSpec& noise = s.compute.noise;
-    if (noise.kind == NoiseSpec::Kind::ShiftedExponential)
-        c.within(path + ".compute.noise.shift", line, noise.shift, 0, 1, true);
-    if (noise.kind == NoiseSpec::Kind::LogNormal)
-        c.greater(path + ".compute.noise.sigma", line, noise.sigma, 0);
-    checkAvailability(c, path + ".availability", line, s.availability);
-    c.atLeast(path + ".energy.per_sample_j", line, s.energy.perSampleJ, 0);
-    c.atLeast(path + ".energy.per_byte_j", line, s.energy.perByteJ, 0);
-    if (s.link) checkLink(c, path + ".link", line, *s.link);
-    if (s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
-        c.error(path + ".position", line,
-                "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
+    bool inTail = false;
+    for (const auto& f : nodeSchema()) {
+        if (f.path == "count") inTail = true;
+        if (inTail != tail || !fieldApplies(f, s)) continue;
+        const std::string p = path + "." + f.path;
+        if (f.path == "availability.offline") checkTrace(c, path + ".availability", line, s.availability);
+        if (f.path == "position" && s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
+            c.error(p, line, "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
+        if (f.custom || !f.isBounded()) continue;
+        const NumericBounds b = fieldBounds(f);
+        const FieldValue v = f.get(s);
+        if (f.type != FieldType::Range) {
+            c.bounds(p, line, std::get<double>(v), b);
+        } else if (s.group || f.path == "compute.throughput") {
+            c.range(p, line, std::get<Range>(v), b.min, !b.minInclusive);
+        } else {
+            c.bounds(p, line, std::get<Range>(v).min, b);
+        }
+    }
+}
+
+/// The checks nodes and groups share.
+void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
+    if (s.id.empty()) c.error(path + ".id", s.line, "must not be empty");
+    checkNodeFields(c, path, s, false);
 }
 
 /// A node or a group, as one vertex of the parent graph: all members of a group share their
@@ -240,8 +251,6 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                             std::to_string(n.count));
                 e.count = 0;
             }
-            c.range(e.path + ".price_per_hour", n.line, n.pricePerHour, 0, false);
-            c.range(e.path + ".data_share", n.line, n.dataShare, 0, true);
         } else {
             // The topology takes a node's values as they are; a range only makes sense in a
             // group.
@@ -254,9 +263,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                     c.error(e.path + key, n.line,
                             "must be a single number for a node (ranges are for groups), got " +
                                 rangeText(*r));
-            c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour.min, 0);
-            c.greater(e.path + ".data_share", n.line, n.dataShare.min, 0);
         }
+        checkNodeFields(c, e.path, n, true); // price_per_hour, data_share
         e.members = e.count;
         ents.push_back(e);
     }

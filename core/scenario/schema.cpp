@@ -371,9 +371,11 @@ std::vector<NodeField> buildNodeSchema() {
     b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; }, {Role::Trainer, Role::Aggregator, Role::Both},
                         "trains, aggregates, or both");
     b.text("parent", [](NodeSpec& n) -> std::string& { return n.parent; },
-           "the node this one reports to; empty for a root");
+           "the node (or group member, or group, for a nested group) this one reports to; empty for a root")
+        .omitEmpty = true;
     b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
-           "label used by placement and model averaging");
+           "label used by placement and model averaging")
+        .omitEmpty = true;
     b.section("compute", true, "speed");
     {
         auto& f = b.add("compute.throughput", FieldType::Range, "how fast the node trains (a range in groups)");
@@ -446,6 +448,22 @@ std::vector<NodeField> buildNodeSchema() {
                         "automatic layout; no effect on a run");
         f.custom = true;
         f.typeNote = "[x, y], two numbers";
+    }
+    {
+        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
+                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
+        f.custom = true;
+    }
+    {
+        auto& f = b.add("price_per_hour", FieldType::Range, "billed per started second while held and online");
+        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
+        f.unit = "currency/hour";
+        f.min = atLeast(0);
+    }
+    {
+        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
+        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
+        f.min = above(0);
     }
     return std::move(b.fields);
 }
@@ -654,13 +672,33 @@ bool sameFields(const std::vector<SchemaField<T>>& table, const T& a, const T& b
     return true;
 }
 
-/// Node and group specs as the writer spells them (their keys join the schema with the
-/// single spec type of issue 11's item 2).
-std::string memberText(const TopologySpec& t) {
-    Scenario s;
-    s.topology.nodes = t.nodes;
-    s.topology.groups = t.groups;
-    return saveScenarioText(s);
+/// Every stored value of the table's keys, applicable or not (for "did this edit change
+/// anything"), or only those the file would hold (for "would the file differ").
+template <class T>
+bool sameStored(const std::vector<SchemaField<T>>& table, const T& a, const T& b) {
+    for (const auto& f : table) {
+        if (f.optional && f.present && f.present(a) != f.present(b)) return false;
+        if (f.custom || !f.get) continue;
+        if (!sameFieldValue(f.get(a), f.get(b))) return false;
+    }
+    return true;
+}
+
+/// The keys the table leaves to code of its own: id, count, the trace, the position.
+bool sameCustomParts(const NodeSpec& a, const NodeSpec& b, bool asWritten) {
+    if (a.id != b.id || a.group != b.group) return false;
+    if ((a.group || !asWritten) && a.count != b.count) return false;
+    const bool trace = a.availability.kind == AvailabilitySpec::Kind::Trace;
+    if (!asWritten || trace) {
+        const auto& x = a.availability.offline;
+        const auto& y = b.availability.offline;
+        if (x.size() != y.size()) return false;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!sameNumber(x[i].fromS, y[i].fromS) || !sameNumber(x[i].toS, y[i].toS)) return false;
+    }
+    if (a.hasPosition != b.hasPosition) return false;
+    if ((a.hasPosition || !asWritten) && (!sameNumber(a.x, b.x) || !sameNumber(a.y, b.y))) return false;
+    return true;
 }
 
 } // namespace
@@ -701,8 +739,19 @@ bool sameTopology(const TopologySpec& a, const TopologySpec& b) {
         if (a.links[i].from != b.links[i].from || a.links[i].to != b.links[i].to ||
             !sameFields(linkSchema(), a.links[i].params, b.links[i].params))
             return false;
-    if (a.nodes.size() != b.nodes.size() || a.groups.size() != b.groups.size()) return false;
-    return memberText(a) == memberText(b);
+    if (a.nodes.size() != b.nodes.size()) return false;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i)
+        if (!sameFields(nodeSchema(), a.nodes[i], b.nodes[i]) || !sameCustomParts(a.nodes[i], b.nodes[i], true))
+            return false;
+    return true;
+}
+
+bool sameNodeSpec(const NodeSpec& a, const NodeSpec& b) {
+    return sameStored(nodeSchema(), a, b) && sameCustomParts(a, b, false);
+}
+
+bool sameLinkSpec(const LinkSpec& a, const LinkSpec& b) {
+    return a.from == b.from && a.to == b.to && sameStored(linkSchema(), a.params, b.params);
 }
 
 bool sameScenario(const Scenario& a, const Scenario& b) {

@@ -157,6 +157,10 @@ bool sameFieldValue(const FieldValue& a, const FieldValue& b);
 /// policies with their defaults filled in, and the topology.
 bool sameScenario(const Scenario& a, const Scenario& b);
 bool sameTopology(const TopologySpec& a, const TopologySpec& b);
+/// Every stored value equal, whether the file would hold it or not (an edit that changes
+/// nothing at all is no edit); source lines do not count.
+bool sameNodeSpec(const NodeSpec& a, const NodeSpec& b);
+bool sameLinkSpec(const LinkSpec& a, const LinkSpec& b);
 bool samePolicy(const PolicySpec& a, const PolicySpec& b, const std::vector<PolicyInfo>& catalogue);
 
 /// The key reference of docs/scenario.md (between its "schema:begin/end" markers), as
