@@ -6,12 +6,15 @@
 #include "core/cluster/cluster_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/schema.h"
 
 #include <QCommandLineParser>
 #include <QApplication>
 #include <QCoreApplication>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <iostream>
 #include <thread>
 
@@ -59,6 +62,8 @@ Commands:
   db check [FILE]          Check a run database (--db FILE, or the default one): SQLite's
                            integrity check, schema, runs killed mid-way, missing rows.
   policies                 The sync and selection policies with their parameters.
+  schema [--markdown]      Every scenario key: type, default, bounds, when it applies.
+                           --markdown prints the key reference of docs/scenario.md.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
@@ -122,6 +127,41 @@ int cmdValidate(const QStringList& files, const QStringList& sets) {
         }
     }
     return bad ? 1 : 0;
+}
+
+int cmdSchema(bool markdown) {
+    if (markdown) {
+        std::cout << fog::schemaMarkdown();
+        return 0;
+    }
+    const fog::Scenario defaults;
+    auto line = [](const fog::FieldInfo& f, const std::string& def, const fog::NumericBounds& b) {
+        std::cout << f.path;
+        if (!def.empty()) std::cout << " = " << def;
+        if (f.isNumber() || f.type == fog::FieldType::IntList) {
+            const bool lowSet = std::isfinite(b.min) && b.min > std::numeric_limits<int>::min();
+            const bool highSet = std::isfinite(b.max) && b.max < std::numeric_limits<int>::max();
+            if (lowSet) std::cout << "  " << (b.minInclusive ? ">= " : "> ") << fog::formatFieldValue(b.min);
+            if (highSet) std::cout << "  " << (b.maxInclusive ? "<= " : "< ") << fog::formatFieldValue(b.max);
+        }
+        if (!f.enumValues.empty()) {
+            std::cout << "  (";
+            for (std::size_t i = 0; i < f.enumValues.size(); ++i) std::cout << (i ? " | " : "") << f.enumValues[i];
+            std::cout << ")";
+        }
+        if (f.when) {
+            std::cout << "  only with " << f.when->path << ":";
+            for (const auto& v : f.when->values) std::cout << " " << v;
+        }
+        std::cout << "\n      " << f.help << "\n";
+    };
+    for (const auto& f : fog::scenarioSchema())
+        if (f.type != fog::FieldType::Section)
+            line(f, f.get ? fog::formatFieldValue(f.get(defaults)) : std::string(), fog::fieldBounds(f));
+    std::cout << "\nLink keys (topology.default_link, a node's link, topology.links[i]):\n";
+    for (const auto& f : fog::linkSchema()) line(f, fog::formatFieldValue(f.get(fog::LinkParams{})), fog::fieldBounds(f));
+    std::cout << "\nPolicy parameters: fogstudio-cli policies\n";
+    return 0;
 }
 
 int cmdPolicies() {
@@ -190,6 +230,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption target("target", "", "ACCURACY");
     const QCommandLineOption rounds("rounds", "", "R");
     const QCommandLineOption quick("quick", "");
+    const QCommandLineOption markdown("markdown", "");
+    parser.addOption(markdown);
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
@@ -269,6 +311,7 @@ int main(int argc, char** argv) {
     const QString cmd = args.first();
     if (cmd == "validate") return cmdValidate(o.args, o.sets);
     if (cmd == "policies") return cmdPolicies();
+    if (cmd == "schema") return cmdSchema(parser.isSet(markdown));
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);

@@ -6,6 +6,7 @@
 
 #include "core/data/regular_file.h"
 #include "core/policies/policy_info.h"
+#include "core/scenario/schema.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <yaml-cpp/eventhandler.h>
@@ -146,6 +147,106 @@ bool checkText(YamlContext& ctx, const std::string& text) {
 
 // --- reading -----------------------------------------------------------------------------
 
+// --- reading through the schema --------------------------------------------------------------
+
+/// The current spelling of the enum a condition names ("" when it names none).
+template <class T>
+std::string controlValue(const std::vector<SchemaField<T>>& table, const std::string& path, const T& t) {
+    for (const auto& f : table)
+        if (f.path == path && f.get) {
+            const FieldValue v = f.get(t);
+            if (const auto* text = std::get_if<std::string>(&v)) return *text;
+        }
+    return {};
+}
+
+void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange);
+
+/// Reads one key of `m` into the field; a missing or ill-typed value leaves the target as is.
+template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
+    const std::string key = f.key();
+    const FieldValue current = f.get(t);
+    auto store = [&](auto value) {
+        if (m.get(key, value)) f.set(t, FieldValue(value));
+    };
+    switch (f.type) {
+    case FieldType::Real:
+        return store(std::get<double>(current));
+    case FieldType::Integer: {
+        int v = static_cast<int>(std::get<double>(current));
+        if (m.get(key, v)) f.set(t, FieldValue(static_cast<double>(v)));
+        return;
+    }
+    case FieldType::Bool:
+        return store(std::get<bool>(current));
+    case FieldType::Text:
+        return store(std::get<std::string>(current));
+    case FieldType::Seed:
+        return store(std::get<std::uint64_t>(current));
+    case FieldType::IntList:
+        return store(std::get<std::vector<int>>(current));
+    case FieldType::Range: {
+        // A number, or {min, max} where a range is allowed (readRange, for the node keys).
+        Range r = std::get<Range>(current);
+        readRange(m, key, r, true);
+        f.set(t, FieldValue(r));
+        return;
+    }
+    case FieldType::Enum: {
+        const YAML::Node n = m.node(key);
+        if (!n.IsDefined()) return;
+        std::string text;
+        if (!readValue(m.context(), n, m.pathOf(key), text)) return;
+        if (std::find(f.enumValues.begin(), f.enumValues.end(), text) != f.enumValues.end()) {
+            f.set(t, FieldValue(text));
+            return;
+        }
+        m.context().error(m.pathOf(key), n.Mark(),
+                          "must be one of " + joinNames(f.enumValues) + ", got '" + text + "'" +
+                              didYouMean(text, f.enumValues));
+        return;
+    }
+    case FieldType::Section:
+        return;
+    }
+}
+
+/// Reads the keys of `section` (a path of the table; "" for its top) from the map `m`, in the
+/// table's order: a key whose condition does not hold is an error if given ("is only used
+/// with kind: markov, not always"), sections open a map of their own. `custom(f, m, t)` takes
+/// over a field (returns true) or lets the table read it (false).
+template <class T, class Custom>
+void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const std::string& section, T& t,
+                Custom&& custom) {
+    for (const auto& f : table) {
+        if (f.parent() != section) continue;
+        if (custom(f, m, t)) continue;
+        const std::string key = f.key();
+        if (f.when) {
+            const std::string current = controlValue(table, f.when->path, t);
+            if (std::find(f.when->values.begin(), f.when->values.end(), current) == f.when->values.end()) {
+                const std::string control = f.when->path.substr(f.when->path.rfind('.') + 1);
+                m.notApplicable(key, "is only used with " + control + ": " + joinNames(f.when->values) +
+                                         ", not " + current);
+                continue;
+            }
+        }
+        if (f.type != FieldType::Section) {
+            readField(m, f, t);
+            continue;
+        }
+        if (!m.has(key)) continue;
+        MapReader sub(m.context(), m.node(key), m.pathOf(key));
+        readFields(sub, table, f.path, t, custom);
+        if (f.optional && f.setPresent) f.setPresent(t, sub.valid());
+    }
+}
+
+template <class T>
+void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const std::string& section, T& t) {
+    readFields(m, table, section, t, [](const SchemaField<T>&, MapReader&, T&) { return false; });
+}
+
 /// A number, or for groups also {min, max}: the value is drawn per member.
 void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange) {
     const YAML::Node n = m.node(key);
@@ -172,10 +273,7 @@ void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange
 }
 
 void readLinkParams(MapReader& m, LinkParams& l) {
-    m.get("bandwidth_up_mbps", l.bandwidthUpMbps);
-    m.get("bandwidth_down_mbps", l.bandwidthDownMbps);
-    m.get("latency_ms", l.latencyMs);
-    m.get("price_per_gb", l.pricePerGb);
+    readFields(m, linkSchema(), "", l);
 }
 
 void readNoise(YamlContext& ctx, const YAML::Node& n, const std::string& path, NoiseSpec& out) {
@@ -335,83 +433,6 @@ void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
                 });
 }
 
-void readPartition(YamlContext& ctx, const YAML::Node& n, const std::string& path,
-                   PartitionSpec& p) {
-    using K = PartitionSpec::Kind;
-    MapReader m(ctx, n, path);
-    m.getEnum("kind", p.kind, {K::Iid, K::Dirichlet, K::Shards, K::QuantitySkew, K::Natural});
-    if (m.usedWith("alpha", "kind", p.kind, {K::Dirichlet})) m.get("alpha", p.alpha);
-    if (m.usedWith("min_per_client", "kind", p.kind, {K::Dirichlet}))
-        m.get("min_per_client", p.minPerClient);
-    if (m.usedWith("per_client", "kind", p.kind, {K::Shards}))
-        m.get("per_client", p.shardsPerClient);
-    if (m.usedWith("sigma", "kind", p.kind, {K::QuantitySkew})) m.get("sigma", p.sigma);
-}
-
-void readData(YamlContext& ctx, const YAML::Node& n, DataSpec& d) {
-    using K = DataSpec::Kind;
-    MapReader m(ctx, n, "data");
-    m.getEnum("dataset", d.kind, {K::FashionMnist, K::Synthetic, K::Idx, K::Csv, K::None});
-    const K kind = d.kind;
-    if (m.usedWith("dir", "dataset", kind, {K::FashionMnist, K::Idx})) m.get("dir", d.dir);
-    if (m.usedWith("train", "dataset", kind, {K::Idx, K::Csv})) m.get("train", d.trainPath);
-    if (m.usedWith("test", "dataset", kind, {K::Idx, K::Csv})) m.get("test", d.testPath);
-    if (m.usedWith("train_labels", "dataset", kind, {K::Idx}))
-        m.get("train_labels", d.trainLabelsPath);
-    if (m.usedWith("test_labels", "dataset", kind, {K::Idx}))
-        m.get("test_labels", d.testLabelsPath);
-    if (m.usedWith("synthetic", "dataset", kind, {K::Synthetic}) && m.has("synthetic")) {
-        MapReader s(ctx, m.node("synthetic"), m.pathOf("synthetic"));
-        s.get("alpha", d.syntheticAlpha);
-        s.get("beta", d.syntheticBeta);
-        s.get("iid", d.syntheticIid);
-        s.get("features", d.syntheticFeatures);
-        s.get("classes", d.syntheticClasses);
-    }
-    // Synthetic devices come with their own samples: the size caps and partitions of the
-    // file-based sets do not apply.
-    if (m.usedWith("max_train_samples", "dataset", kind, {K::FashionMnist, K::Idx, K::Csv}))
-        m.get("max_train_samples", d.maxTrainSamples);
-    if (m.usedWith("max_test_samples", "dataset", kind, {K::FashionMnist, K::Idx, K::Csv}))
-        m.get("max_test_samples", d.maxTestSamples);
-    if (m.usedWith("samples_per_trainer", "dataset", kind, {K::None}))
-        m.get("samples_per_trainer", d.samplesPerTrainer);
-    if (kind == K::Synthetic) d.partition.kind = PartitionSpec::Kind::Natural;
-    if (m.usedWith("partition", "dataset", kind, {K::FashionMnist, K::Synthetic, K::Idx, K::Csv}) &&
-        m.has("partition"))
-        readPartition(ctx, m.node("partition"), m.pathOf("partition"), d.partition);
-}
-
-void readModel(YamlContext& ctx, const YAML::Node& n, ModelSpec& model) {
-    using K = ModelSpec::Kind;
-    MapReader m(ctx, n, "model");
-    m.getEnum("kind", model.kind, {K::LogReg, K::Mlp, K::Cnn, K::None});
-    if (m.usedWith("hidden", "kind", model.kind, {K::Mlp, K::Cnn})) m.get("hidden", model.hidden);
-    if (m.usedWith("dropout", "kind", model.kind, {K::Mlp, K::Cnn}))
-        m.get("dropout", model.dropout);
-    m.get("wire_bytes", model.wireBytes);
-}
-
-void readTraining(YamlContext& ctx, const YAML::Node& n, TrainingSpec& t) {
-    MapReader m(ctx, n, "training");
-    m.get("optimizer", t.optimizer);
-    m.get("learning_rate", t.learningRate);
-    if (m.has("schedule")) {
-        using K = ScheduleSpec::Kind;
-        MapReader s(ctx, m.node("schedule"), m.pathOf("schedule"));
-        s.getEnum("kind", t.schedule.kind, {K::Constant, K::Step, K::InverseTime});
-        if (s.usedWith("gamma", "kind", t.schedule.kind, {K::Step, K::InverseTime}))
-            s.get("gamma", t.schedule.gamma);
-        if (s.usedWith("every_rounds", "kind", t.schedule.kind, {K::Step}))
-            s.get("every_rounds", t.schedule.stepRounds);
-    }
-    m.get("momentum", t.momentum);
-    m.get("weight_decay", t.weightDecay);
-    m.get("batch_size", t.batchSize);
-    m.get("local_steps", t.localSteps);
-    m.get("local_epochs", t.localEpochs);
-}
-
 /// `{policy: name, param: number, ...}`: the parameter keys depend on the policy, so they are
 /// only type-checked here; validateScenario checks names and bounds.
 void readPolicy(YamlContext& ctx, const YAML::Node& n, const std::string& path, PolicySpec& p) {
@@ -428,16 +449,6 @@ void readPolicy(YamlContext& ctx, const YAML::Node& n, const std::string& path, 
         p.params[key] = v;
         p.paramLines[key] = lineOf(value);
     }
-}
-
-void readStop(YamlContext& ctx, const YAML::Node& n, StopSpec& s) {
-    MapReader m(ctx, n, "stop");
-    // A stop block lists the limits wanted: the 10-round default applies only without one.
-    s.rounds = 0;
-    m.get("rounds", s.rounds);
-    m.get("virtual_time_s", s.virtualTimeS);
-    m.get("target_accuracy", s.targetAccuracy);
-    m.get("budget", s.budget);
 }
 
 /// False when reading cannot sensibly go on (a file from a newer FogStudio).
@@ -460,20 +471,25 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
         m.remainingKeys();
         return false;
     }
-    m.get("name", s.name);
-    m.get("description", s.description);
-    m.get("seed", s.seed);
-    if (m.has("topology")) readTopology(ctx, m.node("topology"), s.topology);
-    if (m.has("data")) readData(ctx, m.node("data"), s.data);
-    if (m.has("model")) readModel(ctx, m.node("model"), s.model);
-    if (m.has("training")) readTraining(ctx, m.node("training"), s.training);
-    if (m.has("sync")) readPolicy(ctx, m.node("sync"), "sync", s.sync);
-    if (m.has("selection")) readPolicy(ctx, m.node("selection"), "selection", s.selection);
-    if (m.has("stop")) readStop(ctx, m.node("stop"), s.stop);
-    if (m.has("evaluation")) {
-        MapReader e(ctx, m.node("evaluation"), "evaluation");
-        e.get("every_rounds", s.evaluation.everyRounds);
-    }
+    // Everything else through the schema; these keys have readers of their own.
+    readFields(m, scenarioSchema(), "", s, [&](const ScenarioField& f, MapReader& r, Scenario& t) {
+        const std::string& p = f.path;
+        if (p == "schema_version") return true; // read above
+        if (p == "topology") {
+            if (r.has("topology")) readTopology(ctx, r.node("topology"), t.topology);
+            return true;
+        }
+        if (p == "sync" || p == "selection") {
+            if (r.has(p)) readPolicy(ctx, r.node(p), p, p == "sync" ? t.sync : t.selection);
+            return true;
+        }
+        // A stop block lists the limits wanted: the 10-round default applies only without one.
+        if (p == "stop" && r.has("stop")) t.stop.rounds = 0;
+        // Synthetic devices come with their own samples: their partition is natural.
+        if (p == "data.partition" && t.data.kind == DataSpec::Kind::Synthetic)
+            t.data.partition.kind = PartitionSpec::Kind::Natural;
+        return false;
+    });
     return true;
 }
 
@@ -853,16 +869,26 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel,
     return load(yaml, fileLabel, overrides, {});
 }
 
-Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel) {
+Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel,
+                                   const std::vector<Override>& overrides) {
     YamlContext ctx(fileLabel);
     Scenario s;
     YAML::Node root;
     if (parseDocument(ctx, yaml, root)) {
+        std::vector<std::string> touched;
+        for (const auto& o : overrides)
+            applyOverride(root, o, ctx.diagnostics(), touched);
         try {
             readScenario(ctx, root, s);
         } catch (const YAML::Exception& e) {
             ctx.error("", e.mark, std::string("cannot read the scenario: ") + e.what());
         }
+        for (Diagnostic& d : ctx.diagnostics())
+            for (const auto& t : touched)
+                if (pathWithin(d.path, t)) {
+                    d.file = kSetLabel;
+                    d.line = d.column = 0;
+                }
     }
     if (!ctx.diagnostics().empty()) throw ScenarioError(ctx.diagnostics());
     return s;
@@ -959,11 +985,68 @@ void emitRange(YAML::Emitter& out, const char* key, const Range& r) {
     out << YAML::EndMap;
 }
 
+bool fieldAppliesIn(const std::vector<ScenarioField>&, const ScenarioField& f, const Scenario& s) {
+    return fieldApplies(f, s);
+}
+bool fieldAppliesIn(const std::vector<LinkField>&, const LinkField& f, const LinkParams& l) {
+    return fieldApplies(f, l);
+}
+
+/// Writes one field's value under its key.
+void emitValue(YAML::Emitter& out, const FieldInfo& f, const FieldValue& v) {
+    const std::string key = f.key();
+    switch (f.type) {
+    case FieldType::Real:
+        return keyNumber(out, key.c_str(), std::get<double>(v));
+    case FieldType::Integer:
+        return keyValue(out, key.c_str(), static_cast<int>(std::get<double>(v)));
+    case FieldType::Bool:
+        return keyValue(out, key.c_str(), std::get<bool>(v));
+    case FieldType::Text:
+    case FieldType::Enum:
+        return keyValue(out, key.c_str(), std::get<std::string>(v));
+    case FieldType::Seed:
+        return keyValue(out, key.c_str(), std::get<std::uint64_t>(v));
+    case FieldType::Range:
+        return emitRange(out, key.c_str(), std::get<Range>(v));
+    case FieldType::IntList:
+        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (int x : std::get<std::vector<int>>(v))
+            out << x;
+        out << YAML::EndSeq;
+        return;
+    case FieldType::Section:
+        return;
+    }
+}
+
+/// Writes the keys of `section` that apply, in the table's order; `custom(f, out, t)` writes
+/// a field itself (true) or leaves it to the table (false).
+template <class T, class Custom>
+void emitFields(YAML::Emitter& out, const std::vector<SchemaField<T>>& table, const std::string& section,
+                const T& t, Custom&& custom) {
+    for (const auto& f : table) {
+        if (f.parent() != section) continue;
+        if (custom(f, out, t)) continue;
+        if (f.type == FieldType::Section) {
+            if (f.optional && f.present && !f.present(t)) continue;
+            if (f.when && !fieldAppliesIn(table, f, t)) continue;
+            out << YAML::Key << f.key() << YAML::Value;
+            if (f.flow) out << YAML::Flow;
+            out << YAML::BeginMap;
+            emitFields(out, table, f.path, t, custom);
+            out << YAML::EndMap;
+            continue;
+        }
+        if (!fieldAppliesIn(table, f, t)) continue;
+        const FieldValue v = f.get(t);
+        if (f.omitEmpty && std::get<std::string>(v).empty()) continue;
+        emitValue(out, f, v);
+    }
+}
+
 void emitLinkParams(YAML::Emitter& out, const LinkParams& l) {
-    keyNumber(out, "bandwidth_up_mbps", l.bandwidthUpMbps);
-    keyNumber(out, "bandwidth_down_mbps", l.bandwidthDownMbps);
-    keyNumber(out, "latency_ms", l.latencyMs);
-    keyNumber(out, "price_per_gb", l.pricePerGb);
+    emitFields(out, linkSchema(), "", l, [](const LinkField&, YAML::Emitter&, const LinkParams&) { return false; });
 }
 
 void emitLink(YAML::Emitter& out, const char* key, const LinkParams& l) {
@@ -1065,83 +1148,6 @@ void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
     out << YAML::EndSeq << YAML::EndMap;
 }
 
-void emitData(YAML::Emitter& out, const DataSpec& d) {
-    using K = DataSpec::Kind;
-    out << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
-    keyValue(out, "dataset", toString(d.kind));
-    const bool files = d.kind == K::FashionMnist || d.kind == K::Idx || d.kind == K::Csv;
-    if ((d.kind == K::FashionMnist || d.kind == K::Idx) && !d.dir.empty())
-        keyValue(out, "dir", d.dir);
-    if (d.kind == K::Idx || d.kind == K::Csv) {
-        if (!d.trainPath.empty()) keyValue(out, "train", d.trainPath);
-        if (!d.testPath.empty()) keyValue(out, "test", d.testPath);
-    }
-    if (d.kind == K::Idx) {
-        if (!d.trainLabelsPath.empty()) keyValue(out, "train_labels", d.trainLabelsPath);
-        if (!d.testLabelsPath.empty()) keyValue(out, "test_labels", d.testLabelsPath);
-    }
-    if (d.kind == K::Synthetic) {
-        out << YAML::Key << "synthetic" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        keyNumber(out, "alpha", d.syntheticAlpha);
-        keyNumber(out, "beta", d.syntheticBeta);
-        keyValue(out, "iid", d.syntheticIid);
-        keyValue(out, "features", d.syntheticFeatures);
-        keyValue(out, "classes", d.syntheticClasses);
-        out << YAML::EndMap;
-    }
-    if (files) {
-        keyValue(out, "max_train_samples", d.maxTrainSamples);
-        keyValue(out, "max_test_samples", d.maxTestSamples);
-    }
-    if (d.kind == K::None) keyValue(out, "samples_per_trainer", d.samplesPerTrainer);
-    if (d.kind != K::None) {
-        using P = PartitionSpec::Kind;
-        const PartitionSpec& p = d.partition;
-        out << YAML::Key << "partition" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        keyValue(out, "kind", toString(p.kind));
-        if (p.kind == P::Dirichlet) {
-            keyNumber(out, "alpha", p.alpha);
-            keyValue(out, "min_per_client", p.minPerClient);
-        }
-        if (p.kind == P::Shards) keyValue(out, "per_client", p.shardsPerClient);
-        if (p.kind == P::QuantitySkew) keyNumber(out, "sigma", p.sigma);
-        out << YAML::EndMap;
-    }
-    out << YAML::EndMap;
-}
-
-void emitModel(YAML::Emitter& out, const ModelSpec& m) {
-    out << YAML::Key << "model" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "kind", toString(m.kind));
-    if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
-        out << YAML::Key << "hidden" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (int h : m.hidden)
-            out << h;
-        out << YAML::EndSeq;
-        keyNumber(out, "dropout", m.dropout);
-    }
-    keyNumber(out, "wire_bytes", m.wireBytes);
-    out << YAML::EndMap;
-}
-
-void emitTraining(YAML::Emitter& out, const TrainingSpec& t) {
-    using K = ScheduleSpec::Kind;
-    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
-    keyValue(out, "optimizer", t.optimizer);
-    keyNumber(out, "learning_rate", t.learningRate);
-    out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "kind", toString(t.schedule.kind));
-    if (t.schedule.kind != K::Constant) keyNumber(out, "gamma", t.schedule.gamma);
-    if (t.schedule.kind == K::Step) keyValue(out, "every_rounds", t.schedule.stepRounds);
-    out << YAML::EndMap;
-    keyNumber(out, "momentum", t.momentum);
-    keyNumber(out, "weight_decay", t.weightDecay);
-    keyValue(out, "batch_size", t.batchSize);
-    keyValue(out, "local_steps", t.localSteps);
-    keyValue(out, "local_epochs", t.localEpochs);
-    out << YAML::EndMap;
-}
-
 /// The policy's parameters in its documented order, with the defaults of those not given
 /// written out so the file shows every knob; unknown keys are kept (the caller validates).
 void emitPolicy(YAML::Emitter& out, const char* key, const PolicySpec& p, const PolicyInfo* info) {
@@ -1164,27 +1170,15 @@ std::string saveScenarioText(const Scenario& s) {
     YAML::Emitter out;
     out << YAML::Comment("FogStudio scenario; every key is described in docs/scenario.md");
     out << YAML::BeginMap;
-    keyValue(out, "schema_version", kScenarioSchemaVersion);
-    keyValue(out, "name", s.name);
-    keyValue(out, "description", s.description);
-    keyValue(out, "seed", s.seed);
-    emitTopology(out, s.topology);
-    emitData(out, s.data);
-    emitModel(out, s.model);
-    emitTraining(out, s.training);
-    emitPolicy(out, "sync", s.sync, findSyncPolicy(s.sync.name));
-    emitPolicy(out, "selection", s.selection, findSelectionPolicy(s.selection.name));
-
-    out << YAML::Key << "stop" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "rounds", s.stop.rounds);
-    keyNumber(out, "virtual_time_s", s.stop.virtualTimeS);
-    keyNumber(out, "target_accuracy", s.stop.targetAccuracy);
-    keyNumber(out, "budget", s.stop.budget);
-    out << YAML::EndMap;
-
-    out << YAML::Key << "evaluation" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "every_rounds", s.evaluation.everyRounds);
-    out << YAML::EndMap;
+    emitFields(out, scenarioSchema(), "", s, [](const ScenarioField& f, YAML::Emitter& o, const Scenario& x) {
+        const std::string& p = f.path;
+        if (p == "schema_version") keyValue(o, "schema_version", kScenarioSchemaVersion);
+        else if (p == "topology") emitTopology(o, x.topology);
+        else if (p == "sync") emitPolicy(o, "sync", x.sync, findSyncPolicy(x.sync.name));
+        else if (p == "selection") emitPolicy(o, "selection", x.selection, findSelectionPolicy(x.selection.name));
+        else return false;
+        return true;
+    });
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }

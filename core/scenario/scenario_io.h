@@ -68,8 +68,9 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& fileLabel 
 
 /// Reads the shape and types only, without the range and cross-reference checks: for
 /// fragments such as the editor's clipboard (a device whose parent was not copied). Throws
-/// ScenarioError on syntax, type or unknown-key problems.
-Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel);
+/// ScenarioError on syntax, type or unknown-key problems. `overrides` apply as in the loader.
+Scenario readScenarioTextUnchecked(const std::string& yaml, const std::string& fileLabel,
+                                   const std::vector<Override>& overrides = {});
 
 /// A scenario read however many problems it has, for an editor to open and fix.
 struct LenientScenario {

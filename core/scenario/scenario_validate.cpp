@@ -7,6 +7,7 @@
 #include "core/data/dataset.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/scenario/progress_check.h"
+#include "core/scenario/schema.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -99,6 +100,12 @@ class Checker {
                       " over the whole range, got " + rangeText(r));
     }
 
+    /// The schema's bounds for a number: its message, if any, at `path`.
+    void bounds(const std::string& path, int line, double v, const NumericBounds& b) {
+        const std::string problem = boundsProblem(b, v);
+        if (!problem.empty()) error(path, line, problem);
+    }
+
     std::vector<Diagnostic> take() { return std::move(out_); }
 
   private:
@@ -107,19 +114,36 @@ class Checker {
 };
 
 void checkLink(Checker& c, const std::string& path, int line, const LinkParams& l) {
-    c.greater(childPath(path, "bandwidth_up_mbps"), line, l.bandwidthUpMbps, 0);
-    c.greater(childPath(path, "bandwidth_down_mbps"), line, l.bandwidthDownMbps, 0);
-    c.atLeast(childPath(path, "latency_ms"), line, l.latencyMs, 0);
-    c.atLeast(childPath(path, "price_per_gb"), line, l.pricePerGb, 0);
+    for (const auto& f : linkSchema())
+        if (f.isNumber()) c.bounds(childPath(path, f.key()), line, std::get<double>(f.get(l)), fieldBounds(f));
 }
 
-void checkAvailability(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
-    if (a.kind == AvailabilitySpec::Kind::Markov) {
-        // Every period is an event: means far below a round's length flood the event queue
-        // (1e-9 s would need 10^9 events per simulated second and node).
-        c.atLeast(path + ".mean_up_s", line, a.meanUpS, L::minMarkovMeanS);
-        c.atLeast(path + ".mean_down_s", line, a.meanDownS, L::minMarkovMeanS);
+/// The key-level rules of the schema (bounds of every number that applies) for the keys below
+/// `section`; the rules between keys stay with the section's checks.
+void checkFields(Checker& c, const Scenario& s, const std::string& section) {
+    for (const auto& f : scenarioSchema()) {
+        if (f.custom || !pathWithin(f.path, section) || !f.get) continue;
+        if (!f.isNumber() && f.type != FieldType::IntList) continue;
+        if (!fieldApplies(f, s)) continue;
+        const NumericBounds b = fieldBounds(f, s);
+        const FieldValue v = f.get(s);
+        if (f.isNumber()) {
+            c.bounds(f.path, 0, std::get<double>(v), b);
+            continue;
+        }
+        const auto& list = std::get<std::vector<int>>(v);
+        if (f.maxItems && list.size() > f.maxItems)
+            c.error(f.path, 0,
+                    "has " + std::to_string(list.size()) + (f.path == "model.hidden" ? " layers" : " entries") +
+                        "; at most " + std::to_string(f.maxItems) + " are supported");
+        // The first 64 entries: a list of a million bad widths needs no million messages.
+        for (std::size_t i = 0; i < list.size() && i < 64; ++i)
+            c.bounds(itemPath(f.path, i), 0, list[i], b);
     }
+}
+
+/// The offline intervals of a trace (the Markov means are schema bounds: checkNodeFields).
+void checkTrace(Checker& c, const std::string& path, int line, const AvailabilitySpec& a) {
     if (a.kind != AvailabilitySpec::Kind::Trace) return;
     for (std::size_t i = 0; i < a.offline.size(); ++i) {
         const auto& iv = a.offline[i];
@@ -140,22 +164,38 @@ void checkAvailability(Checker& c, const std::string& path, int line, const Avai
 }
 
 /// The checks nodes and groups share (a node's throughput is an exact range).
-void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
+/// The schema's bounds for the keys of a node or group entry that apply to it, in the table's
+/// order, with the trace and position checks in their places. `tail`: the keys after `count`
+/// (price and data share, checked after the count), else those before it. Range-valued keys
+/// are checked over the whole range for throughput and for groups; a node's other values are
+/// single numbers (the caller refuses ranges there).
+void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, bool tail) {
     const int line = s.line;
-    if (s.id.empty()) c.error(path + ".id", line, "must not be empty");
-    c.range(path + ".compute.throughput", line, s.compute.throughput, 0, true);
-    const NoiseSpec& noise = s.compute.noise;
-    if (noise.kind == NoiseSpec::Kind::ShiftedExponential)
-        c.within(path + ".compute.noise.shift", line, noise.shift, 0, 1, true);
-    if (noise.kind == NoiseSpec::Kind::LogNormal)
-        c.greater(path + ".compute.noise.sigma", line, noise.sigma, 0);
-    checkAvailability(c, path + ".availability", line, s.availability);
-    c.atLeast(path + ".energy.per_sample_j", line, s.energy.perSampleJ, 0);
-    c.atLeast(path + ".energy.per_byte_j", line, s.energy.perByteJ, 0);
-    if (s.link) checkLink(c, path + ".link", line, *s.link);
-    if (s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
-        c.error(path + ".position", line,
-                "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
+    bool inTail = false;
+    for (const auto& f : nodeSchema()) {
+        if (f.path == "count") inTail = true;
+        if (inTail != tail || !fieldApplies(f, s)) continue;
+        const std::string p = path + "." + f.path;
+        if (f.path == "availability.offline") checkTrace(c, path + ".availability", line, s.availability);
+        if (f.path == "position" && s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
+            c.error(p, line, "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
+        if (f.custom || !f.isBounded()) continue;
+        const NumericBounds b = fieldBounds(f);
+        const FieldValue v = f.get(s);
+        if (f.type != FieldType::Range) {
+            c.bounds(p, line, std::get<double>(v), b);
+        } else if (s.group || f.path == "compute.throughput") {
+            c.range(p, line, std::get<Range>(v), b.min, !b.minInclusive);
+        } else {
+            c.bounds(p, line, std::get<Range>(v).min, b);
+        }
+    }
+}
+
+/// The checks nodes and groups share.
+void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
+    if (s.id.empty()) c.error(path + ".id", s.line, "must not be empty");
+    checkNodeFields(c, path, s, false);
 }
 
 /// A node or a group, as one vertex of the parent graph: all members of a group share their
@@ -211,8 +251,6 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                             std::to_string(n.count));
                 e.count = 0;
             }
-            c.range(e.path + ".price_per_hour", n.line, n.pricePerHour, 0, false);
-            c.range(e.path + ".data_share", n.line, n.dataShare, 0, true);
         } else {
             // The topology takes a node's values as they are; a range only makes sense in a
             // group.
@@ -225,9 +263,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                     c.error(e.path + key, n.line,
                             "must be a single number for a node (ranges are for groups), got " +
                                 rangeText(*r));
-            c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour.min, 0);
-            c.greater(e.path + ".data_share", n.line, n.dataShare.min, 0);
         }
+        checkNodeFields(c, e.path, n, true); // price_per_hour, data_share
         e.members = e.count;
         ents.push_back(e);
     }
@@ -554,14 +591,9 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
         if (d.trainPath.empty()) c.error("data.train", 0, why);
         if (d.testPath.empty()) c.error("data.test", 0, why);
     }
-    if (d.kind == K::FashionMnist || d.kind == K::Idx || d.kind == K::Csv) {
-        c.atLeast("data.max_train_samples", 0, d.maxTrainSamples, 0);
-        c.atLeast("data.max_test_samples", 0, d.maxTestSamples, 0);
-    }
     // Trainers, when the tree is sound enough to count them.
     const double trainers = tree.reliable ? static_cast<double>(tree.trainers) : 0.0;
     if (d.kind == K::None) {
-        c.bounded("data.samples_per_trainer", 0, d.samplesPerTrainer, 0, L::maxSamplesPerTrainer);
         // Each trainer holds its sample indices (8 bytes each) in the engine.
         if (d.samplesPerTrainer > 0 && trainers * d.samplesPerTrainer > L::maxTimingSamples)
             c.error("data.samples_per_trainer", 0,
@@ -570,10 +602,6 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
                         count(L::maxTimingSamples) + " are supported (8 bytes each in memory)");
     }
     if (d.kind == K::Synthetic) {
-        c.atLeast("data.synthetic.alpha", 0, d.syntheticAlpha, 0);
-        c.atLeast("data.synthetic.beta", 0, d.syntheticBeta, 0);
-        c.bounded("data.synthetic.features", 0, d.syntheticFeatures, 1, L::maxSyntheticFeatures);
-        c.bounded("data.synthetic.classes", 0, d.syntheticClasses, 2, L::maxSyntheticClasses);
         // Up to 2,000 samples per device, each of `features` floats.
         const double values = trainers * 2000.0 * d.syntheticFeatures;
         if (d.syntheticFeatures >= 1 && d.syntheticFeatures <= L::maxSyntheticFeatures &&
@@ -598,12 +626,6 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
         c.error("data.partition.kind", 0,
                 std::string("natural is only for dataset synthetic; for ") + toString(d.kind) +
                     " choose iid, dirichlet, shards or quantity-skew");
-    if (p.kind == P::Dirichlet) {
-        c.greater("data.partition.alpha", 0, p.alpha, 0);
-        c.atLeast("data.partition.min_per_client", 0, p.minPerClient, 0);
-    }
-    if (p.kind == P::Shards) c.atLeast("data.partition.per_client", 0, p.shardsPerClient, 1);
-    if (p.kind == P::QuantitySkew) c.atLeast("data.partition.sigma", 0, p.sigma, 0);
     if (d.kind == K::Synthetic) return size;
 
     // The files: there, readable, well-formed headers; and their sizes, so that a partition
@@ -655,17 +677,9 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
                             "samples to train on), got ") +
                     toString(m.kind));
     if (m.kind == ModelSpec::Kind::Mlp || m.kind == ModelSpec::Kind::Cnn) {
-        if (m.hidden.size() > static_cast<std::size_t>(L::maxHiddenLayers))
-            c.error("model.hidden", 0,
-                    "has " + std::to_string(m.hidden.size()) + " layers; at most " +
-                        std::to_string(L::maxHiddenLayers) + " are supported");
-        bool sane = true;
-        for (std::size_t i = 0; i < m.hidden.size() && i < 64; ++i) {
-            const bool ok = m.hidden[i] >= 1 && m.hidden[i] <= L::maxHiddenUnits;
-            c.bounded(itemPath("model.hidden", i), 0, m.hidden[i], 1, L::maxHiddenUnits);
-            sane = sane && ok;
-        }
-        c.within("model.dropout", 0, m.dropout, 0, 1, true);
+        bool sane = true; // the widths are checked against the schema in checkFields
+        for (std::size_t i = 0; i < m.hidden.size() && i < 64; ++i)
+            sane = sane && m.hidden[i] >= 1 && m.hidden[i] <= L::maxHiddenUnits;
         // Parameters (4 bytes each; every update in flight is a copy): an estimate from the
         // layer sizes, the convolutions of a cnn counted as twice the input size.
         if (sane && size.features > 0 &&
@@ -688,7 +702,6 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
                             " are supported (4 bytes each, one copy per update in flight)");
         }
     }
-    c.atLeast("model.wire_bytes", 0, m.wireBytes, 0);
 }
 
 void checkTraining(Checker& c, const TrainingSpec& t) {
@@ -696,18 +709,6 @@ void checkTraining(Checker& c, const TrainingSpec& t) {
         c.error("training.optimizer", 0,
                 "must be sgd (the only optimizer so far), got '" + t.optimizer + "'" +
                     didYouMean(t.optimizer, {"sgd"}));
-    c.greater("training.learning_rate", 0, t.learningRate, 0);
-    if (t.schedule.kind == ScheduleSpec::Kind::Step) {
-        c.greater("training.schedule.gamma", 0, t.schedule.gamma, 0);
-        c.atLeast("training.schedule.every_rounds", 0, t.schedule.stepRounds, 1);
-    }
-    if (t.schedule.kind == ScheduleSpec::Kind::InverseTime)
-        c.atLeast("training.schedule.gamma", 0, t.schedule.gamma, 0);
-    c.within("training.momentum", 0, t.momentum, 0, 1, true);
-    c.atLeast("training.weight_decay", 0, t.weightDecay, 0);
-    c.bounded("training.batch_size", 0, t.batchSize, 1, L::maxBatchSize);
-    c.bounded("training.local_steps", 0, t.localSteps, 1, L::maxLocalSteps);
-    c.bounded("training.local_epochs", 0, t.localEpochs, 0, L::maxLocalEpochs);
 }
 
 /// Name and parameters against the policy catalogue; returns the policy or nullptr.
@@ -750,13 +751,8 @@ const PolicyInfo* checkPolicy(Checker& c, const std::string& path, const char* w
             continue;
         }
         // Integers become ints in the policies: bound them (k: 1e300 must not be cast).
-        // Open-ended real parameters carry a huge sentinel maximum: state the lower bound.
-        if (param->integer)
-            c.bounded(keyPath, line, value, param->min, std::min(param->max, L::maxPolicyInteger));
-        else if (param->max >= 1e9)
-            c.atLeast(keyPath, line, value, param->min);
-        else
-            c.within(keyPath, line, value, param->min, param->max, false);
+        // The same bounds as the policy panel's (schema.h, policyParamBounds).
+        c.bounds(keyPath, line, value, policyParamBounds(*param));
     }
     return info;
 }
@@ -783,11 +779,7 @@ void checkSelectionFitsSync(Checker& c, const PolicySpec& selection, const Polic
             selection.name + " plans " + barrierSyncNames() + " rounds, but sync.policy is '" + sync.name + "'");
 }
 
-void checkStop(Checker& c, const StopSpec& s, const EvaluationSpec& e) {
-    c.atLeast("stop.rounds", 0, s.rounds, 0);
-    c.atLeast("stop.virtual_time_s", 0, s.virtualTimeS, 0);
-    c.within("stop.target_accuracy", 0, s.targetAccuracy, 0, 1, false);
-    c.atLeast("stop.budget", 0, s.budget, 0);
+void checkStop(Checker& c, const StopSpec& s) {
     if (s.rounds == 0 && s.virtualTimeS == 0 && s.targetAccuracy == 0 && s.budget == 0)
         c.error("stop", 0,
                 "needs at least one limit: set rounds, virtual_time_s, target_accuracy or budget "
@@ -800,7 +792,6 @@ void checkStop(Checker& c, const StopSpec& s, const EvaluationSpec& e) {
                     (s.targetAccuracy > 0 ? "the target accuracy may never be reached"
                                           : "the budget may never be spent (e.g. with no prices)") +
                     ", and the run would never end; add e.g. rounds: 1000 as a guaranteed stop");
-    c.atLeast("evaluation.every_rounds", 0, e.everyRounds, 1);
 }
 
 } // namespace
@@ -812,14 +803,19 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
                 "must be in [1, " + std::to_string(kScenarioSchemaVersion) + "], got " +
                     std::to_string(s.schemaVersion));
     const TreeFacts tree = checkTopology(c, s.topology);
+    checkFields(c, s, "data");
     const DataSize size = checkData(c, s.data, tree);
+    checkFields(c, s, "model");
     checkModel(c, s.model, s.data, size);
+    checkFields(c, s, "training");
     checkTraining(c, s.training);
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
     checkSelectionFitsSync(c, s.selection, s.sync);
-    checkStop(c, s.stop, s.evaluation);
+    checkFields(c, s, "stop");
+    checkFields(c, s, "evaluation");
+    checkStop(c, s.stop);
     return addProgressProblems(s, c.take()); // trees where the sync policy leaves trainers unused
 }
 

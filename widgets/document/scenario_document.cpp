@@ -1,6 +1,7 @@
 #include "widgets/document/scenario_document.h"
 
 #include "core/scenario/layout.h"
+#include "core/scenario/schema.h"
 #include "widgets/document/document_commands.h"
 
 #include <QFile>
@@ -28,60 +29,14 @@ bool aggregatesRole(Role r) {
     return r != Role::Trainer;
 }
 
-/// The topology's YAML, to tell whether a generic edit touched it.
-std::string topologyText(const TopologySpec& t) {
-    Scenario s;
-    s.topology = t;
-    return saveScenarioText(s);
-}
-
-// Field-by-field equality of specs (source lines do not count): an edit that sets what is
-// already there is dropped. Cheap, since a drag or a layout compares hundreds of them.
-bool same(const Range& a, const Range& b) {
-    return a.min == b.min && a.max == b.max;
-}
-bool same(const LinkParams& a, const LinkParams& b) {
-    return a.bandwidthUpMbps == b.bandwidthUpMbps && a.bandwidthDownMbps == b.bandwidthDownMbps &&
-           a.latencyMs == b.latencyMs && a.pricePerGb == b.pricePerGb;
-}
-bool same(const std::optional<LinkParams>& a, const std::optional<LinkParams>& b) {
-    return a.has_value() == b.has_value() && (!a || same(*a, *b));
-}
-bool same(const AvailabilitySpec& a, const AvailabilitySpec& b) {
-    if (a.offline.size() != b.offline.size()) return false;
-    for (std::size_t i = 0; i < a.offline.size(); ++i)
-        if (a.offline[i].fromS != b.offline[i].fromS || a.offline[i].toS != b.offline[i].toS)
-            return false;
-    return a.kind == b.kind && a.meanUpS == b.meanUpS && a.meanDownS == b.meanDownS &&
-           a.startOnline == b.startOnline && a.startStationary == b.startStationary;
-}
+// Field-by-field equality of specs through the schema (every key of the table and its custom
+// parts; source lines do not count): an edit that sets what is already there is dropped.
+// Cheap, since a drag or a layout compares hundreds of them.
 bool sameSpec(const NodeSpec& a, const NodeSpec& b) {
-    return a.id == b.id && a.group == b.group && a.count == b.count && a.tier == b.tier &&
-           a.role == b.role && a.parent == b.parent && a.region == b.region &&
-           same(a.compute.throughput, b.compute.throughput) &&
-           a.compute.noise.kind == b.compute.noise.kind &&
-           a.compute.noise.shift == b.compute.noise.shift &&
-           a.compute.noise.sigma == b.compute.noise.sigma && same(a.availability, b.availability) &&
-           a.energy.perSampleJ == b.energy.perSampleJ && a.energy.perByteJ == b.energy.perByteJ &&
-           same(a.link, b.link) && a.hasPosition == b.hasPosition && a.x == b.x && a.y == b.y &&
-           same(a.pricePerHour, b.pricePerHour) && same(a.dataShare, b.dataShare);
+    return sameNodeSpec(a, b);
 }
 bool sameSpec(const LinkSpec& a, const LinkSpec& b) {
-    return a.from == b.from && a.to == b.to && same(a.params, b.params);
-}
-
-/// The same through the file format too, so that a field added to the specs later and not
-/// listed above still counts as a change. Only runs when the fields above agree.
-template <class Spec> bool sameText(const Spec& a, const Spec& b) {
-    Scenario x, y;
-    if constexpr (std::is_same_v<Spec, NodeSpec>) {
-        x.topology.nodes = {a};
-        y.topology.nodes = {b};
-    } else {
-        x.topology.links = {a};
-        y.topology.links = {b};
-    }
-    return saveScenarioText(x) == saveScenarioText(y);
+    return sameLinkSpec(a, b);
 }
 
 /// `<group>-<i>-..-<k>` split into the group id and the last `levels` indices; false when
@@ -373,7 +328,7 @@ void ScenarioDocument::pushChange(NodeEdits nodes, LinkEdits links, const QStrin
     auto unchanged = [](const auto& current) {
         return [&current](const auto& e) {
             const auto& now = current[static_cast<std::size_t>(e.first)];
-            return sameSpec(now, e.second) && sameText(now, e.second);
+            return sameSpec(now, e.second);
         };
     };
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(), unchanged(t.nodes)), nodes.end());
@@ -696,8 +651,9 @@ void ScenarioDocument::edit(const QString& text, const std::function<void(Scenar
                             int mergeId) {
     Scenario after = scenario_;
     change(after);
-    if (saveScenarioText(after) == saveScenarioText(scenario_)) return; // nothing to undo
-    const bool topologyChanged = topologyText(after.topology) != topologyText(scenario_.topology);
+    // Field by field through the schema (what the file would hold), not by writing both out.
+    if (sameScenario(after, scenario_)) return; // nothing to undo
+    const bool topologyChanged = !sameTopology(after.topology, scenario_.topology);
     undo_->push(new EditScenarioCommand(this, text, mergeId, std::move(after), topologyChanged));
 }
 

@@ -1,7 +1,9 @@
 #include "widgets/policy/policy_panel.h"
 
 #include "widgets/document/scenario_document.h"
+#include "core/scenario/schema.h"
 #include "widgets/policy/edit_ids.h"
+#include "widgets/policy/wide_spin_box.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -131,18 +133,22 @@ void PolicyChooser::rebuildParams(const PolicyInfo* info, const PolicySpec& valu
             continue;
         }
         QWidget* editor = nullptr;
+        // The loader's bounds (core/scenario/schema.h), not a copy of them.
+        const NumericBounds bounds = policyParamBounds(p);
         if (p.integer) {
             auto* sb = new QSpinBox(box_);
-            sb->setRange(static_cast<int>(std::max(p.min, -1e9)), static_cast<int>(std::min(p.max, 1e9)));
+            const SpinRange r = spinRange(bounds, 0);
+            sb->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
             sb->setValue(static_cast<int>(value));
             connect(sb, &QSpinBox::valueChanged, this, [this] {
                 if (!updating_) Q_EMIT edited(false);
             });
             editor = sb;
         } else {
-            auto* db = new QDoubleSpinBox(box_);
+            auto* db = new WideRangeSpinBox(box_);
             db->setDecimals(decimalsFor(p));
-            db->setRange(std::max(p.min, -1e12), std::min(p.max, 1e12));
+            const SpinRange r = spinRange(bounds, db->decimals());
+            db->setRange(r.min, r.max);
             db->setSingleStep(p.max <= 1.0 ? 0.05 : 1.0);
             db->setValue(value);
             connect(db, &QDoubleSpinBox::valueChanged, this, [this] {

@@ -3,6 +3,7 @@
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/policy/edit_ids.h"
+#include "widgets/policy/wide_spin_box.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,13 +18,12 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace fog {
 
 namespace {
-
-constexpr int kIntMax = std::numeric_limits<int>::max();
 
 QString editText(const QString& keyPath) { return QObject::tr("Set %1").arg(keyPath); }
 
@@ -40,83 +40,51 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     scroll->setWidget(body_);
     auto* layout = new QVBoxLayout(body_);
 
-    using DK = DataSpec::Kind;
-    using PK = PartitionSpec::Kind;
-    using MK = ModelSpec::Kind;
-    using SK = ScheduleSpec::Kind;
-
+    // Labels and presentation here; what each key is, its bounds and values: the schema.
     QFormLayout* general = section(tr("Scenario"));
-    addText(general, tr("Name"), "name", [](Scenario& s) -> std::string& { return s.name; });
-    addText(general, tr("Description"), "description", [](Scenario& s) -> std::string& { return s.description; });
-    addSeed(general);
+    addKey(general, tr("Name"), "name");
+    addKey(general, tr("Description"), "description");
+    addKey(general, tr("Seed"), "seed");
 
     QFormLayout* data = section(tr("Data"));
-    addEnum<DK>(data, tr("Data set"), "data.dataset", {DK::FashionMnist, DK::Synthetic, DK::Idx, DK::Csv, DK::None},
-                [](Scenario& s) -> DK& { return s.data.kind; });
-    addText(data, tr("IDX folder"), "data.dir", [](Scenario& s) -> std::string& { return s.data.dir; });
-    addText(data, tr("Train file"), "data.train", [](Scenario& s) -> std::string& { return s.data.trainPath; });
-    addText(data, tr("Test file"), "data.test", [](Scenario& s) -> std::string& { return s.data.testPath; });
-    addInt(data, tr("Train samples"), "data.max_train_samples", 0, kIntMax, tr(" (0 = all)"),
-           [](Scenario& s) -> int& { return s.data.maxTrainSamples; });
-    addInt(data, tr("Test samples"), "data.max_test_samples", 0, kIntMax, tr(" (0 = all)"),
-           [](Scenario& s) -> int& { return s.data.maxTestSamples; });
-    addInt(data, tr("Samples per trainer"), "data.samples_per_trainer", 1, kIntMax, tr(" (timing only)"),
-           [](Scenario& s) -> int& { return s.data.samplesPerTrainer; });
-    addEnum<PK>(data, tr("Partition"), "data.partition.kind",
-                {PK::Iid, PK::Dirichlet, PK::Shards, PK::QuantitySkew, PK::Natural},
-                [](Scenario& s) -> PK& { return s.data.partition.kind; });
-    addReal(data, tr("Dirichlet alpha"), "data.partition.alpha", 0.001, 1e6, 3, {},
-            [](Scenario& s) -> double& { return s.data.partition.alpha; });
-    addInt(data, tr("Shards per client"), "data.partition.per_client", 1, 1000, {},
-           [](Scenario& s) -> int& { return s.data.partition.shardsPerClient; });
-    addReal(data, tr("Quantity-skew sigma"), "data.partition.sigma", 0.0, 10.0, 3, {},
-            [](Scenario& s) -> double& { return s.data.partition.sigma; });
-    addReal(data, tr("Synthetic alpha"), "data.synthetic.alpha", 0.0, 100.0, 3, {},
-            [](Scenario& s) -> double& { return s.data.syntheticAlpha; });
-    addReal(data, tr("Synthetic beta"), "data.synthetic.beta", 0.0, 100.0, 3, {},
-            [](Scenario& s) -> double& { return s.data.syntheticBeta; });
-    addBool(data, tr("Synthetic IID"), "data.synthetic.iid", [](Scenario& s) -> bool& { return s.data.syntheticIid; });
+    addKey(data, tr("Data set"), "data.dataset");
+    addKey(data, tr("IDX folder"), "data.dir");
+    addKey(data, tr("Train file"), "data.train");
+    addKey(data, tr("Test file"), "data.test");
+    addKey(data, tr("Train samples"), "data.max_train_samples", 0, tr(" (0 = all)"));
+    addKey(data, tr("Test samples"), "data.max_test_samples", 0, tr(" (0 = all)"));
+    addKey(data, tr("Samples per trainer"), "data.samples_per_trainer", 0, tr(" (timing only)"));
+    addKey(data, tr("Partition"), "data.partition.kind");
+    addKey(data, tr("Dirichlet alpha"), "data.partition.alpha", 3);
+    addKey(data, tr("Shards per client"), "data.partition.per_client");
+    addKey(data, tr("Quantity-skew sigma"), "data.partition.sigma", 3);
+    addKey(data, tr("Synthetic alpha"), "data.synthetic.alpha", 3);
+    addKey(data, tr("Synthetic beta"), "data.synthetic.beta", 3);
+    addKey(data, tr("Synthetic IID"), "data.synthetic.iid");
 
     QFormLayout* model = section(tr("Model"));
-    addEnum<MK>(model, tr("Model"), "model.kind", {MK::LogReg, MK::Mlp, MK::Cnn, MK::None},
-                [](Scenario& s) -> MK& { return s.model.kind; });
-    addHidden(model);
-    addReal(model, tr("Dropout"), "model.dropout", 0.0, 0.99, 2, {},
-            [](Scenario& s) -> double& { return s.model.dropout; });
-    addReal(model, tr("Bytes on the wire"), "model.wire_bytes", 0.0, 1e15, 0, tr(" B (0 = 4 per parameter)"),
-            [](Scenario& s) -> double& { return s.model.wireBytes; });
+    addKey(model, tr("Model"), "model.kind");
+    addKey(model, tr("Hidden layers"), "model.hidden");
+    addKey(model, tr("Dropout"), "model.dropout", 2);
+    addKey(model, tr("Bytes on the wire"), "model.wire_bytes", 0, tr(" B (0 = 4 per parameter)"));
 
     QFormLayout* training = section(tr("Training"));
-    addReal(training, tr("Learning rate"), "training.learning_rate", 0.0, 100.0, 5, {},
-            [](Scenario& s) -> double& { return s.training.learningRate; });
-    addEnum<SK>(training, tr("Schedule"), "training.schedule.kind", {SK::Constant, SK::Step, SK::InverseTime},
-                [](Scenario& s) -> SK& { return s.training.schedule.kind; });
-    addReal(training, tr("Schedule gamma"), "training.schedule.gamma", 0.0, 100.0, 4, {},
-            [](Scenario& s) -> double& { return s.training.schedule.gamma; });
-    addInt(training, tr("Step every"), "training.schedule.every_rounds", 1, kIntMax, tr(" rounds"),
-           [](Scenario& s) -> int& { return s.training.schedule.stepRounds; });
-    addReal(training, tr("Momentum"), "training.momentum", 0.0, 0.999, 3, {},
-            [](Scenario& s) -> double& { return s.training.momentum; });
-    addReal(training, tr("Weight decay"), "training.weight_decay", 0.0, 1.0, 5, {},
-            [](Scenario& s) -> double& { return s.training.weightDecay; });
-    addInt(training, tr("Batch size"), "training.batch_size", 1, kIntMax, tr(" samples"),
-           [](Scenario& s) -> int& { return s.training.batchSize; });
-    addInt(training, tr("Local steps"), "training.local_steps", 1, kIntMax, {},
-           [](Scenario& s) -> int& { return s.training.localSteps; });
-    addInt(training, tr("Local epochs"), "training.local_epochs", 0, kIntMax, tr(" (0 = use steps)"),
-           [](Scenario& s) -> int& { return s.training.localEpochs; });
+    addKey(training, tr("Learning rate"), "training.learning_rate", 5);
+    addKey(training, tr("Schedule"), "training.schedule.kind");
+    addKey(training, tr("Schedule gamma"), "training.schedule.gamma", 4);
+    addKey(training, tr("Step every"), "training.schedule.every_rounds", 0, tr(" rounds"));
+    addKey(training, tr("Momentum"), "training.momentum", 3);
+    addKey(training, tr("Weight decay"), "training.weight_decay", 5);
+    addKey(training, tr("Batch size"), "training.batch_size", 0, tr(" samples"));
+    addKey(training, tr("Local steps"), "training.local_steps");
+    addKey(training, tr("Local epochs"), "training.local_epochs", 0, tr(" (0 = use steps)"));
 
     QFormLayout* stop = section(tr("Stop and evaluation"));
-    addInt(stop, tr("Rounds"), "stop.rounds", 0, kIntMax, tr(" (0 = no limit)"),
-           [](Scenario& s) -> int& { return s.stop.rounds; });
-    addReal(stop, tr("Virtual time"), "stop.virtual_time_s", 0.0, 1e12, 1, tr(" s (0 = no limit)"),
-            [](Scenario& s) -> double& { return s.stop.virtualTimeS; });
-    addReal(stop, tr("Target accuracy"), "stop.target_accuracy", 0.0, 1.0, 3, tr(" (0 = none)"),
-            [](Scenario& s) -> double& { return s.stop.targetAccuracy; });
-    addReal(stop, tr("Budget"), "stop.budget", 0.0, 1e12, 2, tr(" $ (0 = none)"),
-            [](Scenario& s) -> double& { return s.stop.budget; });
-    addInt(stop, tr("Evaluate every"), "evaluation.every_rounds", 1, kIntMax, tr(" rounds"),
-           [](Scenario& s) -> int& { return s.evaluation.everyRounds; });
+    addKey(stop, tr("Rounds"), "stop.rounds", 0, tr(" (0 = no limit)"));
+    addKey(stop, tr("Virtual time"), "stop.virtual_time_s", 1, tr(" s (0 = no limit)"));
+    addKey(stop, tr("Target accuracy"), "stop.target_accuracy", 3, tr(" (0 = none)"));
+    addKey(stop, tr("Budget"), "stop.budget", 2, tr(" $ (0 = none)"));
+    addKey(stop, tr("Evaluate every"), "evaluation.every_rounds", 0, tr(" rounds"));
 
     layout->addStretch(1);
     setEnabled(false);
@@ -151,115 +119,177 @@ void SettingsPanel::addField(QFormLayout* form, const QString& label, const QStr
     fields_.push_back({keyPath, editor, problem, std::move(load)});
 }
 
-void SettingsPanel::addInt(QFormLayout* form, const QString& label, const QString& keyPath, int min, int max,
-                           const QString& suffix, std::function<int&(Scenario&)> field) {
+void SettingsPanel::addKey(QFormLayout* form, const QString& label, const std::string& path, int decimals,
+                           const QString& suffix) {
+    const ScenarioField* f = findScenarioField(path);
+    Q_ASSERT_X(f && f->get, "SettingsPanel::addKey", path.c_str()); // a key the schema lacks
+    if (!f || !f->get) return;
+    switch (f->type) {
+    case FieldType::Real:
+        addReal(form, label, *f, decimals, suffix);
+        break;
+    case FieldType::Integer:
+        addInt(form, label, *f, suffix);
+        break;
+    case FieldType::Bool:
+        addBool(form, label, *f);
+        break;
+    case FieldType::Text:
+        addText(form, label, *f);
+        break;
+    case FieldType::Enum:
+        addEnum(form, label, *f);
+        break;
+    case FieldType::IntList:
+        addIntList(form, label, *f);
+        break;
+    case FieldType::Seed:
+        addSeed(form, label, *f);
+        break;
+    case FieldType::Range: // node keys: the property inspector's
+        return;
+    case FieldType::Section:
+        return;
+    }
+    fields_.back().schema = f;
+    fields_.back().decimals = decimals;
+    const QString help = QString::fromStdString(f->help);
+    fields_.back().editor->setToolTip(QString::fromStdString(path) + (help.isEmpty() ? QString() : " - " + help));
+}
+
+void SettingsPanel::addInt(QFormLayout* form, const QString& label, const ScenarioField& f, const QString& suffix) {
     auto* sb = new QSpinBox;
-    sb->setRange(min, max);
+    const SpinRange r = spinRange(fieldBounds(f), 0);
+    sb->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
     sb->setSuffix(suffix);
     sb->setKeyboardTracking(false); // one edit per finished value, not per keystroke
-    connect(sb, &QSpinBox::valueChanged, this, [this, keyPath, field](int v) {
-        if (!updating_) apply(keyPath, [field, v](Scenario& s) { field(s) = v; });
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(sb, &QSpinBox::valueChanged, this, [this, keyPath, &f](int v) {
+        if (!updating_) apply(keyPath, [&f, v](Scenario& s) { f.set(s, FieldValue(double(v))); });
     });
-    addField(form, label, keyPath, sb, [this, sb, field] { sb->setValue(field(current())); });
+    addField(form, label, keyPath, sb,
+             [this, sb, &f] { sb->setValue(static_cast<int>(std::get<double>(f.get(current())))); });
 }
 
-void SettingsPanel::addReal(QFormLayout* form, const QString& label, const QString& keyPath, double min,
-                            double max, int decimals, const QString& suffix,
-                            std::function<double&(Scenario&)> field) {
-    auto* sb = new QDoubleSpinBox;
+void SettingsPanel::addReal(QFormLayout* form, const QString& label, const ScenarioField& f, int decimals,
+                            const QString& suffix) {
+    auto* sb = new WideRangeSpinBox;
     sb->setDecimals(decimals);
-    sb->setRange(min, max);
+    const SpinRange r = spinRange(fieldBounds(f), decimals);
+    sb->setRange(r.min, r.max);
     sb->setSuffix(suffix);
     sb->setKeyboardTracking(false);
-    connect(sb, &QDoubleSpinBox::valueChanged, this, [this, keyPath, field](double v) {
-        if (!updating_) apply(keyPath, [field, v](Scenario& s) { field(s) = v; });
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(sb, &QDoubleSpinBox::valueChanged, this, [this, keyPath, &f](double v) {
+        if (!updating_) apply(keyPath, [&f, v](Scenario& s) { f.set(s, FieldValue(v)); });
     });
-    addField(form, label, keyPath, sb, [this, sb, field] { sb->setValue(field(current())); });
+    addField(form, label, keyPath, sb, [this, sb, &f] { sb->setValue(std::get<double>(f.get(current()))); });
 }
 
-void SettingsPanel::addText(QFormLayout* form, const QString& label, const QString& keyPath,
-                            std::function<std::string&(Scenario&)> field) {
+void SettingsPanel::addText(QFormLayout* form, const QString& label, const ScenarioField& f) {
     auto* le = new QLineEdit;
-    connect(le, &QLineEdit::editingFinished, this, [this, le, keyPath, field] {
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(le, &QLineEdit::editingFinished, this, [this, le, keyPath, &f] {
         const std::string v = le->text().toStdString();
-        if (!updating_ && field(current()) != v) apply(keyPath, [field, v](Scenario& s) { field(s) = v; });
+        if (!updating_ && std::get<std::string>(f.get(current())) != v)
+            apply(keyPath, [&f, v](Scenario& s) { f.set(s, FieldValue(v)); });
     });
-    addField(form, label, keyPath, le, [this, le, field] {
-        const QString v = QString::fromStdString(field(current()));
+    addField(form, label, keyPath, le, [this, le, &f] {
+        const QString v = QString::fromStdString(std::get<std::string>(f.get(current())));
         if (le->text() != v) le->setText(v);
     });
 }
 
-void SettingsPanel::addBool(QFormLayout* form, const QString& label, const QString& keyPath,
-                            std::function<bool&(Scenario&)> field) {
+void SettingsPanel::addBool(QFormLayout* form, const QString& label, const ScenarioField& f) {
     auto* cb = new QCheckBox;
-    connect(cb, &QCheckBox::toggled, this, [this, keyPath, field](bool v) {
-        if (!updating_) apply(keyPath, [field, v](Scenario& s) { field(s) = v; });
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(cb, &QCheckBox::toggled, this, [this, keyPath, &f](bool v) {
+        if (!updating_) apply(keyPath, [&f, v](Scenario& s) { f.set(s, FieldValue(v)); });
     });
-    addField(form, label, keyPath, cb, [this, cb, field] { cb->setChecked(field(current())); });
+    addField(form, label, keyPath, cb, [this, cb, &f] { cb->setChecked(std::get<bool>(f.get(current()))); });
 }
 
-template <typename Enum>
-void SettingsPanel::addEnum(QFormLayout* form, const QString& label, const QString& keyPath,
-                            const std::vector<Enum>& values, std::function<Enum&(Scenario&)> field) {
+void SettingsPanel::addEnum(QFormLayout* form, const QString& label, const ScenarioField& f) {
     auto* combo = new QComboBox;
-    for (Enum e : values) combo->addItem(QString::fromUtf8(toString(e)), static_cast<int>(e));
-    connect(combo, &QComboBox::currentIndexChanged, this, [this, combo, keyPath, field](int) {
-        const Enum v = static_cast<Enum>(combo->currentData().toInt());
-        if (!updating_) apply(keyPath, [field, v](Scenario& s) { field(s) = v; });
+    for (const auto& v : f.enumValues) combo->addItem(QString::fromStdString(v));
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(combo, &QComboBox::currentIndexChanged, this, [this, combo, keyPath, &f](int) {
+        const std::string v = combo->currentText().toStdString();
+        if (!updating_) apply(keyPath, [&f, v](Scenario& s) { f.set(s, FieldValue(v)); });
     });
-    addField(form, label, keyPath, combo, [this, combo, field] {
-        combo->setCurrentIndex(combo->findData(static_cast<int>(field(current()))));
+    addField(form, label, keyPath, combo, [this, combo, &f] {
+        combo->setCurrentIndex(combo->findText(QString::fromStdString(std::get<std::string>(f.get(current())))));
     });
 }
 
-void SettingsPanel::addHidden(QFormLayout* form) {
+void SettingsPanel::addIntList(QFormLayout* form, const QString& label, const ScenarioField& f) {
     // Hidden layer widths as "200, 100": a list is easier typed than edited cell by cell.
     auto* le = new QLineEdit;
     le->setPlaceholderText(tr("e.g. 200, 100"));
-    connect(le, &QLineEdit::editingFinished, this, [this, le] {
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(le, &QLineEdit::editingFinished, this, [this, le, keyPath, &f] {
         if (updating_) return;
+        const NumericBounds b = fieldBounds(f);
         std::vector<int> widths;
         for (const QString& part : le->text().split(',', Qt::SkipEmptyParts)) {
             bool ok = false;
             const int w = part.trimmed().toInt(&ok);
-            if (!ok || w <= 0) {
-                for (auto& f : fields_)
-                    if (f.keyPath == "model.hidden") {
-                        f.problem->setText(tr("model.hidden must be positive whole numbers separated by "
-                                              "commas, got '%1'")
-                                               .arg(part.trimmed()));
-                        f.problem->setVisible(true);
+            if (!ok || w < b.min || w > b.max) {
+                for (auto& field : fields_)
+                    if (field.keyPath == keyPath) {
+                        field.problem->setText(tr("%1 must be whole numbers from %2 to %3 separated by "
+                                                  "commas, got '%4'")
+                                                   .arg(keyPath)
+                                                   .arg(b.min)
+                                                   .arg(b.max)
+                                                   .arg(part.trimmed()));
+                        field.problem->setVisible(true);
                     }
                 return;
             }
             widths.push_back(w);
         }
-        if (widths != current().model.hidden)
-            apply("model.hidden", [widths](Scenario& s) { s.model.hidden = widths; });
+        if (!sameFieldValue(FieldValue(widths), f.get(current())))
+            apply(keyPath, [&f, widths](Scenario& s) { f.set(s, FieldValue(widths)); });
     });
-    addField(form, tr("Hidden layers"), "model.hidden", le, [this, le] {
+    addField(form, label, keyPath, le, [this, le, &f] {
         QStringList parts;
-        for (int w : current().model.hidden) parts << QString::number(w);
+        const FieldValue widths = f.get(current()); // kept: the loop reads into it
+        for (int w : std::get<std::vector<int>>(widths)) parts << QString::number(w);
         const QString v = parts.join(", ");
         if (le->text() != v) le->setText(v);
     });
 }
 
-void SettingsPanel::addSeed(QFormLayout* form) {
+void SettingsPanel::addSeed(QFormLayout* form, const QString& label, const ScenarioField& f) {
     // Seeds are 64-bit: a spin box cannot hold them, a validated line edit can.
     auto* le = new QLineEdit;
     le->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,20}"), le));
-    connect(le, &QLineEdit::editingFinished, this, [this, le] {
+    const QString keyPath = QString::fromStdString(f.path);
+    connect(le, &QLineEdit::editingFinished, this, [this, le, keyPath, &f] {
         bool ok = false;
         const qulonglong v = le->text().toULongLong(&ok);
-        if (!updating_ && ok && v != current().seed)
-            apply("seed", [v](Scenario& s) { s.seed = static_cast<std::uint64_t>(v); });
+        const auto seed = static_cast<std::uint64_t>(v);
+        if (!updating_ && ok && !sameFieldValue(FieldValue(seed), f.get(current())))
+            apply(keyPath, [&f, seed](Scenario& s) { f.set(s, FieldValue(seed)); });
     });
-    addField(form, tr("Seed"), "seed", le, [this, le] {
-        const QString v = QString::number(static_cast<qulonglong>(current().seed));
+    addField(form, label, keyPath, le, [this, le, &f] {
+        const QString v = QString::number(static_cast<qulonglong>(std::get<std::uint64_t>(f.get(current()))));
         if (le->text() != v) le->setText(v);
     });
+}
+
+void SettingsPanel::updateRanges() {
+    for (auto& field : fields_) {
+        if (!field.schema || !field.schema->isNumber()) continue;
+        const SpinRange r = spinRange(fieldBounds(*field.schema, current()), field.decimals);
+        if (auto* sb = qobject_cast<QSpinBox*>(field.editor)) {
+            if (sb->minimum() != static_cast<int>(r.min) || sb->maximum() != static_cast<int>(r.max))
+                sb->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
+        } else if (auto* db = qobject_cast<QDoubleSpinBox*>(field.editor)) {
+            if (db->minimum() != r.min || db->maximum() != r.max) db->setRange(r.min, r.max);
+        }
+    }
 }
 
 QWidget* SettingsPanel::editorFor(const QString& keyPath) const {
@@ -293,6 +323,7 @@ void SettingsPanel::apply(const QString& keyPath, const std::function<void(Scena
 void SettingsPanel::refresh() {
     if (!document_) return;
     updating_ = true;
+    updateRanges();
     for (auto& f : fields_) f.load();
     updating_ = false;
     showProblems(validateScenario(document_->scenario()));

@@ -4,6 +4,7 @@
 // bound to one value of the document's scenario; a change is one undoable edit, and the
 // validator's messages for the field are shown beside it.
 
+#include "core/scenario/schema.h"
 #include "core/spec/scenario.h"
 
 #include <QWidget>
@@ -35,24 +36,29 @@ private:
         QWidget* editor = nullptr;
         QLabel* problem = nullptr;
         std::function<void()> load; ///< scenario -> editor
+        const ScenarioField* schema = nullptr;
+        int decimals = 0;
     };
 
     QFormLayout* section(const QString& title);
     void addField(QFormLayout* form, const QString& label, const QString& keyPath, QWidget* editor,
                   std::function<void()> load);
-    void addInt(QFormLayout* form, const QString& label, const QString& keyPath, int min, int max,
-                const QString& suffix, std::function<int&(Scenario&)> field);
-    void addReal(QFormLayout* form, const QString& label, const QString& keyPath, double min, double max,
-                 int decimals, const QString& suffix, std::function<double&(Scenario&)> field);
-    void addText(QFormLayout* form, const QString& label, const QString& keyPath,
-                 std::function<std::string&(Scenario&)> field);
-    void addBool(QFormLayout* form, const QString& label, const QString& keyPath,
-                 std::function<bool&(Scenario&)> field);
-    template <typename Enum>
-    void addEnum(QFormLayout* form, const QString& label, const QString& keyPath, const std::vector<Enum>& values,
-                 std::function<Enum&(Scenario&)> field);
-    void addHidden(QFormLayout* form);
-    void addSeed(QFormLayout* form);
+    /// The editor of one schema key (core/scenario/schema.h): its kind of widget, bounds,
+    /// enum values, help and accessor all come from the schema; `decimals` and `suffix` are
+    /// presentation only.
+    void addKey(QFormLayout* form, const QString& label, const std::string& path, int decimals = 0,
+                const QString& suffix = {});
+    void addReal(QFormLayout* form, const QString& label, const ScenarioField& f, int decimals,
+                 const QString& suffix);
+    void addInt(QFormLayout* form, const QString& label, const ScenarioField& f, const QString& suffix);
+    void addText(QFormLayout* form, const QString& label, const ScenarioField& f);
+    void addBool(QFormLayout* form, const QString& label, const ScenarioField& f);
+    void addEnum(QFormLayout* form, const QString& label, const ScenarioField& f);
+    void addIntList(QFormLayout* form, const QString& label, const ScenarioField& f);
+    void addSeed(QFormLayout* form, const QString& label, const ScenarioField& f);
+    /// Spin-box ranges from the schema's bounds for the current scenario (a bound may depend
+    /// on another key, e.g. schedule.gamma > 0 with kind step).
+    void updateRanges();
 
     /// Applies `change` to the document as one undoable edit named after the field.
     void apply(const QString& keyPath, const std::function<void(Scenario&)>& change);

@@ -1,5 +1,7 @@
 #include "widgets/topology/property_inspector.h"
 
+#include "core/scenario/schema.h"
+
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/topology/topology_scene.h"
@@ -19,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace fog {
 
@@ -338,22 +341,14 @@ void PropertyInspector::buildMemberFields() {
         commitMembers("compute.noise.kind", tr("Set noise"),
                       [k](NodeSpec& n) { n.compute.noise.kind = k; });
     });
-    auto noiseIs = [this](NK k) {
-        return [this, k] {
-            if (const NodeSpec* n = firstNode()) return n->compute.noise.kind == k;
-            return false;
-        };
-    };
     numberEdit(
         "compute.noise.shift", tr("  Shift (fraction of mean, [0, 1))"), OnMember,
         [](const NodeSpec& n) { return n.compute.noise.shift; },
         [](NodeSpec& n, double v) { n.compute.noise.shift = v; });
-    field("compute.noise.shift")->visible = noiseIs(NK::ShiftedExponential);
     numberEdit(
         "compute.noise.sigma", tr("  Sigma (log-normal)"), OnMember,
         [](const NodeSpec& n) { return n.compute.noise.sigma; },
         [](NodeSpec& n, double v) { n.compute.noise.sigma = v; });
-    field("compute.noise.sigma")->visible = noiseIs(NK::LogNormal);
 
     using AK = AvailabilitySpec::Kind;
     auto* avail = new QComboBox;
@@ -366,22 +361,14 @@ void PropertyInspector::buildMemberFields() {
         commitMembers("availability.kind", tr("Set availability"),
                       [k](NodeSpec& n) { n.availability.kind = k; });
     });
-    auto availIs = [this](AK k) {
-        return [this, k] {
-            if (const NodeSpec* n = firstNode()) return n->availability.kind == k;
-            return false;
-        };
-    };
     numberEdit(
         "availability.mean_up_s", tr("  Mean time online (s)"), OnMember,
         [](const NodeSpec& n) { return n.availability.meanUpS; },
         [](NodeSpec& n, double v) { n.availability.meanUpS = v; });
-    field("availability.mean_up_s")->visible = availIs(AK::Markov);
     numberEdit(
         "availability.mean_down_s", tr("  Mean time offline (s)"), OnMember,
         [](const NodeSpec& n) { return n.availability.meanDownS; },
         [](NodeSpec& n, double v) { n.availability.meanDownS = v; });
-    field("availability.mean_down_s")->visible = availIs(AK::Markov);
 
     auto* start = new QComboBox;
     start->addItem(tr("online"), 0);
@@ -394,7 +381,6 @@ void PropertyInspector::buildMemberFields() {
     startField.load = [this, start, startOf] {
         if (const NodeSpec* n = firstNode()) start->setCurrentIndex(startOf(n->availability));
     };
-    startField.visible = availIs(AK::Markov);
     connect(start, qOverload<int>(&QComboBox::activated), this, [this](int i) {
         auto set = [i](AvailabilitySpec& a) {
             a.startStationary = i == 2;
@@ -411,7 +397,6 @@ void PropertyInspector::buildMemberFields() {
     traceField.load = [this, trace] {
         if (const NodeSpec* n = firstNode()) trace->setText(traceText(n->availability));
     };
-    traceField.visible = availIs(AK::Trace);
     connect(trace, &QLineEdit::editingFinished, this, [this, trace] {
         if (loading_ || !trace->isModified()) return;
         trace->setModified(false);
@@ -480,11 +465,7 @@ void PropertyInspector::buildMemberFields() {
         commitMembers("link", on ? tr("Give own link") : tr("Use default link"),
                       [set](NodeSpec& n) { set(n.link); });
     });
-    auto hasLink = [this] {
-        if (const NodeSpec* n = firstNode()) return n->link.has_value();
-        return false;
-    };
-    auto linkParam = [this, hasLink](const QString& key, const QString& label,
+    auto linkParam = [this](const QString& key, const QString& label,
                                      double LinkParams::*member) {
         numberEdit(
             "link." + key, "  " + label, OnMember,
@@ -493,12 +474,32 @@ void PropertyInspector::buildMemberFields() {
                 if (!n.link) n.link = LinkParams{};
                 (*n.link).*member = v;
             });
-        field("link." + key)->visible = hasLink;
     };
     linkParam("bandwidth_up_mbps", tr("Bandwidth up (Mbit/s)"), &LinkParams::bandwidthUpMbps);
     linkParam("bandwidth_down_mbps", tr("Bandwidth down (Mbit/s)"), &LinkParams::bandwidthDownMbps);
     linkParam("latency_ms", tr("Latency (ms)"), &LinkParams::latencyMs);
     linkParam("price_per_gb", tr("Traffic price ($/GB)"), &LinkParams::pricePerGb);
+
+    // When a key applies (noise shift only with shifted-exponential, the Markov means only
+    // with kind markov, link keys only with a link of its own) and what it means: the
+    // schema's, not a copy of the loader's rule.
+    for (Field& f : fields_) {
+        const NodeField* nf = findNodeField(f.key.toStdString());
+        if (!nf) continue;
+        if (nf->when || nf->parent() == "link")
+            f.visible = [this, nf] {
+                const NodeSpec* n = firstNode();
+                return n && fieldApplies(*nf, *n);
+            };
+        QString help = QString::fromStdString(nf->help);
+        if (nf->isBounded()) {
+            const NumericBounds b = fieldBounds(*nf);
+            if (std::isfinite(b.min)) help += tr(" (%1 %2)").arg(b.minInclusive ? ">=" : ">").arg(b.min);
+        }
+        f.help = help;
+        if (f.editor) f.editor->setToolTip(help);
+        if (f.label && f.label->toolTip().isEmpty()) f.label->setToolTip(help);
+    }
 }
 
 void PropertyInspector::buildLinkFields() {
@@ -779,7 +780,7 @@ void PropertyInspector::showMessages() {
                     }
         f.message->setText(lines.join('\n'));
         f.message->setVisible(!lines.isEmpty() && !f.box->isHidden());
-        f.editor->setToolTip(lines.join('\n'));
+        f.editor->setToolTip(lines.isEmpty() ? f.help : lines.join('\n'));
     }
     QStringList rest;
     for (std::size_t i = 0; i < diags.size(); ++i) {

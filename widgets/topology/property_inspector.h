@@ -61,6 +61,7 @@ class PropertyInspector : public QWidget {
         QString rejected; ///< a value refused, with why; kept until reloaded
         std::function<void()> load;
         std::function<bool()> visible; ///< extra condition (e.g. only for noise kind x)
+        QString help; ///< what the key means (the schema's); the editor's tooltip without problems
     };
 
     Field& addField(const QString& key, const QString& label, QWidget* editor, unsigned kinds);

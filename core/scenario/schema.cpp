@@ -1,0 +1,894 @@
+// The scenario schema's table, and what is computed from it alone (bounds, applicability,
+// equality, the Markdown key reference). Reading and writing YAML through it is in
+// scenario_io.cpp, checking in scenario_validate.cpp.
+
+#include "core/scenario/schema.h"
+
+#include "core/policies/policy_info.h"
+#include "core/scenario/scenario_io.h"
+#include "core/scenario/yaml_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace fog {
+
+namespace {
+
+using L = ScenarioLimits;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// --- building the table ---------------------------------------------------------------------
+
+FieldBound above(double v) { return {v, false}; } ///< > v
+FieldBound atLeast(double v) { return {v, true}; } ///< >= v
+FieldBound below(double v) { return {v, false}; } ///< < v
+FieldBound atMost(double v) { return {v, true}; } ///< <= v
+
+template <class E> std::vector<std::string> spellings(const std::vector<E>& values) {
+    std::vector<std::string> out;
+    for (E v : values)
+        out.emplace_back(toString(v));
+    return out;
+}
+
+/// Accessors from a function giving the member: `[](Scenario& s) -> int& { return ...; }`.
+template <class T, class Ref> void bind(SchemaField<T>& f, Ref ref) {
+    using V = std::remove_reference_t<decltype(ref(std::declval<T&>()))>;
+    f.get = [ref](const T& t) -> FieldValue {
+        const V& v = ref(const_cast<T&>(t)); // read only
+        if constexpr (std::is_same_v<V, int>)
+            return static_cast<double>(v);
+        else
+            return v;
+    };
+    f.set = [ref](T& t, const FieldValue& value) {
+        if constexpr (std::is_same_v<V, int>)
+            ref(t) = static_cast<int>(std::get<double>(value));
+        else
+            ref(t) = std::get<V>(value);
+    };
+}
+
+/// Accessors of an enum member through its toString() spellings.
+template <class T, class E, class Ref>
+void bindEnum(SchemaField<T>& f, Ref ref, const std::vector<E>& values) {
+    f.enumValues = spellings(values);
+    f.get = [ref](const T& t) -> FieldValue { return std::string(toString(ref(const_cast<T&>(t)))); };
+    f.set = [ref, values](T& t, const FieldValue& value) {
+        const auto& text = std::get<std::string>(value);
+        for (E v : values)
+            if (text == toString(v)) ref(t) = v;
+    };
+}
+
+template <class T> struct Builder {
+    std::vector<SchemaField<T>> fields;
+
+    SchemaField<T>& add(std::string path, FieldType type, std::string help) {
+        SchemaField<T> f;
+        f.path = std::move(path);
+        f.type = type;
+        f.help = std::move(help);
+        fields.push_back(std::move(f));
+        return fields.back();
+    }
+    SchemaField<T>& section(std::string path, bool flow, std::string help) {
+        auto& f = add(std::move(path), FieldType::Section, std::move(help));
+        f.flow = flow;
+        return f;
+    }
+    template <class Ref>
+    SchemaField<T>& real(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
+                         std::optional<FieldBound> max, std::string help) {
+        auto& f = add(std::move(path), FieldType::Real, std::move(help));
+        f.unit = std::move(unit);
+        f.min = min;
+        f.max = max;
+        bind(f, ref);
+        return f;
+    }
+    template <class Ref>
+    SchemaField<T>& integer(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
+                            std::optional<FieldBound> max, std::string help) {
+        auto& f = add(std::move(path), FieldType::Integer, std::move(help));
+        f.unit = std::move(unit);
+        f.min = min;
+        f.max = max;
+        bind(f, ref);
+        return f;
+    }
+    template <class Ref> SchemaField<T>& text(std::string path, Ref ref, std::string help) {
+        auto& f = add(std::move(path), FieldType::Text, std::move(help));
+        bind(f, ref);
+        return f;
+    }
+    template <class Ref> SchemaField<T>& boolean(std::string path, Ref ref, std::string help) {
+        auto& f = add(std::move(path), FieldType::Bool, std::move(help));
+        bind(f, ref);
+        return f;
+    }
+    template <class E, class Ref>
+    SchemaField<T>& enumeration(std::string path, Ref ref, const std::vector<E>& values,
+                                std::string help) {
+        auto& f = add(std::move(path), FieldType::Enum, std::move(help));
+        bindEnum(f, ref, values);
+        return f;
+    }
+};
+
+FieldCondition when(std::string path, std::vector<std::string> values) {
+    return {std::move(path), std::move(values)};
+}
+
+template <class T, class Ref>
+void addLinkFields(Builder<T>& b, const std::string& prefix, Ref link) {
+    auto path = [&](const char* key) { return prefix.empty() ? std::string(key) : prefix + "." + key; };
+    b.real(path("bandwidth_up_mbps"), [link](T& t) -> double& { return link(t).bandwidthUpMbps; },
+           "Mbit/s", above(0), std::nullopt, "child to parent (or from to to)");
+    b.real(path("bandwidth_down_mbps"), [link](T& t) -> double& { return link(t).bandwidthDownMbps; },
+           "Mbit/s", above(0), std::nullopt, "parent to child (or to to from)");
+    b.real(path("latency_ms"), [link](T& t) -> double& { return link(t).latencyMs; }, "ms", atLeast(0),
+           std::nullopt, "added to every transfer");
+    b.real(path("price_per_gb"), [link](T& t) -> double& { return link(t).pricePerGb; },
+           "currency per 10^9 bytes", atLeast(0), std::nullopt, "charged for the traffic");
+}
+
+std::vector<ScenarioField> buildScenarioSchema() {
+    using DK = DataSpec::Kind;
+    using PK = PartitionSpec::Kind;
+    using MK = ModelSpec::Kind;
+    using SK = ScheduleSpec::Kind;
+    Builder<Scenario> b;
+
+    auto& version = b.integer("schema_version", [](Scenario& s) -> int& { return s.schemaVersion; }, "",
+                              atLeast(1), atMost(kScenarioSchemaVersion),
+                              "version of this format; a file from a newer FogStudio is refused");
+    version.custom = true;
+    b.text("name", [](Scenario& s) -> std::string& { return s.name; }, "shown in the run list and reports");
+    b.text("description", [](Scenario& s) -> std::string& { return s.description; },
+           "free text; use | for several lines");
+    {
+        auto& f = b.add("seed", FieldType::Seed,
+                        "every random draw of the run derives from it; same seed, same results");
+        bind(f, [](Scenario& s) -> std::uint64_t& { return s.seed; });
+    }
+
+    b.section("topology", false, "machines and links (docs/scenario.md#topology)").custom = true;
+    {
+        auto& f = b.section("topology.default_link", true,
+                            "link used for every parent link without its own; without it such "
+                            "links are instantaneous and free");
+        f.optional = true;
+        f.present = [](const Scenario& s) { return s.topology.hasDefaultLink; };
+        f.setPresent = [](Scenario& s, bool on) {
+            s.topology.hasDefaultLink = on;
+            if (!on) s.topology.defaultLink = LinkParams{};
+        };
+        addLinkFields(b, "topology.default_link",
+                      [](Scenario& s) -> LinkParams& { return s.topology.defaultLink; });
+    }
+
+    const std::vector<std::string> files{"fashion-mnist", "idx", "csv"};
+    b.section("data", false, "where the samples come from and how they are split");
+    b.enumeration<DK>("data.dataset", [](Scenario& s) -> DK& { return s.data.kind; },
+                      {DK::FashionMnist, DK::Synthetic, DK::Idx, DK::Csv, DK::None},
+                      "where the samples come from");
+    {
+        auto& f = b.text("data.dir", [](Scenario& s) -> std::string& { return s.data.dir; },
+                         "folder with the four IDX files (relative to the scenario's folder)");
+        f.when = when("data.dataset", {"fashion-mnist", "idx"});
+        f.omitEmpty = true;
+        f.defaultNote = "the Debian package's folder";
+    }
+    for (auto [key, ref, kinds, help] :
+         {std::tuple{"data.train", +[](Scenario& s) -> std::string& { return s.data.trainPath; },
+                     std::vector<std::string>{"idx", "csv"},
+                     "training file; required for csv, and for idx without dir"},
+          std::tuple{"data.test", +[](Scenario& s) -> std::string& { return s.data.testPath; },
+                     std::vector<std::string>{"idx", "csv"},
+                     "test file; required for csv, and for idx without dir"},
+          std::tuple{"data.train_labels", +[](Scenario& s) -> std::string& { return s.data.trainLabelsPath; },
+                     std::vector<std::string>{"idx"}, "IDX training labels, when not beside the images"},
+          std::tuple{"data.test_labels", +[](Scenario& s) -> std::string& { return s.data.testLabelsPath; },
+                     std::vector<std::string>{"idx"}, "IDX test labels, when not beside the images"}}) {
+        auto& f = b.text(key, ref, help);
+        f.when = when("data.dataset", kinds);
+        f.omitEmpty = true;
+    }
+    b.section("data.synthetic", true, "the FedProx Synthetic(alpha, beta) generator").when =
+        when("data.dataset", {"synthetic"});
+    b.real("data.synthetic.alpha", [](Scenario& s) -> double& { return s.data.syntheticAlpha; }, "",
+           atLeast(0), std::nullopt, "how much the devices' models differ");
+    b.real("data.synthetic.beta", [](Scenario& s) -> double& { return s.data.syntheticBeta; }, "",
+           atLeast(0), std::nullopt, "how much the devices' inputs differ");
+    b.boolean("data.synthetic.iid", [](Scenario& s) -> bool& { return s.data.syntheticIid; },
+              "true gives all devices the same distribution");
+    b.integer("data.synthetic.features", [](Scenario& s) -> int& { return s.data.syntheticFeatures; }, "",
+              atLeast(1), atMost(L::maxSyntheticFeatures),
+              "features per sample (trainers x 2000 x features at most 2.5 * 10^8)");
+    b.integer("data.synthetic.classes", [](Scenario& s) -> int& { return s.data.syntheticClasses; }, "",
+              atLeast(2), atMost(L::maxSyntheticClasses), "number of labels");
+    b.integer("data.max_train_samples", [](Scenario& s) -> int& { return s.data.maxTrainSamples; },
+              "samples", atLeast(0), std::nullopt,
+              "keep a seeded random subset of this many training samples; 0 = all")
+        .when = when("data.dataset", files);
+    b.integer("data.max_test_samples", [](Scenario& s) -> int& { return s.data.maxTestSamples; },
+              "samples", atLeast(0), std::nullopt, "the same for the test set; 0 = all")
+        .when = when("data.dataset", files);
+    b.integer("data.samples_per_trainer", [](Scenario& s) -> int& { return s.data.samplesPerTrainer; },
+              "samples", atLeast(0), atMost(L::maxSamplesPerTrainer),
+              "timing-only runs: samples each trainer pretends to hold (times the trainers at "
+              "most 5 * 10^7)")
+        .when = when("data.dataset", {"none"});
+    b.section("data.partition", true, "how the training samples are split over the trainers").when =
+        when("data.dataset", {"fashion-mnist", "synthetic", "idx", "csv"});
+    b.enumeration<PK>("data.partition.kind", [](Scenario& s) -> PK& { return s.data.partition.kind; },
+                      {PK::Iid, PK::Dirichlet, PK::Shards, PK::QuantitySkew, PK::Natural},
+                      "iid, label skew (dirichlet), shards per client, quantity skew, or each "
+                      "synthetic device's own samples (natural)")
+        .defaultNote = "natural for synthetic data";
+    b.real("data.partition.alpha", [](Scenario& s) -> double& { return s.data.partition.alpha; }, "",
+           above(0), std::nullopt, "Dirichlet concentration; small = very skewed labels")
+        .when = when("data.partition.kind", {"dirichlet"});
+    b.integer("data.partition.min_per_client", [](Scenario& s) -> int& { return s.data.partition.minPerClient; },
+              "samples", atLeast(0), std::nullopt, "redraw until every trainer has this many")
+        .when = when("data.partition.kind", {"dirichlet"});
+    b.integer("data.partition.per_client", [](Scenario& s) -> int& { return s.data.partition.shardsPerClient; },
+              "shards", atLeast(1), std::nullopt, "shards of label-sorted samples per trainer")
+        .when = when("data.partition.kind", {"shards"});
+    b.real("data.partition.sigma", [](Scenario& s) -> double& { return s.data.partition.sigma; }, "",
+           atLeast(0), std::nullopt, "log-normal sigma of the trainers' data sizes")
+        .when = when("data.partition.kind", {"quantity-skew"});
+
+    b.section("model", true, "what is trained");
+    b.enumeration<MK>("model.kind", [](Scenario& s) -> MK& { return s.model.kind; },
+                      {MK::LogReg, MK::Mlp, MK::Cnn, MK::None},
+                      "logistic regression, multi-layer perceptron, small CNN, or none (timing only)");
+    {
+        auto& f = b.add("model.hidden", FieldType::IntList,
+                        "mlp: hidden layer sizes; cnn: size of the dense layer (first entry)");
+        bind(f, [](Scenario& s) -> std::vector<int>& { return s.model.hidden; });
+        f.unit = "units";
+        f.min = atLeast(1);
+        f.max = atMost(L::maxHiddenUnits);
+        f.maxItems = static_cast<std::size_t>(L::maxHiddenLayers);
+        f.when = when("model.kind", {"mlp", "cnn"});
+    }
+    b.real("model.dropout", [](Scenario& s) -> double& { return s.model.dropout; }, "", atLeast(0),
+           below(1), "dropout probability after each hidden layer")
+        .when = when("model.kind", {"mlp", "cnn"});
+    b.real("model.wire_bytes", [](Scenario& s) -> double& { return s.model.wireBytes; }, "bytes",
+           atLeast(0), std::nullopt, "size of a model or update on the network; 0 = 4 bytes per parameter");
+
+    b.section("training", false, "local training");
+    {
+        auto& f = b.text("training.optimizer", [](Scenario& s) -> std::string& { return s.training.optimizer; },
+                         "the only optimizer so far");
+        f.enumValues = {"sgd"};
+    }
+    b.real("training.learning_rate", [](Scenario& s) -> double& { return s.training.learningRate; }, "",
+           above(0), std::nullopt, "SGD step size");
+    b.section("training.schedule", true, "how the learning rate changes over rounds");
+    b.enumeration<SK>("training.schedule.kind", [](Scenario& s) -> SK& { return s.training.schedule.kind; },
+                      {SK::Constant, SK::Step, SK::InverseTime},
+                      "constant lr; step: lr x gamma^floor(t / every_rounds); inverse-time: lr / (1 + gamma t)");
+    {
+        auto& f = b.real("training.schedule.gamma", [](Scenario& s) -> double& { return s.training.schedule.gamma; },
+                         "", atLeast(0), std::nullopt, "decay factor (step) or rate (inverse-time)");
+        f.when = when("training.schedule.kind", {"step", "inverse-time"});
+        f.minWhen = {{when("training.schedule.kind", {"step"}), above(0)}};
+    }
+    b.integer("training.schedule.every_rounds", [](Scenario& s) -> int& { return s.training.schedule.stepRounds; },
+              "rounds", atLeast(1), std::nullopt, "rounds between steps of the learning rate")
+        .when = when("training.schedule.kind", {"step"});
+    b.real("training.momentum", [](Scenario& s) -> double& { return s.training.momentum; }, "", atLeast(0),
+           below(1), "SGD momentum");
+    b.real("training.weight_decay", [](Scenario& s) -> double& { return s.training.weightDecay; }, "",
+           atLeast(0), std::nullopt, "L2 penalty");
+    b.integer("training.batch_size", [](Scenario& s) -> int& { return s.training.batchSize; }, "samples",
+              atLeast(1), atMost(L::maxBatchSize), "samples per local step");
+    b.integer("training.local_steps", [](Scenario& s) -> int& { return s.training.localSteps; }, "steps",
+              atLeast(1), atMost(L::maxLocalSteps),
+              "local steps per round or dispatch (when local_epochs is 0)");
+    b.integer("training.local_epochs", [](Scenario& s) -> int& { return s.training.localEpochs; }, "epochs",
+              atLeast(0), atMost(L::maxLocalEpochs),
+              "when > 0: passes over the trainer's own data per round instead of local_steps");
+
+    for (const char* which : {"sync", "selection"}) {
+        const bool sync = std::string(which) == "sync";
+        b.section(which, true,
+                  sync ? "how updates are combined: {policy: name, parameter: value, ...}"
+                       : "which trainers take part in a round: {policy: name, parameter: value, ...}")
+            .custom = true;
+        auto& f = b.add(std::string(which) + ".policy", FieldType::Enum,
+                        sync ? "the sync policy; its parameters are listed under Sync policies"
+                             : "the selection policy; its parameters are listed under Selection policies");
+        f.custom = true;
+        for (const auto& info : sync ? syncPolicyInfos() : selectionPolicyInfos())
+            f.enumValues.push_back(info.name);
+        if (sync) {
+            f.get = [](const Scenario& s) -> FieldValue { return s.sync.name; };
+            f.set = [](Scenario& s, const FieldValue& v) { s.sync.name = std::get<std::string>(v); };
+        } else {
+            f.get = [](const Scenario& s) -> FieldValue { return s.selection.name; };
+            f.set = [](Scenario& s, const FieldValue& v) { s.selection.name = std::get<std::string>(v); };
+        }
+    }
+
+    b.section("stop", true, "when the run ends (whichever limit comes first)");
+    b.integer("stop.rounds", [](Scenario& s) -> int& { return s.stop.rounds; }, "rounds", atLeast(0),
+              std::nullopt, "stop after this many (global) rounds; 0 = no limit")
+        .defaultNote = "0 when a stop map is given";
+    b.real("stop.virtual_time_s", [](Scenario& s) -> double& { return s.stop.virtualTimeS; }, "s",
+           atLeast(0), std::nullopt, "stop at this virtual time; 0 = no limit");
+    b.real("stop.target_accuracy", [](Scenario& s) -> double& { return s.stop.targetAccuracy; }, "",
+           atLeast(0), atMost(1), "stop when the test accuracy reaches it; 0 = no target");
+    b.real("stop.budget", [](Scenario& s) -> double& { return s.stop.budget; }, "currency", atLeast(0),
+           std::nullopt, "stop when the cumulative cost reaches it; 0 = no limit");
+    b.section("evaluation", true, "how often the test set is scored");
+    b.integer("evaluation.every_rounds", [](Scenario& s) -> int& { return s.evaluation.everyRounds; },
+              "rounds", atLeast(1), std::nullopt, "score the test set every this many rounds (and at the last)");
+    return std::move(b.fields);
+}
+
+std::vector<LinkField> buildLinkSchema() {
+    Builder<LinkParams> b;
+    addLinkFields(b, "", [](LinkParams& l) -> LinkParams& { return l; });
+    return std::move(b.fields);
+}
+
+
+/// Link keys of a node's optional `link`: read as the defaults while there is none; setting
+/// one gives the node a link of its own.
+void addNodeLinkFields(Builder<NodeSpec>& b) {
+    Builder<LinkParams> link;
+    addLinkFields(link, "", [](LinkParams& l) -> LinkParams& { return l; });
+    for (auto& lf : link.fields) {
+        NodeField f;
+        static_cast<FieldInfo&>(f) = lf;
+        f.path = "link." + lf.path;
+        f.get = [get = lf.get](const NodeSpec& n) { return get(n.link ? *n.link : LinkParams{}); };
+        f.set = [set = lf.set](NodeSpec& n, const FieldValue& v) {
+            if (!n.link) n.link = LinkParams{};
+            set(*n.link, v);
+        };
+        b.fields.push_back(std::move(f));
+    }
+}
+
+std::vector<NodeField> buildNodeSchema() {
+    using NK = NoiseSpec::Kind;
+    using AK = AvailabilitySpec::Kind;
+    Builder<NodeSpec> b;
+    b.text("id", [](NodeSpec& n) -> std::string& { return n.id; },
+           "unique name (required); a group's members are <id>-0, <id>-1, ...")
+        .custom = true;
+    b.enumeration<Tier>("tier", [](NodeSpec& n) -> Tier& { return n.tier; }, {Tier::Cloud, Tier::Edge, Tier::Device},
+                        "where it sits (for reports and placement)");
+    b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; }, {Role::Trainer, Role::Aggregator, Role::Both},
+                        "trains, aggregates, or both");
+    b.text("parent", [](NodeSpec& n) -> std::string& { return n.parent; },
+           "the node (or group member, or group, for a nested group) this one reports to; empty for a root")
+        .omitEmpty = true;
+    b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
+           "label used by placement and model averaging")
+        .omitEmpty = true;
+    b.section("compute", true, "speed");
+    {
+        auto& f = b.add("compute.throughput", FieldType::Range, "how fast the node trains (a range in groups)");
+        bind(f, [](NodeSpec& n) -> Range& { return n.compute.throughput; });
+        f.unit = "samples/s";
+        f.min = above(0);
+    }
+    b.section("compute.noise", true, "random slow-down of each step (mean 1)");
+    b.enumeration<NK>("compute.noise.kind", [](NodeSpec& n) -> NK& { return n.compute.noise.kind; },
+                      {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal},
+                      "the factor's distribution");
+    b.real("compute.noise.shift", [](NodeSpec& n) -> double& { return n.compute.noise.shift; }, "",
+           atLeast(0), below(1), "factor = shift + exponential with mean 1 - shift")
+        .when = when("compute.noise.kind", {"shifted-exponential"});
+    b.real("compute.noise.sigma", [](NodeSpec& n) -> double& { return n.compute.noise.sigma; }, "",
+           above(0), std::nullopt, "sigma of the log-normal factor (mean 1)")
+        .when = when("compute.noise.kind", {"lognormal"});
+    b.section("availability", true, "when it is online (only trainers may go offline)");
+    b.enumeration<AK>("availability.kind", [](NodeSpec& n) -> AK& { return n.availability.kind; },
+                      {AK::Always, AK::Markov, AK::Trace},
+                      "never offline, two-state Markov on/off, or listed offline intervals");
+    b.real("availability.mean_up_s", [](NodeSpec& n) -> double& { return n.availability.meanUpS; }, "s",
+           atLeast(L::minMarkovMeanS), std::nullopt, "mean time online (exponential)")
+        .when = when("availability.kind", {"markov"});
+    b.real("availability.mean_down_s", [](NodeSpec& n) -> double& { return n.availability.meanDownS; }, "s",
+           atLeast(L::minMarkovMeanS), std::nullopt, "mean time offline (exponential)")
+        .when = when("availability.kind", {"markov"});
+    {
+        auto& f = b.add("availability.start", FieldType::Enum,
+                        "state at t = 0; stationary draws it from the long-run proportions");
+        f.enumValues = {"online", "offline", "stationary"};
+        f.when = when("availability.kind", {"markov"});
+        f.get = [](const NodeSpec& n) -> FieldValue {
+            const auto& a = n.availability;
+            return std::string(a.startStationary ? "stationary" : a.startOnline ? "online" : "offline");
+        };
+        f.set = [](NodeSpec& n, const FieldValue& v) {
+            const auto& text = std::get<std::string>(v);
+            n.availability.startStationary = text == "stationary";
+            n.availability.startOnline = text != "offline";
+        };
+    }
+    {
+        auto& f = b.add("availability.offline", FieldType::Section,
+                        "[[from_s, to_s], ...]: offline intervals of virtual time (from >= 0, "
+                        "from < to, sorted, not overlapping)");
+        f.custom = true;
+        f.typeNote = "list of [from_s, to_s] pairs";
+        f.when = when("availability.kind", {"trace"});
+        f.unit = "s";
+    }
+    b.section("energy", true, "energy use");
+    b.real("energy.per_sample_j", [](NodeSpec& n) -> double& { return n.energy.perSampleJ; }, "J/sample",
+           atLeast(0), std::nullopt, "spent for every training sample computed");
+    b.real("energy.per_byte_j", [](NodeSpec& n) -> double& { return n.energy.perByteJ; }, "J/byte",
+           atLeast(0), std::nullopt, "spent by the sender for every byte sent");
+    {
+        auto& f = b.section("link", true, "the link to the parent (else topology.default_link)");
+        f.optional = true;
+        f.present = [](const NodeSpec& n) { return n.link.has_value(); };
+        f.setPresent = [](NodeSpec& n, bool on) {
+            if (on && !n.link) n.link = LinkParams{};
+            if (!on) n.link.reset();
+        };
+    }
+    addNodeLinkFields(b);
+    {
+        auto& f = b.add("position", FieldType::Section,
+                        "where the studio draws the node (centre, canvas units); absent = "
+                        "automatic layout; no effect on a run");
+        f.custom = true;
+        f.typeNote = "[x, y], two numbers";
+    }
+    {
+        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
+                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
+        f.custom = true;
+    }
+    {
+        auto& f = b.add("price_per_hour", FieldType::Range, "billed per started second while held and online");
+        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
+        f.unit = "currency/hour";
+        f.min = atLeast(0);
+    }
+    {
+        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
+        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
+        f.min = above(0);
+    }
+    return std::move(b.fields);
+}
+
+template <class T>
+const SchemaField<T>* findIn(const std::vector<SchemaField<T>>& table, const std::string& path) {
+    for (const auto& f : table)
+        if (f.path == path) return &f;
+    return nullptr;
+}
+
+bool pathBelow(const std::string& path, const std::string& section) {
+    return path.size() > section.size() && path.compare(0, section.size(), section) == 0 &&
+           path[section.size()] == '.';
+}
+
+template <class T>
+bool conditionHolds(const FieldCondition& c, const std::vector<SchemaField<T>>& table, const T& t) {
+    const SchemaField<T>* control = findIn(table, c.path);
+    if (!control || !control->get) return true;
+    const FieldValue v = control->get(t);
+    const auto* text = std::get_if<std::string>(&v);
+    return text && std::find(c.values.begin(), c.values.end(), *text) != c.values.end();
+}
+
+template <class T>
+bool appliesIn(const SchemaField<T>& f, const std::vector<SchemaField<T>>& table, const T& t) {
+    for (const auto& g : table) {
+        const bool self = &g == &f;
+        if (!self && !(g.type == FieldType::Section && pathBelow(f.path, g.path))) continue;
+        if (g.when && !conditionHolds(*g.when, table, t)) return false;
+        if (g.optional && g.present && !g.present(t)) return false;
+    }
+    return true;
+}
+
+NumericBounds boundsFrom(const FieldInfo& f, const std::optional<FieldBound>& min) {
+    NumericBounds b;
+    b.integer = f.type == FieldType::Integer || f.type == FieldType::IntList;
+    if (min) {
+        b.min = min->value;
+        b.minInclusive = min->inclusive;
+    } else if (b.integer) {
+        b.min = std::numeric_limits<int>::min();
+    }
+    if (f.max) {
+        b.max = f.max->value;
+        b.maxInclusive = f.max->inclusive;
+        b.interval = !b.integer;
+    } else if (b.integer) {
+        b.max = std::numeric_limits<int>::max();
+    }
+    return b;
+}
+
+std::string num(double v) { return formatNumber(v); }
+
+bool sameNumber(double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+} // namespace
+
+// --- FieldInfo ------------------------------------------------------------------------------
+
+std::string FieldInfo::key() const {
+    const auto dot = path.rfind('.');
+    return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string FieldInfo::parent() const {
+    const auto dot = path.rfind('.');
+    return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+const std::vector<ScenarioField>& scenarioSchema() {
+    static const std::vector<ScenarioField> table = buildScenarioSchema();
+    return table;
+}
+
+const std::vector<LinkField>& linkSchema() {
+    static const std::vector<LinkField> table = buildLinkSchema();
+    return table;
+}
+
+const std::vector<NodeField>& nodeSchema() {
+    static const std::vector<NodeField> table = buildNodeSchema();
+    return table;
+}
+
+const NodeField* findNodeField(const std::string& path) {
+    return findIn(nodeSchema(), path);
+}
+
+bool fieldApplies(const NodeField& f, const NodeSpec& n) {
+    return appliesIn(f, nodeSchema(), n);
+}
+
+const ScenarioField* findScenarioField(const std::string& path) {
+    return findIn(scenarioSchema(), path);
+}
+
+bool fieldApplies(const ScenarioField& f, const Scenario& s) {
+    return appliesIn(f, scenarioSchema(), s);
+}
+
+bool fieldApplies(const LinkField& f, const LinkParams& l) {
+    return appliesIn(f, linkSchema(), l);
+}
+
+// --- bounds ---------------------------------------------------------------------------------
+
+NumericBounds fieldBounds(const FieldInfo& f) {
+    // The loosest: the field's own lower bound, or the loosest conditional one.
+    std::optional<FieldBound> min = f.min;
+    for (const auto& c : f.minWhen)
+        if (min && (c.bound.value < min->value ||
+                    (c.bound.value == min->value && c.bound.inclusive && !min->inclusive)))
+            min = c.bound;
+    return boundsFrom(f, min);
+}
+
+NumericBounds fieldBounds(const ScenarioField& f, const Scenario& s) {
+    for (const auto& c : f.minWhen)
+        if (conditionHolds(c.when, scenarioSchema(), s)) return boundsFrom(f, c.bound);
+    return boundsFrom(f, f.min);
+}
+
+NumericBounds policyParamBounds(const PolicyParamInfo& p) {
+    NumericBounds b;
+    b.integer = p.integer;
+    b.min = p.min;
+    if (p.integer) {
+        b.max = std::min(p.max, ScenarioLimits::maxPolicyInteger);
+    } else if (p.max < 1e9) {
+        // Open-ended real parameters carry a huge sentinel maximum: only a real one counts.
+        b.max = p.max;
+        b.interval = true;
+    }
+    return b;
+}
+
+std::string boundsProblem(const NumericBounds& b, double v) {
+    if (!std::isfinite(v)) return "must be a finite number, got " + num(v);
+    const bool lowOk = b.minInclusive ? v >= b.min : v > b.min;
+    const bool highOk = b.maxInclusive ? v <= b.max : v < b.max;
+    if (b.interval) {
+        if (lowOk && highOk) return {};
+        return std::string("must be in ") + (b.minInclusive ? "[" : "(") + num(b.min) + ", " +
+               num(b.max) + (b.maxInclusive ? "]" : ")") + ", got " + num(v);
+    }
+    if (!lowOk) return std::string("must be ") + (b.minInclusive ? ">= " : "> ") + num(b.min) + ", got " + num(v);
+    if (!highOk) return std::string("must be ") + (b.maxInclusive ? "<= " : "< ") + num(b.max) + ", got " + num(v);
+    return {};
+}
+
+SpinRange spinRange(const NumericBounds& b, int decimals) {
+    const double step = b.integer ? 1.0 : 1.0 / std::pow(10.0, decimals);
+    const double lowest = b.integer ? std::numeric_limits<int>::min() : -std::numeric_limits<double>::max();
+    const double highest = b.integer ? std::numeric_limits<int>::max() : std::numeric_limits<double>::max();
+    SpinRange r;
+    r.min = std::isfinite(b.min) ? (b.minInclusive ? b.min : b.min + step) : lowest;
+    r.max = std::isfinite(b.max) ? (b.maxInclusive ? b.max : b.max - step) : highest;
+    r.min = std::max(r.min, lowest);
+    r.max = std::min(r.max, highest);
+    return r;
+}
+
+// --- values and equality ----------------------------------------------------------------------
+
+std::string formatFieldValue(const FieldValue& v) {
+    if (const auto* d = std::get_if<double>(&v)) return num(*d);
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+    if (const auto* s = std::get_if<std::string>(&v)) return *s;
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return std::to_string(*u);
+    if (const auto* r = std::get_if<Range>(&v))
+        return r->isExact() ? num(r->min) : "{min: " + num(r->min) + ", max: " + num(r->max) + "}";
+    std::string out = "[";
+    for (int x : std::get<std::vector<int>>(v))
+        out += (out.size() > 1 ? ", " : "") + std::to_string(x);
+    return out + "]";
+}
+
+bool sameFieldValue(const FieldValue& a, const FieldValue& b) {
+    if (a.index() != b.index()) return false;
+    if (const auto* d = std::get_if<double>(&a)) return sameNumber(*d, std::get<double>(b));
+    if (const auto* r = std::get_if<Range>(&a))
+        return sameNumber(r->min, std::get<Range>(b).min) && sameNumber(r->max, std::get<Range>(b).max);
+    if (const auto* x = std::get_if<bool>(&a)) return *x == std::get<bool>(b);
+    if (const auto* x = std::get_if<std::string>(&a)) return *x == std::get<std::string>(b);
+    if (const auto* x = std::get_if<std::uint64_t>(&a)) return *x == std::get<std::uint64_t>(b);
+    return std::get<std::vector<int>>(a) == std::get<std::vector<int>>(b);
+}
+
+namespace {
+
+template <class T>
+bool sameFields(const std::vector<SchemaField<T>>& table, const T& a, const T& b) {
+    for (const auto& f : table) {
+        if (f.custom) continue;
+        const bool inA = appliesIn(f, table, a), inB = appliesIn(f, table, b);
+        if (inA != inB) return false;
+        if (!inA || !f.get) continue;
+        if (!sameFieldValue(f.get(a), f.get(b))) return false;
+    }
+    return true;
+}
+
+/// Every stored value of the table's keys, applicable or not (for "did this edit change
+/// anything"), or only those the file would hold (for "would the file differ").
+template <class T>
+bool sameStored(const std::vector<SchemaField<T>>& table, const T& a, const T& b) {
+    for (const auto& f : table) {
+        if (f.optional && f.present && f.present(a) != f.present(b)) return false;
+        if (f.custom || !f.get) continue;
+        if (!sameFieldValue(f.get(a), f.get(b))) return false;
+    }
+    return true;
+}
+
+/// The keys the table leaves to code of its own: id, count, the trace, the position.
+bool sameCustomParts(const NodeSpec& a, const NodeSpec& b, bool asWritten) {
+    if (a.id != b.id || a.group != b.group) return false;
+    if ((a.group || !asWritten) && a.count != b.count) return false;
+    const bool trace = a.availability.kind == AvailabilitySpec::Kind::Trace;
+    if (!asWritten || trace) {
+        const auto& x = a.availability.offline;
+        const auto& y = b.availability.offline;
+        if (x.size() != y.size()) return false;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!sameNumber(x[i].fromS, y[i].fromS) || !sameNumber(x[i].toS, y[i].toS)) return false;
+    }
+    if (a.hasPosition != b.hasPosition) return false;
+    if ((a.hasPosition || !asWritten) && (!sameNumber(a.x, b.x) || !sameNumber(a.y, b.y))) return false;
+    return true;
+}
+
+} // namespace
+
+bool samePolicy(const PolicySpec& a, const PolicySpec& b, const std::vector<PolicyInfo>& catalogue) {
+    if (a.name != b.name) return false;
+    // As written: the policy's parameters with defaults filled in, then any other keys given.
+    const PolicyInfo* info = nullptr;
+    for (const auto& i : catalogue)
+        if (i.name == a.name) info = &i;
+    auto listed = [&](const std::string& key) {
+        if (!info) return false;
+        for (const auto& p : info->params)
+            if (p.key == key) return true;
+        return false;
+    };
+    if (info)
+        for (const auto& p : info->params)
+            if (!sameNumber(a.get(p.key, p.defaultValue), b.get(p.key, p.defaultValue))) return false;
+    auto extras = [&](const PolicySpec& p) {
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& kv : p.params)
+            if (!listed(kv.first)) out.push_back(kv);
+        return out;
+    };
+    const auto ea = extras(a), eb = extras(b);
+    if (ea.size() != eb.size()) return false;
+    for (std::size_t i = 0; i < ea.size(); ++i)
+        if (ea[i].first != eb[i].first || !sameNumber(ea[i].second, eb[i].second)) return false;
+    return true;
+}
+
+bool sameTopology(const TopologySpec& a, const TopologySpec& b) {
+    if (a.hasDefaultLink != b.hasDefaultLink) return false;
+    if (a.hasDefaultLink && !sameFields(linkSchema(), a.defaultLink, b.defaultLink)) return false;
+    if (a.links.size() != b.links.size()) return false;
+    for (std::size_t i = 0; i < a.links.size(); ++i)
+        if (a.links[i].from != b.links[i].from || a.links[i].to != b.links[i].to ||
+            !sameFields(linkSchema(), a.links[i].params, b.links[i].params))
+            return false;
+    if (a.nodes.size() != b.nodes.size()) return false;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i)
+        if (!sameFields(nodeSchema(), a.nodes[i], b.nodes[i]) || !sameCustomParts(a.nodes[i], b.nodes[i], true))
+            return false;
+    return true;
+}
+
+bool sameNodeSpec(const NodeSpec& a, const NodeSpec& b) {
+    return sameStored(nodeSchema(), a, b) && sameCustomParts(a, b, false);
+}
+
+bool sameLinkSpec(const LinkSpec& a, const LinkSpec& b) {
+    return a.from == b.from && a.to == b.to && sameStored(linkSchema(), a.params, b.params);
+}
+
+bool sameScenario(const Scenario& a, const Scenario& b) {
+    return sameFields(scenarioSchema(), a, b) && sameTopology(a.topology, b.topology) &&
+           samePolicy(a.sync, b.sync, syncPolicyInfos()) &&
+           samePolicy(a.selection, b.selection, selectionPolicyInfos());
+}
+
+// --- the key reference ------------------------------------------------------------------------
+
+namespace {
+
+std::string typeText(const FieldInfo& f) {
+    if (!f.typeNote.empty()) return f.typeNote;
+    switch (f.type) {
+    case FieldType::Section:
+        return "map";
+    case FieldType::Real:
+        return "number";
+    case FieldType::Integer:
+        return "integer";
+    case FieldType::Bool:
+        return "true | false";
+    case FieldType::Text:
+        if (!f.enumValues.empty()) {
+            std::string out;
+            for (const auto& v : f.enumValues)
+                out += (out.empty() ? "`" : " | `") + v + "`";
+            return out;
+        }
+        return "text";
+    case FieldType::Enum: {
+        std::string out;
+        for (const auto& v : f.enumValues)
+            out += (out.empty() ? "`" : " | `") + v + "`";
+        return out;
+    }
+    case FieldType::Seed:
+        return "integer 0 .. 2^64-1";
+    case FieldType::Range:
+        return "number, or {min, max} in a group";
+    case FieldType::IntList:
+        return "list of integers" +
+               (f.maxItems ? " (at most " + std::to_string(f.maxItems) + ")" : std::string());
+    }
+    return {};
+}
+
+std::string boundsText(const NumericBounds& b, bool integerType) {
+    const bool lowSet = std::isfinite(b.min) && !(integerType && b.min == std::numeric_limits<int>::min());
+    const bool highSet = std::isfinite(b.max) && !(integerType && b.max == std::numeric_limits<int>::max());
+    if (b.interval && lowSet && highSet)
+        return std::string(b.minInclusive ? "[" : "(") + num(b.min) + ", " + num(b.max) +
+               (b.maxInclusive ? "]" : ")");
+    std::string out;
+    if (lowSet) out = std::string(b.minInclusive ? ">= " : "> ") + num(b.min);
+    if (highSet) out += (out.empty() ? "" : ", ") + std::string(b.maxInclusive ? "<= " : "< ") + num(b.max);
+    return out;
+}
+
+std::string cell(std::string s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else out += c;
+    }
+    return out;
+}
+
+template <class T>
+std::string fieldRows(const std::vector<SchemaField<T>>& table, const T& defaults,
+                      const std::string& prefix) {
+    std::string out;
+    for (const auto& f : table) {
+        std::string bounds;
+        if (f.isBounded()) {
+            bounds = boundsText(fieldBounds(f), true);
+            for (const auto& c : f.minWhen) {
+                NumericBounds nb = fieldBounds(f);
+                nb.min = c.bound.value;
+                nb.minInclusive = c.bound.inclusive;
+                bounds += "; " + boundsText(nb, true) + " with " + c.when.path.substr(c.when.path.rfind('.') + 1) +
+                          " " + joinNames(c.when.values);
+            }
+        }
+        std::string def;
+        if (f.get && !(f.type == FieldType::Text && f.omitEmpty && formatFieldValue(f.get(defaults)).empty()))
+            def = "`" + formatFieldValue(f.get(defaults)) + "`";
+        if (f.type == FieldType::Text && def == "``") def = "empty";
+        if (!f.defaultNote.empty()) def += (def.empty() ? "" : " (") + f.defaultNote + (def.empty() ? "" : ")");
+        std::string applies;
+        if (f.when)
+            applies = f.when->path.substr(f.when->path.rfind('.') + 1) + ": " + joinNames(f.when->values);
+        else if (f.optional)
+            applies = "when given";
+        out += "| `" + prefix + f.path + "` | " + cell(typeText(f)) + " | " + cell(f.unit) + " | " + def +
+               " | " + cell(bounds) + " | " + cell(applies) + " | " + cell(f.help) + " |\n";
+    }
+    return out;
+}
+
+std::string policyRows(const char* which, const std::vector<PolicyInfo>& infos) {
+    std::string out;
+    for (const auto& info : infos)
+        for (const auto& p : info.params)
+            out += "| `" + info.name + "` | `" + std::string(which) + "." + p.key + "` | " +
+                   (p.integer ? "integer" : "number") + " | `" + num(p.defaultValue) + "` | " +
+                   cell(boundsText(policyParamBounds(p), true)) + " | " + cell(p.help) + " |\n";
+    return out;
+}
+
+} // namespace
+
+std::string schemaMarkdown() {
+    const std::string head = "| key | type | unit | default | bounds | only with | meaning |\n"
+                             "|---|---|---|---|---|---|---|\n";
+    std::string out;
+    out += "### Scenario keys\n\n";
+    out += "Every key outside the topology's nodes and groups. *only with* names the kind a key "
+           "needs (given with any other kind it is an error); bounds are inclusive unless "
+           "marked `>`/`<`, and every number must be finite.\n\n";
+    out += head + fieldRows(scenarioSchema(), Scenario{}, "");
+    out += "\n### Node and group keys\n\n";
+    out += "Each entry of `topology.nodes` and `topology.groups` (paths relative to the entry; "
+           "a group also has `count`, see [groups](#groups)).\n\n";
+    out += head + fieldRows(nodeSchema(), NodeSpec{}, "");
+    out += "\n### Link keys\n\n";
+    out += "In `topology.default_link`, a node's or group's `link`, and each entry of "
+           "`topology.links` (which also has `from` and `to`, node ids).\n\n";
+    out += head + fieldRows(linkSchema(), LinkParams{}, "");
+    const std::string policyHead = "| policy | key | type | default | bounds | meaning |\n"
+                                   "|---|---|---|---|---|---|\n";
+    out += "\n### Sync policy parameters\n\n";
+    out += policyHead + policyRows("sync", syncPolicyInfos());
+    out += "\n### Selection policy parameters\n\n";
+    out += policyHead + policyRows("selection", selectionPolicyInfos());
+    return out;
+}
+
+} // namespace fog

@@ -1,0 +1,609 @@
+// The scenario schema (core/scenario/schema.h): the table is consistent, and the reader,
+// writer, validator, --set, equality, the studio's panels and the key reference all pick up
+// every key of it, because they are driven by it rather than by copies of it.
+
+#include "core/policies/policy_info.h"
+#include "core/scenario/scenario_io.h"
+#include "core/scenario/schema.h"
+#include "core/scenario/yaml_reader.h"
+#include "widgets/document/scenario_document.h"
+#include "widgets/policy/policy_panel.h"
+#include "widgets/policy/settings_panel.h"
+#include "widgets/topology/property_inspector.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace fog;
+
+namespace {
+
+/// One server, one trainer, timing only: valid, and quick to validate.
+Scenario base() {
+    Scenario s;
+    s.name = "schema test";
+    NodeSpec server;
+    server.id = "server";
+    server.tier = Tier::Cloud;
+    server.role = Role::Aggregator;
+    NodeSpec worker;
+    worker.id = "worker";
+    worker.parent = "server";
+    s.topology.nodes = {server, worker};
+    s.data.kind = DataSpec::Kind::None;
+    s.model.kind = ModelSpec::Kind::None;
+    return s;
+}
+
+/// The keys the generic machinery handles (custom ones have code of their own).
+std::vector<const ScenarioField*> valueFields() {
+    std::vector<const ScenarioField*> out;
+    for (const auto& f : scenarioSchema())
+        if (!f.custom && f.type != FieldType::Section) out.push_back(&f);
+    return out;
+}
+
+/// Makes `f` apply to `t`: the conditions of its sections and its own hold, optional sections
+/// are there.
+template <class T>
+void makeApply(T& t, const SchemaField<T>& f, const std::vector<SchemaField<T>>& table) {
+    for (const auto& g : table) {
+        const bool above = g.type == FieldType::Section && f.path.compare(0, g.path.size() + 1, g.path + ".") == 0;
+        if (&g != &f && !above) continue;
+        if (g.when) {
+            for (const auto& c : table)
+                if (c.path == g.when->path) c.set(t, FieldValue(g.when->values.front()));
+        }
+        if (g.optional && g.setPresent) g.setPresent(t, true);
+    }
+}
+void makeApply(Scenario& s, const ScenarioField& f) {
+    makeApply(s, f, scenarioSchema());
+}
+
+/// A valid value of `f` other than its current one.
+template <class T> FieldValue otherValue(const SchemaField<T>& f, const T& t, const NumericBounds& b) {
+    const FieldValue now = f.get(t);
+    switch (f.type) {
+    case FieldType::Real: {
+        const double v = std::get<double>(now);
+        const double lo = std::isfinite(b.min) ? b.min : v - 10;
+        const double hi = std::isfinite(b.max) ? b.max : v + 10;
+        double x = (lo + hi) / 2;
+        if (x == v) x = lo + (hi - lo) / 4;
+        return x;
+    }
+    case FieldType::Range:
+        return Range::exactly(std::get<Range>(now).min + 7.5);
+    case FieldType::Integer: {
+        const double v = std::get<double>(now);
+        return v + 1 <= b.max ? v + 1 : v - 1;
+    }
+    case FieldType::Bool:
+        return !std::get<bool>(now);
+    case FieldType::Text:
+        return std::string("text-") + f.key();
+    case FieldType::Enum:
+        for (const auto& e : f.enumValues)
+            if (e != std::get<std::string>(now)) return e;
+        return now;
+    case FieldType::Seed:
+        return std::get<std::uint64_t>(now) + 12345;
+    case FieldType::IntList:
+        return std::vector<int>{50, 25};
+    case FieldType::Section:
+        break;
+    }
+    return now;
+}
+FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
+    return otherValue(f, s, fieldBounds(f, s));
+}
+
+bool hasProblemAt(const std::vector<Diagnostic>& d, const std::string& path, const std::string& file = {}) {
+    for (const auto& x : d)
+        if (x.path == path && (file.empty() || x.file == file) && x.message.rfind("must be", 0) == 0) return true;
+    return false;
+}
+
+std::string allText(const std::vector<Diagnostic>& d) {
+    std::string out;
+    for (const auto& x : d)
+        out += x.format() + "\n";
+    return out;
+}
+
+/// Values just outside each finite bound the loader enforces: below the minimum and above
+/// the maximum (for integers, not the int range the reader enforces by type).
+std::vector<double> outside(const FieldInfo& f, const NumericBounds& b) {
+    std::vector<double> out;
+    const bool integer = f.type == FieldType::Integer || f.type == FieldType::IntList;
+    if (std::isfinite(b.min) && b.min > std::numeric_limits<int>::min())
+        out.push_back(b.minInclusive ? b.min - (integer ? 1 : 0.5) : b.min);
+    if (std::isfinite(b.max) && b.max < std::numeric_limits<int>::max())
+        out.push_back(b.maxInclusive ? b.max + (integer ? 1 : 0.5) : b.max);
+    return out;
+}
+
+double roundTo(double v, int decimals) {
+    return QString::number(v, 'f', decimals).toDouble();
+}
+
+} // namespace
+
+class TestSchema : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void tableIsConsistent();
+    void everyKeyIsWrittenAndReadBack();
+    void everyKeyCanBeSet();
+    void everyBoundIsValidated();
+    void keysOfOtherKindsAreRefused();
+    void equalityFollowsTheFile();
+    void policyEqualityFillsDefaults();
+    void settingsPanelBoundsAreTheLoaders();
+    void policyPanelBoundsAreTheLoaders();
+    void keyReferenceIsUpToDate();
+    void nodeKeysAgreeWithTheLoader();
+    void nodeEqualityCoversEveryKey();
+    void inspectorFollowsTheSchema();
+};
+
+void TestSchema::tableIsConsistent() {
+    std::set<std::string> paths;
+    for (const auto& f : scenarioSchema()) {
+        QVERIFY2(paths.insert(f.path).second, f.path.c_str()); // unique
+        QVERIFY2(!f.help.empty(), f.path.c_str());
+        if (!f.parent().empty()) {
+            const ScenarioField* parent = findScenarioField(f.parent());
+            QVERIFY2(parent && parent->type == FieldType::Section, f.path.c_str());
+        }
+        if (f.type != FieldType::Section) QVERIFY2(f.get && f.set, f.path.c_str());
+        if (f.optional) QVERIFY2(f.present && f.setPresent, f.path.c_str());
+        std::vector<FieldCondition> conditions;
+        if (f.when) conditions.push_back(*f.when);
+        for (const auto& c : f.minWhen)
+            conditions.push_back(c.when);
+        for (const auto& c : conditions) {
+            // A condition names an enum of the same table, read before the key, with real values.
+            const ScenarioField* control = findScenarioField(c.path);
+            QVERIFY2(control && control->type == FieldType::Enum, (f.path + " -> " + c.path).c_str());
+            QVERIFY2(control < &f, (f.path + " is read before " + c.path).c_str());
+            for (const auto& v : c.values)
+                QVERIFY2(std::count(control->enumValues.begin(), control->enumValues.end(), v) == 1,
+                         (f.path + ": " + v).c_str());
+        }
+        // The defaults are within the bounds and among the enum values.
+        if (!f.get) continue;
+        const Scenario defaults;
+        const FieldValue v = f.get(defaults);
+        if (f.isNumber())
+            QVERIFY2(boundsProblem(fieldBounds(f), std::get<double>(v)).empty(), f.path.c_str());
+        if (f.type == FieldType::Enum && !f.custom)
+            QVERIFY2(std::count(f.enumValues.begin(), f.enumValues.end(), std::get<std::string>(v)) == 1,
+                     f.path.c_str());
+    }
+    // Every key of a default scenario file is in the table: the writer writes nothing else.
+    const std::string text = saveScenarioText(Scenario{});
+    for (const char* key : {"name:", "seed:", "learning_rate:", "every_rounds:", "partition:", "wire_bytes:"})
+        QVERIFY(text.find(key) != std::string::npos);
+    QCOMPARE(linkSchema().size(), std::size_t(4));
+}
+
+void TestSchema::everyKeyIsWrittenAndReadBack() {
+    for (const ScenarioField* f : valueFields()) {
+        Scenario s = base();
+        makeApply(s, *f);
+        const FieldValue v = otherValue(*f, s);
+        QVERIFY2(!sameFieldValue(v, f->get(s)), f->path.c_str());
+        f->set(s, v);
+        QVERIFY2(sameFieldValue(f->get(s), v), f->path.c_str());
+        const std::string text = saveScenarioText(s);
+        Scenario back;
+        try {
+            back = readScenarioTextUnchecked(text, "round-trip");
+        } catch (const ScenarioError& e) {
+            QFAIL((f->path + ": " + e.what() + "\n" + text).c_str());
+        }
+        QVERIFY2(sameFieldValue(f->get(back), v), (f->path + " read back as " + formatFieldValue(f->get(back)) +
+                                                   "\n" + text).c_str());
+        QVERIFY2(sameScenario(s, back), f->path.c_str());
+        QCOMPARE(saveScenarioText(back), text);
+    }
+}
+
+void TestSchema::everyKeyCanBeSet() {
+    // From a file with the topology only: --set makes the key apply (its kinds) and sets it,
+    // creating the maps on the way.
+    const std::string minimal = "topology:\n  nodes:\n    - {id: server, tier: cloud, role: aggregator}\n"
+                                "    - {id: worker, parent: server}\n";
+    for (const ScenarioField* f : valueFields()) {
+        std::vector<Override> overrides;
+        for (const auto& g : scenarioSchema()) {
+            const bool above = g.type == FieldType::Section && f->path.compare(0, g.path.size() + 1, g.path + ".") == 0;
+            if ((&g == f || above) && g.when)
+                overrides.push_back(parseOverride(g.when->path + "=" + g.when->values.front()));
+        }
+        Scenario before, set;
+        try {
+            before = readScenarioTextUnchecked(minimal, "set", overrides);
+            const FieldValue v = otherValue(*f, before);
+            overrides.push_back(parseOverride(f->path + "=" + formatFieldValue(v)));
+            set = readScenarioTextUnchecked(minimal, "set", overrides);
+            QVERIFY2(sameFieldValue(f->get(set), v), f->path.c_str());
+            QVERIFY2(!sameFieldValue(f->get(before), v), f->path.c_str());
+        } catch (const ScenarioError& e) {
+            QFAIL((f->path + ": " + e.what()).c_str());
+        }
+    }
+    // Numbers through the whole loader, validation included: the values are kept.
+    const std::string text = saveScenarioText(base());
+    const Scenario s = loadScenarioText(text, "set", {parseOverride("training.learning_rate=1e3")});
+    QCOMPARE(s.training.learningRate, 1000.0); // the loader allows any positive rate (no cap at 100)
+}
+
+void TestSchema::everyBoundIsValidated() {
+    int checked = 0;
+    for (const ScenarioField* f : valueFields()) {
+        if (!f->isNumber() && f->type != FieldType::IntList) continue;
+        Scenario s = base();
+        makeApply(s, *f);
+        const NumericBounds b = fieldBounds(*f, s);
+        const std::string path = f->type == FieldType::IntList ? f->path + "[0]" : f->path;
+        // A value within the bounds: no problem at this key.
+        Scenario good = s;
+        f->set(good, otherValue(*f, s));
+        QVERIFY2(!hasProblemAt(validateScenario(good), path), allText(validateScenario(good)).c_str());
+        const std::string text = saveScenarioText(s);
+        for (double bad : outside(*f, b)) {
+            Scenario wrong = s;
+            if (f->type == FieldType::IntList)
+                f->set(wrong, FieldValue(std::vector<int>{static_cast<int>(bad)}));
+            else
+                f->set(wrong, FieldValue(bad));
+            const auto problems = validateScenario(wrong);
+            QVERIFY2(hasProblemAt(problems, path), (path + " = " + formatNumber(bad) + ":\n" + allText(problems)).c_str());
+            // The same through the loader and --set: refused, named, and blamed on --set.
+            const std::string value = f->type == FieldType::IntList ? "[" + formatNumber(bad) + "]" : formatNumber(bad);
+            try {
+                loadScenarioText(text, "bounds", {parseOverride(f->path + "=" + value)});
+                QFAIL((path + " = " + value + " was accepted").c_str());
+            } catch (const ScenarioError& e) {
+                QVERIFY2(hasProblemAt(e.diagnostics, path, "--set"), e.what());
+            }
+            ++checked;
+        }
+    }
+    QVERIFY(checked >= 25);
+    // Conditional bounds: gamma 0 is fine with inverse-time, not with step.
+    Scenario s = base();
+    s.training.schedule.kind = ScheduleSpec::Kind::InverseTime;
+    s.training.schedule.gamma = 0;
+    QVERIFY(!hasProblemAt(validateScenario(s), "training.schedule.gamma"));
+    s.training.schedule.kind = ScheduleSpec::Kind::Step;
+    QVERIFY(hasProblemAt(validateScenario(s), "training.schedule.gamma"));
+    // Links: every key of default_link and of a node's link.
+    for (const auto& f : linkSchema()) {
+        Scenario bad = base();
+        bad.topology.hasDefaultLink = true;
+        f.set(bad.topology.defaultLink, FieldValue(-1.0));
+        QVERIFY2(hasProblemAt(validateScenario(bad), "topology.default_link." + f.key()), f.path.c_str());
+        bad = base();
+        bad.topology.nodes[1].link = LinkParams{};
+        f.set(*bad.topology.nodes[1].link, FieldValue(-1.0));
+        QVERIFY2(hasProblemAt(validateScenario(bad), "topology.nodes[1].link." + f.key()), f.path.c_str());
+    }
+}
+
+void TestSchema::keysOfOtherKindsAreRefused() {
+    int checked = 0;
+    for (const auto& f : scenarioSchema()) {
+        if (f.custom || !f.when) continue;
+        Scenario s = base();
+        makeApply(s, f);
+        const ScenarioField* control = findScenarioField(f.when->path);
+        std::string other;
+        for (const auto& v : control->enumValues)
+            if (std::count(f.when->values.begin(), f.when->values.end(), v) == 0) other = v;
+        QVERIFY2(!other.empty(), f.path.c_str());
+        control->set(s, FieldValue(other));
+        const std::string text = saveScenarioText(s);
+        const std::string value = f.type == FieldType::Section ? "{}" : formatFieldValue(f.get(s));
+        try {
+            readScenarioTextUnchecked(text, "kinds", {parseOverride(f.path + "=" + value)});
+            QFAIL((f.path + " accepted with " + f.when->path + ": " + other).c_str());
+        } catch (const ScenarioError& e) {
+            bool found = false;
+            for (const auto& d : e.diagnostics)
+                found = found || (d.path == f.path && d.message.find("is only used with") == 0);
+            QVERIFY2(found, e.what());
+        }
+        ++checked;
+    }
+    QVERIFY(checked >= 15);
+}
+
+void TestSchema::equalityFollowsTheFile() {
+    for (const ScenarioField* f : valueFields()) {
+        Scenario a = base();
+        makeApply(a, *f);
+        Scenario b = a;
+        f->set(b, otherValue(*f, a));
+        QVERIFY2(!sameScenario(a, b), f->path.c_str());
+        QVERIFY(saveScenarioText(a) != saveScenarioText(b));
+        if (!f->when) continue;
+        // A key that does not apply is not in the file: changing it changes nothing.
+        const ScenarioField* control = findScenarioField(f->when->path);
+        for (const auto& v : control->enumValues)
+            if (std::count(f->when->values.begin(), f->when->values.end(), v) == 0) control->set(a, FieldValue(v));
+        b = a;
+        f->set(b, otherValue(*f, a));
+        QVERIFY2(sameScenario(a, b), f->path.c_str());
+        QCOMPARE(saveScenarioText(a), saveScenarioText(b));
+    }
+    // Numbers as the file spells them: -0 is not 0; the topology counts.
+    Scenario a = base(), b = base();
+    b.stop.budget = -0.0;
+    QVERIFY(!sameScenario(a, b));
+    b = a;
+    b.topology.nodes[1].parent = "elsewhere";
+    QVERIFY(!sameScenario(a, b));
+    QVERIFY(!sameTopology(a.topology, b.topology));
+    b = a;
+    b.topology.hasDefaultLink = true;
+    QVERIFY(!sameTopology(a.topology, b.topology));
+    a.topology.hasDefaultLink = true;
+    QVERIFY(sameTopology(a.topology, b.topology));
+    b.topology.defaultLink.latencyMs = 3;
+    QVERIFY(!sameTopology(a.topology, b.topology));
+}
+
+void TestSchema::policyEqualityFillsDefaults() {
+    Scenario a = base(), b = base();
+    a.sync.name = b.sync.name = "n-sync";
+    b.sync.params["n"] = 1; // the default, written out either way
+    QVERIFY(sameScenario(a, b));
+    QCOMPARE(saveScenarioText(a), saveScenarioText(b));
+    b.sync.params["n"] = 2;
+    QVERIFY(!sameScenario(a, b));
+    b = a;
+    b.selection.params["unknown"] = 1; // kept and written: a difference
+    QVERIFY(!sameScenario(a, b));
+    b = a;
+    b.sync.name = "fully-sync";
+    QVERIFY(!sameScenario(a, b));
+}
+
+void TestSchema::settingsPanelBoundsAreTheLoaders() {
+    ScenarioDocument doc;
+    SettingsPanel panel;
+    panel.setDocument(&doc);
+    int spins = 0, enums = 0;
+    // Each kind in turn, so that keys of every kind (and conditional bounds) are seen applying.
+    for (const ScenarioField* f : valueFields()) {
+        QWidget* editor = panel.editorFor(QString::fromStdString(f->path));
+        if (!editor) continue;
+        Scenario s = base();
+        makeApply(s, *f);
+        doc.setScenario(s);
+        const NumericBounds b = fieldBounds(*f, s);
+        if (auto* sb = qobject_cast<QSpinBox*>(editor)) {
+            const SpinRange r = spinRange(b, 0);
+            QCOMPARE(sb->minimum(), static_cast<int>(r.min));
+            QCOMPARE(sb->maximum(), static_cast<int>(r.max));
+            // The loader takes the ends and refuses one past them.
+            for (int edge : {sb->minimum(), sb->maximum()}) {
+                Scenario at = s;
+                f->set(at, FieldValue(double(edge)));
+                QVERIFY2(!hasProblemAt(validateScenario(at), f->path), f->path.c_str());
+            }
+            for (double bad : outside(*f, b))
+                QVERIFY2(bad < sb->minimum() || bad > sb->maximum(), f->path.c_str());
+            ++spins;
+        } else if (auto* db = qobject_cast<QDoubleSpinBox*>(editor)) {
+            const SpinRange r = spinRange(b, db->decimals());
+            QCOMPARE(db->minimum(), roundTo(r.min, db->decimals()));
+            QCOMPARE(db->maximum(), roundTo(r.max, db->decimals()));
+            for (double edge : {db->minimum(), db->maximum()}) {
+                Scenario at = s;
+                f->set(at, FieldValue(edge));
+                QVERIFY2(!hasProblemAt(validateScenario(at), f->path), (f->path + " " + formatNumber(edge)).c_str());
+            }
+            const double step = 1.0 / std::pow(10.0, db->decimals());
+            if (std::isfinite(b.min)) {
+                Scenario at = s;
+                f->set(at, FieldValue(roundTo(db->minimum() - step, db->decimals())));
+                QVERIFY2(hasProblemAt(validateScenario(at), f->path), f->path.c_str());
+            }
+            if (std::isfinite(b.max)) {
+                Scenario at = s;
+                f->set(at, FieldValue(roundTo(db->maximum() + step, db->decimals())));
+                QVERIFY2(hasProblemAt(validateScenario(at), f->path), f->path.c_str());
+            }
+            ++spins;
+        } else if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+            QStringList items, values;
+            for (int i = 0; i < combo->count(); ++i)
+                items << combo->itemText(i);
+            for (const auto& v : f->enumValues)
+                values << QString::fromStdString(v);
+            QCOMPARE(items, values);
+            ++enums;
+        }
+    }
+    QVERIFY(spins >= 20);
+    QVERIFY(enums >= 4);
+    // The old copies capped these below what the loader accepts.
+    doc.setScenario(base());
+    QVERIFY(qobject_cast<QDoubleSpinBox*>(panel.editorFor("training.learning_rate"))->maximum() > 1e300);
+    QCOMPARE(qobject_cast<QSpinBox*>(panel.editorFor("data.partition.per_client"))->maximum(),
+             std::numeric_limits<int>::max());
+}
+
+void TestSchema::policyPanelBoundsAreTheLoaders() {
+    for (const auto* catalogue : {&syncPolicyInfos(), &selectionPolicyInfos()}) {
+        PolicyChooser chooser("policy", *catalogue);
+        for (const auto& info : *catalogue) {
+            PolicySpec spec;
+            spec.name = info.name;
+            chooser.setSpec(spec);
+            for (const auto& p : info.params) {
+                QWidget* editor = chooser.paramEditor(QString::fromStdString(p.key));
+                QVERIFY2(editor, (info.name + "." + p.key).c_str());
+                const NumericBounds b = policyParamBounds(p);
+                if (auto* sb = qobject_cast<QSpinBox*>(editor)) {
+                    QCOMPARE(sb->minimum(), static_cast<int>(b.min));
+                    QCOMPARE(sb->maximum(), static_cast<int>(b.max));
+                } else {
+                    auto* db = qobject_cast<QDoubleSpinBox*>(editor);
+                    QVERIFY(db);
+                    const SpinRange r = spinRange(b, db->decimals());
+                    QCOMPARE(db->minimum(), roundTo(r.min, db->decimals()));
+                    QCOMPARE(db->maximum(), roundTo(r.max, db->decimals()));
+                }
+                // The loader agrees at both ends and one past them.
+                Scenario s = base();
+                PolicySpec& target = catalogue == &syncPolicyInfos() ? s.sync : s.selection;
+                target.name = info.name;
+                const std::string path = (catalogue == &syncPolicyInfos() ? "sync." : "selection.") + p.key;
+                for (double v : {b.min, b.max}) {
+                    if (!std::isfinite(v)) continue;
+                    target.params[p.key] = v;
+                    QVERIFY2(!hasProblemAt(validateScenario(s), path), path.c_str());
+                }
+                target.params[p.key] = b.min - 1;
+                QVERIFY2(hasProblemAt(validateScenario(s), path), path.c_str());
+            }
+        }
+    }
+}
+
+void TestSchema::keyReferenceIsUpToDate() {
+    QFile doc(QStringLiteral(FOG_SOURCE_DIR "/docs/scenario.md"));
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(doc.readAll());
+    const QString begin = "<!-- schema:begin (fogstudio-cli schema --markdown) -->\n";
+    const QString end = "<!-- schema:end -->";
+    const auto from = text.indexOf(begin), to = text.indexOf(end);
+    QVERIFY2(from >= 0 && to > from, "docs/scenario.md lacks the schema markers");
+    const QString generated = text.mid(from + begin.size(), to - from - begin.size());
+    // On a difference: fogstudio-cli schema --markdown, pasted between the markers.
+    QCOMPARE(generated, QString::fromStdString(schemaMarkdown()));
+}
+
+void TestSchema::nodeKeysAgreeWithTheLoader() {
+    // The node table against the topology's reader, writer, --set and validator.
+    int bounded = 0;
+    for (const auto& f : nodeSchema()) {
+        QVERIFY2(!f.help.empty(), f.path.c_str());
+        if (f.custom || f.type == FieldType::Section) continue;
+        Scenario s = base();
+        NodeSpec& worker = s.topology.nodes[1];
+        makeApply(worker, f, nodeSchema());
+        QVERIFY2(fieldApplies(f, worker), f.path.c_str());
+        const std::string path = "topology.nodes[1]." + f.path;
+        const FieldValue v = otherValue(f, worker, fieldBounds(f));
+        f.set(worker, v);
+        const std::string text = saveScenarioText(s);
+        const Scenario back = readScenarioTextUnchecked(text, "nodes");
+        QVERIFY2(sameFieldValue(f.get(back.topology.nodes[1]), v), (path + "\n" + text).c_str());
+        Scenario before = s;
+        f.set(before.topology.nodes[1], f.get(base().topology.nodes[1]));
+        if (!sameFieldValue(f.get(before.topology.nodes[1]), v)) {
+            const Scenario set = readScenarioTextUnchecked(saveScenarioText(before), "nodes",
+                                                           {parseOverride(path + "=" + formatFieldValue(v))});
+            QVERIFY2(sameFieldValue(f.get(set.topology.nodes[1]), v), path.c_str());
+            QVERIFY2(!sameScenario(before, s), path.c_str());
+        }
+        if (!f.isBounded()) continue;
+        for (double bad : outside(f, fieldBounds(f))) {
+            Scenario wrong = s;
+            f.set(wrong.topology.nodes[1],
+                  f.type == FieldType::Range ? FieldValue(Range::exactly(bad)) : FieldValue(bad));
+            QVERIFY2(hasProblemAt(validateScenario(wrong), path), (path + " = " + formatNumber(bad)).c_str());
+            ++bounded;
+        }
+        QVERIFY2(!hasProblemAt(validateScenario(s), path), path.c_str());
+    }
+    QVERIFY(bounded >= 10);
+    // A key given with another kind is refused, as the table's `when` says.
+    Scenario s = base();
+    const std::string text = saveScenarioText(s);
+    try {
+        readScenarioTextUnchecked(text, "nodes", {parseOverride("topology.nodes[1].availability.mean_up_s=5")});
+        QFAIL("mean_up_s accepted with availability always");
+    } catch (const ScenarioError& e) {
+        QVERIFY2(std::string(e.what()).find("is only used with kind: markov, not always") != std::string::npos, e.what());
+    }
+}
+
+void TestSchema::nodeEqualityCoversEveryKey() {
+    for (const auto& f : nodeSchema()) {
+        if (!f.get) continue;
+        Scenario a = base();
+        makeApply(a.topology.nodes[1], f, nodeSchema());
+        if (f.path == "count") a.topology.nodes[1].group = true;
+        Scenario b = a;
+        const FieldValue v = otherValue(f, a.topology.nodes[1], fieldBounds(f));
+        f.set(b.topology.nodes[1], v);
+        QVERIFY2(!sameNodeSpec(a.topology.nodes[1], b.topology.nodes[1]), f.path.c_str());
+        // As the file goes: a change of a key that applies is a change of the file.
+        QCOMPARE(sameTopology(a.topology, b.topology), saveScenarioText(a) == saveScenarioText(b));
+        QVERIFY2(!sameScenario(a, b), f.path.c_str());
+    }
+    // A key that does not apply changes the stored spec but not the file.
+    Scenario a = base(), b = base();
+    b.topology.nodes[1].compute.noise.sigma = 3; // noise kind none
+    QVERIFY(!sameNodeSpec(a.topology.nodes[1], b.topology.nodes[1]));
+    QVERIFY(sameTopology(a.topology, b.topology));
+    QCOMPARE(saveScenarioText(a), saveScenarioText(b));
+    b = a;
+    b.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Trace;
+    a.topology.nodes[1].availability.kind = AvailabilitySpec::Kind::Trace;
+    b.topology.nodes[1].availability.offline = {{1, 2}};
+    QVERIFY(!sameTopology(a.topology, b.topology));
+    b = a;
+    b.topology.nodes[1].hasPosition = true;
+    QVERIFY(!sameTopology(a.topology, b.topology));
+}
+
+void TestSchema::inspectorFollowsTheSchema() {
+    ScenarioDocument doc;
+    PropertyInspector inspector(&doc);
+    int checked = 0;
+    for (const auto& f : nodeSchema()) {
+        const QString key = QString::fromStdString(f.path);
+        if (f.custom || f.type == FieldType::Section || !inspector.editor(key)) continue;
+        const bool conditional = f.when || f.parent() == "link";
+        for (const bool applying : {true, false}) {
+            if (!applying && !conditional) continue;
+            Scenario s = base();
+            NodeSpec& worker = s.topology.nodes[1];
+            makeApply(worker, f, nodeSchema());
+            if (!applying && f.when) {
+                const NodeField* control = findNodeField(f.when->path);
+                for (const auto& v : control->enumValues)
+                    if (std::count(f.when->values.begin(), f.when->values.end(), v) == 0) control->set(worker, FieldValue(v));
+            }
+            if (!applying && f.parent() == "link") worker.link.reset();
+            QCOMPARE(fieldApplies(f, worker), applying);
+            doc.setScenario(s);
+            inspector.setSelection({"worker"}, {});
+            QVERIFY2(inspector.isFieldVisible(key) == applying, f.path.c_str());
+            ++checked;
+        }
+        QVERIFY2(!inspector.editor(key)->toolTip().isEmpty(), f.path.c_str());
+    }
+    QVERIFY(checked >= 15);
+}
+
+QTEST_MAIN(TestSchema)
+#include "test_schema.moc"
