@@ -1,6 +1,7 @@
 // fogstudio-cli: the headless face of the emulator, for scripts, sweeps and CI.
 
 #include "app/cli/bench.h"
+#include "app/cli/bench_scale.h"
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
 #include "core/cluster/cluster_io.h"
@@ -61,6 +62,7 @@ Commands:
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
+  bench scale [--devices N]  Engine memory and set-up time with N devices (default 10^6).
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -188,8 +190,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption target("target", "", "ACCURACY");
     const QCommandLineOption rounds("rounds", "", "R");
     const QCommandLineOption quick("quick", "");
+    const QCommandLineOption devices("devices", "", "N"); // bench scale
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
-                       repeat, parallel, limit, sweep, target, rounds, quick});
+                       repeat, parallel, limit, sweep, target, rounds, quick, devices});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
     const QCommandLineOption resume("resume", "", "SWEEP"), objective("objective", "", "DIR:METRIC"),
         constraint("constraint", "", "C"), param("param", "", "P"), halving("halving", "", "R"),
@@ -275,6 +278,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
+    if (cmd == "bench" && o.args.value(0) == "scale") return fog::cli::runScaleBench(parser.isSet(devices) ? QStringList{"--devices", parser.value(devices)} : QStringList{}, std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;
