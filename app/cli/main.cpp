@@ -75,6 +75,8 @@ Options:
                    are identical for any N. For sweeps: shared by the --parallel runs.
   --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
   --no-store       run: do not store the run.
+  --until C        run: end the run as soon as C holds, and say so: round>=R,
+                   accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
@@ -191,8 +193,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption rounds("rounds", "", "R");
     const QCommandLineOption quick("quick", "");
     const QCommandLineOption devices("devices", "", "N"); // bench scale
+    const QCommandLineOption until("until", "", "CONDITION"); // run
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
-                       repeat, parallel, limit, sweep, target, rounds, quick, devices});
+                       repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
     const QCommandLineOption resume("resume", "", "SWEEP"), objective("objective", "", "DIR:METRIC"),
         constraint("constraint", "", "C"), param("param", "", "P"), halving("halving", "", "R"),
@@ -213,6 +216,8 @@ int main(int argc, char** argv) {
     fog::cli::CliOptions o;
     o.args = args.mid(1);
     o.sets = parser.values(set);
+    if (parser.values(until).size() > 1) return usageError("--until takes one condition (the first that holds would end the run)");
+    o.until = parser.value(until);
     o.varies = parser.values(vary);
     o.tags = parser.values(tag);
     o.json = parser.isSet(json);

@@ -1,72 +1,59 @@
 #pragma once
 // The emulator: a discrete-event engine whose clock is computed, never measured, while the
 // real training runs on worker threads. See docs/emulator.md for the semantics.
+//
+// The engine coordinates its parts, one file each in core/engine/:
+//   event_queue   events keyed by (time, seq); a stop is an event
+//   node_runtime  availability, billing, energy, the job each trainer runs (compact)
+//   batch_feeder  each trainer's sample order
+//   dispatch      jobs: planned timeline, work on the pool, arrival, loss, cancellation
+//   timelines     per-node state intervals
+//   stop_rules    evaluation schedule and the scenario's stop rules as conditions
+//   run_control   what front ends do with a run (pause, step, stop, speed, run until)
+//
+// Threads: the constructor, run() and everything under "For policies" belong to the thread
+// that calls run() (the engine thread). The "Control" methods may be called from any
+// thread: they forward to the RunControl (control()), which front ends may also hold
+// directly (EngineOptions::control).
 
 #include "core/data/dataset.h"
-#include "core/system/metrics.h"
-#include "core/system/topology.h"
+#include "core/engine/dispatch.h"
+#include "core/engine/engine_error.h"
+#include "core/engine/event_queue.h"
+#include "core/engine/node_runtime.h"
+#include "core/engine/run_control.h"
+#include "core/engine/stop_rules.h"
+#include "core/engine/timelines.h"
 #include "core/model/learner.h"
 #include "core/spec/scenario.h"
+#include "core/system/metrics.h"
+#include "core/system/topology.h"
 #include "core/util/random.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <queue>
-#include <stdexcept>
+#include <string>
 
 namespace fog {
 
 class SyncPolicy;
 class SelectionPolicy;
 class WorkPool;
-class WorkItem;
-
-/// One dispatch of work to a trainer: model down, local steps, update up.
-struct Job {
-    std::uint64_t id = 0;
-    int trainer = -1;
-    int aggregator = -1;
-    int round = 0;         ///< the policy's round when dispatched
-    long version = 0;      ///< model version pulled (for staleness)
-    bool gradient = false; ///< gradient of one step vs parameter change of local SGD
-    int tag = 0;           ///< free for the policy
-    double tStart = 0, tReceived = 0, tComputed = 0, tArrive = 0;
-    std::vector<int> batchSizes;
-    std::vector<double> stepEnds; ///< virtual time at which each step ends
-    std::int64_t samples = 0;
-    int stepsRequested = 0;
-    bool partial = false;  ///< fewer steps than requested (compute deadline)
-    bool doomed = false;   ///< the trainer goes offline before delivering
-    std::shared_ptr<WorkItem> work;
-    std::shared_ptr<LocalResult> result;
-};
-
-/// Optional settings of one dispatch.
-struct DispatchOptions {
-    int batchSize = 0;            ///< 0: training.batch_size (AdaCoOpt sets one per trainer)
-    /// Steps that would end after this virtual time are not run: the trainer returns the
-    /// work done by then (at least one step). Infinity: all steps.
-    double computeDeadline = std::numeric_limits<double>::infinity();
-    bool download = true;         ///< false: the trainer still holds this model
-    int tag = 0;                  ///< free for the policy
-};
-
-struct EngineError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+class BatchFeeder;
 
 struct EngineOptions {
     int threads = 1;
     RunObserver* observer = nullptr;
-    /// Virtual seconds per wall second for teaching (0 = as fast as possible).
+    /// Virtual seconds per wall second for teaching (0 = as fast as possible); applied to
+    /// the run control when positive.
     double playbackSpeed = 0.0;
     /// Set from anywhere, even a signal handler, to cancel the run (checked between events).
     const std::atomic<bool>* cancelFlag = nullptr;
+    /// The front end's control of this run (pause, step, run until); the engine makes its
+    /// own when null.
+    std::shared_ptr<RunControl> control;
     /// Reuse data loaded elsewhere (sweeps, tests); loaded from the scenario when null.
     std::shared_ptr<const DataBundle> data;
 };
@@ -81,29 +68,32 @@ public:
     /// Runs to a stop rule, cancellation or failure; returns the summary (also observed).
     RunSummary run();
 
-    // Control, from any thread.
-    void pause();
-    void resume();
+    // ---- Control, from any thread (see RunControl) ----
+    RunControl& control() { return *control_; }
+    void pause() { control_->pause(); }
+    void resume() { control_->resume(); }
     /// Runs until the next global aggregation, then pauses.
-    void stepRound();
-    void cancel();
-    bool isPaused() const;
+    void stepRound() { control_->stepRound(); }
+    void cancel() { control_->cancel(); }
+    bool isPaused() const { return control_->isPaused(); }
     /// Virtual seconds per wall second (0 = as fast as possible); applies at once, even
     /// during a run.
-    void setPlaybackSpeed(double virtualSecondsPerWallSecond);
-    double playbackSpeed() const { return playbackSpeed_.load(); }
+    void setPlaybackSpeed(double virtualSecondsPerWallSecond) { control_->setPlaybackSpeed(virtualSecondsPerWallSecond); }
+    double playbackSpeed() const { return control_->playbackSpeed(); }
     /// The virtual instant the run has reached, advancing smoothly between events at
     /// teaching speeds (for live views on other threads).
-    double clock() const { return clock_.load(); }
+    double clock() const { return control_->clock(); }
 
     // ---- For policies (engine thread only) ----
-    double now() const { return now_; }
+    double now() const { return queue_.now(); }
     const Scenario& scenario() const { return scenario_; }
     const Topology& topology() const { return topo_; }
-    const DataBundle& data() const { return *data_; }
+    /// The run's data. In a timing-only run the per-trainer index lists are built at the
+    /// first call (the engine itself needs only their sizes).
+    const DataBundle& data() const;
     bool trainsModel() const { return learner_ != nullptr; }
-    bool isOnline(int node) const { return rt_[node].online; }
-    bool isBusy(int node) const { return rt_[node].job != 0; }
+    bool isOnline(int node) const { return nodes_.online(node); }
+    bool isBusy(int node) const { return nodes_.job(node) != 0; }
     /// Samples in a trainer's local data set.
     std::int64_t samplesOf(int trainer) const;
     /// Online, idle trainers of `aggregator`, chosen by the selection policy for `round`.
@@ -111,7 +101,7 @@ public:
     /// Trainers whose updates go to `aggregator`: those right under it and, under a
     /// single-server sync policy (PolicyInfo::shape), every trainer below it, the
     /// aggregators between relaying (docs/emulator.md, "Which trainers a policy uses").
-    std::vector<int> trainersOf(int aggregator) const;
+    const std::vector<int>& trainersOf(int aggregator) const;
     /// The aggregator a trainer's updates go to under this run's sync policy.
     int serverOf(int trainer) const { return server_[static_cast<std::size_t>(trainer)]; }
     /// Local steps a dispatch runs when the policy does not say: training.local_steps, or
@@ -137,7 +127,7 @@ public:
     /// Moves `bytes` from one node to another (accounting time, traffic and price);
     /// returns the arrival time.
     double send(int from, int to, double bytes);
-    /// Calls `fn` at virtual time `t` (>= now).
+    /// Calls `fn` at virtual time `t`; throws EngineError for a time before now().
     void at(double t, std::function<void()> fn);
 
     /// Reports an aggregation. For level 0 it advances the global round, evaluates `model`
@@ -145,10 +135,13 @@ public:
     void reportAggregation(AggregationRecord record, const ParamsPtr& model);
     int globalRound() const { return globalRound_; }
     bool stopped() const { return stopped_; }
+    void emitEvent(RunEventKind kind, int node, const std::string& detail = {});
+    /// The same, by stored name (policies that still name their events; unknown names are
+    /// kept as RunEventKind::Other with the name).
     void emitEvent(const std::string& kind, int node, const std::string& detail = {});
 
     /// Cost so far: per-second billing of held nodes plus traffic prices.
-    double costAt(double t) const;
+    double costAt(double t) const { return nodes_.costAt(trafficCost_, t); }
 
     /// The safety net (docs/emulator.md, "Safety net"): a run stops as failed ("no
     /// progress: ...") once more than stallEvents() events and more than stallSeconds()
@@ -161,58 +154,36 @@ public:
     double stallSeconds() const;
 
 private:
-    struct Event {
-        double t;
-        std::uint64_t seq;
-        std::function<void()> fn;
-        bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
-    };
-    struct NodeRuntime {
-        bool online = true;
-        double nextChange = 0.0; ///< next availability change (infinity: none)
-        bool acquired = false;   ///< billed from its first use until the end, while online
-        bool holding = false;
-        double holdSince = 0.0;
-        double billed = 0.0;     ///< cost of closed holding intervals
-        std::uint64_t job = 0;
-        NodeState state = NodeState::Idle;
-        double stateSince = 0.0;
-        std::size_t traceIndex = 0;
-        Rng computeRng{1}, availabilityRng{1}, dataRng{1};
-        std::vector<std::int64_t> order; ///< current epoch's shuffled sample order
-        std::size_t cursor = 0;
-        std::uint64_t jobsRun = 0;
-        double energy = 0.0;
-    };
-
-    void initAvailability(int node);
+    // availability (engine.cpp)
+    void startNode(int node);
     void scheduleAvailabilityChange(int node);
     void onAvailabilityChange(int node);
     void goOffline(int node);
     void goOnline(int node);
-    void hold(int node);
-    void release(int node);
+    // dispatch.cpp
     void onArrival(std::uint64_t jobId);
-    void setState(int node, NodeState s, double t);
-    void emitJobIntervals(const Job& job, double until);
-    void flushIntervals(bool force);
-    void finishJobCompute(const Job& job, double until);
+    void endJobCompute(const Job& job, double until);
+    void writeJobIntervals(const Job& job, double until);
     double stepSeconds(int trainer, int batch);
-    std::vector<std::int64_t> nextBatch(int trainer, int size);
-    void putBackBatch(int trainer, std::size_t size);
-    void waitWhilePaused();
-    /// The cancel flag or cancel(), whichever came first.
-    bool cancelRequested();
+    // the loop (engine.cpp)
+    void paceTo(double t);
+    void checkArmedCondition(bool atRound, double accuracy);
     void noteProgress();
     bool stalled() const;
     void stop(RunStatus status, const std::string& reason);
+    RunProgress progress(double accuracy) const;
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
     RunSummary finish();
 
     Scenario scenario_;
     EngineOptions options_;
+    std::shared_ptr<RunControl> control_;
     Topology topo_;
-    std::shared_ptr<const DataBundle> data_;
+    mutable std::shared_ptr<const DataBundle> data_;
+    /// Timing-only data not yet expanded into index lists: every trainer holds this many
+    /// samples (-1: data_ is complete).
+    mutable std::int64_t uniformPart_ = -1;
+    std::vector<double> dataWeights_;
     std::unique_ptr<Learner> learner_;
     std::unique_ptr<WorkPool> pool_;
     std::unique_ptr<SyncPolicy> sync_;
@@ -223,16 +194,18 @@ private:
     double modelBytes_ = 0.0;
     std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
     std::vector<int> server_;      ///< node index -> serverOf (-1: none)
+    std::map<int, std::vector<int>> trainersOf_; ///< aggregator -> trainersOf (built once)
     Rng selectionRng_{1};
 
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-    std::uint64_t eventSeq_ = 0;
+    EventQueue queue_;
+    NodeRuntime nodes_;
+    Timelines timelines_;
+    std::unique_ptr<BatchFeeder> feeder_;
+    StopRules stopRules_;
+    Evaluation evaluation_;
     std::map<std::uint64_t, Job> jobs_;
     std::uint64_t nextJobId_ = 1;
-    std::vector<NodeRuntime> rt_;
-    std::vector<NodeInterval> pendingIntervals_;
 
-    double now_ = 0.0;
     int globalRound_ = 0;
     int aggregations_ = 0;
     double trafficCost_ = 0.0;
@@ -243,7 +216,6 @@ private:
     RunSummary summary_;
     AggregationRecord last_;
     bool lastEvaluated_ = true;
-    ParamsPtr lastModel_;
     double wallStart_ = 0.0;
 
     // Safety net (engine thread).
@@ -255,13 +227,6 @@ private:
     std::uint64_t eventsSinceProgress_ = 0;
     double lastProgress_ = 0.0;
 
-    mutable std::mutex controlMutex_;
-    std::condition_variable controlCv_;
-    bool paused_ = false;
-    bool stepping_ = false;
-    std::atomic<bool> cancelled_{false};
-    std::atomic<double> playbackSpeed_{0.0};
-    std::atomic<double> clock_{0.0};
     // Teaching-speed pacing: wall time follows virtual time from this anchor (engine thread).
     double paceSpeed_ = 0.0, paceWall_ = 0.0, paceVirtual_ = 0.0;
 };
