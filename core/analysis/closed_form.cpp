@@ -43,15 +43,9 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0) {
 } // namespace
 
 ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
-    BarrierKind kind;
-    if (s.sync.name == "fully-sync")
-        kind = BarrierKind::FullySync;
-    else if (s.sync.name == "n-sync")
-        kind = BarrierKind::FirstK;
-    else if (s.sync.name == "n-batch-sync")
-        kind = BarrierKind::FirstBatches;
-    else
-        return none("no closed form for the " + s.sync.name + " policy");
+    const SyncPolicyDescriptor* sync = findSyncDescriptor(s.sync.name);
+    if (!sync || !sync->hasBarrier) return none("no closed form for the " + s.sync.name + " policy");
+    const BarrierKind kind = sync->barrier.kind;
 
     const auto& topo = s.topology;
     if (topo.hasDefaultLink || !topo.links.empty()) return none("no closed form with communication time");
@@ -100,11 +94,12 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         return none("no closed form with more than one local step per round");
 
     // Participants per round.
-    if (s.selection.name == "random-k") {
-        const int k = static_cast<int>(s.selection.get("k", n));
+    // Participants per round: a uniform selection of its k (all without one).
+    const SelectionPolicyDescriptor* selection = findSelectionDescriptor(s.selection.name);
+    if (!selection || !selection->uniform) return none("no closed form with the " + s.selection.name + " selection");
+    if (selection->perRound) {
+        const int k = selection->perRound(resolveSelectionParams(s.selection));
         if (k < n) n = std::max(1, k);
-    } else if (s.selection.name != "all") {
-        return none("no closed form with the " + s.selection.name + " selection");
     }
 
     // A step of batch B takes B / throughput * (shift + Exp(mean 1 - shift)).
@@ -119,12 +114,12 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         formula = format("H_%g / λ", n);
         break;
     case BarrierKind::FirstK:
-        k = static_cast<int>(s.sync.get("n", 1));
-        if (k > n) return none("n-sync waits for more trainers than take part");
+        k = resolveSyncParams(s.sync).integer(sync->barrier.countKey);
+        if (k > n) return none(s.sync.name + " waits for more trainers than take part");
         formula = format("(H_%g − H_%g) / λ", n, n - k);
         break;
     case BarrierKind::FirstBatches:
-        k = static_cast<int>(s.sync.get("m", 1));
+        k = resolveSyncParams(s.sync).integer(sync->barrier.countKey);
         formula = format("m / (n λ), m = %g, n = %g", k, n);
         break;
     }

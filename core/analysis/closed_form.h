@@ -3,6 +3,7 @@
 // step times are (shifted) exponential and no communication. The live plots draw them over
 // the measured round times; users check the emulator against theory with them.
 
+#include "core/policies/policy_descriptor.h" // BarrierKind: which policies have a barrier
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
 
@@ -12,12 +13,6 @@ namespace fog {
 
 /// H_n = 1 + 1/2 + ... + 1/n (H_0 = 0).
 double harmonicNumber(int n);
-
-enum class BarrierKind {
-    FullySync,  ///< waits for all n: E = shift + H_n / lambda
-    FirstK,     ///< first k of n (n-sync): E = shift + (H_n - H_{n-k}) / lambda
-    FirstBatches ///< first m mini-batches from n (n-batch-sync): E = shift + m / (n lambda)
-};
 
 /// Mean round time for n trainers with step time shift + Exp(rate lambda). `k` is the k of
 /// FirstK or the m of FirstBatches. NaN for invalid parameters (n < 1, lambda <= 0, k out of
@@ -33,7 +28,9 @@ struct ClosedFormRoundTime {
     std::string why;
 };
 
-/// Applies to fully-sync, n-sync and n-batch-sync over one aggregator whose trainers all
+/// Applies to the sync policies with a round barrier (SyncPolicyDescriptor::barrier:
+/// fully-sync, n-sync, n-batch-sync) and a uniform selection (all, random-k) over one
+/// aggregator whose trainers all
 /// have the same exact throughput and exponential or shifted-exponential noise, one local
 /// step per dispatch, always online, with no link declared (instantaneous communication).
 ClosedFormRoundTime closedFormRoundTime(const Scenario& scenario);

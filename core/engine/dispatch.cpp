@@ -36,16 +36,10 @@ double Engine::stepSeconds(int trainer, int batch) {
     return batch / n.throughput * noiseDraw(n.spec.compute.noise, nodes_.computeRng(trainer));
 }
 
-std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
-                               bool gradient, int round, int tag, bool download) {
-    DispatchOptions o;
-    o.tag = tag;
-    o.download = download;
-    return dispatch(trainer, aggregator, std::move(model), version, steps, gradient, round, o);
-}
-
-std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
-                               bool gradient, int round, const DispatchOptions& opt) {
+std::uint64_t Engine::dispatch(const DispatchRequest& request) {
+    const int trainer = request.trainer;
+    const int aggregator = request.aggregator;
+    const DispatchOptions& opt = request.options;
     const int batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
     if (!nodes_.online(trainer) || nodes_.job(trainer))
         throw EngineError("internal: dispatch to an offline or busy trainer");
@@ -54,9 +48,9 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
     job.id = nextJobId_++;
     job.trainer = trainer;
     job.aggregator = aggregator;
-    job.round = round;
-    job.version = version;
-    job.gradient = gradient;
+    job.round = request.round;
+    job.version = request.version;
+    job.gradient = request.gradient;
     job.tag = opt.tag;
     job.tStart = now();
 
@@ -64,7 +58,7 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
     std::vector<std::int64_t> samples;
     std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
     double t = job.tReceived;
-    job.stepsRequested = std::max(1, steps);
+    job.stepsRequested = std::max(1, request.steps);
     for (int s = 0; s < job.stepsRequested; ++s) {
         const std::size_t before = samples.size();
         const int bs = feeder_->take(trainer, batchSize, track);
@@ -87,13 +81,13 @@ std::uint64_t Engine::dispatch(int trainer, int aggregator, ParamsPtr model, lon
 
     if (learner_ && !job.doomed) {
         LocalJob lj;
-        lj.start = std::move(model);
+        lj.start = request.model;
         lj.samples = std::move(samples);
         lj.batchSizes = job.batchSizes;
         lj.learningRate = learningRate();
         lj.momentum = scenario_.training.momentum;
         lj.weightDecay = scenario_.training.weightDecay;
-        lj.gradientOnly = gradient;
+        lj.gradientOnly = request.gradient;
         lj.seed = deriveSeed(scenario_.seed, hashName(topo_.node(trainer).spec.id), nodes_.jobsRun(trainer));
         auto result = std::make_shared<LocalResult>();
         job.result = result;

@@ -2,6 +2,7 @@
 
 #include "core/engine/batch_feeder.h"
 #include "core/engine/work_pool.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
@@ -118,6 +119,9 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
     for (int t : trainers) trainersOf_[server_[t]].push_back(t);
 
+    // Unknown names stay empty here: building the policy reports them.
+    if (findSyncDescriptor(scenario_.sync.name)) syncParams_ = resolveSyncParams(scenario_.sync);
+    if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);
     sync_ = makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
@@ -428,15 +432,16 @@ double Engine::learningRate() const {
     return t.learningRate;
 }
 
-const std::vector<int>& Engine::trainersOf(int aggregator) const {
-    static const std::vector<int> none;
+std::vector<int> Engine::trainersOf(int aggregator) const {
     const auto it = trainersOf_.find(aggregator);
-    return it == trainersOf_.end() ? none : it->second;
+    return it == trainersOf_.end() ? std::vector<int>{} : it->second;
 }
 
 std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     std::vector<int> candidates;
-    for (int t : trainersOf(aggregator))
+    const auto it = trainersOf_.find(aggregator);
+    if (it == trainersOf_.end()) return candidates;
+    for (int t : it->second)
         if (nodes_.online(t) && !nodes_.job(t)) candidates.push_back(t);
     if (candidates.empty()) return candidates;
     return selection_->select(*this, aggregator, round, candidates, selectionRng_);
@@ -452,8 +457,12 @@ void Engine::emitEvent(RunEventKind kind, int node, const std::string& detail) {
     observer_->onEvent({now(), kind, node, detail, {}});
 }
 
-void Engine::emitEvent(const std::string& kind, int node, const std::string& detail) {
-    observer_->onEvent(RunEvent::fromStored(now(), kind, node, detail));
+void Engine::report(PolicyEvent kind, int node, const std::string& detail) {
+    switch (kind) {
+    case PolicyEvent::Plan: emitEvent(RunEventKind::Plan, node, detail); return;
+    case PolicyEvent::Placement: emitEvent(RunEventKind::Placement, node, detail); return;
+    case PolicyEvent::PartialWork: emitEvent(RunEventKind::PartialWork, node, detail); return;
+    }
 }
 
 void Engine::evaluateInto(AggregationRecord& r, const ParamsPtr& model) {

@@ -11,7 +11,10 @@
 //   stop_rules    evaluation schedule and the scenario's stop rules as conditions
 //   run_control   what front ends do with a run (pause, step, stop, speed, run until)
 //
-// Threads: the constructor, run() and everything under "For policies" belong to the thread
+// Policies see the engine only as a PolicyContext (core/policies/policy_context.h), which it
+// implements directly.
+//
+// Threads: the constructor, run() and everything under "PolicyContext" belong to the thread
 // that calls run() (the engine thread). The "Control" methods may be called from any
 // thread: they forward to the RunControl (control()), which front ends may also hold
 // directly (EngineOptions::control).
@@ -25,6 +28,8 @@
 #include "core/engine/stop_rules.h"
 #include "core/engine/timelines.h"
 #include "core/model/learner.h"
+#include "core/policies/policy_context.h"
+#include "core/policies/policy_params.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
 #include "core/system/topology.h"
@@ -58,12 +63,12 @@ struct EngineOptions {
     std::shared_ptr<const DataBundle> data;
 };
 
-class Engine {
+class Engine final : public PolicyContext {
 public:
     /// Builds the topology, loads data and model, and the policies. Throws EngineError,
     /// DataError or ModelError with a clear message.
     Engine(const Scenario& scenario, EngineOptions options);
-    ~Engine();
+    ~Engine() override;
 
     /// Runs to a stop rule, cancellation or failure; returns the summary (also observed).
     RunSummary run();
@@ -84,61 +89,48 @@ public:
     /// teaching speeds (for live views on other threads).
     double clock() const { return control_->clock(); }
 
-    // ---- For policies (engine thread only) ----
-    double now() const { return queue_.now(); }
-    const Scenario& scenario() const { return scenario_; }
-    const Topology& topology() const { return topo_; }
+    /// What the policies see of this engine: the engine itself.
+    PolicyContext& policyContext() { return *this; }
+    const PolicyContext& policyContext() const { return *this; }
+
+    // ---- PolicyContext (engine thread only) ----
+    double now() const override { return queue_.now(); }
+    const Scenario& scenario() const override { return scenario_; }
+    const PolicyParams& syncParams() const override { return syncParams_; }
+    const PolicyParams& selectionParams() const override { return selectionParams_; }
+    const Topology& topology() const override { return topo_; }
     /// The run's data. In a timing-only run the per-trainer index lists are built at the
     /// first call (the engine itself needs only their sizes).
-    const DataBundle& data() const;
-    bool trainsModel() const { return learner_ != nullptr; }
-    bool isOnline(int node) const { return nodes_.online(node); }
-    bool isBusy(int node) const { return nodes_.job(node) != 0; }
-    /// Samples in a trainer's local data set.
-    std::int64_t samplesOf(int trainer) const;
-    /// Online, idle trainers of `aggregator`, chosen by the selection policy for `round`.
-    std::vector<int> selectTrainers(int aggregator, int round);
+    const DataBundle& data() const override;
+    bool trainsModel() const override { return learner_ != nullptr; }
+    bool isOnline(int node) const override { return nodes_.online(node); }
+    bool isBusy(int node) const override { return nodes_.job(node) != 0; }
+    std::int64_t samplesOf(int trainer) const override;
     /// Trainers whose updates go to `aggregator`: those right under it and, under a
     /// single-server sync policy (PolicyInfo::shape), every trainer below it, the
     /// aggregators between relaying (docs/emulator.md, "Which trainers a policy uses").
-    const std::vector<int>& trainersOf(int aggregator) const;
-    /// The aggregator a trainer's updates go to under this run's sync policy.
-    int serverOf(int trainer) const { return server_[static_cast<std::size_t>(trainer)]; }
-    /// Local steps a dispatch runs when the policy does not say: training.local_steps, or
-    /// local_epochs passes over the trainer's data.
-    int localStepsOf(int trainer) const;
-    /// Learning rate of the schedule at the current global round.
-    double learningRate() const;
-    ParamsPtr initialModel() const { return initialModel_; }
-    double modelBytes() const { return modelBytes_; }
+    std::vector<int> trainersOf(int aggregator) const override;
+    int serverOf(int trainer) const override { return server_[static_cast<std::size_t>(trainer)]; }
+    int localStepsOf(int trainer) const override;
+    double expectedComputeSeconds(int trainer, int steps, int batch) const override;
+    double learningRate() const override;
+    ParamsPtr initialModel() const override { return initialModel_; }
+    double modelBytes() const override { return modelBytes_; }
+    int globalRound() const override { return globalRound_; }
+    bool stopped() const override { return stopped_; }
 
-    /// Sends `model` to `trainer`, runs `steps` local steps there and sends the update back;
+    std::vector<int> selectTrainers(int aggregator, int round) override;
+    /// Sends the model to the trainer, runs the steps there and sends the update back;
     /// the policy hears onArrival or onLost. Returns the job id.
-    /// `download` false: the trainer still holds this model (it keeps computing on it).
-    std::uint64_t dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
-                           bool gradient, int round, int tag = 0, bool download = true);
-    std::uint64_t dispatch(int trainer, int aggregator, ParamsPtr model, long version, int steps,
-                           bool gradient, int round, const DispatchOptions& options);
-    /// Expected seconds of `steps` local steps of `batch` on `trainer` (mean noise 1), for
-    /// planners and selection policies.
-    double expectedComputeSeconds(int trainer, int steps, int batch) const;
-    /// Abandons a job (the trainer becomes idle now; its result will not be delivered).
-    void cancelJob(std::uint64_t id);
-    /// Moves `bytes` from one node to another (accounting time, traffic and price);
-    /// returns the arrival time.
-    double send(int from, int to, double bytes);
+    std::uint64_t dispatch(const DispatchRequest& request) override;
+    void cancelJob(std::uint64_t id) override;
+    double send(int from, int to, double bytes) override;
     /// Calls `fn` at virtual time `t`; throws EngineError for a time before now().
-    void at(double t, std::function<void()> fn);
+    void at(double t, std::function<void()> fn) override;
+    void reportAggregation(AggregationRecord record, const ParamsPtr& model) override;
+    void report(PolicyEvent kind, int node, const std::string& detail) override;
 
-    /// Reports an aggregation. For level 0 it advances the global round, evaluates `model`
-    /// every evaluation.every_rounds rounds, and applies the stop rules.
-    void reportAggregation(AggregationRecord record, const ParamsPtr& model);
-    int globalRound() const { return globalRound_; }
-    bool stopped() const { return stopped_; }
     void emitEvent(RunEventKind kind, int node, const std::string& detail = {});
-    /// The same, by stored name (policies that still name their events; unknown names are
-    /// kept as RunEventKind::Other with the name).
-    void emitEvent(const std::string& kind, int node, const std::string& detail = {});
 
     /// Cost so far: per-second billing of held nodes plus traffic prices.
     double costAt(double t) const { return nodes_.costAt(trafficCost_, t); }
@@ -188,6 +180,7 @@ private:
     std::unique_ptr<WorkPool> pool_;
     std::unique_ptr<SyncPolicy> sync_;
     std::unique_ptr<SelectionPolicy> selection_;
+    PolicyParams syncParams_, selectionParams_; ///< resolved once (defaults filled)
     ObserverList nullObserver_;
     RunObserver* observer_;
     ParamsPtr initialModel_;

@@ -1,13 +1,6 @@
 #pragma once
-// The engine's one exception type: a scenario it cannot run or a broken invariant, with a
-// message for the user.
+// The engine's one exception type, EngineError (a scenario it cannot run or a broken
+// invariant, with a message for the user), is declared with the policy context, which
+// policies throw it from too.
 
-#include <stdexcept>
-
-namespace fog {
-
-struct EngineError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-} // namespace fog
+#include "core/policies/policy_context.h"

@@ -7,9 +7,9 @@
 // The server averages the changes weighted by data size D_i / D_S.
 
 #include "core/planning/adacoopt.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
 #include "core/policies/selection_estimates.h"
-#include "core/policies/sync_factories.h"
 
 #include <map>
 #include <sstream>
@@ -22,30 +22,38 @@ class AdaCoOptPolicy : public RoundPolicy {
 public:
     enum class Variant { Joint, NoStraggler, DynamicT };
 
-    AdaCoOptPolicy(Variant v, const char* name, const PolicySpec& spec, const Engine& e) : variant_(v) {
+    AdaCoOptPolicy(Variant v, const PolicyParams& p, const PolicyContext& e) : variant_(v) {
+        const std::string& name = p.policy();
         aggregator_ = singleRootAggregator(e, name);
         trainers_ = e.trainersOf(aggregator_);
         const auto& t = e.scenario().training;
-        k_.eta = spec.get("eta", 0.0) > 0 ? spec.get("eta", 0.0) : t.learningRate;
-        k_.c = spec.get("c", 0.1);
-        k_.beta = spec.get("beta", 1.0);
-        k_.rho = spec.get("rho", 1.0);
-        k_.delta = spec.get("delta", 1.0);
-        k_.f0 = spec.get("f0", 1.0);
+        // Parameters a variant does not declare (no-straggler plans no bound) keep the
+        // planner's own defaults.
+        auto opt = [&p](const char* key, double& into) {
+            if (p.declares(key)) into = p.get(key);
+        };
+        k_.eta = t.learningRate;
+        if (p.declares("eta") && p.get("eta") > 0) k_.eta = p.get("eta");
+        opt("c", k_.c);
+        opt("beta", k_.beta);
+        opt("rho", k_.rho);
+        opt("delta", k_.delta);
+        opt("f0", k_.f0);
         // The bound contracts by q = 1 - eta c per step: outside (0, 1) it explodes or
         // oscillates and no tau can be compared.
         if (!(k_.eta * k_.c > 0 && k_.eta * k_.c < 1))
-            throw EngineError(std::string(name) + ": eta * c must lie in (0, 1) for the convergence bound, got " +
+            throw EngineError(name + ": eta * c must lie in (0, 1) for the convergence bound, got " +
                               std::to_string(k_.eta) + " * " + std::to_string(k_.c));
-        const int horizon = static_cast<int>(spec.get("horizon_rounds", 0));
+        const int horizon = p.declares("horizon_rounds") ? p.integer("horizon_rounds") : 0;
         k_.rounds = horizon > 0 ? horizon : (e.scenario().stop.rounds > 0 ? e.scenario().stop.rounds : 100);
-        lim_.roundTimeS = spec.get("round_time_s", 0.0);
-        lim_.batchBudget = static_cast<long>(spec.get("batch_budget", 0));
-        lim_.maxTau = static_cast<int>(spec.get("max_tau", 10));
-        lim_.maxBatch = static_cast<int>(spec.get("max_batch", 256));
-        fixedTau_ = static_cast<int>(spec.get("tau", 0)) > 0 ? static_cast<int>(spec.get("tau", 0)) : t.localSteps;
+        if (p.declares("round_time_s")) lim_.roundTimeS = p.get("round_time_s");
+        if (p.declares("batch_budget")) lim_.batchBudget = static_cast<long>(p.get("batch_budget"));
+        if (p.declares("max_tau")) lim_.maxTau = p.integer("max_tau");
+        lim_.maxBatch = p.integer("max_batch");
+        const int tau = p.declares("tau") ? p.integer("tau") : 0;
+        fixedTau_ = tau > 0 ? tau : t.localSteps;
         meanBatch_ = t.batchSize;
-        replanEvery_ = std::max(1, static_cast<int>(spec.get("replan_every", 1)));
+        replanEvery_ = std::max(1, p.integer("replan_every"));
         for (std::size_t i = 0; i < trainers_.size(); ++i) {
             const int n = trainers_[i];
             position_[n] = i;
@@ -56,7 +64,7 @@ public:
         batches_.assign(trainers_.size(), meanBatch_);
     }
 
-    void onArrival(Engine& e, const Job& job, LocalResult& result) override {
+    void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override {
         // Measured speed of this dispatch (samples per second of computing), smoothed.
         const double busy = job.tComputed - job.tReceived;
         auto it = position_.find(job.trainer);
@@ -69,7 +77,7 @@ public:
 
 protected:
     bool gradientMode() const override { return false; }
-    DispatchOptions dispatchOptions(Engine& e, int trainer) override {
+    DispatchOptions dispatchOptions(PolicyContext& e, int trainer) override {
         if (plannedRound_ != round_) {
             plannedRound_ = round_;
             if ((round_ - 1) % replanEvery_ == 0) replan(e);
@@ -78,8 +86,8 @@ protected:
         o.batchSize = batches_[position_.at(trainer)];
         return o;
     }
-    int localSteps(Engine&, int) override { return tau_; }
-    void aggregate(Engine&, std::vector<Contribution>& results) override {
+    int localSteps(PolicyContext&, int) override { return tau_; }
+    void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         double total = 0;
         for (const auto& c : results) total += sizes_[position_.at(c.trainer)];
         std::vector<double> w;
@@ -88,7 +96,7 @@ protected:
     }
 
 private:
-    void replan(Engine& e) {
+    void replan(PolicyContext& e) {
         AdaCoOptPlan p;
         switch (variant_) {
         case Variant::Joint:
@@ -112,7 +120,7 @@ private:
         d << "tau=" << tau_ << " batches=";
         for (std::size_t i = 0; i < trainers_.size(); ++i)
             d << (i ? "," : "") << e.topology().node(trainers_[i]).spec.id << ":" << batches_[i];
-        e.emitEvent("plan", aggregator_, d.str());
+        e.report(PolicyEvent::Plan, aggregator_, d.str());
     }
 
     Variant variant_;
@@ -129,14 +137,86 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeAdaCoOpt(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::Joint, "adacoopt", spec, e);
+namespace {
+
+/// The bound's constants, shared by AdaCoOpt and Dynamic-T.
+std::vector<PolicyParamInfo> boundParams(std::vector<PolicyParamInfo> params) {
+    for (auto p : {realParam("eta", 0.0, 0.0, 1e6, "step size in the bound; 0 = training.learning_rate"),
+                   realParam("c", 0.1, 1e-12, 1e6, "strong convexity (q = 1 - eta c)"),
+                   realParam("beta", 1.0, 1e-12, 1e6, "smoothness"),
+                   realParam("rho", 1.0, 0.0, 1e6, "Lipschitz constant of the loss"),
+                   realParam("delta", 1.0, 0.0, 1e6, "gradient divergence between devices"),
+                   realParam("f0", 1.0, 0.0, 1e12, "F(w0) - F*"),
+                   intParam("horizon_rounds", 0, 0, "K rounds the bound looks ahead; 0 = stop.rounds or 100"),
+                   realParam("round_time_s", 0.0, 0.0, 1e12,
+                             "time-dominant: each trainer's tau steps and traffic fit in it; 0 = none"),
+                   intParam("max_tau", 10, 1, "largest aggregation interval considered (local steps)"),
+                   intParam("max_batch", 256, 1, "largest batch of one trainer"),
+                   intParam("replan_every", 1, 1, "rounds between re-plans from measured speeds")})
+        params.push_back(p);
+    return params;
 }
-std::unique_ptr<SyncPolicy> makeNoStraggler(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::NoStraggler, "no-straggler", spec, e);
+
+} // namespace
+
+FOG_SYNC_POLICY(adaCoOptPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"adacoopt",
+                  "AdaCoOpt: FedAvg-style rounds where trainer i runs tau local steps with its own batch "
+                  "b_i; tau and all b_i minimise the convergence bound q^(K tau) F0 + [(1 - q^(K tau)) / "
+                  "(1 - q^tau)] [beta eta^2 sum_i D_i^2 / (2 (1 - q) D^2 b_i) + rho h(tau)], h(tau) = "
+                  "(delta / beta)((eta beta + 1)^tau - 1) - eta delta tau, under a round time (b_i <= v_i "
+                  "(T - comm_i) / tau) and/or a batch budget sum b_i <= B (greedy +1 to the largest D_i^2 / "
+                  "(b_i (b_i + 1)), exact); re-planned from measured speeds; w += sum (D_i / D_S) Delta_i.",
+                  "Joint batch size and aggregation interval (AdaCoOpt), IEEE IWQoS 2023 [reconstructed "
+                  "from the authors' code]",
+                  boundParams({intParam("batch_budget", 0, 0, "cost-dominant: sum of batch sizes per step; 0 = none")})};
+        d.order = 100;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::Joint, p, e);
+        };
+        return d;
+    }();
+    return d;
 }
-std::unique_ptr<SyncPolicy> makeDynamicT(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::DynamicT, "dynamic-t", spec, e);
+
+FOG_SYNC_POLICY(noStragglerPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"no-straggler",
+                  "AdaCoOpt's No-straggler baseline: b_i = training.batch_size x v_i / mean(v) from the "
+                  "measured speeds v_i, so every trainer finishes its tau steps at the same time; tau "
+                  "fixed; w += sum (D_i / D_S) Delta_i.",
+                  "Baseline in AdaCoOpt, IEEE IWQoS 2023",
+                  {intParam("tau", 0, 0, "local steps per round; 0 = training.local_steps"),
+                   intParam("max_batch", 256, 1, "largest batch of one trainer"),
+                   intParam("replan_every", 1, 1, "rounds between re-plans from measured speeds")}};
+        d.order = 110;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::NoStraggler, p, e);
+        };
+        return d;
+    }();
+    return d;
+}
+
+FOG_SYNC_POLICY(dynamicTPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"dynamic-t",
+                  "AdaCoOpt's Dynamic-T baseline: uniform batches (training.batch_size); only the "
+                  "aggregation interval tau minimises the AdaCoOpt bound (at most what the slowest "
+                  "trainer fits in round_time_s); w += sum (D_i / D_S) Delta_i.",
+                  "Baseline in AdaCoOpt, IEEE IWQoS 2023",
+                  boundParams({})};
+        d.order = 120;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::DynamicT, p, e);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

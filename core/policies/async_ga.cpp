@@ -3,12 +3,29 @@
 // per k steps instead of k.
 
 #include "core/policies/async_policy.h"
-#include "core/policies/sync_factories.h"
+#include "core/policies/policy_descriptor.h"
 
 namespace fog {
 
-std::unique_ptr<SyncPolicy> makeAsyncGa(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<AsyncPolicy>(spec, e, static_cast<int>(spec.get("k", 4)));
+FOG_SYNC_POLICY(asyncGaPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"async-ga",
+                  "Asynchronous SGD with gradient accumulation: a trainer runs k local steps, then pushes "
+                  "the accumulated change once (one WAN message per k steps); the server adds it on "
+                  "arrival, scaled by a (1 + tau)^(-b).",
+                  "Tan et al., Cloudless-Training (ASGD-GA), Chinese High Technology Letters 2024",
+                  {intParam("k", 4, 1, "local steps accumulated per push"),
+                   realParam("staleness_exponent", 0.5, 0.0, 10.0, "b in (1 + tau)^(-b); 0 = constant"),
+                   realParam("mixing", 1.0, 0.0, 1.0, "a: scale of every applied update")}};
+        d.order = 50;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<AsyncPolicy>(p, e, p.integer("k"));
+        };
+        d.stepsPerDispatch = [](const PolicyParams& p) { return p.integer("k"); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

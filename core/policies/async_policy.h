@@ -4,6 +4,7 @@
 // the change after k local steps (Cloudless-Training's gradient accumulation).
 
 #include "core/policies/aggregation.h"
+#include "core/policies/policy_params.h"
 #include "core/policies/sync_policy.h"
 
 #include <set>
@@ -13,15 +14,15 @@ namespace fog {
 class AsyncPolicy : public SyncPolicy {
 public:
     /// `accumulate` 0: gradient mode (one step); k > 0: k local steps, push the change.
-    AsyncPolicy(const PolicySpec& spec, const Engine& e, int accumulate);
-    void start(Engine& e) override;
-    void onArrival(Engine& e, const Job& job, LocalResult& result) override;
-    void onLost(Engine& e, const Job& job) override;
-    void onNodeOnline(Engine& e, int node) override;
+    AsyncPolicy(const PolicyParams& params, const PolicyContext& e, int accumulate);
+    void start(PolicyContext& e) override;
+    void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override;
+    void onLost(PolicyContext& e, const Job& job) override;
+    void onNodeOnline(PolicyContext& e, int node) override;
     ParamsPtr globalModel() const override { return model_.params(); }
 
 private:
-    void topUp(Engine& e);
+    void topUp(PolicyContext& e);
 
     int aggregator_;
     int accumulate_;

@@ -1,8 +1,8 @@
 // Federated averaging / local SGD (McMahan et al. 2017): selected trainers run local SGD
 // from the global model; the server sets w = sum_k (n_k / n_S) w_k over those that delivered.
 
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
-#include "core/policies/sync_factories.h"
 
 namespace fog {
 
@@ -10,20 +10,20 @@ namespace {
 
 class FedAvg : public RoundPolicy {
 public:
-    FedAvg(const PolicySpec& spec, const Engine& e) : deadline_(spec.get("deadline_s", 0.0)) {
-        aggregator_ = singleRootAggregator(e, "fedavg");
+    FedAvg(const PolicyParams& p, const PolicyContext& e) : deadline_(p.get("deadline_s")) {
+        aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
-    void onRoundStarted(Engine& e) override {
+    void onRoundStarted(PolicyContext& e) override {
         if (deadline_ <= 0) return;
         const int round = round_;
         e.at(e.now() + deadline_, [this, &e, round] {
             if (round_ == round && !outstanding_.empty() && !waiting_) completeRound(e);
         });
     }
-    void aggregate(Engine&, std::vector<Contribution>& results) override {
+    void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         model_.addDelta(sampleWeightedUpdate(results));
     }
 
@@ -33,8 +33,24 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeFedAvg(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<FedAvg>(spec, e);
+FOG_SYNC_POLICY(fedAvgPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"fedavg",
+                  "Federated averaging / local SGD: each selected trainer runs training.local_steps steps "
+                  "(or training.local_epochs passes over its data) from the global model; the server "
+                  "waits for every selected trainer still online (or the deadline) and sets w = sum_k "
+                  "(n_k / n_S) w_k, weighting by sample counts.",
+                  "McMahan et al., Communication-efficient learning (FedAvg), AISTATS 2017",
+                  {realParam("deadline_s", 0.0, 0.0, 1e12,
+                             "seconds after the round starts at which late trainers are dropped; 0 = none")}};
+        d.order = 60;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<FedAvg>(p, e);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -2,8 +2,8 @@
 // stop computing at a compute deadline and return incomplete work, arrive and leave with
 // their availability, and the server weights their updates so the objective stays unbiased.
 
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
-#include "core/policies/sync_factories.h"
 
 namespace fog {
 
@@ -11,25 +11,25 @@ namespace {
 
 class Flexible : public RoundPolicy {
 public:
-    Flexible(const PolicySpec& spec, const Engine& e)
-        : computeDeadline_(spec.get("compute_deadline_s", 0.0)), unbiased_(spec.get("weighting", 1) != 0) {
-        aggregator_ = singleRootAggregator(e, "flexible");
+    Flexible(const PolicyParams& p, const PolicyContext& e)
+        : computeDeadline_(p.get("compute_deadline_s")), unbiased_(p.get("weighting") != 0) {
+        aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
-    DispatchOptions dispatchOptions(Engine& e, int) override {
+    DispatchOptions dispatchOptions(PolicyContext& e, int) override {
         DispatchOptions o;
         if (computeDeadline_ > 0) o.computeDeadline = e.now() + computeDeadline_;
         return o;
     }
-    void aggregate(Engine& e, std::vector<Contribution>& results) override {
+    void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         std::vector<double> sizes;
         for (const auto& c : results) sizes.push_back(static_cast<double>(e.samplesOf(c.trainer)));
         model_.addDelta(weightedSum(results, flexibleWeights(results, sizes, unbiased_)));
         for (const auto& c : results)
             if (c.steps < c.stepsRequested)
-                e.emitEvent("partial-work", c.trainer,
+                e.report(PolicyEvent::PartialWork, c.trainer,
                             std::to_string(c.steps) + " of " + std::to_string(c.stepsRequested) + " steps");
     }
 
@@ -40,8 +40,29 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeFlexible(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<Flexible>(spec, e);
+FOG_SYNC_POLICY(flexiblePolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"flexible",
+                  "FedAvg with flexible participation: each round's trainers run local SGD until "
+                  "training.local_steps are done or compute_deadline_s has passed, whichever is first, "
+                  "and return what they finished (s_k of E steps); trainers that arrive later join the "
+                  "next round, those that leave lose their work. weighting 1 (unbiased): w += sum_k "
+                  "(D_k / D_S) (E / s_k) Delta_k over the trainers that delivered, D_k their data sizes; "
+                  "weighting 0 (plain): w += sum_k (m_k / m_S) Delta_k with m_k the samples processed, "
+                  "which favours fast trainers.",
+                  "Ruan et al., Towards flexible device participation in FL, AISTATS 2021 "
+                  "[reconstructed]",
+                  {realParam("compute_deadline_s", 0.0, 0.0, 1e12,
+                             "seconds after the round starts at which local computing stops; 0 = none"),
+                   intParam("weighting", 1, 0, "1 = unbiased (D_k / D_S) E / s_k, 0 = plain samples processed", 1)}};
+        d.order = 90;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<Flexible>(p, e);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -1,8 +1,8 @@
 // Fully synchronous parameter-server SGD (ToN 2022's baseline): wait for every selected
 // trainer still online, average their gradients, take one optimiser step.
 
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
-#include "core/policies/sync_factories.h"
 
 namespace fog {
 
@@ -10,11 +10,11 @@ namespace {
 
 class FullySync : public RoundPolicy {
 public:
-    explicit FullySync(const Engine& e) { aggregator_ = singleRootAggregator(e, "fully-sync"); }
+    FullySync(const PolicyParams& p, const PolicyContext& e) { aggregator_ = singleRootAggregator(e, p.policy()); }
 
 protected:
     bool gradientMode() const override { return true; }
-    void aggregate(Engine& e, std::vector<Contribution>& results) override {
+    void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const auto& t = e.scenario().training;
         model_.applyGradient(meanUpdate(results), e.learningRate(), t.momentum, t.weightDecay);
     }
@@ -22,8 +22,26 @@ protected:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeFullySync(const PolicySpec&, const Engine& e) {
-    return std::make_unique<FullySync>(e);
+FOG_SYNC_POLICY(fullySyncPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"fully-sync",
+                  "Parameter-server SGD. Each round every selected trainer still online computes one "
+                  "mini-batch gradient on the current model; the server waits for all of them, averages "
+                  "the gradients and takes one optimiser step. Round time = slowest trainer (E = H_n / "
+                  "lambda for exponential step times).",
+                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
+                  {}};
+        d.order = 10;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<FullySync>(p, e);
+        };
+        d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
+        d.hasBarrier = true;
+        d.barrier = {BarrierKind::FullySync, ""};
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -1,7 +1,7 @@
 // Client-edge-cloud hierarchical FL: edges aggregate their devices every tau1 local steps,
 // the cloud aggregates the edges every tau2 edge rounds.
 
-#include "core/policies/sync_factories.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/two_level.h"
 
 #include <algorithm>
@@ -12,25 +12,25 @@ namespace {
 
 class Hierarchical : public TwoLevelPolicy {
 public:
-    Hierarchical(const PolicySpec& spec, const Engine& e) {
+    Hierarchical(const PolicyParams& p, const PolicyContext& e) {
         const auto roots = e.topology().rootAggregators();
         if (roots.size() != 1)
-            throw EngineError("sync policy hierarchical needs exactly one root aggregator (the cloud), the "
+            throw EngineError("sync policy " + p.policy() + " needs exactly one root aggregator (the cloud), the "
                               "topology has " + std::to_string(roots.size()));
         root_ = roots.front();
-        innerSteps_ = static_cast<int>(spec.get("tau1", 5));
-        period_ = static_cast<int>(spec.get("tau2", 2));
+        innerSteps_ = p.integer("tau1");
+        period_ = p.integer("tau2");
         for (int edge : e.topology().childAggregatorsOf(root_))
             if (!e.topology().trainersOf(edge).empty()) addGroup(edge);
         if (!e.topology().trainersOf(root_).empty()) addGroup(root_); // devices right under the cloud
-        if (groups_.empty()) throw EngineError("sync policy hierarchical found no trainers under the edges");
+        if (groups_.empty()) throw EngineError("sync policy " + p.policy() + " found no trainers under the edges");
     }
 
 protected:
-    void onBarrier(Engine& e, std::size_t g) override {
+    void onBarrier(PolicyContext& e, std::size_t g) override {
         arrivals_.push_back(e.send(groups_[g].aggregator, root_, e.modelBytes()));
     }
-    void onAllAtBarrier(Engine& e) override {
+    void onAllAtBarrier(PolicyContext& e) override {
         const double t = *std::max_element(arrivals_.begin(), arrivals_.end());
         arrivals_.clear();
         e.at(t, [this, &e] {
@@ -52,8 +52,24 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeHierarchical(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<Hierarchical>(spec, e);
+FOG_SYNC_POLICY(hierarchicalPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"hierarchical",
+                  "Three-tier FL: each edge aggregator runs FedAvg rounds with its devices (tau1 local "
+                  "steps per edge round); every tau2 edge rounds the edges send their models to the cloud, "
+                  "which averages them by sample count and sends the result back down.",
+                  "Liu et al., Client-edge-cloud hierarchical FL (HierFAVG), ICC 2020",
+                  {intParam("tau1", 5, 1, "local steps per edge round"),
+                   intParam("tau2", 2, 1, "edge rounds per cloud round")},
+                  TreeShape::EdgeGroups};
+        d.order = 70;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<Hierarchical>(p, e);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

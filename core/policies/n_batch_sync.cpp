@@ -2,8 +2,8 @@
 // whichever trainers compute them. A trainer that delivers keeps computing on the same model
 // (no new download) until the round ends; work in progress then is abandoned.
 
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
-#include "core/policies/sync_factories.h"
 
 namespace fog {
 
@@ -11,17 +11,17 @@ namespace {
 
 class NBatchSync : public RoundPolicy {
 public:
-    NBatchSync(const PolicySpec& spec, const Engine& e) : m_(static_cast<std::size_t>(spec.get("m", 1))) {
-        aggregator_ = singleRootAggregator(e, "n-batch-sync");
+    NBatchSync(const PolicyParams& p, const PolicyContext& e) : m_(static_cast<std::size_t>(p.integer("m"))) {
+        aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
     std::size_t needed(std::size_t) const override { return m_; }
-    void onPartial(Engine& e, const Job& job) override {
+    void onPartial(PolicyContext& e, const Job& job) override {
         if (e.isOnline(job.trainer)) dispatchTo(e, job.trainer, /*download=*/false);
     }
-    void aggregate(Engine& e, std::vector<Contribution>& results) override {
+    void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const auto& t = e.scenario().training;
         model_.applyGradient(meanUpdate(results), e.learningRate(), t.momentum, t.weightDecay);
     }
@@ -32,8 +32,25 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeNBatchSync(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<NBatchSync>(spec, e);
+FOG_SYNC_POLICY(nBatchSyncPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"n-batch-sync",
+                  "Parameter-server SGD that ends a round after the first m mini-batch gradients, from "
+                  "whichever trainers deliver them; a fast trainer may give several. E[round] = m / (y "
+                  "lambda) with y trainers.",
+                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
+                  {intParam("m", 1, 1, "mini-batch gradients aggregated per round")}};
+        d.order = 30;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<NBatchSync>(p, e);
+        };
+        d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
+        d.hasBarrier = true;
+        d.barrier = {BarrierKind::FirstBatches, "m"};
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

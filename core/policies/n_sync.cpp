@@ -1,8 +1,8 @@
 // N-synchronous SGD (ToN 2022): a round ends when the first n selected trainers have
 // delivered; the gradients still on their way are discarded.
 
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
-#include "core/policies/sync_factories.h"
 
 namespace fog {
 
@@ -10,14 +10,14 @@ namespace {
 
 class NSync : public RoundPolicy {
 public:
-    NSync(const PolicySpec& spec, const Engine& e) : n_(static_cast<std::size_t>(spec.get("n", 1))) {
-        aggregator_ = singleRootAggregator(e, "n-sync");
+    NSync(const PolicyParams& p, const PolicyContext& e) : n_(static_cast<std::size_t>(p.integer("n"))) {
+        aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
     std::size_t needed(std::size_t dispatched) const override { return std::min(n_, dispatched); }
-    void aggregate(Engine& e, std::vector<Contribution>& results) override {
+    void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const auto& t = e.scenario().training;
         model_.applyGradient(meanUpdate(results), e.learningRate(), t.momentum, t.weightDecay);
     }
@@ -28,8 +28,25 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeNSync(const PolicySpec& spec, const Engine& e) {
-    return std::make_unique<NSync>(spec, e);
+FOG_SYNC_POLICY(nSyncPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"n-sync",
+                  "Parameter-server SGD that ends a round when the first n selected trainers have "
+                  "delivered a gradient; later gradients of that round are discarded. E[round] = (H_y - "
+                  "H_{y-n}) / lambda with y trainers.",
+                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
+                  {intParam("n", 1, 1, "gradients aggregated per round (trainers)")}};
+        d.order = 20;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<NSync>(p, e);
+        };
+        d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
+        d.hasBarrier = true;
+        d.barrier = {BarrierKind::FirstK, "n"};
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -2,7 +2,7 @@
 
 namespace fog {
 
-int singleRootAggregator(const Engine& e, const std::string& policy) {
+int singleRootAggregator(const PolicyContext& e, const std::string& policy) {
     const auto roots = e.topology().rootAggregators();
     if (roots.size() != 1)
         throw EngineError("sync policy " + policy + " needs exactly one root aggregator, the topology has " +
@@ -10,22 +10,30 @@ int singleRootAggregator(const Engine& e, const std::string& policy) {
     return roots.front();
 }
 
-void RoundPolicy::start(Engine& e) {
+void RoundPolicy::start(PolicyContext& e) {
     model_ = ServerModel(e.initialModel());
     beginRound(e);
 }
 
-std::uint64_t RoundPolicy::dispatchTo(Engine& e, int trainer, bool download) {
+std::uint64_t RoundPolicy::dispatchTo(PolicyContext& e, int trainer, bool download) {
     DispatchOptions o = dispatchOptions(e, trainer);
     o.download = download;
     const int steps = localSteps(e, trainer);
-    const auto id = e.dispatch(trainer, aggregator_, model_.params(), model_.version(), steps,
-                               gradientMode(), round_, o);
+    DispatchRequest r;
+    r.trainer = trainer;
+    r.aggregator = aggregator_;
+    r.model = model_.params();
+    r.version = model_.version();
+    r.steps = steps;
+    r.gradient = gradientMode();
+    r.round = round_;
+    r.options = o;
+    const auto id = e.dispatch(r);
     outstanding_.insert(id);
     return id;
 }
 
-void RoundPolicy::beginRound(Engine& e) {
+void RoundPolicy::beginRound(PolicyContext& e) {
     if (e.stopped()) return;
     results_.clear();
     outstanding_.clear();
@@ -41,7 +49,7 @@ void RoundPolicy::beginRound(Engine& e) {
     onRoundStarted(e);
 }
 
-void RoundPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
+void RoundPolicy::onArrival(PolicyContext& e, const Job& job, LocalResult& result) {
     if (!outstanding_.erase(job.id)) return;
     results_.push_back({job.trainer, result.samples, result.meanLoss,
                         model_.version() - job.version, std::move(result.update),
@@ -54,17 +62,17 @@ void RoundPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
     if (outstanding_.empty()) completeRound(e); // nobody left who could deliver
 }
 
-void RoundPolicy::onLost(Engine& e, const Job& job) {
+void RoundPolicy::onLost(PolicyContext& e, const Job& job) {
     if (!outstanding_.erase(job.id)) return;
     if (outstanding_.empty()) completeRound(e);
 }
 
-void RoundPolicy::onNodeOnline(Engine& e, int node) {
+void RoundPolicy::onNodeOnline(PolicyContext& e, int node) {
     (void)node;
     if (waiting_) beginRound(e);
 }
 
-void RoundPolicy::completeRound(Engine& e) {
+void RoundPolicy::completeRound(PolicyContext& e) {
     for (auto id : outstanding_) e.cancelJob(id);
     outstanding_.clear();
     AggregationRecord r;

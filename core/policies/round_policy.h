@@ -11,10 +11,10 @@ namespace fog {
 
 class RoundPolicy : public SyncPolicy {
 public:
-    void start(Engine& e) override;
-    void onArrival(Engine& e, const Job& job, LocalResult& result) override;
-    void onLost(Engine& e, const Job& job) override;
-    void onNodeOnline(Engine& e, int node) override;
+    void start(PolicyContext& e) override;
+    void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override;
+    void onLost(PolicyContext& e, const Job& job) override;
+    void onNodeOnline(PolicyContext& e, int node) override;
     ParamsPtr globalModel() const override { return model_.params(); }
 
 protected:
@@ -23,27 +23,27 @@ protected:
     /// Contributions that complete a round, given how many trainers were dispatched.
     virtual std::size_t needed(std::size_t dispatched) const { return dispatched; }
     /// Applies the round's contributions to the model.
-    virtual void aggregate(Engine& e, std::vector<Contribution>& results) = 0;
+    virtual void aggregate(PolicyContext& e, std::vector<Contribution>& results) = 0;
     /// Local steps of one dispatch: 1 in gradient mode, else the scenario's local work.
-    virtual int localSteps(Engine& e, int trainer) { return gradientMode() ? 1 : e.localStepsOf(trainer); }
+    virtual int localSteps(PolicyContext& e, int trainer) { return gradientMode() ? 1 : e.localStepsOf(trainer); }
     /// Per-dispatch settings (batch size, compute deadline); the default runs all steps.
     /// Called before localSteps for the same dispatch.
-    virtual DispatchOptions dispatchOptions(Engine& e, int trainer) {
+    virtual DispatchOptions dispatchOptions(PolicyContext& e, int trainer) {
         (void)e;
         (void)trainer;
         return {};
     }
     /// Called after the round's trainers were dispatched (e.g. to set a deadline).
-    virtual void onRoundStarted(Engine& e) { (void)e; }
+    virtual void onRoundStarted(PolicyContext& e) { (void)e; }
     /// An arrival that does not complete the round (n-batch-sync re-dispatches here).
-    virtual void onPartial(Engine& e, const Job& job) {
+    virtual void onPartial(PolicyContext& e, const Job& job) {
         (void)e;
         (void)job;
     }
 
-    void beginRound(Engine& e);
-    void completeRound(Engine& e);
-    std::uint64_t dispatchTo(Engine& e, int trainer, bool download = true);
+    void beginRound(PolicyContext& e);
+    void completeRound(PolicyContext& e);
+    std::uint64_t dispatchTo(PolicyContext& e, int trainer, bool download = true);
 
     int aggregator_ = -1;
     ServerModel model_;
@@ -55,6 +55,6 @@ protected:
 };
 
 /// The single root aggregator, or EngineError naming the policy that needs one.
-int singleRootAggregator(const Engine& e, const std::string& policy);
+int singleRootAggregator(const PolicyContext& e, const std::string& policy);
 
 } // namespace fog

@@ -1,20 +1,36 @@
 // Every online trainer takes part.
 
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 namespace fog {
 
 namespace {
 class SelectAll : public SelectionPolicy {
 public:
-    std::vector<int> select(const Engine&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
         return candidates;
     }
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectAll(const PolicySpec&, const Engine&) {
-    return std::make_unique<SelectAll>();
+FOG_SELECTION_POLICY(selectAllPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"all",
+                  "Every trainer that is online takes part in every round.",
+                  "",
+                  {}};
+        d.order = 10;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)p;
+            (void)e;
+            return std::make_unique<SelectAll>();
+        };
+        d.uniform = true;
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

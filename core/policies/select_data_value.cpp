@@ -4,7 +4,8 @@
 
 #include "core/planning/recruitment.h"
 #include "core/policies/selection_estimates.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 #include <numeric>
@@ -15,7 +16,7 @@ namespace {
 class SelectDataValue : public SelectionPolicy {
 public:
     explicit SelectDataValue(std::vector<int> recruited) : recruited_(std::move(recruited)) {}
-    std::vector<int> select(const Engine&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<int> out;
         std::set_intersection(candidates.begin(), candidates.end(), recruited_.begin(), recruited_.end(),
                               std::back_inserter(out));
@@ -33,7 +34,7 @@ std::vector<std::int64_t> allIndices(std::size_t n) {
 }
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicySpec& spec, const Engine& e) {
+static std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicyParams& p, const PolicyContext& e) {
     const auto trainers = e.topology().trainers();
     const auto& data = e.data();
     const auto hTest = labelHistogram(data.test, allIndices(data.test.size()));
@@ -54,23 +55,23 @@ std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicySpec& spec, con
         cands.push_back(c);
     }
     RecruitWeights w;
-    w.train = spec.get("w_train", 1.0);
-    w.gen = spec.get("w_gen", 1.0);
-    w.rep = spec.get("w_rep", 1.0);
-    const double budget = spec.get("budget", 1.0);
-    const int budgetSteps = static_cast<int>(spec.get("budget_steps", 100));
-    const int dataSteps = static_cast<int>(spec.get("data_steps", 50));
+    w.train = p.get("w_train");
+    w.gen = p.get("w_gen");
+    w.rep = p.get("w_rep");
+    const double budget = p.get("budget");
+    const int budgetSteps = p.integer("budget_steps");
+    const int dataSteps = p.integer("data_steps");
     // The DP takes about N x budget_steps x data_steps^2 steps: refuse what would not finish.
     const double work = static_cast<double>(cands.size()) * budgetSteps * dataSteps * dataSteps;
     if (work > 5e9) // about a minute
-        throw EngineError("selection policy data-value: " + std::to_string(cands.size()) + " trainers x budget_steps " +
+        throw EngineError("selection policy " + p.policy() + ": " + std::to_string(cands.size()) + " trainers x budget_steps " +
                           std::to_string(budgetSteps) + " x data_steps^2 " + std::to_string(dataSteps) +
                           "^2 is too large a programme to solve; lower budget_steps or data_steps");
     const auto chosen = recruitByDataValue(cands, budget, budgetSteps, dataSteps, w);
     if (chosen.empty()) {
         double cheapest = cands.empty() ? 0.0 : cands.front().cost;
         for (const auto& c : cands) cheapest = std::min(cheapest, c.cost);
-        throw EngineError("selection policy data-value: budget " + std::to_string(budget) +
+        throw EngineError("selection policy " + p.policy() + ": budget " + std::to_string(budget) +
                           " recruits no trainer (the cheapest costs " + std::to_string(cheapest) +
                           (anyPrice ? " per hour)" : "; with no prices each trainer costs 1)"));
     }
@@ -78,6 +79,32 @@ std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicySpec& spec, con
     for (int i : chosen) recruited.push_back(trainers[static_cast<std::size_t>(i)]);
     std::sort(recruited.begin(), recruited.end());
     return std::make_unique<SelectDataValue>(std::move(recruited));
+}
+
+FOG_SELECTION_POLICY(selectDataValuePolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"data-value",
+                  "Data-value recruitment: once, at the start, recruit the set S minimising w_train * "
+                  "sum_S p_k^2 / pi_k + w_gen * sum_S p_k TV(h_k, h_test) + w_rep * sum_S p_k TV(h_k, "
+                  "h_all) subject to sum_S c_k <= budget, where p_k = n_k / n_S, pi_k the stationary "
+                  "availability of k's Markov on/off chain, h_k its label histogram and c_k its price per "
+                  "hour; solved exactly by dynamic programming over (device, discretised budget, data "
+                  "recruited). Every round the recruited trainers that are online take part.",
+                  "Device recruitment by data value, WiOpt 2021 / IEEE/ACM ToN [reconstructed]",
+                  {realParam("budget", 1.0, 0.0, 1e12,
+                             "sum of the recruited trainers' price_per_hour; trainers that all cost 0 "
+                             "are charged 1 each, so the budget counts trainers"),
+                   intParam("budget_steps", 100, 1, "discretisation of the budget for the DP", 10000),
+                   intParam("data_steps", 50, 1, "discretisation of the recruited sample count", 1000),
+                   realParam("w_train", 1.0, 0.0, 1e6, "weight of the training-loss (variance) term"),
+                   realParam("w_gen", 1.0, 0.0, 1e6, "weight of the generalisation term"),
+                   realParam("w_rep", 1.0, 0.0, 1e6, "weight of the representation term")}};
+        d.order = 70;
+        d.make = makeSelectDataValue;
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

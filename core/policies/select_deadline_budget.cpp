@@ -2,7 +2,8 @@
 // within the deadline, trimmed to the per-round budget.
 
 #include "core/policies/selection_estimates.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 #include <tuple>
@@ -12,11 +13,10 @@ namespace fog {
 namespace {
 class SelectDeadlineBudget : public SelectionPolicy {
 public:
-    explicit SelectDeadlineBudget(const PolicySpec& spec)
-        : k_(static_cast<std::size_t>(spec.get("k", 10))), deadline_(spec.get("deadline_s", 60.0)),
-          budget_(spec.get("budget", 0.0)) {}
+    explicit SelectDeadlineBudget(const PolicyParams& p)
+        : k_(static_cast<std::size_t>(p.integer("k"))), deadline_(p.get("deadline_s")), budget_(p.get("budget")) {}
 
-    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<std::tuple<double, double, int>> feasible; // (cost, seconds, trainer)
         std::pair<double, int> fastest{0.0, -1};
         for (int t : candidates) {
@@ -47,8 +47,28 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectDeadlineBudget(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectDeadlineBudget>(spec);
+FOG_SELECTION_POLICY(selectDeadlineBudgetPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"deadline-budget",
+                  "Budget- and deadline-aware: among online trainers whose expected round trip (as in "
+                  "fastest-k) meets the round deadline D, the k with the least expected round cost c_i "
+                  "= price_i/h x duration_i + traffic price of the model down and up; trainers are then "
+                  "dropped, most expensive first, while the set costs more than the per-round budget. "
+                  "When nobody can meet D, the single fastest trainer runs (the job never stalls).",
+                  "Deadline/budget-constrained selection, cf. Nishio & Yonetani (FedCS), ICC 2019",
+                  {intParam("k", 10, 1, "trainers wanted per round"),
+                   realParam("deadline_s", 60.0, 0.0, 1e12, "round deadline D in seconds; 0 = none"),
+                   realParam("budget", 0.0, 0.0, 1e12, "money per round; 0 = none")}};
+        d.order = 60;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectDeadlineBudget>(p);
+        };
+        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

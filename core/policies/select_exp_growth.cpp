@@ -2,7 +2,8 @@
 // growth times more every period, up to a cap; drawn uniformly among those online.
 
 #include "core/policies/exp_growth.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,11 +20,10 @@ int expGrowthCount(int round, int n0, int period, double growth, int cap) {
 namespace {
 class SelectExpGrowth : public SelectionPolicy {
 public:
-    explicit SelectExpGrowth(const PolicySpec& spec)
-        : n0_(static_cast<int>(spec.get("n0", 1))), period_(static_cast<int>(spec.get("period", 5))),
-          growth_(spec.get("growth", 2.0)), cap_(static_cast<int>(spec.get("cap", 0))) {}
+    explicit SelectExpGrowth(const PolicyParams& p)
+        : n0_(p.integer("n0")), period_(p.integer("period")), growth_(p.get("growth")), cap_(p.integer("cap")) {}
 
-    std::vector<int> select(const Engine& e, int aggregator, int round, const std::vector<int>& candidates,
+    std::vector<int> select(const PolicyContext& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng& rng) override {
         const int cap = cap_ > 0 ? cap_ : static_cast<int>(e.trainersOf(aggregator).size());
         // Under async policies selection tops up after each arrival: busy workers count.
@@ -45,8 +45,27 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectExpGrowth(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectExpGrowth>(spec);
+FOG_SELECTION_POLICY(selectExpGrowthPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"exp-growth",
+                  "Exponential growth of the number of workers: round t (from 1) uses n_t = min(n0 * "
+                  "growth^floor((t - 1) / period), cap) trainers drawn uniformly among those online. Few "
+                  "noisy-but-cheap rounds first, more workers (less gradient noise) later; combine with "
+                  "any sync policy.",
+                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
+                  {intParam("n0", 1, 1, "trainers in the first period"),
+                   intParam("period", 5, 1, "rounds between growth steps"),
+                   realParam("growth", 2.0, 1.0, 100.0, "factor per period (2 = doubling)"),
+                   intParam("cap", 0, 0, "most trainers per round; 0 = all trainers")}};
+        d.order = 40;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectExpGrowth>(p);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -2,7 +2,8 @@
 
 #include "core/policies/selection_estimates.h"
 #include "core/policies/rank.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 
@@ -12,7 +13,7 @@ namespace {
 class SelectFastestK : public SelectionPolicy {
 public:
     explicit SelectFastestK(std::size_t k) : k_(k) {}
-    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
         return smallestK(candidates, k_, [&e](int t) { return expectedRoundSeconds(e, t); });
     }
 
@@ -21,8 +22,24 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectFastestK(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectFastestK>(static_cast<std::size_t>(spec.get("k", 10)));
+FOG_SELECTION_POLICY(selectFastestKPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"fastest-k",
+                  "Each round, the k online trainers with the shortest expected round trip: model "
+                  "download + local_steps x batch / throughput + update upload (mean noise). Fast but "
+                  "biased towards the data of fast trainers.",
+                  "Straggler-avoiding baseline (e.g. Lai et al., Oort, OSDI 2021, section 2)",
+                  {intParam("k", 10, 1, "trainers per round")}};
+        d.order = 30;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectFastestK>(static_cast<std::size_t>(p.integer("k")));
+        };
+        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -2,7 +2,8 @@
 // data-value recruitment).
 
 #include "core/policies/rank.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 
@@ -12,7 +13,7 @@ namespace {
 class SelectLargestData : public SelectionPolicy {
 public:
     explicit SelectLargestData(std::size_t k) : k_(k) {}
-    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
         return smallestK(candidates, k_, [&e](int t) { return -e.samplesOf(t); }); // most data first
     }
 
@@ -21,8 +22,23 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectLargestData(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectLargestData>(static_cast<std::size_t>(spec.get("k", 10)));
+FOG_SELECTION_POLICY(selectLargestDataPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"largest-data",
+                  "Largest data first: the k online trainers holding the most samples (the baseline "
+                  "data-value recruitment is compared against).",
+                  "Baseline in device recruitment by data value, WiOpt 2021 / ToN",
+                  {intParam("k", 10, 1, "trainers per round")}};
+        d.order = 80;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectLargestData>(static_cast<std::size_t>(p.integer("k")));
+        };
+        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -2,7 +2,8 @@
 // slower than the preferred round duration, explore unseen ones (fastest first).
 
 #include "core/policies/selection_estimates.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,17 +14,16 @@ namespace fog {
 namespace {
 class SelectOort : public SelectionPolicy {
 public:
-    explicit SelectOort(const PolicySpec& spec)
-        : k_(static_cast<std::size_t>(spec.get("k", 10))), target_(spec.get("target_s", 0.0)),
-          alpha_(spec.get("alpha", 2.0)), epsilon_(spec.get("epsilon", 0.9)),
-          decay_(spec.get("epsilon_decay", 0.98)), epsilonMin_(spec.get("epsilon_min", 0.2)) {}
+    explicit SelectOort(const PolicyParams& p)
+        : k_(static_cast<std::size_t>(p.integer("k"))), target_(p.get("target_s")), alpha_(p.get("alpha")),
+          epsilon_(p.get("epsilon")), decay_(p.get("epsilon_decay")), epsilonMin_(p.get("epsilon_min")) {}
 
     void observe(int trainer, double loss, double seconds) override {
         // Timing-only runs report no loss: the statistical utility is then the data size.
         seen_[trainer] = {std::isfinite(loss) && loss > 0 ? loss : 1.0, seconds};
     }
 
-    std::vector<int> select(const Engine& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
         const std::size_t k = std::min(k_, candidates.size());
         std::vector<std::pair<double, int>> unseen; // (expected seconds, trainer)
         std::vector<std::pair<double, int>> durations;
@@ -76,8 +76,34 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectOort(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectOort>(spec);
+FOG_SELECTION_POLICY(selectOortPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"oort",
+                  "Oort guided participant selection: utility U_i = n_i * loss_i * (T / t_i)^(alpha * "
+                  "1[t_i > T]) from each trainer's last reported mean loss and round duration t_i "
+                  "(expected duration until it has taken part); a fraction epsilon of the k slots explores "
+                  "trainers never seen (fastest first), the rest exploit the top utilities; epsilon "
+                  "decays by epsilon_decay per round down to epsilon_min.",
+                  "Lai et al., Oort: efficient federated learning via guided participant selection, OSDI "
+                  "2021",
+                  {intParam("k", 10, 1, "trainers per round"),
+                   realParam("target_s", 0.0, 0.0, 1e12,
+                             "preferred round duration T in seconds; 0 = the k-th shortest expected "
+                             "duration among the candidates"),
+                   realParam("alpha", 2.0, 0.0, 10.0, "straggler penalty exponent"),
+                   realParam("epsilon", 0.9, 0.0, 1.0, "initial exploration fraction"),
+                   realParam("epsilon_decay", 0.98, 0.0, 1.0, "exploration factor per round"),
+                   realParam("epsilon_min", 0.2, 0.0, 1.0, "smallest exploration fraction")}};
+        d.order = 50;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectOort>(p);
+        };
+        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

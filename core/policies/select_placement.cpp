@@ -6,7 +6,8 @@
 
 #include "core/planning/placement.h"
 #include "core/policies/selection_estimates.h"
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 #include <map>
@@ -18,7 +19,7 @@ namespace fog {
 namespace {
 
 /// A trainer's region: its `region` label, else the parameter server (root) it reports to.
-std::string regionOf(const Engine& e, int trainer) {
+std::string regionOf(const PolicyContext& e, int trainer) {
     const Node& n = e.topology().node(trainer);
     if (!n.spec.region.empty()) return n.spec.region;
     int a = n.aggregator;
@@ -31,9 +32,9 @@ public:
     SelectPlacement(std::map<std::string, int> quota, std::string summary)
         : quota_(std::move(quota)), summary_(std::move(summary)) {}
 
-    void start(Engine& e) override { e.emitEvent("placement", -1, summary_); }
+    void start(PolicyContext& e) override { e.report(PolicyEvent::Placement, -1, summary_); }
 
-    std::vector<int> select(const Engine& e, int aggregator, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const PolicyContext& e, int aggregator, int, const std::vector<int>& candidates, Rng&) override {
         std::map<std::string, std::vector<std::tuple<double, double, int>>> byRegion;
         for (int t : candidates)
             byRegion[regionOf(e, t)].emplace_back(expectedRoundCost(e, t), expectedRoundSeconds(e, t), t);
@@ -61,7 +62,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicySpec& spec, const Engine& e) {
+static std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicyParams& p, const PolicyContext& e) {
     std::map<std::string, RegionOffer> offers;
     double total = 0;
     for (int t : e.topology().trainers()) {
@@ -79,11 +80,11 @@ std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicySpec& spec, con
         regions.push_back(r);
     }
     PlacementModel m;
-    m.workers = static_cast<int>(spec.get("workers", 4));
-    m.hours = spec.get("hours", 1.0);
-    m.egressPerGb = spec.get("egress_per_gb", 0.09);
-    m.minPerRegion = static_cast<int>(spec.get("min_per_region", 1));
-    m.dataGb = spec.get("data_gb", 0.0);
+    m.workers = p.integer("workers");
+    m.hours = p.get("hours");
+    m.egressPerGb = p.get("egress_per_gb");
+    m.minPerRegion = p.integer("min_per_region");
+    m.dataGb = p.get("data_gb");
     if (m.dataGb <= 0) {
         const auto& d = e.data().train;
         m.dataGb = static_cast<double>(d.size()) * (4.0 * d.featureCount() + 8.0) / 1e9;
@@ -97,6 +98,30 @@ std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicySpec& spec, con
     }
     summary << "predicted_cost=" << placementCost(regions, m, w);
     return std::make_unique<SelectPlacement>(std::move(quota), summary.str());
+}
+
+FOG_SELECTION_POLICY(selectPlacementPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"placement",
+                  "Elastic placement across regions: once, choose w_r workers per region (a region = the "
+                  "trainers' region label, else their parameter server) minimising sum_r w_r price_r hours + "
+                  "egress x data_gb x sum_r max(0, d_r - w_r / W) (compute plus the data that must leave a "
+                  "region with less than its data share d_r of the workers), sum w_r = W, min_per_region "
+                  "<= w_r <= the region's trainers; greedy on marginal cost (exact, convex). Each round a "
+                  "region's cheapest, then fastest, online trainers fill its quota. Combine with async-ga "
+                  "or model-averaging.",
+                  "Tan et al., Cloudless-Training, Chinese High Technology Letters 2024 [reconstructed]",
+                  {intParam("workers", 4, 1, "W: workers in all regions together"),
+                   realParam("hours", 1.0, 0.0, 1e9, "expected job length in hours (weighs prices)"),
+                   realParam("data_gb", 0.0, 0.0, 1e12, "training data size in GB; 0 = from the data set"),
+                   realParam("egress_per_gb", 0.09, 0.0, 1e9, "price of moving 1 GB out of a region"),
+                   intParam("min_per_region", 1, 0, "workers each region keeps (its server needs one)")}};
+        d.order = 100;
+        d.make = makeSelectPlacement;
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -1,6 +1,7 @@
 // k trainers drawn uniformly without replacement among those online (FedAvg's C fraction).
 
-#include "core/policies/selection_factories.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/selection_policy.h"
 
 #include <algorithm>
 
@@ -10,7 +11,7 @@ namespace {
 class SelectRandomK : public SelectionPolicy {
 public:
     explicit SelectRandomK(std::size_t k) : k_(k) {}
-    std::vector<int> select(const Engine&, int, int, const std::vector<int>& candidates, Rng& rng) override {
+    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng& rng) override {
         std::vector<int> pool = candidates;
         // Partial Fisher-Yates: the first k of a uniform permutation.
         const std::size_t k = std::min(k_, pool.size());
@@ -25,8 +26,23 @@ private:
 };
 } // namespace
 
-std::unique_ptr<SelectionPolicy> makeSelectRandomK(const PolicySpec& spec, const Engine&) {
-    return std::make_unique<SelectRandomK>(static_cast<std::size_t>(spec.get("k", 10)));
+FOG_SELECTION_POLICY(selectRandomKPolicy) {
+    static const SelectionPolicyDescriptor d = [] {
+        SelectionPolicyDescriptor d;
+        d.info = {"random-k",
+                  "Each round, k trainers drawn uniformly without replacement among those online.",
+                  "McMahan et al., FedAvg, AISTATS 2017",
+                  {intParam("k", 10, 1, "trainers per round")}};
+        d.order = 20;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)e;
+            return std::make_unique<SelectRandomK>(static_cast<std::size_t>(p.integer("k")));
+        };
+        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.uniform = true;
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog

@@ -1,20 +1,19 @@
 #include "core/policies/selection_estimates.h"
 
+#include "core/policies/policy_descriptor.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace fog {
 
-int stepsPerDispatch(const Engine& e, int trainer) {
-    const auto& sync = e.scenario().sync;
-    if (sync.name == "fully-sync" || sync.name == "n-sync" || sync.name == "n-batch-sync" ||
-        sync.name == "async")
-        return 1;
-    if (sync.name == "async-ga") return static_cast<int>(sync.get("k", 4));
+int stepsPerDispatch(const PolicyContext& e, int trainer) {
+    const auto* d = findSyncDescriptor(e.scenario().sync.name);
+    if (d && d->stepsPerDispatch) return d->stepsPerDispatch(e.syncParams());
     return std::max(1, e.localStepsOf(trainer));
 }
 
-double expectedRoundSeconds(const Engine& e, int trainer) {
+double expectedRoundSeconds(const PolicyContext& e, int trainer) {
     const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return e.topology().transfer(agg, trainer, bytes).seconds +
@@ -22,14 +21,14 @@ double expectedRoundSeconds(const Engine& e, int trainer) {
            e.topology().transfer(trainer, agg, bytes).seconds;
 }
 
-double expectedRoundCost(const Engine& e, int trainer) {
+double expectedRoundCost(const PolicyContext& e, int trainer) {
     const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return expectedRoundSeconds(e, trainer) * e.topology().node(trainer).spec.pricePerHour / 3600.0 +
            e.topology().transfer(agg, trainer, bytes).price + e.topology().transfer(trainer, agg, bytes).price;
 }
 
-double stationaryAvailability(const Engine& e, int trainer) {
+double stationaryAvailability(const PolicyContext& e, int trainer) {
     const auto& a = e.topology().node(trainer).spec.availability;
     switch (a.kind) {
     case AvailabilitySpec::Kind::Always:

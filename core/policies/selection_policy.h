@@ -1,8 +1,9 @@
 #pragma once
-// Which trainers take part in a round. One interface, one file per policy, a name-keyed
-// registry (selection_registry.cpp).
+// Which trainers take part in a round. One interface, one file per policy, each with its
+// descriptor (core/policies/policy_descriptor.h).
 
-#include "core/engine/engine.h"
+#include "core/policies/policy_context.h"
+#include "core/util/random.h"
 
 #include <memory>
 #include <vector>
@@ -14,10 +15,10 @@ public:
     virtual ~SelectionPolicy() = default;
     /// Chooses among `candidates` (online, idle trainers of `aggregator`, ascending). The
     /// result is used in the order given.
-    virtual std::vector<int> select(const Engine& e, int aggregator, int round,
+    virtual std::vector<int> select(const PolicyContext& e, int aggregator, int round,
                                     const std::vector<int>& candidates, Rng& rng) = 0;
     /// Called once when the run starts, before the first selection (planners report here).
-    virtual void start(Engine& e) { (void)e; }
+    virtual void start(PolicyContext& e) { (void)e; }
     /// What a trainer's last contribution showed (for utility-based policies).
     virtual void observe(int trainer, double loss, double seconds) {
         (void)trainer;
@@ -26,6 +27,8 @@ public:
     }
 };
 
-std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const Engine& e);
+/// Builds the policy `spec` names, its parameters resolved by its descriptor. Throws
+/// EngineError for an unknown name or a plan that cannot be made.
+std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const PolicyContext& e);
 
 } // namespace fog

@@ -4,7 +4,7 @@
 
 namespace fog {
 
-void TwoLevelPolicy::start(Engine& e) {
+void TwoLevelPolicy::start(PolicyContext& e) {
     global_ = e.initialModel();
     for (auto& g : groups_) {
         g.model = ServerModel(global_);
@@ -13,7 +13,7 @@ void TwoLevelPolicy::start(Engine& e) {
     for (std::size_t g = 0; g < groups_.size(); ++g) beginGroupRound(e, g);
 }
 
-void TwoLevelPolicy::beginGroupRound(Engine& e, std::size_t gi) {
+void TwoLevelPolicy::beginGroupRound(PolicyContext& e, std::size_t gi) {
     if (e.stopped()) return;
     Group& g = groups_[gi];
     g.results.clear();
@@ -21,13 +21,20 @@ void TwoLevelPolicy::beginGroupRound(Engine& e, std::size_t gi) {
     const auto selected = e.selectTrainers(g.aggregator, e.globalRound() + 1);
     g.waiting = selected.empty();
     for (int t : selected) {
-        const int steps = innerSteps_ > 0 ? innerSteps_ : e.localStepsOf(t);
-        g.outstanding.insert(e.dispatch(t, g.aggregator, g.model.params(), g.model.version(), steps,
-                                        false, e.globalRound() + 1, static_cast<int>(gi)));
+        DispatchRequest r;
+        r.trainer = t;
+        r.aggregator = g.aggregator;
+        r.model = g.model.params();
+        r.version = g.model.version();
+        r.steps = innerSteps_ > 0 ? innerSteps_ : e.localStepsOf(t);
+        r.gradient = false;
+        r.round = e.globalRound() + 1;
+        r.options.tag = static_cast<int>(gi);
+        g.outstanding.insert(e.dispatch(r));
     }
 }
 
-void TwoLevelPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
+void TwoLevelPolicy::onArrival(PolicyContext& e, const Job& job, LocalResult& result) {
     const auto gi = static_cast<std::size_t>(job.tag);
     Group& g = groups_[gi];
     if (!g.outstanding.erase(job.id)) return;
@@ -35,21 +42,21 @@ void TwoLevelPolicy::onArrival(Engine& e, const Job& job, LocalResult& result) {
     if (g.outstanding.empty()) completeGroupRound(e, gi);
 }
 
-void TwoLevelPolicy::onLost(Engine& e, const Job& job) {
+void TwoLevelPolicy::onLost(PolicyContext& e, const Job& job) {
     const auto gi = static_cast<std::size_t>(job.tag);
     Group& g = groups_[gi];
     if (!g.outstanding.erase(job.id)) return;
     if (g.outstanding.empty()) completeGroupRound(e, gi);
 }
 
-void TwoLevelPolicy::onNodeOnline(Engine& e, int node) {
+void TwoLevelPolicy::onNodeOnline(PolicyContext& e, int node) {
     const int agg = e.topology().node(node).aggregator;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi)
         if (groups_[gi].aggregator == agg && groups_[gi].waiting && !groups_[gi].atBarrier)
             beginGroupRound(e, gi);
 }
 
-void TwoLevelPolicy::completeGroupRound(Engine& e, std::size_t gi) {
+void TwoLevelPolicy::completeGroupRound(PolicyContext& e, std::size_t gi) {
     Group& g = groups_[gi];
     AggregationRecord r;
     r.level = 1;
@@ -86,7 +93,7 @@ void TwoLevelPolicy::averageGroups() {
     global_ = std::make_shared<Params>(weightedModelAverage(models, weights));
 }
 
-void TwoLevelPolicy::reportGlobal(Engine& e, const ParamsPtr& model) {
+void TwoLevelPolicy::reportGlobal(PolicyContext& e, const ParamsPtr& model) {
     AggregationRecord r;
     r.level = 0;
     r.aggregator = e.topology().node(root_).spec.id;
@@ -102,7 +109,7 @@ void TwoLevelPolicy::reportGlobal(Engine& e, const ParamsPtr& model) {
     e.reportAggregation(r, model);
 }
 
-void TwoLevelPolicy::resumeAt(Engine& e, std::size_t gi, double t) {
+void TwoLevelPolicy::resumeAt(PolicyContext& e, std::size_t gi, double t) {
     const ParamsPtr model = global_;
     e.at(t, [this, &e, gi, model] {
         Group& g = groups_[gi];

@@ -13,10 +13,10 @@ namespace fog {
 
 class TwoLevelPolicy : public SyncPolicy {
 public:
-    void start(Engine& e) override;
-    void onArrival(Engine& e, const Job& job, LocalResult& result) override;
-    void onLost(Engine& e, const Job& job) override;
-    void onNodeOnline(Engine& e, int node) override;
+    void start(PolicyContext& e) override;
+    void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override;
+    void onLost(PolicyContext& e, const Job& job) override;
+    void onNodeOnline(PolicyContext& e, int node) override;
     ParamsPtr globalModel() const override { return global_; }
 
 protected:
@@ -34,19 +34,19 @@ protected:
     };
 
     /// Group `g` has just reached the barrier (now): send its model where it must go.
-    virtual void onBarrier(Engine& e, std::size_t g) = 0;
+    virtual void onBarrier(PolicyContext& e, std::size_t g) = 0;
     /// Every group is at the barrier: schedule the averaging and the groups' resumption
     /// (through `finishExchange` and `resume`).
-    virtual void onAllAtBarrier(Engine& e) = 0;
+    virtual void onAllAtBarrier(PolicyContext& e) = 0;
 
     /// Averages the groups' models (data-weighted) into the global model.
     void averageGroups();
     /// Reports `model` as a global (level 0) aggregation.
-    void reportGlobal(Engine& e, const ParamsPtr& model);
+    void reportGlobal(PolicyContext& e, const ParamsPtr& model);
     /// Group `g` continues from the global model at time `t`.
-    void resumeAt(Engine& e, std::size_t g, double t);
-    void beginGroupRound(Engine& e, std::size_t g);
-    void completeGroupRound(Engine& e, std::size_t g);
+    void resumeAt(PolicyContext& e, std::size_t g, double t);
+    void beginGroupRound(PolicyContext& e, std::size_t g);
+    void completeGroupRound(PolicyContext& e, std::size_t g);
 
     std::vector<Group> groups_;
     int root_ = -1;

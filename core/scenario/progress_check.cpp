@@ -1,6 +1,6 @@
 #include "core/scenario/progress_check.h"
 
-#include "core/policies/policy_info.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -71,9 +71,11 @@ class ShapeCheck {
         const std::string policy = s_.sync.name;
         switch (info->shape) {
         case TreeShape::SingleServer: {
-            // Every trainer reports to the one server; aggregators below it relay. Only the
-            // ToN planner plans one level of workers, right under the server.
-            if (rootMembers != 1 || s_.selection.name != "ton-plan") return;
+            // Every trainer reports to the one server; aggregators below it relay. Only a
+            // selection that plans one level of workers (the ToN planner) uses just the
+            // trainers right under the server.
+            const SelectionPolicyDescriptor* sel = findSelectionDescriptor(s_.selection.name);
+            if (rootMembers != 1 || !sel || sel->serverTrainersOnly.empty()) return;
             const int root = roots.front();
             const std::string server = memberName(root);
             for (std::size_t v = 0; v < vs_.size(); ++v) {
@@ -81,8 +83,8 @@ class ShapeCheck {
                 refuse(static_cast<int>(v),
                        std::string(vs_[v].group ? "members report" : "reports") + " to aggregator '" +
                            aggregatorName(static_cast<int>(v)) +
-                           "', but selection policy ton-plan plans and rents only the trainers right "
-                           "under the parameter server '" + server + "', so " +
+                           "', but selection policy " + s_.selection.name + " " + sel->serverTrainersOnly +
+                           " '" + server + "', so " +
                            (vs_[v].group ? "these trainers" : "this trainer") +
                            " would never train. Set parent: " + server);
             }
@@ -94,7 +96,7 @@ class ShapeCheck {
                 for (int r : roots)
                     names.push_back(memberName(r));
                 error("sync.policy", s_.sync.line,
-                      "hierarchical needs exactly one root aggregator (the cloud that averages "
+                      policy + " needs exactly one root aggregator (the cloud that averages "
                       "the edges), found " + std::to_string(rootMembers) + ": " +
                           joinNames(names) + "; use model-averaging for several regions");
                 return;
@@ -112,7 +114,7 @@ class ShapeCheck {
                        std::string(vs_[v].group ? "members report" : "reports") +
                            " to aggregator '" + aggregatorName(static_cast<int>(v)) +
                            "', two or more levels below the cloud '" + memberName(root) +
-                           "': sync policy hierarchical aggregates devices at the edges right "
+                           "': sync policy " + policy + " aggregates devices at the edges right "
                            "under the cloud (and devices right under the cloud), so " +
                            (vs_[v].group ? "these trainers" : "this trainer") +
                            " would never train. Attach " + (vs_[v].group ? "them" : "it") +
@@ -120,7 +122,7 @@ class ShapeCheck {
             }
             if (!anyUsed && named_ == 0)
                 error("sync.policy", s_.sync.line,
-                      "hierarchical finds no trainer under the cloud or its edge aggregators");
+                      policy + " finds no trainer under the cloud or its edge aggregators");
             break;
         }
         case TreeShape::Regions:

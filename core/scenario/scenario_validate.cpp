@@ -5,7 +5,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/data/dataset.h"
-#include "core/policies/policy_info.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/scenario/progress_check.h"
 #include "core/scenario/yaml_reader.h"
 
@@ -655,30 +655,26 @@ const PolicyInfo* checkPolicy(Checker& c, const std::string& path, const char* w
     return info;
 }
 
+/// The tree against the shapes the sync policy accepts (its descriptor's check and message).
 void checkPolicyFitsTree(Checker& c, const PolicySpec& sync, const TreeFacts& tree) {
     if (!tree.reliable || tree.aggregators == 0) return; // already reported as tree errors
-    const int roots = static_cast<int>(tree.roots.size());
-    if (sync.name == "model-averaging") {
-        if (roots < 2)
-            c.error("sync.policy", sync.line,
-                    "model-averaging needs at least 2 root aggregators (aggregators with no "
-                    "aggregator above them, one per region), found " +
-                        std::to_string(roots));
-    } else if (sync.name == "hierarchical") {
-        if (!tree.nested)
-            c.error("sync.policy", sync.line,
-                    "hierarchical needs an aggregator below another aggregator (e.g. edge "
-                    "aggregators whose parent is the cloud aggregator), found none");
-    } else if (roots != 1) {
-        std::vector<std::string> shown(tree.roots.begin(),
-                                       tree.roots.begin() + std::min<std::ptrdiff_t>(roots, 5));
-        c.error("sync.policy", sync.line,
-                sync.name +
-                    " needs exactly one root aggregator (an aggregator with no aggregator "
-                    "above it), found " +
-                    std::to_string(roots) + ": " + joinNames(shown) + (roots > 5 ? ", ..." : "") +
-                    "; use model-averaging for several parameter servers");
-    }
+    const SyncPolicyDescriptor* d = findSyncDescriptor(sync.name);
+    if (!d) return;
+    PolicyTreeFacts facts;
+    facts.trainers = tree.trainers;
+    facts.aggregators = tree.aggregators;
+    facts.roots = tree.roots;
+    facts.nested = tree.nested;
+    if (std::string why = refuseTree(*d, facts); !why.empty()) c.error("sync.policy", sync.line, why);
+}
+
+/// A selection policy that plans a sync policy's rounds needs one it can model.
+void checkSelectionFitsSync(Checker& c, const PolicySpec& selection, const PolicySpec& sync) {
+    const SelectionPolicyDescriptor* sel = findSelectionDescriptor(selection.name);
+    const SyncPolicyDescriptor* syn = findSyncDescriptor(sync.name);
+    if (!sel || !syn || !sel->needsBarrierSync || syn->hasBarrier) return;
+    c.error("selection.policy", selection.line,
+            selection.name + " plans " + barrierSyncNames() + " rounds, but sync.policy is '" + sync.name + "'");
 }
 
 void checkStop(Checker& c, const StopSpec& s, const EvaluationSpec& e) {
@@ -716,12 +712,7 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
-    // The ToN planner's runtime model covers the parameter-server policies only.
-    if (s.selection.name == "ton-plan" && s.sync.name != "fully-sync" && s.sync.name != "n-sync" &&
-        s.sync.name != "n-batch-sync")
-        c.error("selection.policy", s.selection.line,
-                "ton-plan plans fully-sync, n-sync or n-batch-sync rounds, but sync.policy is '" +
-                    s.sync.name + "'");
+    checkSelectionFitsSync(c, s.selection, s.sync);
     checkStop(c, s.stop, s.evaluation);
     return addProgressProblems(s, c.take()); // trees where the sync policy leaves trainers unused
 }

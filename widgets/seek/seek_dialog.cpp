@@ -1,5 +1,6 @@
 #include "widgets/seek/seek_dialog.h"
 
+#include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 
@@ -80,9 +81,12 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
     params_ = new QPlainTextEdit;
     params_->setObjectName("seekParams");
     params_->setPlaceholderText(tr("one per line: KEY=int:LO..HI[:STEP] | real:LO..HI | log:LO..HI | choice:A,B"));
-    params_->setPlainText("selection.k=int:2..8:2\nsync.policy=choice:" +
-                          QString::fromStdString(scenario.sync.name.empty() ? "fully-sync" : scenario.sync.name) +
-                          (scenario.sync.name == "fully-sync" ? ",async" : ",fully-sync"));
+    // The scenario's sync policy against the first other one of the catalogue.
+    const auto& syncs = syncPolicyInfos();
+    const std::string current = scenario.sync.name.empty() ? syncs.front().name : scenario.sync.name;
+    const auto other = std::find_if(syncs.begin(), syncs.end(), [&](const PolicyInfo& i) { return i.name != current; });
+    params_->setPlainText("selection.k=int:2..8:2\nsync.policy=choice:" + QString::fromStdString(current) +
+                          (other != syncs.end() ? "," + QString::fromStdString(other->name) : QString()));
     params_->setMaximumHeight(90);
     form->addRow(tr("Parameters"), params_);
 

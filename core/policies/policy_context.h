@@ -1,0 +1,145 @@
+#pragma once
+// What a sync or selection policy may see of a run and do in it: the narrow face of the
+// engine (issue 11, item 4). Policies include this header, never core/engine; the engine
+// implements it directly (core/engine/engine.h).
+//
+// Every member is called on the engine thread only, from inside a policy callback or a
+// timer the policy scheduled; none of them is thread-safe.
+
+#include "core/data/dataset.h"
+#include "core/model/learner.h"
+#include "core/policies/policy_params.h"
+#include "core/spec/scenario.h"
+#include "core/system/metrics.h"
+#include "core/system/topology.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+class WorkItem;
+
+/// A run cannot start or go on (bad topology for a policy, planner without a solution...).
+/// Policies throw it from their factories; the engine throws it too.
+struct EngineError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// One dispatch of work to a trainer: model down, local steps, update up.
+struct Job {
+    std::uint64_t id = 0;
+    int trainer = -1;
+    int aggregator = -1;
+    int round = 0;         ///< the policy's round when dispatched
+    long version = 0;      ///< model version pulled (for staleness)
+    bool gradient = false; ///< gradient of one step vs parameter change of local SGD
+    int tag = 0;           ///< free for the policy
+    double tStart = 0, tReceived = 0, tComputed = 0, tArrive = 0;
+    std::vector<int> batchSizes;
+    std::vector<double> stepEnds; ///< virtual time at which each step ends
+    std::int64_t samples = 0;
+    int stepsRequested = 0;
+    bool partial = false;  ///< fewer steps than requested (compute deadline)
+    bool doomed = false;   ///< the trainer goes offline before delivering
+    std::shared_ptr<WorkItem> work;   ///< engine-side; policies do not touch it
+    std::shared_ptr<LocalResult> result;
+};
+
+/// Optional settings of one dispatch (the older form of DispatchRequest's tail).
+struct DispatchOptions {
+    int batchSize = 0;            ///< 0: training.batch_size (AdaCoOpt sets one per trainer)
+    /// Steps that would end after this virtual time are not run: the trainer returns the
+    /// work done by then (at least one step). Infinity: all steps.
+    double computeDeadline = std::numeric_limits<double>::infinity();
+    bool download = true;         ///< false: the trainer still holds this model
+    int tag = 0;                  ///< free for the policy
+};
+
+/// Everything one dispatch needs: send `model` (version `version`) from `aggregator` to
+/// `trainer`, run `steps` local steps there, send the result back.
+struct DispatchRequest {
+    int trainer = -1;
+    int aggregator = -1;
+    ParamsPtr model;
+    long version = 0;
+    int steps = 1;
+    bool gradient = false; ///< true: one mini-batch gradient; false: the change after local SGD
+    int round = 0;         ///< the policy's round, recorded with the job
+    DispatchOptions options;
+};
+
+/// What a policy reports besides aggregations, shown on the timeline and stored with the
+/// run. The engine names them in its event stream ("plan", "placement", "partial-work").
+enum class PolicyEvent {
+    Plan,        ///< a planner's decision and its predictions (ToN planner, AdaCoOpt)
+    Placement,   ///< workers per region chosen by elastic placement
+    PartialWork, ///< a trainer delivered fewer local steps than asked (compute deadline)
+};
+
+class PolicyContext {
+public:
+    virtual ~PolicyContext() = default;
+
+    // ---- What a policy may read ----
+    /// Virtual seconds since the start of the run.
+    virtual double now() const = 0;
+    /// The whole scenario (training settings, stop rules, the policies' own sections).
+    virtual const Scenario& scenario() const = 0;
+    /// The run's sync and selection sections with every parameter resolved (defaults
+    /// filled from the descriptors once, when the run was set up).
+    virtual const PolicyParams& syncParams() const = 0;
+    virtual const PolicyParams& selectionParams() const = 0;
+    virtual const Topology& topology() const = 0;
+    virtual const DataBundle& data() const = 0;
+    /// False for timing-only runs (no model: updates are empty).
+    virtual bool trainsModel() const = 0;
+    virtual bool isOnline(int node) const = 0;
+    /// A job of this trainer is in flight.
+    virtual bool isBusy(int node) const = 0;
+    /// Samples in a trainer's local data set.
+    virtual std::int64_t samplesOf(int trainer) const = 0;
+    /// Trainers whose updates go to `aggregator` under this run's sync policy (its tree
+    /// shape: docs/emulator.md, "Which trainers a policy uses").
+    virtual std::vector<int> trainersOf(int aggregator) const = 0;
+    /// The aggregator a trainer's updates go to (-1: none).
+    virtual int serverOf(int trainer) const = 0;
+    /// Local steps of a dispatch when the policy does not choose: training.local_steps, or
+    /// local_epochs passes over the trainer's data.
+    virtual int localStepsOf(int trainer) const = 0;
+    /// Expected seconds of `steps` local steps of `batch` on `trainer` (mean noise 1).
+    virtual double expectedComputeSeconds(int trainer, int steps, int batch) const = 0;
+    /// Learning rate of the schedule at the current global round.
+    virtual double learningRate() const = 0;
+    virtual ParamsPtr initialModel() const = 0;
+    /// Bytes of one model (or update) on the wire.
+    virtual double modelBytes() const = 0;
+    /// Global aggregations reported so far.
+    virtual int globalRound() const = 0;
+    /// A stop rule fired: start no new work.
+    virtual bool stopped() const = 0;
+
+    // ---- What a policy may do ----
+    /// Online, idle trainers of `aggregator`, chosen by the run's selection policy for `round`.
+    virtual std::vector<int> selectTrainers(int aggregator, int round) = 0;
+    /// Starts a job; the sync policy hears onArrival or onLost for it. Returns its id.
+    virtual std::uint64_t dispatch(const DispatchRequest& request) = 0;
+    /// Abandons a job: the trainer is idle now and its result will not be delivered.
+    virtual void cancelJob(std::uint64_t id) = 0;
+    /// Moves `bytes` between two nodes (time, traffic, price, energy); returns the arrival time.
+    virtual double send(int from, int to, double bytes) = 0;
+    /// Calls `fn` at virtual time `t` (>= now).
+    virtual void at(double t, std::function<void()> fn) = 0;
+    /// Reports an aggregation. Level 0 advances the global round, evaluates `model` every
+    /// evaluation.every_rounds rounds and applies the stop rules.
+    virtual void reportAggregation(AggregationRecord record, const ParamsPtr& model) = 0;
+    /// Reports a policy event about `node` (-1: the run as a whole).
+    virtual void report(PolicyEvent kind, int node, const std::string& detail) = 0;
+};
+
+} // namespace fog

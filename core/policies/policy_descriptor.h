@@ -1,0 +1,111 @@
+#pragma once
+// One descriptor per policy, defined in the policy's own file: what it is (name, summary,
+// source, parameters with defaults and bounds), how to build it, which trees it accepts and
+// what the rest of FogStudio may assume about it (steps per dispatch, closed form, what the
+// planners model). Nothing else in FogStudio knows a policy by its name: the scenario
+// validator, the progress check, the closed forms, the planners, the GUI and the CLI ask
+// the descriptors. docs/extending.md, "Adding a sync policy", shows how to add one.
+//
+// Registration: a policy file defines its descriptor with FOG_SYNC_POLICY(fn) or
+// FOG_SELECTION_POLICY(fn) at the start of a line; the build collects those lines
+// (core/CMakeLists.txt, packaging/cmake/policy_list.cmake) into the one list of descriptors.
+
+#include "core/policies/policy_context.h"
+#include "core/policies/policy_info.h"
+#include "core/policies/policy_params.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+class SyncPolicy;
+class SelectionPolicy;
+
+/// The barrier a synchronous round ends at, over trainers whose step times are i.i.d.
+enum class BarrierKind {
+    FullySync,   ///< waits for all n: E = shift + H_n / lambda
+    FirstK,      ///< first k of n (n-sync): E = shift + (H_n - H_{n-k}) / lambda
+    FirstBatches ///< first m mini-batches from n (n-batch-sync): E = shift + m / (n lambda)
+};
+
+/// A sync policy whose rounds are one mini-batch gradient per trainer ending at a barrier:
+/// it has a closed-form round time (core/analysis/closed_form.h) and the ToN planner models it.
+struct RoundBarrier {
+    BarrierKind kind = BarrierKind::FullySync;
+    std::string countKey; ///< parameter giving k (FirstK) or m (FirstBatches); empty: none
+};
+
+/// What the tree check of a sync policy knows about the topology.
+struct PolicyTreeFacts {
+    long long trainers = 0; ///< trainers in all, group members counted
+    int aggregators = 0;
+    std::vector<std::string> roots; ///< aggregators with no aggregator above them
+    bool nested = false;            ///< some aggregator has an aggregator above it
+};
+
+struct SyncPolicyDescriptor {
+    PolicyInfo info;  ///< name, summary, source, parameters, tree shape (what the GUI shows)
+    int order = 0;    ///< position in lists (GUI, CLI, messages): ascending
+    std::unique_ptr<SyncPolicy> (*make)(const PolicyParams& params, const PolicyContext& e) = nullptr;
+    /// Local steps one dispatch runs on any trainer; nullptr: the training section's local
+    /// work (training.local_steps or local_epochs). Selection estimates use it.
+    int (*stepsPerDispatch)(const PolicyParams& params) = nullptr;
+    /// Set for the barrier policies (closed form, ToN planner).
+    bool hasBarrier = false;
+    RoundBarrier barrier;
+    /// Refuses a tree at validation: the message (after "sync.policy "), or empty when the
+    /// tree is accepted. nullptr: the default check of info.shape (treeShapeRefusal).
+    std::string (*refuseTree)(const std::string& name, const PolicyTreeFacts& tree) = nullptr;
+};
+
+struct SelectionPolicyDescriptor {
+    PolicyInfo info;
+    int order = 0;
+    std::unique_ptr<SelectionPolicy> (*make)(const PolicyParams& params, const PolicyContext& e) = nullptr;
+    /// The most trainers it selects per round (its k); nullptr: no fixed number. Async sync
+    /// policies keep at most this many trainers busy.
+    int (*perRound)(const PolicyParams& params) = nullptr;
+    /// Picks uniformly among alike trainers (min(perRound, n) of n, all without perRound):
+    /// the closed-form round time holds.
+    bool uniform = false;
+    /// Only sync policies with a round barrier (the ToN planner's model).
+    bool needsBarrierSync = false;
+    /// Uses only the trainers right under the single parameter server; the phrase says why,
+    /// e.g. "plans and rents only the trainers right under the parameter server".
+    std::string serverTrainersOnly;
+};
+
+/// The one list of descriptors, in `order`.
+const std::vector<const SyncPolicyDescriptor*>& syncDescriptors();
+const std::vector<const SelectionPolicyDescriptor*>& selectionDescriptors();
+/// nullptr when unknown.
+const SyncPolicyDescriptor* findSyncDescriptor(const std::string& name);
+const SelectionPolicyDescriptor* findSelectionDescriptor(const std::string& name);
+
+/// The parameters of a scenario's section with the defaults filled; EngineError "unknown
+/// sync policy 'x' (known: ...)" for an unknown name.
+PolicyParams resolveSyncParams(const PolicySpec& spec);
+PolicyParams resolveSelectionParams(const PolicySpec& spec);
+
+/// The default tree check of a shape: the message for a refused tree, empty if accepted.
+std::string treeShapeRefusal(TreeShape shape, const std::string& name, const PolicyTreeFacts& tree);
+/// The descriptor's check (refuseTree, else its shape's).
+std::string refuseTree(const SyncPolicyDescriptor& d, const PolicyTreeFacts& tree);
+/// "a, b or c": the sync policies with a round barrier (what needsBarrierSync accepts).
+std::string barrierSyncNames();
+
+/// Helpers for parameter tables.
+inline PolicyParamInfo intParam(std::string key, double def, double min, std::string help, double max = 1e9) {
+    return {std::move(key), def, min, max, true, std::move(help)};
+}
+inline PolicyParamInfo realParam(std::string key, double def, double min, double max, std::string help) {
+    return {std::move(key), def, min, max, false, std::move(help)};
+}
+
+} // namespace fog
+
+/// Defines the descriptor function of a policy file; the build lists it (see above).
+#define FOG_SYNC_POLICY(fn) const ::fog::SyncPolicyDescriptor& fn()
+#define FOG_SELECTION_POLICY(fn) const ::fog::SelectionPolicyDescriptor& fn()

@@ -1,0 +1,165 @@
+// The include graph of core/ between folders has no cycle (issue 11): util < spec < data,
+// model, system < planning < policies < engine, with scenario allowed to use policies and
+// analysis, sweep, seek, store, cluster above. A cycle is printed with the include lines
+// that make it, so whoever adds one sees where.
+
+#include <QtTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// One `#include "core/<to>/..."` in a file of core/<from>/.
+struct IncludeEdge {
+    std::string from, to;
+    std::string where; ///< file:line of the include
+};
+
+/// The folder-level include edges of every .h and .cpp under `coreDir` (self edges dropped).
+std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
+    namespace fs = std::filesystem;
+    // A plain string: moc's preprocessor misreads a raw string holding '#include'.
+    static const std::regex include("^\\s*#\\s*include\\s*\"core/([A-Za-z0-9_]+)/");
+    std::vector<IncludeEdge> edges;
+    for (const auto& entry : fs::recursive_directory_iterator(coreDir)) {
+        if (!entry.is_regular_file()) continue;
+        const auto ext = entry.path().extension().string();
+        if (ext != ".h" && ext != ".cpp" && ext != ".inc") continue;
+        const auto rel = fs::relative(entry.path(), coreDir);
+        if (rel.begin() == rel.end() || std::next(rel.begin()) == rel.end()) continue; // core/ itself
+        const std::string from = rel.begin()->string();
+        std::ifstream in(entry.path());
+        std::string line;
+        int n = 0;
+        while (std::getline(in, line)) {
+            ++n;
+            std::smatch m;
+            if (std::regex_search(line, m, include) && m[1] != from)
+                edges.push_back({from, m[1], "core/" + rel.generic_string() + ":" + std::to_string(n)});
+        }
+    }
+    return edges;
+}
+
+/// Every cycle between folders, each as "a -> b -> a (where; where)"; empty when none. One
+/// cycle per strongly connected component is enough to act on.
+std::vector<std::string> folderCycles(const std::vector<IncludeEdge>& edges) {
+    std::map<std::string, std::map<std::string, std::string>> graph; // from -> to -> first where
+    for (const auto& e : edges) graph[e.from].emplace(e.to, e.where);
+    std::vector<std::string> cycles;
+    std::set<std::string> done;     // fully explored
+    std::vector<std::string> stack; // current DFS path
+    std::set<std::string> onStack;
+    std::set<std::string> reported; // folders already in a reported cycle
+    std::function<void(const std::string&)> visit = [&](const std::string& v) {
+        stack.push_back(v);
+        onStack.insert(v);
+        for (const auto& [w, where] : graph[v]) {
+            if (onStack.count(w)) {
+                const auto start = std::find(stack.begin(), stack.end(), w);
+                bool known = false;
+                for (auto it = start; it != stack.end(); ++it) known = known || reported.count(*it);
+                if (known) continue;
+                std::string text, lines;
+                for (auto it = start; it != stack.end(); ++it) {
+                    const std::string& next = std::next(it) == stack.end() ? w : *std::next(it);
+                    text += *it + " -> ";
+                    lines += (lines.empty() ? "" : "; ") + graph[*it][next];
+                    reported.insert(*it);
+                }
+                cycles.push_back(text + w + " (" + lines + ")");
+            } else if (!done.count(w)) {
+                visit(w);
+            }
+        }
+        onStack.erase(v);
+        stack.pop_back();
+        done.insert(v);
+    };
+    for (const auto& [v, out] : graph)
+        if (!done.count(v)) visit(v);
+    return cycles;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += "\n  " + l;
+    return out;
+}
+
+} // namespace
+
+class TestLayering : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void theCycleFinderFindsCycles_data() {
+        QTest::addColumn<QStringList>("edges"); // "from to" pairs
+        QTest::addColumn<int>("cycles");
+        QTest::addColumn<QString>("mustMention");
+        QTest::newRow("none") << QStringList{"engine policies", "policies spec", "engine spec"} << 0 << "";
+        QTest::newRow("two folders") << QStringList{"engine policies", "policies engine"} << 1
+                                     << "engine -> policies -> engine";
+        QTest::newRow("three folders")
+            << QStringList{"spec util", "data spec", "scenario data", "spec scenario"} << 1
+            << "data -> spec -> scenario -> data";
+        QTest::newRow("two separate") << QStringList{"a b", "b a", "c d", "d c", "a c"} << 2 << "c -> d -> c";
+    }
+    void theCycleFinderFindsCycles() {
+        QFETCH(QStringList, edges);
+        QFETCH(int, cycles);
+        QFETCH(QString, mustMention);
+        std::vector<IncludeEdge> es;
+        for (const auto& e : edges) {
+            const auto parts = e.split(' ');
+            es.push_back({parts[0].toStdString(), parts[1].toStdString(), "core/" + parts[0].toStdString() + "/x.h:1"});
+        }
+        const auto found = folderCycles(es);
+        QCOMPARE(static_cast<int>(found.size()), cycles);
+        if (!mustMention.isEmpty())
+            QVERIFY2(joined(found).find(mustMention.toStdString()) != std::string::npos, joined(found).c_str());
+    }
+
+    void coreHasNoCycleBetweenFolders() {
+        const auto edges = scanCore(std::filesystem::path(FOG_SOURCE_DIR) / "core");
+        QVERIFY2(edges.size() > 20, "found too few includes: is FOG_SOURCE_DIR right?");
+        const auto cycles = folderCycles(edges);
+        QVERIFY2(cycles.empty(), ("include cycles between folders of core/:" + joined(cycles)).c_str());
+    }
+
+    /// The rules the layering rests on, by name (a cycle check alone would allow e.g.
+    /// policies -> engine while nothing includes policies from engine).
+    void folderRules_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QStringList>("forbidden");
+        const QStringList above = {"engine", "scenario", "analysis", "sweep", "seek", "store", "cluster"};
+        QTest::newRow("policies see a context, not the engine") << "policies" << above;
+        QTest::newRow("planning below policies") << "planning" << (QStringList(above) << "policies");
+        QTest::newRow("spec is plain data") << "spec"
+                                            << (QStringList(above) << "policies" << "planning" << "data"
+                                                                   << "model" << "system");
+        QTest::newRow("util at the bottom") << "util"
+                                            << (QStringList(above) << "policies" << "planning" << "data"
+                                                                   << "model" << "system" << "spec");
+    }
+    void folderRules() {
+        QFETCH(QString, from);
+        QFETCH(QStringList, forbidden);
+        std::vector<std::string> bad;
+        for (const auto& e : scanCore(std::filesystem::path(FOG_SOURCE_DIR) / "core"))
+            if (e.from == from.toStdString() && forbidden.contains(QString::fromStdString(e.to)))
+                bad.push_back(e.where + " includes core/" + e.to + "/");
+        QVERIFY2(bad.empty(), ("core/" + from.toStdString() + " must not include these:" + joined(bad)).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayering)
+#include "test_layering.moc"
