@@ -52,13 +52,14 @@ inline fog::Scenario timingStar(int n, double throughput, fog::NoiseSpec::Kind n
     s.name = "timing-star";
     s.seed = 7;
     s.topology.nodes.push_back(makeNode("server", fog::Role::Aggregator, ""));
-    fog::GroupSpec g;
+    fog::NodeSpec g;
+    g.group = true;
     g.id = "w";
     g.count = n;
     g.parent = "server";
     g.compute.throughput = fog::Range::exactly(throughput);
     g.compute.noise.kind = noise;
-    s.topology.groups.push_back(g);
+    s.topology.nodes.push_back(g);
     s.data.kind = fog::DataSpec::Kind::None;
     s.data.samplesPerTrainer = 100;
     s.model.kind = fog::ModelSpec::Kind::None;

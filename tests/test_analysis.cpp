@@ -146,9 +146,9 @@ private Q_SLOTS:
     void sweepUsesCommonRandomNumbers() {
         // Volatile stragglers; the policies differ, the luck must not.
         Scenario s = timingStar(6, 1.0, NoiseSpec::Kind::Exponential);
-        s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
-        s.topology.groups[0].availability.meanUpS = 5;
-        s.topology.groups[0].availability.meanDownS = 2;
+        s.topology.group(0).availability.kind = AvailabilitySpec::Kind::Markov;
+        s.topology.group(0).availability.meanUpS = 5;
+        s.topology.group(0).availability.meanDownS = 2;
         s.sync.name = "fully-sync";
         s.stop.rounds = 0;
         s.stop.virtualTimeS = 60;

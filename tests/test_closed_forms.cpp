@@ -81,7 +81,7 @@ private Q_SLOTS:
     void shiftedExponentialAddsTheShift() {
         // Noise d + Exp(1 - d) keeps mean 1; a fully-sync round of n takes d + (1 - d) H_n.
         Scenario s = timingStar(5, 1.0, NoiseSpec::Kind::ShiftedExponential);
-        s.topology.groups[0].compute.noise.shift = 0.4;
+        s.topology.group(0).compute.noise.shift = 0.4;
         s.sync.name = "fully-sync";
         s.stop.rounds = 20000;
         Recorder rec;

@@ -63,13 +63,13 @@ Scenario baseScenario() {
     d1.compute.throughput = Range::exactly(200);
     NodeSpec d2 = d1;
     d2.id = "d2";
-    GroupSpec phones;
+    NodeSpec phones;
+    phones.group = true;
     phones.id = "phones";
     phones.count = 5;
     phones.parent = "edge-b";
     phones.compute.throughput = {100, 300};
-    s.topology.nodes = {cloud, ea, eb, d1, d2};
-    s.topology.groups = {phones};
+    s.topology.nodes = {cloud, ea, eb, d1, d2, phones};
     LinkSpec l;
     l.from = "edge-a";
     l.to = "edge-b";
@@ -139,11 +139,12 @@ const std::map<QString, Edit>& edits() {
          }},
         {"add group",
          [](ScenarioDocument& d) {
-             GroupSpec g;
+             NodeSpec g;
+             g.group = true;
              g.id = "sensors";
              g.count = 7;
              g.parent = "edge-b";
-             d.addGroup(g);
+             d.addNode(g);
          }},
         {"set node property",
          [](ScenarioDocument& d) {
@@ -154,9 +155,9 @@ const std::map<QString, Edit>& edits() {
          }},
         {"set group property",
          [](ScenarioDocument& d) {
-             GroupSpec g = d.scenario().topology.groups[0];
+             NodeSpec g = d.scenario().topology.group(0);
              g.count = 50;
-             d.setGroup("phones", g);
+             d.setNode("phones", g);
          }},
         {"rename node",
          [](ScenarioDocument& d) {
@@ -169,9 +170,9 @@ const std::map<QString, Edit>& edits() {
         {"rename group",
          [](ScenarioDocument& d) {
              Scenario s = d.scenario();
-             GroupSpec g = s.topology.groups[0];
+             NodeSpec g = s.topology.group(0);
              g.id = "handsets";
-             d.setGroup("phones", g);
+             d.setNode("phones", g);
          }},
         {"move nodes",
          [](ScenarioDocument& d) {
@@ -217,7 +218,7 @@ const std::map<QString, Edit>& edits() {
         {"delete subtree",
          [](ScenarioDocument& d) {
              d.remove({"edge-b"}, {}, DeleteChildren::Remove);
-             QVERIFY(d.scenario().topology.groups.empty());
+             QCOMPARE(d.scenario().topology.groupCount(), std::size_t(0));
          }},
         {"paste",
          [](ScenarioDocument& d) {
@@ -229,7 +230,7 @@ const std::map<QString, Edit>& edits() {
          [](ScenarioDocument& d) {
              d.changeEntities(
                  {"d1", "d2", "phones"}, [](NodeSpec& n) { n.energy.perSampleJ = 0.01; },
-                 [](GroupSpec& g) { g.energy.perSampleJ = 0.01; }, "energy");
+                 "energy");
          }},
         {"generic edit",
          [](ScenarioDocument& d) {
@@ -289,11 +290,12 @@ void TestEditor::buildThroughApi() {
     QCOMPARE(e2, QString("edge1"));
     QCOMPARE(doc.connect(e1, "cloud"), ScenarioDocument::Connection::Parent);
     QCOMPARE(doc.connect("cloud", e2), ScenarioDocument::Connection::Parent); // either direction
-    GroupSpec g;
+    NodeSpec g;
+    g.group = true;
     g.id = "phones";
     g.count = 30;
     g.parent = e1.toStdString();
-    doc.addGroup(g);
+    doc.addNode(g);
     NodeSpec d;
     d.id = "tablet";
     d.parent = e2.toStdString();
@@ -304,7 +306,7 @@ void TestEditor::buildThroughApi() {
 
     const Scenario& s = doc.scenario();
     QVERIFY2(errorsOf(s).isEmpty(), qPrintable(errorsOf(s)));
-    QCOMPARE(int(s.topology.nodes.size()), 4);
+    QCOMPARE(int(s.topology.nodes.size() - s.topology.groupCount()), 4);
     QCOMPARE(s.topology.nodes[1].parent, std::string("cloud"));
     QCOMPARE(s.topology.nodes[2].parent, std::string("cloud"));
     QCOMPARE(int(s.topology.links.size()), 2);
@@ -341,7 +343,7 @@ void TestEditor::undoRedoEachEdit() {
     QCOMPARE(text(doc.scenario()), before);
     // The canvas shows exactly the document's nodes and links after all that.
     const auto& t = doc.scenario().topology;
-    QCOMPARE(canvas.topologyScene()->itemCount(), int(t.nodes.size() + t.groups.size()));
+    QCOMPARE(canvas.topologyScene()->itemCount(), int(t.nodes.size()));
     QCOMPARE(int(canvas.topologyScene()->linkItems().size()), int(t.links.size()));
     for (const auto& n : t.nodes)
         QVERIFY(canvas.topologyScene()->item(QString::fromStdString(n.id)));
@@ -357,13 +359,13 @@ void TestEditor::typedValueMergesIntoOneStep() {
         doc.setNode("d1", n, merge);
     }
     QCOMPARE(doc.undoStack()->count(), 1);
-    QCOMPARE(node(doc, "d1").pricePerHour, 123.0);
+    QCOMPARE(node(doc, "d1").pricePerHour.min, 123.0);
     // Setting what is already there is no step (a combo box re-selecting its value).
     doc.setNode("d1", node(doc, "d1"));
     doc.edit("nothing", [](Scenario&) {});
     QCOMPARE(doc.undoStack()->count(), 1);
     doc.undoStack()->undo();
-    QCOMPARE(node(doc, "d1").pricePerHour, 0.0);
+    QCOMPARE(node(doc, "d1").pricePerHour.min, 0.0);
     // Generic edits merge the same way (a spin box in the policy panel).
     const int m2 = doc.newMergeId();
     for (int r : {5, 6, 7})
@@ -412,8 +414,8 @@ void TestEditor::saveLoadRoundTripWithPositions() {
     QVERIFY(node(other, "cloud").hasPosition);
     QCOMPARE(node(other, "cloud").x, 100.5);
     QCOMPARE(node(other, "cloud").y, -20.0);
-    QVERIFY(other.scenario().topology.groups[0].hasPosition);
-    QCOMPARE(other.scenario().topology.groups[0].y, 300.0);
+    QVERIFY(other.scenario().topology.group(0).hasPosition);
+    QCOMPARE(other.scenario().topology.group(0).y, 300.0);
     QVERIFY(!node(other, "d1").hasPosition); // absent stays absent (auto layout)
     QVERIFY(!other.isModified());
     // A bad file: the loader's message, the document unchanged.
@@ -463,9 +465,9 @@ void TestEditor::layoutByTierPutsChildrenUnderParents() {
     QVERIFY(n[0].y < n[1].y);        // cloud above edge
     QCOMPARE(n[1].y, n[2].y);        // edges on one row
     QVERIFY(n[1].y < n[3].y);        // edge above devices
-    QCOMPARE(n[3].y, l.groups[0].y); // devices and groups on one row
+    QCOMPARE(n[3].y, n[5].y); // devices and groups on one row
     QVERIFY(std::min(n[3].x, n[4].x) <= n[1].x && n[1].x <= std::max(n[3].x, n[4].x));
-    QCOMPARE(l.groups[0].x, n[2].x);               // the only child sits right under
+    QCOMPARE(n[5].x, n[2].x);                      // the only child sits right under
     QVERIFY(n[1].x <= n[0].x && n[0].x <= n[2].x); // cloud centred over its edges
     // Many devices under one edge server wrap into a block of lines below the device row.
     Scenario w = s;
@@ -477,20 +479,18 @@ void TestEditor::layoutByTierPutsChildrenUnderParents() {
     }
     const TopologyLayout lw = layoutByTier(w.topology);
     const LayoutOptions o;
-    QCOMPARE(lw.nodes[5].y, n[3].y);                               // first line: the device row
-    QCOMPARE(lw.nodes[5 + o.wrapLeaves].y, n[3].y + o.lineHeight); // then the next line
-    QCOMPARE(lw.nodes[5 + o.wrapLeaves].x, lw.nodes[5].x);
+    QCOMPARE(lw.nodes[6].y, n[3].y);                               // first line: the device row
+    QCOMPARE(lw.nodes[6 + o.wrapLeaves].y, n[3].y + o.lineHeight); // then the next line
+    QCOMPARE(lw.nodes[6 + o.wrapLeaves].x, lw.nodes[6].x);
     // No two items share a spot.
     std::set<std::pair<double, double>> spots;
     for (const auto& p : lw.nodes)
-        QVERIFY(spots.insert({p.x, p.y}).second);
-    for (const auto& p : lw.groups)
         QVERIFY(spots.insert({p.x, p.y}).second);
     // A parent cycle (an editor may hold one for a moment) does not hang or crash.
     Scenario c = s;
     c.topology.nodes[0].parent = "d1";
     const TopologyLayout lc = layoutByTier(c.topology);
-    QCOMPARE(int(lc.nodes.size()), 5);
+    QCOMPARE(int(lc.nodes.size()), 6);
 }
 
 void TestEditor::copyPasteKeepsStructure() {
@@ -504,23 +504,24 @@ void TestEditor::copyPasteKeepsStructure() {
     canvas.paste();
     QCOMPARE(doc.undoStack()->count(), before + 1);
     const Scenario& s = doc.scenario();
-    QCOMPARE(int(s.topology.nodes.size()), 7);
-    QCOMPARE(int(s.topology.groups.size()), 2);
+    QCOMPARE(int(s.topology.nodes.size() - s.topology.groupCount()), 7);
+    QCOMPARE(int(s.topology.groupCount()), 2);
     // Copies get free ids; references inside the copy follow them, others stay.
-    QCOMPARE(s.topology.nodes[5].id, std::string("edge-b1"));
-    QCOMPARE(s.topology.nodes[5].parent, std::string("cloud"));
-    QCOMPARE(s.topology.nodes[6].id, std::string("d3"));
-    QCOMPARE(s.topology.nodes[6].parent, std::string("edge-a"));
-    QCOMPARE(s.topology.groups[1].id, std::string("phones1"));
-    QCOMPARE(s.topology.groups[1].parent, std::string("edge-b1"));
-    QCOMPARE(s.topology.groups[1].count, 5);
-    QVERIFY(s.topology.nodes[5].hasPosition);
+    // (Index 5 is the group phones: nodes and groups share one list.)
+    QCOMPARE(s.topology.nodes[6].id, std::string("edge-b1"));
+    QCOMPARE(s.topology.nodes[6].parent, std::string("cloud"));
+    QCOMPARE(s.topology.nodes[7].id, std::string("d3"));
+    QCOMPARE(s.topology.nodes[7].parent, std::string("edge-a"));
+    QCOMPARE(s.topology.group(1).id, std::string("phones1"));
+    QCOMPARE(s.topology.group(1).parent, std::string("edge-b1"));
+    QCOMPARE(s.topology.group(1).count, 5);
+    QVERIFY(s.topology.nodes[6].hasPosition);
     QCOMPARE(canvas.topologyScene()->selectedIds(), (QStringList{"edge-b1", "d3", "phones1"}));
     QVERIFY2(errorsOf(s).isEmpty(), qPrintable(errorsOf(s)));
     // Pasting again lands further along, not on top of the first copy.
     canvas.paste();
-    QCOMPARE(doc.scenario().topology.nodes[7].id, std::string("edge-b2"));
-    QVERIFY(doc.scenario().topology.nodes[7].x > doc.scenario().topology.nodes[5].x);
+    QCOMPARE(doc.scenario().topology.nodes[9].id, std::string("edge-b2"));
+    QVERIFY(doc.scenario().topology.nodes[9].x > doc.scenario().topology.nodes[6].x);
     // A copy of a device whose parent is gone when pasted: pasted as a root.
     const QString clip = doc.copy({"d2"});
     doc.remove({"edge-a"}, {}, DeleteChildren::Remove);
@@ -541,7 +542,7 @@ void TestEditor::deleteFromCanvas() {
     scene->selectIds({"edge-a"});
     scene->linkItems().front()->setSelected(true);
     canvas.deleteAction()->trigger();
-    QCOMPARE(int(doc.scenario().topology.nodes.size()), 4);
+    QCOMPARE(int(doc.scenario().topology.nodes.size() - doc.scenario().topology.groupCount()), 4);
     QCOMPARE(node(doc, "d1").parent, std::string("cloud")); // children report further up
     QVERIFY(doc.scenario().topology.links.empty());
     QVERIFY(!scene->item("edge-a"));
@@ -620,7 +621,7 @@ void TestEditor::dropFromPaletteAndDrawLinks() {
     std::unique_ptr<QMimeData> mime(list->model()->mimeData({list->model()->index(2, 0)}));
     QVERIFY(mime && mime->hasFormat(kNodeTemplateMime));
     sendDrop(canvas, scene->item("edge-b")->pos(), mime.get());
-    QCOMPARE(int(doc.scenario().topology.nodes.size()), 6);
+    QCOMPARE(int(doc.scenario().topology.nodes.size() - doc.scenario().topology.groupCount()), 6);
     const NodeSpec& added = doc.scenario().topology.nodes.back();
     QCOMPARE(added.id, std::string("device"));
     QCOMPARE(added.parent, std::string("edge-b"));
@@ -629,14 +630,14 @@ void TestEditor::dropFromPaletteAndDrawLinks() {
     std::unique_ptr<QMimeData> gm(list->model()->mimeData({list->model()->index(3, 0)}));
     const QPointF empty(-600, 900);
     sendDrop(canvas, empty, gm.get());
-    QCOMPARE(int(doc.scenario().topology.groups.size()), 2);
-    QCOMPARE(doc.scenario().topology.groups.back().count, 12);
-    QVERIFY(doc.scenario().topology.groups.back().parent.empty());
+    QCOMPARE(int(doc.scenario().topology.groupCount()), 2);
+    QCOMPARE(doc.scenario().topology.group(doc.scenario().topology.groupCount() - 1).count, 12);
+    QVERIFY(doc.scenario().topology.group(doc.scenario().topology.groupCount() - 1).parent.empty());
 
     // Shift+drag from the new group to edge-a: it has no parent, so edge-a becomes it.
-    const QString gid = QString::fromStdString(doc.scenario().topology.groups.back().id);
+    const QString gid = QString::fromStdString(doc.scenario().topology.group(doc.scenario().topology.groupCount() - 1).id);
     drag(canvas, scene->item(gid)->pos(), scene->item("edge-a")->pos(), Qt::ShiftModifier);
-    QCOMPARE(doc.scenario().topology.groups.back().parent, std::string("edge-a"));
+    QCOMPARE(doc.scenario().topology.group(doc.scenario().topology.groupCount() - 1).parent, std::string("edge-a"));
     // Link mode: from d1 (has a parent) to d2: an explicit link.
     canvas.linkModeAction()->trigger();
     drag(canvas, scene->item("d1")->pos(), scene->item("d2")->pos());
@@ -717,7 +718,7 @@ void TestEditor::inspectorValidatesLikeTheLoader() {
 
     // Problems already in the scenario show next to their field: a Markov aggregator.
     doc.changeEntities(
-        {"west"}, [](NodeSpec& n) { n.availability.kind = AvailabilitySpec::Kind::Markov; }, {},
+        {"west"}, [](NodeSpec& n) { n.availability.kind = AvailabilitySpec::Kind::Markov; },
         "markov");
     QVERIFY(inspector.isFieldVisible("availability.mean_up_s"));
     QVERIFY2(inspector.message("availability.kind").contains("must be always for an aggregator"),
@@ -733,13 +734,13 @@ void TestEditor::inspectorValidatesLikeTheLoader() {
     Q_EMIT mx->editingFinished();
     QVERIFY2(inspector.message("compute.throughput.max").contains("range needs min <= max"),
              qPrintable(inspector.message("compute.throughput.max")));
-    QCOMPARE(doc.scenario().topology.groups[0].compute.throughput.max, 300.0);
+    QCOMPARE(doc.scenario().topology.group(0).compute.throughput.max, 300.0);
     auto* count2 = qobject_cast<QSpinBox*>(inspector.editor("count"));
     count2->setValue(0);
     QVERIFY(inspector.message("count").contains("must be in [1, 1000000], got 0"));
-    QCOMPARE(doc.scenario().topology.groups[0].count, 5);
+    QCOMPARE(doc.scenario().topology.group(0).count, 5);
     count2->setValue(80);
-    QCOMPARE(doc.scenario().topology.groups[0].count, 80);
+    QCOMPARE(doc.scenario().topology.group(0).count, 80);
 }
 
 void TestEditor::inspectorMultiSelectionIsOneStep() {
@@ -760,14 +761,14 @@ void TestEditor::inspectorMultiSelectionIsOneStep() {
     price->setModified(true);
     Q_EMIT price->editingFinished();
     QCOMPARE(doc.undoStack()->count(), count + 1);
-    QCOMPARE(node(doc, "d1").pricePerHour, 0.25);
-    QCOMPARE(node(doc, "d2").pricePerHour, 0.25);
-    QCOMPARE(doc.scenario().topology.groups[0].pricePerHour.max, 0.25);
+    QCOMPARE(node(doc, "d1").pricePerHour.min, 0.25);
+    QCOMPARE(node(doc, "d2").pricePerHour.min, 0.25);
+    QCOMPARE(doc.scenario().topology.group(0).pricePerHour.max, 0.25);
     auto* role = qobject_cast<QComboBox*>(inspector.editor("role"));
     role->setCurrentIndex(role->findText("both"));
     Q_EMIT role->activated(role->currentIndex());
     QCOMPARE(node(doc, "d2").role, Role::Both);
-    QCOMPARE(doc.scenario().topology.groups[0].role, Role::Both);
+    QCOMPARE(doc.scenario().topology.group(0).role, Role::Both);
     QCOMPARE(doc.undoStack()->count(), count + 2);
     doc.undoStack()->undo();
     doc.undoStack()->undo();
@@ -892,7 +893,6 @@ void TestEditor::groupsExpandAndShowRunState() {
 
 void TestEditor::thousandNodeBenchmark() {
     Scenario s = baseScenario();
-    s.topology.groups.clear();
     s.topology.links.clear();
     s.topology.nodes.resize(3);
     for (int e = 0; e < 10; ++e) {

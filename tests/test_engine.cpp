@@ -62,7 +62,7 @@ Scenario runawayScenario() {
 Scenario hopelessScenario() {
     Scenario s = runawayScenario();
     s.sync = {"async-ga", {{"k", 1000}}, {}, 0};
-    s.topology.groups[0].availability.meanUpS = 1;
+    s.topology.group(0).availability.meanUpS = 1;
     return s;
 }
 
@@ -326,7 +326,7 @@ private Q_SLOTS:
         // The relay's hop counts: the same phones right under the cloud (same links, same
         // draws) finish the first round earlier by at least the edge's latency both ways.
         Scenario direct = relayed;
-        direct.topology.groups[0].parent = "cloud";
+        direct.topology.group(0).parent = "cloud";
         Recorder rec2;
         runScenario(direct, rec2);
         QVERIFY2(rec.records[0].time >= rec2.records[0].time + 0.02 - 1e-9,
@@ -393,7 +393,8 @@ private Q_SLOTS:
         // Long rounds among many flipping nodes are progress, however slow: the net must not
         // fire. 50 spare phones flip every ~2 s while one round takes 500 s.
         Scenario s = twoTrainers(500);
-        GroupSpec spare;
+        NodeSpec spare;
+        spare.group = true;
         spare.id = "spare";
         spare.count = 50;
         spare.parent = "server";
@@ -401,7 +402,7 @@ private Q_SLOTS:
         spare.availability.meanUpS = 1;
         spare.availability.meanDownS = 1;
         spare.availability.startOnline = false; // offline at the start: a and b take the rounds
-        s.topology.groups.push_back(spare);
+        s.topology.nodes.push_back(spare);
         s.selection = {"fastest-k", {{"k", 2}}, {}, 0};
         s.stop.rounds = 3;
         QCOMPARE(problemsOf(s), std::string());

@@ -30,9 +30,9 @@ private Q_SLOTS:
         for (const char* policy : {"fully-sync", "n-sync"}) {
             Scenario s = timingStar(5, 2.0, NoiseSpec::Kind::Exponential);
             s.topology.nodes[0].pricePerHour = 3.6;
-            s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
-            s.topology.groups[0].availability.meanUpS = 20;
-            s.topology.groups[0].availability.meanDownS = 5;
+            s.topology.group(0).availability.kind = AvailabilitySpec::Kind::Markov;
+            s.topology.group(0).availability.meanUpS = 20;
+            s.topology.group(0).availability.meanDownS = 5;
             s.sync.name = policy;
             s.stop.rounds = 40;
             NewRun meta;

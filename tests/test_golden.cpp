@@ -38,9 +38,9 @@ std::string num(double v) {
 /// at most 4 global rounds, evaluation every round.
 std::vector<Override> shorten(const Scenario& full) {
     std::size_t trainers = 0;
-    for (const auto& n : full.topology.nodes) trainers += n.role != Role::Aggregator;
-    for (const auto& g : full.topology.groups)
-        trainers += g.role != Role::Aggregator ? static_cast<std::size_t>(g.count) : 0;
+    const std::vector<long long> members = memberCounts(full.topology);
+    for (std::size_t i = 0; i < full.topology.nodes.size(); ++i)
+        if (full.topology.nodes[i].role != Role::Aggregator) trainers += static_cast<std::size_t>(members[i]);
     const std::size_t train = std::max<std::size_t>(4000, 50 * trainers);
     return {{"data.max_train_samples", std::to_string(train)},
             {"data.max_test_samples", "500"},

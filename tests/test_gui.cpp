@@ -50,13 +50,14 @@ void makeTimingOnly(ScenarioDocument* doc, int devices, int rounds) {
     server.role = Role::Aggregator;
     server.pricePerHour = 3.6;
     doc->addNode(server);
-    GroupSpec g;
+    NodeSpec g;
+    g.group = true;
     g.id = "phone";
     g.count = devices;
     g.parent = "server";
     g.compute.throughput = Range::exactly(100.0);
     g.compute.noise.kind = NoiseSpec::Kind::Exponential;
-    doc->addGroup(g);
+    doc->addNode(g);
     doc->edit("timing only", [rounds](Scenario& sc) {
         sc.data.kind = DataSpec::Kind::None;
         sc.model.kind = ModelSpec::Kind::None;

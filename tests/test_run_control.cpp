@@ -33,7 +33,7 @@ Scenario spinningRunaway() {
     s.data.samplesPerTrainer = 10;
     s.model.kind = ModelSpec::Kind::None;
     s.sync = {"async", {}, {}, 0};
-    GroupSpec& phones = s.topology.groups[0];
+    NodeSpec& phones = s.topology.group(0);
     phones.count = 2000;
     phones.compute.throughput = Range::exactly(0.1);
     phones.compute.noise.kind = NoiseSpec::Kind::None; // no lucky short draws
@@ -244,7 +244,7 @@ private Q_SLOTS:
     void spinningRunEndsByItselfWithNoProgress() {
         // The same runaway, left alone, is ended by the safety net and stored as failed.
         Scenario s = spinningRunaway();
-        s.topology.groups[0].count = 20;
+        s.topology.group(0).count = 20;
         RunController c;
         QSignalSpy finished(&c, &RunController::finished);
         QSignalSpy errors(&c, &RunController::error);

@@ -124,7 +124,7 @@ private Q_SLOTS:
         QFETCH(int, noise);
         QFETCH(double, expected);
         Scenario s = timingStar(5, 2.0, static_cast<NoiseSpec::Kind>(noise));
-        s.topology.groups[0].compute.noise.shift = 0.4;
+        s.topology.group(0).compute.noise.shift = 0.4;
         s.sync.name = policy.toStdString();
         if (policy == "n-sync") s.sync.params["n"] = param;
         if (policy == "n-batch-sync") s.sync.params["m"] = param;
@@ -318,7 +318,10 @@ private Q_SLOTS:
         QSignalSpy errors(&c, &RunController::error);
         QSignalSpy finished(&c, &RunController::finished);
         Scenario s = steadyStar(5);
-        s.topology.groups.clear(); // a server with no trainer: the engine refuses it
+        // A server with no trainer: the engine refuses it.
+        s.topology.nodes.erase(std::remove_if(s.topology.nodes.begin(), s.topology.nodes.end(),
+                                              [](const NodeSpec& n) { return n.group; }),
+                               s.topology.nodes.end());
         QVERIFY(c.start(s, db(), 1));
         QVERIFY(finished.wait(10000));
         QCOMPARE(c.state(), RunController::State::Failed);

@@ -95,7 +95,7 @@ void TestScenario::fullScenarioLoads() {
     QVERIFY(t.hasDefaultLink);
     QCOMPARE(t.defaultLink.bandwidthDownMbps, 200.0);
     QCOMPARE(t.defaultLink.pricePerGb, 0.01);
-    QCOMPARE(t.nodes.size(), std::size_t(2));
+    QCOMPARE(t.nodes.size() - t.groupCount(), std::size_t(2));
     const NodeSpec& cloud = t.nodes[0];
     QCOMPARE(cloud.id, std::string("cloud"));
     QCOMPARE(cloud.line, 10);
@@ -103,7 +103,7 @@ void TestScenario::fullScenarioLoads() {
     QCOMPARE(cloud.region, std::string("eu"));
     QCOMPARE(cloud.compute.throughput.min, 2000.0);
     QVERIFY(cloud.compute.noise.kind == NoiseSpec::Kind::Exponential);
-    QCOMPARE(cloud.pricePerHour, 0.5);
+    QCOMPARE(cloud.pricePerHour.min, 0.5);
     QCOMPARE(cloud.energy.perByteJ, 1e-7);
     QVERIFY(!cloud.link);
 
@@ -114,12 +114,12 @@ void TestScenario::fullScenarioLoads() {
     QCOMPARE(laptop.availability.offline.size(), std::size_t(2));
     QCOMPARE(laptop.availability.offline[1].fromS, 30.5);
     QCOMPARE(laptop.availability.offline[1].toS, 40.0);
-    QCOMPARE(laptop.dataShare, 2.0);
+    QCOMPARE(laptop.dataShare.min, 2.0);
     QVERIFY(laptop.link.has_value());
     QCOMPARE(laptop.link->latencyMs, 30.0);
 
-    QCOMPARE(t.groups.size(), std::size_t(2));
-    const GroupSpec& phones = t.groups[1];
+    QCOMPARE(t.groupCount(), std::size_t(2));
+    const NodeSpec& phones = t.group(1);
     QCOMPARE(phones.count, 20);
     QCOMPARE(phones.parent, std::string("edge-2"));
     QCOMPARE(phones.compute.throughput.min, 50.0);
@@ -173,7 +173,7 @@ void TestScenario::roundTrip() {
 
     // Equivalent, not just stable: spot-check values through the text.
     QCOMPARE(again.description, s.description);
-    QCOMPARE(again.topology.groups[1].compute.throughput.max, 200.0);
+    QCOMPARE(again.topology.group(1).compute.throughput.max, 200.0);
     QCOMPARE(again.topology.nodes[1].availability.offline[0].toS, 20.0);
     QCOMPARE(again.topology.nodes[1].link->bandwidthUpMbps, 20.0);
     QCOMPARE(again.data.partition.alpha, 0.3);
@@ -220,7 +220,8 @@ void TestScenario::roundTripVariants() {
         s.model.kind = ModelSpec::Kind::LogReg;
         s.training.schedule.kind = ScheduleSpec::Kind::InverseTime;
         s.training.schedule.gamma = 0.01;
-        GroupSpec g;
+        NodeSpec g;
+        g.group = true;
         g.id = "g";
         g.count = 3;
         g.parent = "server";
@@ -229,7 +230,7 @@ void TestScenario::roundTripVariants() {
         g.pricePerHour = {0.1, 0.2};
         g.dataShare = {0.5, 2.0};
         g.compute.noise.kind = NoiseSpec::Kind::ShiftedExponential;
-        s.topology.groups.push_back(g);
+        s.topology.nodes.push_back(g);
         s.topology.links.push_back({"g-0", "worker", {}, 0});
         s.selection = {"random-k", {{"k", 2}}, {}, 0};
         variants.push_back(s);
@@ -388,7 +389,7 @@ void TestScenario::overrides() {
                parseOverride("topology.nodes[1].link.latency_ms=1.5")});
     QCOMPARE(s.sync.get("tau1", 0), 7.0);
     QCOMPARE(s.model.hidden, (std::vector<int>{100, 50}));
-    QCOMPARE(s.topology.groups[1].count, 5);
+    QCOMPARE(s.topology.group(1).count, 5);
     QCOMPARE(s.name, std::string("Renamed run"));
     QCOMPARE(s.topology.nodes[1].link->latencyMs, 1.5);
     QCOMPARE(s.topology.nodes[1].link->bandwidthUpMbps, 20.0); // siblings untouched
@@ -525,7 +526,7 @@ void TestScenario::docExampleLoads() {
     } catch (const ScenarioError& e) {
         QFAIL(e.what());
     }
-    QCOMPARE(s.topology.groups.at(1).count, 200);
+    QCOMPARE(s.topology.group(1).count, 200);
     QCOMPARE(s.sync.name, std::string("hierarchical"));
     const std::string text = saveScenarioText(s);
     QCOMPARE(saveScenarioText(loadScenarioText(text)), text);

@@ -103,9 +103,9 @@ private Q_SLOTS:
 
         // A real (timing-only) run streams through the recorder.
         Scenario s = timingStar(3, 1.0, NoiseSpec::Kind::Exponential);
-        s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
-        s.topology.groups[0].availability.meanUpS = 3;
-        s.topology.groups[0].availability.meanDownS = 1;
+        s.topology.group(0).availability.kind = AvailabilitySpec::Kind::Markov;
+        s.topology.group(0).availability.meanUpS = 3;
+        s.topology.group(0).availability.meanDownS = 1;
         s.sync.name = "fully-sync";
         s.stop.rounds = 50;
         Recorder rec;
@@ -347,9 +347,9 @@ private Q_SLOTS:
             StoreRecorder rec(store, id, flushSeconds, static_cast<std::size_t>(queueRows));
             if (engine) {
                 Scenario s = timingStar(1, 1000.0, NoiseSpec::Kind::None);
-                s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
-                s.topology.groups[0].availability.meanUpS = 0.2;
-                s.topology.groups[0].availability.meanDownS = 0.02;
+                s.topology.group(0).availability.kind = AvailabilitySpec::Kind::Markov;
+                s.topology.group(0).availability.meanUpS = 0.2;
+                s.topology.group(0).availability.meanDownS = 0.02;
                 s.stop.rounds = 300000;
                 ObserverList both;
                 both.add(&produced);

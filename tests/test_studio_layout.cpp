@@ -51,13 +51,14 @@ void makeTimingOnly(ScenarioDocument* doc, int devices, int rounds) {
     server.role = Role::Aggregator;
     server.pricePerHour = 3.6;
     s.topology.nodes.push_back(server);
-    GroupSpec g;
+    NodeSpec g;
+    g.group = true;
     g.id = "phone";
     g.count = devices;
     g.parent = "server";
     g.compute.throughput = Range::exactly(100.0);
     g.compute.noise.kind = NoiseSpec::Kind::Exponential;
-    s.topology.groups.push_back(g);
+    s.topology.nodes.push_back(g);
     s.data.kind = DataSpec::Kind::None;
     s.model.kind = ModelSpec::Kind::None;
     s.sync.name = "fully-sync";
@@ -409,7 +410,7 @@ private Q_SLOTS:
         inspector.resize(300, 900);
         inspector.show();
         QVERIFY(QTest::qWaitForWindowExposed(&inspector));
-        inspector.setSelection({QString::fromStdString(doc.scenario().topology.groups.front().id)}, {});
+        inspector.setSelection({QString::fromStdString(doc.scenario().topology.group(0).id)}, {});
         QApplication::processEvents();
         int checked = 0;
         for (QLineEdit* e : inspector.findChildren<QLineEdit*>()) {

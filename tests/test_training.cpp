@@ -80,9 +80,9 @@ private Q_SLOTS:
         s.stop.rounds = policy == "fedavg" ? 3 : 12;
         s.evaluation.everyRounds = 3;
         // Volatile trainers too, so that lost work and re-selection are covered.
-        s.topology.groups[0].availability.kind = AvailabilitySpec::Kind::Markov;
-        s.topology.groups[0].availability.meanUpS = 0.2;
-        s.topology.groups[0].availability.meanDownS = 0.05;
+        s.topology.group(0).availability.kind = AvailabilitySpec::Kind::Markov;
+        s.topology.group(0).availability.meanUpS = 0.2;
+        s.topology.group(0).availability.meanDownS = 0.05;
         Recorder one, four;
         runScenario(s, one, 1);
         runScenario(s, four, 4);

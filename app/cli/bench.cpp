@@ -32,11 +32,12 @@ Scenario referenceScenario(int clients, int perRound, int epochs, int rounds) {
     server.tier = Tier::Cloud;
     server.role = Role::Aggregator;
     s.topology.nodes.push_back(server);
-    GroupSpec g;
+    NodeSpec g;
     g.id = "client";
+    g.group = true;
     g.count = clients;
     g.parent = "server";
-    s.topology.groups.push_back(g);
+    s.topology.nodes.push_back(g);
     s.data.kind = DataSpec::Kind::FashionMnist;
     s.data.partition.kind = PartitionSpec::Kind::Iid;
     s.model.kind = ModelSpec::Kind::Mlp;

@@ -52,13 +52,11 @@ QImage renderPlot(const std::function<void(QCustomPlot*)>& draw, int w = 820, in
 QString scenarioSummary(const Scenario& s) {
     std::map<std::string, int> tiers;
     int trainers = 0;
-    for (const auto& n : s.topology.nodes) {
-        ++tiers[toString(n.tier)];
-        trainers += n.role != Role::Aggregator;
-    }
-    for (const auto& g : s.topology.groups) {
-        tiers[toString(g.tier)] += g.count;
-        trainers += g.role != Role::Aggregator ? g.count : 0;
+    const std::vector<long long> members = memberCounts(s.topology);
+    for (std::size_t i = 0; i < s.topology.nodes.size(); ++i) {
+        const NodeSpec& n = s.topology.nodes[i];
+        tiers[toString(n.tier)] += static_cast<int>(members[i]);
+        trainers += n.role != Role::Aggregator ? static_cast<int>(members[i]) : 0;
     }
     QString nodes;
     for (const auto& [t, c] : tiers) nodes += QString("%1 %2, ").arg(c).arg(QString::fromStdString(t));

@@ -36,17 +36,24 @@ QImage topologyFigure(const Scenario& s, int width, int height) {
         boxes[id] = {id, sub, tier, parent, {}};
         rows[static_cast<int>(tier)].push_back(id);
     };
-    for (const auto& n : s.topology.nodes) {
-        QString sub = toString(n.role);
-        if (n.pricePerHour > 0) sub += QString(", %1/h").arg(n.pricePerHour);
-        if (n.availability.kind != AvailabilitySpec::Kind::Always) sub += ", volatile";
-        add(QString::fromStdString(n.id), sub, n.tier, QString::fromStdString(n.parent));
-    }
-    for (const auto& g : s.topology.groups) {
-        QString sub = QString("%1 x %2").arg(g.count).arg(toString(g.role));
-        if (g.availability.kind != AvailabilitySpec::Kind::Always) sub += ", volatile";
-        add(QString::fromStdString(g.id) + "-*", sub, g.tier, QString::fromStdString(g.parent));
-    }
+    // Nodes, then groups (one box each; a nested group's box under its parent group's).
+    for (const bool groups : {false, true})
+        for (const auto& n : s.topology.nodes) {
+            if (n.group != groups) continue;
+            if (!n.group) {
+                QString sub = toString(n.role);
+                if (n.pricePerHour.min > 0) sub += QString(", %1/h").arg(n.pricePerHour.min);
+                if (n.availability.kind != AvailabilitySpec::Kind::Always) sub += ", volatile";
+                add(QString::fromStdString(n.id), sub, n.tier, QString::fromStdString(n.parent));
+                continue;
+            }
+            QString sub = QString("%1 x %2").arg(n.count).arg(toString(n.role));
+            if (n.availability.kind != AvailabilitySpec::Kind::Always) sub += ", volatile";
+            const int parent = s.topology.find(n.parent);
+            const bool nested = parent >= 0 && s.topology.nodes[static_cast<std::size_t>(parent)].group;
+            add(QString::fromStdString(n.id) + "-*", sub, n.tier,
+                QString::fromStdString(n.parent) + (nested ? "-*" : ""));
+        }
 
     // Drawn at twice the size, for print and high-DPI screens.
     QImage img(width * 2, height * 2, QImage::Format_ARGB32_Premultiplied);

@@ -600,12 +600,13 @@ void MainWindow::newScenario() {
     server.tier = Tier::Cloud;
     server.role = Role::Aggregator;
     s.topology.nodes.push_back(server);
-    GroupSpec devices;
+    NodeSpec devices;
     devices.id = "device";
+    devices.group = true;
     devices.count = 4;
     devices.parent = "server";
     devices.compute.throughput = Range::exactly(200.0);
-    s.topology.groups.push_back(devices);
+    s.topology.nodes.push_back(devices);
     s.data.maxTrainSamples = 6000;
     s.data.maxTestSamples = 2000;
     s.stop.rounds = 10;
@@ -757,10 +758,7 @@ void MainWindow::updateProblems() {
                     marks[document_->idOf(document_->resolve(QString::fromStdString(end)))] << text;
             continue;
         }
-        EntityRef e;
-        e.group = m.captured(1) == "groups";
-        e.index = static_cast<int>(i);
-        const QString id = document_->idOf(e);
+        const QString id = document_->idOf(document_->atKeyPath(m.captured(0)));
         if (!id.isEmpty()) marks[id] << text;
     }
     marks.remove(QString());
@@ -1007,10 +1005,7 @@ void MainWindow::selectKeyPath(const QString& path) {
     static const QRegularExpression re("^topology\\.(nodes|groups)\\[(\\d+)\\]");
     const auto m = re.match(path);
     if (!m.hasMatch()) return;
-    EntityRef e;
-    e.group = m.captured(1) == "groups";
-    e.index = m.captured(2).toInt();
-    const QString id = document_->idOf(e);
+    const QString id = document_->idOf(document_->atKeyPath(m.captured(0)));
     if (id.isEmpty()) return;
     centre_->setCurrentWidget(topologySplit_);
     canvas_->topologyScene()->selectIds({id});

@@ -51,7 +51,7 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
     if (topo.hasDefaultLink || !topo.links.empty()) return none("no closed form with communication time");
     std::string root;
     for (const auto& n : topo.nodes)
-        if (n.role == Role::Aggregator) {
+        if (!n.group && n.role == Role::Aggregator) {
             if (!root.empty()) return none("no closed form with more than one aggregator");
             root = n.id;
         }
@@ -81,11 +81,9 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         return {};
     };
     for (const auto& node : topo.nodes)
-        if (auto why = visit(node.role, node.parent, node.compute, node.availability, node.link.has_value(), 1);
+        if (auto why = visit(node.role, node.parent, node.compute, node.availability, node.link.has_value(),
+                             node.group ? node.count : 1);
             !why.empty())
-            return none(why);
-    for (const auto& g : topo.groups)
-        if (auto why = visit(g.role, g.parent, g.compute, g.availability, g.link.has_value(), g.count); !why.empty())
             return none(why);
     if (n < 1 || !(throughput > 0)) return none("no closed form without trainers");
     if (noise.kind != NoiseSpec::Kind::Exponential && noise.kind != NoiseSpec::Kind::ShiftedExponential)

@@ -36,14 +36,16 @@ int row(Tier t) {
     return 2;
 }
 
-/// Resolves `parent` to a vertex: a node id, or a group member `<group>-<k>`.
+/// Resolves `parent` to a vertex: a node id, a group (nested groups), or a group member
+/// `<group>-<k>` (nested: `<group>-<i>-<k>`).
 int findParent(const std::string& parent, const std::unordered_map<std::string, int>& nodeIds,
                const std::unordered_map<std::string, int>& groupIds) {
     if (parent.empty()) return -1;
     if (auto it = nodeIds.find(parent); it != nodeIds.end()) return it->second;
-    const auto dash = parent.rfind('-');
-    if (dash == std::string::npos) return -1;
-    if (auto it = groupIds.find(parent.substr(0, dash)); it != groupIds.end()) return it->second;
+    if (auto it = groupIds.find(parent); it != groupIds.end()) return it->second;
+    for (auto dash = parent.rfind('-'); dash != std::string::npos && dash > 0;
+         dash = parent.rfind('-', dash - 1))
+        if (auto it = groupIds.find(parent.substr(0, dash)); it != groupIds.end()) return it->second;
     return -1;
 }
 
@@ -52,14 +54,16 @@ int findParent(const std::string& parent, const std::unordered_map<std::string, 
 TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
     std::vector<Vertex> v;
     std::unordered_map<std::string, int> nodeIds, groupIds;
-    for (const auto& n : t.nodes) {
-        nodeIds.emplace(n.id, static_cast<int>(v.size()));
-        v.push_back({n.tier, n.parent, -1, {}, 0.0});
-    }
-    for (const auto& g : t.groups) {
-        groupIds.emplace(g.id, static_cast<int>(v.size()));
-        v.push_back({g.tier, g.parent, -1, {}, 0.0});
-    }
+    // Vertices: nodes first, then groups (the file's order), whatever the list's order.
+    std::vector<int> vertexOf(t.nodes.size(), -1);
+    for (const bool groups : {false, true})
+        for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+            const NodeSpec& n = t.nodes[i];
+            if (n.group != groups) continue;
+            vertexOf[i] = static_cast<int>(v.size());
+            (n.group ? groupIds : nodeIds).emplace(n.id, static_cast<int>(v.size()));
+            v.push_back({n.tier, n.parent, -1, {}, 0.0});
+        }
     const int count = static_cast<int>(v.size());
     for (int i = 0; i < count; ++i) {
         const int p = findParent(v[static_cast<std::size_t>(i)].parent, nodeIds, groupIds);
@@ -167,11 +171,9 @@ TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& o) {
     }
 
     TopologyLayout out;
-    for (int i = 0; i < count; ++i) {
+    for (int i : vertexOf) {
         const Vertex& vx = v[static_cast<std::size_t>(i)];
-        const LayoutPoint p{vx.x * o.columnWidth,
-                            vx.level * o.rowHeight + vx.subRow * o.lineHeight};
-        (i < static_cast<int>(t.nodes.size()) ? out.nodes : out.groups).push_back(p);
+        out.nodes.push_back({vx.x * o.columnWidth, vx.level * o.rowHeight + vx.subRow * o.lineHeight});
     }
     return out;
 }
@@ -186,8 +188,6 @@ void applyLayout(TopologySpec& t, bool all, const LayoutOptions& options) {
     };
     for (std::size_t i = 0; i < t.nodes.size(); ++i)
         place(t.nodes[i], l.nodes[i]);
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        place(t.groups[i], l.groups[i]);
 }
 
 } // namespace fog

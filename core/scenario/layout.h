@@ -23,11 +23,10 @@ struct LayoutPoint {
     double y = 0.0;
 };
 
-/// Positions of every node and every group (in the order of `t.nodes` and `t.groups`),
-/// ignoring the positions they have.
+/// Positions of every node and group, in the order of `t.nodes`, ignoring the positions
+/// they have. A group is one vertex, a nested group one vertex under its parent group's.
 struct TopologyLayout {
     std::vector<LayoutPoint> nodes;
-    std::vector<LayoutPoint> groups;
 };
 
 TopologyLayout layoutByTier(const TopologySpec& t, const LayoutOptions& options = {});

@@ -64,7 +64,7 @@ class ShapeCheck {
         for (std::size_t v = 0; v < vs_.size(); ++v)
             if (aggregates(vs_[v].role) && above_[v] == -1) {
                 roots.push_back(static_cast<int>(v));
-                rootMembers += vs_[v].count;
+                rootMembers += static_cast<int>(members_[v]);
             }
         if (roots.empty()) return; // "has no aggregator": the validator's message
 
@@ -164,7 +164,8 @@ class ShapeCheck {
     bool isTrainer(std::size_t v) const { return trains(vs_[v].role) && above_[v] >= 0; }
     std::string memberName(int v) const {
         const Vertex& x = vs_[static_cast<std::size_t>(v)];
-        return x.group ? (x.count == 1 ? x.id + "-0" : "group " + x.id) : x.id;
+        const bool nested = x.group && groups_.count(x.parent) > 0;
+        return x.group ? (x.count == 1 && !nested ? x.id + "-0" : "group " + x.id) : x.id;
     }
     /// The aggregator a trainer vertex reports to, named as the file names it where possible.
     std::string aggregatorName(int v) const {
@@ -176,35 +177,51 @@ class ShapeCheck {
 
     void collect() {
         const TopologySpec& t = s_.topology;
-        for (std::size_t i = 0; i < t.nodes.size(); ++i) {
-            const NodeSpec& n = t.nodes[i];
-            vs_.push_back({itemPath("topology.nodes", i), n.line, n.id, false, 1, n.role, n.parent});
-            nodes_.emplace(n.id, static_cast<int>(vs_.size() - 1));
+        // Nodes first, then groups, as the file lists them.
+        for (const bool groups : {false, true})
+            for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+                const NodeSpec& n = t.nodes[i];
+                if (n.group != groups) continue;
+                vs_.push_back({t.pathOf(i), n.line, n.id, n.group, n.group ? n.count : 1, n.role,
+                               n.parent});
+                (n.group ? groups_ : nodes_).emplace(n.id, static_cast<int>(vs_.size() - 1));
+            }
+        // A group under a group sits under each of its members: a vertex of count x members.
+        for (auto& v : vs_) {
+            if (v.parent.empty()) {
+                v.parentVertex = -1;
+            } else if (auto g = groups_.find(v.parent); v.group && g != groups_.end()) {
+                v.parentVertex = g->second;
+            } else {
+                v.parentVertex = resolve(v.parent);
+            }
         }
-        for (std::size_t i = 0; i < t.groups.size(); ++i) {
-            const GroupSpec& g = t.groups[i];
-            vs_.push_back(
-                {itemPath("topology.groups", i), g.line, g.id, true, g.count, g.role, g.parent});
-            groups_.emplace(g.id, static_cast<int>(vs_.size() - 1));
+        for (std::size_t i = 0; i < vs_.size(); ++i) {
+            // Along a chain of nested groups (cycles were refused by the validator; the step
+            // limit only guards against them).
+            long long members = vs_[i].count;
+            const Vertex* v = &vs_[i];
+            for (std::size_t steps = 0; v->group && groups_.count(v->parent) && steps < vs_.size(); ++steps) {
+                v = &vs_[static_cast<std::size_t>(v->parentVertex)];
+                members = std::min(members * v->count, 1LL << 40);
+            }
+            members_.push_back(members);
         }
-        for (auto& v : vs_)
-            v.parentVertex = v.parent.empty() ? -1 : resolve(v.parent);
     }
 
-    /// The vertex holding node `id`: a node, or a group member `<group>-<k>`.
+    /// The vertex holding node `id`: a node, or a group member `<group>-<k>` (nested:
+    /// `<group>-<i>-<k>`, one index per level).
     int resolve(const std::string& id) const {
         if (auto it = nodes_.find(id); it != nodes_.end()) return it->second;
         for (std::size_t dash = id.rfind('-'); dash != std::string::npos && dash > 0;
              dash = id.rfind('-', dash - 1)) {
-            const std::string tail = id.substr(dash + 1);
+            const std::string tail = id.substr(dash + 1, id.find('-', dash + 1) - dash - 1);
             if (tail.empty() || tail.size() > 9 ||
                 !std::all_of(tail.begin(), tail.end(),
                              [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
                 break;
             auto it = groups_.find(id.substr(0, dash));
-            if (it != groups_.end() && std::stoi(tail) < vs_[static_cast<std::size_t>(it->second)].count)
-                return it->second;
-            break;
+            if (it != groups_.end()) return it->second;
         }
         return -2;
     }
@@ -253,6 +270,7 @@ class ShapeCheck {
     std::string file_;
     std::vector<Vertex> vs_;
     std::unordered_map<std::string, int> nodes_, groups_;
+    std::vector<long long> members_; ///< per vertex: nodes it stands for
     std::vector<int> above_;
     int named_ = 0;
     int unnamed_ = 0;

@@ -250,8 +250,7 @@ void readEnergy(YamlContext& ctx, const YAML::Node& n, const std::string& path, 
 }
 
 /// `position: [x, y]`, where the editor draws the node; absent = automatic layout.
-template <class Spec>
-void readPosition(YamlContext& ctx, const YAML::Node& n, const std::string& path, Spec& s) {
+void readPosition(YamlContext& ctx, const YAML::Node& n, const std::string& path, NodeSpec& s) {
     if (!n.IsSequence() || n.size() != 2) {
         ctx.error(path, n.Mark(), "must be a list of two numbers [x, y], got " + describeNode(n));
         return;
@@ -266,7 +265,7 @@ void readPosition(YamlContext& ctx, const YAML::Node& n, const std::string& path
 }
 
 /// The keys nodes and groups share.
-template <class Spec> void readMember(MapReader& m, Spec& s, bool group) {
+void readMember(MapReader& m, NodeSpec& s, bool group) {
     YamlContext& ctx = m.context();
     m.require("id", group ? "members are named <id>-0, <id>-1, ..." : "a unique name");
     m.get("id", s.id);
@@ -305,25 +304,22 @@ void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
                     NodeSpec s;
                     s.line = lineOf(item);
                     readMember(r, s, false);
-                    Range v = Range::exactly(s.pricePerHour);
-                    readRange(r, "price_per_hour", v, false);
-                    s.pricePerHour = v.min;
-                    v = Range::exactly(s.dataShare);
-                    readRange(r, "data_share", v, false);
-                    s.dataShare = v.min;
+                    readRange(r, "price_per_hour", s.pricePerHour, false);
+                    readRange(r, "data_share", s.dataShare, false);
                     t.nodes.push_back(std::move(s));
                 });
     forEachItem(ctx, m.node("groups"), m.pathOf("groups"),
                 [&](const YAML::Node& item, const std::string& p, std::size_t) {
                     MapReader r(ctx, item, p);
-                    GroupSpec g;
+                    NodeSpec g;
+                    g.group = true;
                     g.line = lineOf(item);
                     readMember(r, g, true);
                     r.require("count", "how many members");
                     r.get("count", g.count);
                     readRange(r, "price_per_hour", g.pricePerHour, true);
                     readRange(r, "data_share", g.dataShare, true);
-                    t.groups.push_back(std::move(g));
+                    t.nodes.push_back(std::move(g));
                 });
     forEachItem(ctx, m.node("links"), m.pathOf("links"),
                 [&](const YAML::Node& item, const std::string& p, std::size_t) {
@@ -1007,7 +1003,7 @@ void emitAvailability(YAML::Emitter& out, const AvailabilitySpec& a) {
 }
 
 /// The keys nodes and groups share, after the group-only `count`.
-template <class Spec> void emitMember(YAML::Emitter& out, const Spec& s) {
+void emitMember(YAML::Emitter& out, const NodeSpec& s) {
     keyValue(out, "tier", toString(s.tier));
     keyValue(out, "role", toString(s.role));
     if (!s.parent.empty()) keyValue(out, "parent", s.parent);
@@ -1037,29 +1033,26 @@ void beginList(YAML::Emitter& out, const char* key, bool empty) {
 void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
     out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
     if (t.hasDefaultLink) emitLink(out, "default_link", t.defaultLink);
-    beginList(out, "nodes", t.nodes.empty());
-    for (const auto& n : t.nodes) {
-        out << YAML::BeginMap;
-        keyValue(out, "id", n.id);
-        emitMember(out, n);
-        keyNumber(out, "price_per_hour", n.pricePerHour);
-        keyNumber(out, "data_share", n.dataShare);
-        emitEnergyShareLink(out, n.energy, n.link);
-        out << YAML::EndMap;
+    // One list in memory, two sections in the file: nodes, then groups.
+    for (const bool groups : {false, true}) {
+        bool empty = true;
+        for (const auto& n : t.nodes) empty = empty && n.group != groups;
+        beginList(out, groups ? "groups" : "nodes", empty);
+        for (const auto& n : t.nodes) {
+            if (n.group != groups) continue;
+            out << YAML::BeginMap;
+            keyValue(out, "id", n.id);
+            if (n.group) keyValue(out, "count", n.count);
+            emitMember(out, n);
+            // A node's values are single numbers (the validator refuses a range there, but
+            // one set in code is written as it is, not cut to its lower end).
+            emitRange(out, "price_per_hour", n.pricePerHour);
+            emitRange(out, "data_share", n.dataShare);
+            emitEnergyShareLink(out, n.energy, n.link);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
     }
-    out << YAML::EndSeq;
-    beginList(out, "groups", t.groups.empty());
-    for (const auto& g : t.groups) {
-        out << YAML::BeginMap;
-        keyValue(out, "id", g.id);
-        keyValue(out, "count", g.count);
-        emitMember(out, g);
-        emitRange(out, "price_per_hour", g.pricePerHour);
-        emitRange(out, "data_share", g.dataShare);
-        emitEnergyShareLink(out, g.energy, g.link);
-        out << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
     beginList(out, "links", t.links.empty());
     for (const auto& l : t.links) {
         out << YAML::Flow << YAML::BeginMap;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -22,6 +23,8 @@ namespace {
 using L = ScenarioLimits;
 /// Largest group; a typo like `count: 2000000000` should be an error, not an out-of-memory.
 constexpr int kMaxGroupCount = 1000000;
+/// Most members a nested group may multiply to (count times its parent group's members).
+constexpr long long kMaxNestedMembers = 10000000;
 /// Did-you-mean suggestions for unknown node names are worked out for this many problems
 /// only: each costs a pass over all ids, and more messages than this are not listed anyway.
 constexpr int kMaxNameSuggestions = 50;
@@ -137,7 +140,7 @@ void checkAvailability(Checker& c, const std::string& path, int line, const Avai
 }
 
 /// The checks nodes and groups share (a node's throughput is an exact range).
-template <class Spec> void checkMember(Checker& c, const std::string& path, const Spec& s) {
+void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
     const int line = s.line;
     if (s.id.empty()) c.error(path + ".id", line, "must not be empty");
     c.range(path + ".compute.throughput", line, s.compute.throughput, 0, true);
@@ -163,10 +166,12 @@ struct Entity {
     std::string id;
     bool group = false;
     int count = 1;
+    long long members = 1; ///< count, times the parent group's members when nested
     Role role = Role::Trainer;
     std::string parent;
     AvailabilitySpec::Kind availability = AvailabilitySpec::Kind::Always;
     int parentEntity = -1;
+    bool nested = false; ///< the parent names a group: placed under each of its members
     bool resolved = true; ///< false: the parent chain breaks (unknown parent or cycle)
     bool inCycle = false;
 
@@ -190,52 +195,98 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
         const NodeSpec& n = t.nodes[i];
         Entity e;
-        e.path = itemPath("topology.nodes", i);
+        e.path = t.pathOf(i);
         e.line = n.line;
         e.id = n.id;
+        e.group = n.group;
+        e.count = n.group ? n.count : 1;
         e.role = n.role;
         e.parent = n.parent;
         e.availability = n.availability.kind;
         checkMember(c, e.path, n);
-        // The topology takes a node's throughput as is; a range only makes sense in a group.
-        if (!n.compute.throughput.isExact())
-            c.error(e.path + ".compute.throughput", n.line,
-                    "must be a single number for a node (ranges are for groups), got " +
-                        rangeText(n.compute.throughput));
-        c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour, 0);
-        c.greater(e.path + ".data_share", n.line, n.dataShare, 0);
-        ents.push_back(e);
-    }
-    for (std::size_t i = 0; i < t.groups.size(); ++i) {
-        const GroupSpec& g = t.groups[i];
-        Entity e;
-        e.path = itemPath("topology.groups", i);
-        e.line = g.line;
-        e.id = g.id;
-        e.group = true;
-        e.count = g.count;
-        e.role = g.role;
-        e.parent = g.parent;
-        e.availability = g.availability.kind;
-        checkMember(c, e.path, g);
-        if (g.count < 1 || g.count > kMaxGroupCount) {
-            c.error(e.path + ".count", g.line,
-                    "must be in [1, " + std::to_string(kMaxGroupCount) + "], got " +
-                        std::to_string(g.count));
-            e.count = 0;
+        if (n.group) {
+            if (n.count < 1 || n.count > kMaxGroupCount) {
+                c.error(e.path + ".count", n.line,
+                        "must be in [1, " + std::to_string(kMaxGroupCount) + "], got " +
+                            std::to_string(n.count));
+                e.count = 0;
+            }
+            c.range(e.path + ".price_per_hour", n.line, n.pricePerHour, 0, false);
+            c.range(e.path + ".data_share", n.line, n.dataShare, 0, true);
+        } else {
+            // The topology takes a node's values as they are; a range only makes sense in a
+            // group.
+            const std::pair<const char*, const Range*> exact[] = {
+                {".compute.throughput", &n.compute.throughput},
+                {".price_per_hour", &n.pricePerHour},
+                {".data_share", &n.dataShare}};
+            for (const auto& [key, r] : exact)
+                if (!r->isExact())
+                    c.error(e.path + key, n.line,
+                            "must be a single number for a node (ranges are for groups), got " +
+                                rangeText(*r));
+            c.atLeast(e.path + ".price_per_hour", n.line, n.pricePerHour.min, 0);
+            c.greater(e.path + ".data_share", n.line, n.dataShare.min, 0);
         }
-        c.range(e.path + ".price_per_hour", g.line, g.pricePerHour, 0, false);
-        c.range(e.path + ".data_share", g.line, g.dataShare, 0, true);
+        e.members = e.count;
         ents.push_back(e);
     }
+    // Nodes first, then groups: the order the file lists them and the topology expands them.
+    std::stable_partition(ents.begin(), ents.end(), [](const Entity& e) { return !e.group; });
 
+    // A group whose parent is a group's own id is nested under every member of that group.
+    std::unordered_map<std::string, int> groupIndex;
+    for (std::size_t e = 0; e < ents.size(); ++e)
+        if (ents[e].group && !ents[e].id.empty()) groupIndex.emplace(ents[e].id, static_cast<int>(e));
+    for (auto& e : ents)
+        if (e.group && !e.parent.empty())
+            if (auto it = groupIndex.find(e.parent); it != groupIndex.end()) {
+                e.nested = true;
+                e.parentEntity = it->second;
+            }
+    // Members of nested groups multiply along the chain: saturating, with cycles left to the
+    // cycle check below (a group in a cycle counts its own members only).
+    {
+        std::vector<int> state(ents.size(), 0); // 0 open, 1 on the walk, 2 done
+        for (std::size_t start = 0; start < ents.size(); ++start) {
+            std::vector<int> chain;
+            int x = static_cast<int>(start);
+            while (x >= 0 && state[static_cast<std::size_t>(x)] == 0 && ents[static_cast<std::size_t>(x)].nested) {
+                state[static_cast<std::size_t>(x)] = 1;
+                chain.push_back(x);
+                x = ents[static_cast<std::size_t>(x)].parentEntity;
+            }
+            const bool cycle = x >= 0 && state[static_cast<std::size_t>(x)] == 1;
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                Entity& e = ents[static_cast<std::size_t>(*it)];
+                state[static_cast<std::size_t>(*it)] = 2;
+                if (cycle) continue;
+                const long long above = ents[static_cast<std::size_t>(e.parentEntity)].members;
+                e.members = above > 0 && e.count > kMaxNestedMembers / above
+                                ? kMaxNestedMembers + 1
+                                : e.count * above;
+            }
+            if (!cycle && x >= 0) state[static_cast<std::size_t>(x)] = 2;
+        }
+    }
+    for (auto& e : ents) {
+        if (!e.nested || e.members <= kMaxNestedMembers) continue;
+        const Entity& p = ents[static_cast<std::size_t>(e.parentEntity)];
+        c.error(e.path + ".count", e.line,
+                "times the members of group '" + p.id + "' it is placed under makes more than " +
+                    formatNumber(static_cast<double>(kMaxNestedMembers)) +
+                    " members: lower a count on the chain of nested groups");
+        e.members = 0;
+        facts.reliable = false;
+        return facts;
+    }
     // Everything below expands groups (ids, roots): refuse a total the engine cannot hold
     // before expanding anything, so a few aliases to a huge group cost nothing.
     long long totalNodes = 0;
     for (const auto& e : ents)
-        totalNodes += e.count;
+        totalNodes += e.members;
     if (totalNodes > L::maxNodes) {
-        c.error(t.groups.empty() ? "topology.nodes" : "topology.groups", 0,
+        c.error(t.groupCount() == 0 ? "topology.nodes" : "topology.groups", 0,
                 "declare " + std::to_string(totalNodes) +
                     " nodes in all (group members "
                     "counted); at most " +
@@ -245,7 +296,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         return facts;
     }
 
-    // Ids, with groups expanded to <id>-0 .. <id>-<count-1>; each clash reported once per pair.
+    // Ids, with groups expanded to <id>-0 .. <id>-<count-1> (nested: <id>-<i>-..-<k>, the
+    // parent member's indices first); each clash reported once per pair.
     std::unordered_map<std::string, int> owner;
     std::set<std::pair<int, int>> clashes;
     auto claim = [&](const std::string& id, int e) {
@@ -257,42 +309,90 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                 (ents[static_cast<std::size_t>(e)].group ? "gives member id '" : "duplicate id '") +
                     id + "', already used by " + other.describe());
     };
+    // Member id suffixes ("-3", "-3-42") per group, parents before children.
+    std::vector<std::vector<std::string>> suffixes(ents.size());
+    std::vector<char> expanded(ents.size(), 0);
+    std::function<void(int)> expand = [&](int x) {
+        Entity& e = ents[static_cast<std::size_t>(x)];
+        if (expanded[static_cast<std::size_t>(x)]) return;
+        expanded[static_cast<std::size_t>(x)] = 1;
+        auto& out = suffixes[static_cast<std::size_t>(x)];
+        if (!e.group) return;
+        if (!e.nested) {
+            for (int i = 0; i < e.count; ++i) out.push_back("-" + std::to_string(i));
+            return;
+        }
+        if (e.members <= 0 || e.inCycle) return;
+        expand(e.parentEntity);
+        for (const auto& above : suffixes[static_cast<std::size_t>(e.parentEntity)])
+            for (int i = 0; i < e.count; ++i) out.push_back(above + "-" + std::to_string(i));
+    };
+    // (Cycles among nested groups are found below; until then, guard the expansion.)
+    {
+        std::vector<int> seen(ents.size(), 0);
+        for (std::size_t start = 0; start < ents.size(); ++start) {
+            int x = static_cast<int>(start);
+            std::vector<int> chain;
+            while (x >= 0 && ents[static_cast<std::size_t>(x)].nested && seen[static_cast<std::size_t>(x)] == 0) {
+                seen[static_cast<std::size_t>(x)] = 1;
+                chain.push_back(x);
+                x = ents[static_cast<std::size_t>(x)].parentEntity;
+            }
+            if (x >= 0 && seen[static_cast<std::size_t>(x)] == 1)
+                for (auto it = std::find(chain.begin(), chain.end(), x); it != chain.end(); ++it)
+                    ents[static_cast<std::size_t>(*it)].inCycle = true;
+            for (int m : chain) seen[static_cast<std::size_t>(m)] = 2;
+        }
+    }
     for (std::size_t e = 0; e < ents.size(); ++e) {
         if (ents[e].id.empty()) continue;
         if (!ents[e].group) {
             claim(ents[e].id, static_cast<int>(e));
             continue;
         }
-        for (int i = 0; i < ents[e].count; ++i)
-            claim(ents[e].id + "-" + std::to_string(i), static_cast<int>(e));
+        expand(static_cast<int>(e));
+        for (const auto& suffix : suffixes[e])
+            claim(ents[e].id + suffix, static_cast<int>(e));
+    }
+    // A group's own id names the group as a parent: it must name nothing else.
+    for (std::size_t e = 0; e < ents.size(); ++e) {
+        if (!ents[e].group || ents[e].id.empty()) continue;
+        if (auto it = owner.find(ents[e].id); it != owner.end())
+            c.error(ents[e].path + ".id", ents[e].line,
+                    "'" + ents[e].id + "' is also the id of " +
+                        (ents[static_cast<std::size_t>(it->second)].group
+                             ? "a member of " + ents[static_cast<std::size_t>(it->second)].describe()
+                             : ents[static_cast<std::size_t>(it->second)].path) +
+                        ", so a parent naming it would be ambiguous: rename one of them");
+    }
+    for (auto& e : ents) {
+        if (!e.nested) continue;
+        const Entity& p = ents[static_cast<std::size_t>(e.parentEntity)];
+        if (!aggregates(p.role))
+            c.error(e.path + ".parent", e.line,
+                    "names group '" + p.id + "', whose members are trainers only: a group is " +
+                        "placed under every member of its parent group, which must aggregate " +
+                        "(role aggregator or both)");
     }
 
     std::vector<std::string> names; // for suggestions
     for (const auto& e : ents)
         names.push_back(e.id);
-    std::unordered_map<std::string, const GroupSpec*> groupById;
-    for (const auto& g : t.groups)
-        groupById.emplace(g.id, &g);
     int suggestionsLeft = kMaxNameSuggestions;
     auto suggest = [&](const std::string& id) {
         return suggestionsLeft-- > 0 ? didYouMean(id, names) : std::string();
     };
     for (auto& e : ents) {
-        if (e.parent.empty()) continue;
+        if (e.parent.empty() || e.nested) continue;
         if (auto it = owner.find(e.parent); it != owner.end()) {
             e.parentEntity = it->second;
             continue;
         }
         e.resolved = false;
-        std::string hint;
-        if (auto g = groupById.find(e.parent); g != groupById.end()) {
-            const GroupSpec& gs = *g->second;
-            hint = gs.count >= 1 ? " (that is a group; name one of its members, " + gs.id +
-                                       "-0 .. " + gs.id + "-" + std::to_string(gs.count - 1) + ")"
-                                 : " (that is a group, not a node)";
-        } else {
-            hint = suggest(e.parent);
-        }
+        const std::string hint = groupIndex.count(e.parent)
+                                     ? " (that is a group: a node cannot be placed under every "
+                                       "member of a group, only a group can; name one member)"
+                                     : suggest(e.parent);
         c.error(e.path + ".parent", e.line,
                 "names node '" + e.parent + "', which does not exist" + hint);
     }
@@ -364,12 +464,12 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     };
     auto aggregatorAbove = [&](const Entity& e) { return e.resolved ? from(e.parentEntity) : -2; };
 
-    int trainerCount = 0;
+    long long trainerCount = 0;
     for (const auto& e : ents) {
         const int above = aggregatorAbove(e);
         if (above == -2) facts.reliable = false;
         if (trains(e.role)) {
-            trainerCount += e.count;
+            trainerCount += e.members;
             if (above == -1)
                 c.error(e.path + (e.parent.empty() ? ".role" : ".parent"), e.line,
                         std::string(e.group ? "members train but have no aggregator above them"
@@ -377,11 +477,11 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                             ": no node up the parent chain has role aggregator or both");
         }
         if (aggregates(e.role)) {
-            facts.aggregators += e.count;
+            facts.aggregators += static_cast<int>(e.members);
             if (above == -1) {
                 if (e.group)
-                    for (int i = 0; i < e.count; ++i)
-                        facts.roots.push_back(e.id + "-" + std::to_string(i));
+                    for (const auto& suffix : suffixes[static_cast<std::size_t>(&e - ents.data())])
+                        facts.roots.push_back(e.id + suffix);
                 else
                     facts.roots.push_back(e.id);
             }

@@ -3,7 +3,67 @@
 // These spellings are the YAML spellings: the reader parses enums by comparing against them,
 // so changing one here changes the file format.
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace fog {
+
+NodeSpec& TopologySpec::group(std::size_t k) {
+    return const_cast<NodeSpec&>(static_cast<const TopologySpec&>(*this).group(k));
+}
+
+const NodeSpec& TopologySpec::group(std::size_t k) const {
+    std::size_t left = k;
+    for (const auto& n : nodes)
+        if (n.group && left-- == 0) return n;
+    throw std::out_of_range("topology has no group " + std::to_string(k));
+}
+
+std::size_t TopologySpec::groupCount() const {
+    std::size_t c = 0;
+    for (const auto& n : nodes) c += n.group ? 1 : 0;
+    return c;
+}
+
+std::string TopologySpec::pathOf(std::size_t i) const {
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < i && j < nodes.size(); ++j)
+        if (nodes[j].group == nodes[i].group) ++k;
+    return std::string(nodes[i].group ? "topology.groups[" : "topology.nodes[") +
+           std::to_string(k) + "]";
+}
+
+int TopologySpec::find(const std::string& id) const {
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].id == id) return static_cast<int>(i);
+    return -1;
+}
+
+int TopologySpec::nestedParent(std::size_t i) const {
+    const NodeSpec& n = nodes[i];
+    if (!n.group || n.parent.empty()) return -1;
+    for (std::size_t j = 0; j < nodes.size(); ++j)
+        if (nodes[j].group && nodes[j].id == n.parent) return static_cast<int>(j);
+    return -1;
+}
+
+std::vector<long long> memberCounts(const TopologySpec& t) {
+    constexpr long long kCap = 1LL << 40;
+    const std::size_t n = t.nodes.size();
+    std::vector<int> up(n);
+    for (std::size_t i = 0; i < n; ++i) up[i] = t.nestedParent(i);
+    std::vector<long long> out(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        long long m = t.nodes[i].group ? std::max(0, t.nodes[i].count) : 1;
+        std::size_t steps = 0;
+        for (int p = up[i]; p >= 0 && steps < n && p != static_cast<int>(i); p = up[static_cast<std::size_t>(p)], ++steps) {
+            const long long c = std::max(0, t.nodes[static_cast<std::size_t>(p)].count);
+            m = c > 0 && m > kCap / c ? kCap : m * c;
+        }
+        out[i] = m;
+    }
+    return out;
+}
 
 const char* toString(Tier t) {
     switch (t) {

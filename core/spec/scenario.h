@@ -25,12 +25,20 @@ struct NoiseSpec {
     double sigma = 0.5;
 };
 
-/// A value given either exactly or as a uniform range (for groups of devices).
+/// A value given either exactly or as a uniform range (for groups of devices). A plain
+/// number converts to an exact range, so `spec.pricePerHour = 3.6` reads as it should.
 struct Range {
     double min = 0.0;
     double max = 0.0;
-    static Range exactly(double v) { return {v, v}; }
-    bool isExact() const { return min == max; }
+    constexpr Range() = default;
+    constexpr Range(double v) : min(v), max(v) {} // NOLINT: a number is an exact range
+    constexpr Range(double lo, double hi) : min(lo), max(hi) {}
+    static constexpr Range exactly(double v) { return {v, v}; }
+    constexpr bool isExact() const { return min == max; }
+    friend constexpr bool operator==(const Range& a, const Range& b) {
+        return a.min == b.min && a.max == b.max;
+    }
+    friend constexpr bool operator!=(const Range& a, const Range& b) { return !(a == b); }
 };
 
 struct ComputeSpec {
@@ -65,42 +73,30 @@ struct LinkParams {
     double pricePerGb = 0.0;
 };
 
+/// One entry of the topology: a node, or a group of `count` similar nodes (a node is a group
+/// of one). Entries listed under `groups:` (group = true) name their members `<id>-<k>`, draw
+/// the range-valued fields per member from the seed, and may name another group as their
+/// parent: they are then placed under every member of that group (core/system/topology.h).
 struct NodeSpec {
     std::string id;
+    /// Listed under `groups:` in the file: members are `<id>-0` .. even when count is 1.
+    /// False: a plain node under `nodes:` (count 1, exact values, id used as is).
+    bool group = false;
+    int count = 1; ///< members per parent member (a nested group: per member of its parent)
     Tier tier = Tier::Device;
     Role role = Role::Trainer;
-    std::string parent; ///< aggregator this node reports to; empty for a root
+    std::string parent; ///< aggregator (node, group member, or group) it reports to; empty: root
     std::string region; ///< optional label, used by placement and model averaging
     ComputeSpec compute;
     AvailabilitySpec availability;
-    double pricePerHour = 0.0; ///< billed per second while held
+    Range pricePerHour = Range::exactly(0.0); ///< billed per second while held
     EnergySpec energy;
-    double dataShare = 1.0; ///< relative amount of data (quantity-skew weighting)
+    Range dataShare = Range::exactly(1.0); ///< relative amount of data (quantity-skew weighting)
     std::optional<LinkParams> link; ///< link to the parent; else the defaults apply
     bool hasPosition = false; ///< false: placed by the automatic layout (core/scenario/layout.h)
     double x = 0.0;           ///< position on the editor's canvas (scene units, item centre)
     double y = 0.0;
     int line = 0; ///< source line in the scenario file (0 if built in code)
-};
-
-/// Many similar nodes: ids `<id>-0` .. `<id>-<count-1>`, ranges drawn per node from the seed.
-struct GroupSpec {
-    std::string id;
-    int count = 1;
-    Tier tier = Tier::Device;
-    Role role = Role::Trainer;
-    std::string parent;
-    std::string region;
-    ComputeSpec compute;
-    AvailabilitySpec availability;
-    Range pricePerHour = Range::exactly(0.0);
-    EnergySpec energy;
-    Range dataShare = Range::exactly(1.0);
-    std::optional<LinkParams> link;
-    bool hasPosition = false; ///< as in NodeSpec
-    double x = 0.0;
-    double y = 0.0;
-    int line = 0;
 };
 
 /// An explicit link between two nodes (overrides the parent link or joins two regions).
@@ -114,10 +110,26 @@ struct LinkSpec {
 struct TopologySpec {
     LinkParams defaultLink;          ///< used for a parent link nobody declared
     bool hasDefaultLink = false;     ///< false: undeclared links are instantaneous and free
+    /// Nodes and groups in one list. The file keeps them in two sections (`nodes:` then
+    /// `groups:`, each in list order); expansion follows the same order.
     std::vector<NodeSpec> nodes;
-    std::vector<GroupSpec> groups;
     std::vector<LinkSpec> links;
+
+    /// The k-th entry listed under `groups:` (throws std::out_of_range if there is none).
+    NodeSpec& group(std::size_t k);
+    const NodeSpec& group(std::size_t k) const;
+    std::size_t groupCount() const;
+    /// Where entry i of `nodes` is in the file: "topology.nodes[k]" or "topology.groups[k]".
+    std::string pathOf(std::size_t i) const;
+    /// Index in `nodes` of the entry with this id (a node's or a group's own id), or -1.
+    int find(const std::string& id) const;
+    /// Index of the group that group i is nested under (its parent names that group), or -1.
+    int nestedParent(std::size_t i) const;
 };
+
+/// Nodes each entry stands for: 1 for a node, count for a group, times the parent group's
+/// members for a nested group (saturating at 2^40; a cycle counts its own count only).
+std::vector<long long> memberCounts(const TopologySpec& t);
 
 struct PartitionSpec {
     enum class Kind { Iid, Dirichlet, Shards, QuantitySkew, Natural };

@@ -3,102 +3,257 @@
 #include "core/util/random.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <stdexcept>
+#include <string_view>
 
 namespace fog {
 
 namespace {
+
 double draw(const Range& r, Rng& rng) { return r.isExact() ? r.min : rng.uniform(r.min, r.max); }
+
+std::uint64_t idHash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+
+const std::string& noId() {
+    static const std::string empty;
+    return empty;
+}
+
 } // namespace
 
-Topology::Topology(const TopologySpec& spec, std::uint64_t seed) {
-    auto add = [this](NodeSpec s) {
-        Node n;
-        n.index = static_cast<int>(nodes_.size());
-        n.throughput = s.compute.throughput.min;
-        n.trains = s.role != Role::Aggregator;
-        n.aggregates = s.role != Role::Trainer;
-        n.spec = std::move(s);
-        byId_[n.spec.id] = n.index;
-        nodes_.push_back(std::move(n));
+Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
+    const auto& entries = spec_.nodes;
+    const std::size_t n = entries.size();
+    // A group whose parent is another group's own id is nested: placed under every member
+    // of that group (the validator keeps group ids apart from node and member ids).
+    std::vector<int> nestedUnder(n, -1);
+    for (std::size_t e = 0; e < n; ++e) {
+        if (!entries[e].group || entries[e].parent.empty()) continue;
+        const int p = spec_.find(entries[e].parent);
+        if (p >= 0 && entries[static_cast<std::size_t>(p)].group) nestedUnder[e] = p;
+    }
+    // Members per entry: count, times the parent group's members when nested.
+    std::vector<long long> total(n, -1);
+    std::function<long long(std::size_t)> membersOf = [&](std::size_t e) -> long long {
+        if (total[e] >= 0) return total[e];
+        total[e] = 0; // a cycle (invalid scenario) counts as empty rather than recursing
+        const long long own = entries[e].group ? std::max(0, entries[e].count) : 1;
+        total[e] = nestedUnder[e] < 0 ? own : own * membersOf(static_cast<std::size_t>(nestedUnder[e]));
+        return total[e];
     };
-    for (const auto& s : spec.nodes) {
-        NodeSpec copy = s;
-        add(copy);
+    // Nodes first, then groups, each in list order: the order of the file's two sections.
+    std::vector<std::size_t> order;
+    for (const bool groups : {false, true})
+        for (std::size_t e = 0; e < n; ++e)
+            if (entries[e].group == groups) order.push_back(e);
+    std::vector<int> begin(n, 0);
+    long long size = 0;
+    for (std::size_t e : order) {
+        begin[e] = static_cast<int>(size);
+        size += membersOf(e);
     }
-    for (const auto& g : spec.groups) {
-        // Each group draws from its own stream, so adding a group leaves the others' draws.
-        Rng rng(deriveSeed(seed, hashName("group:" + g.id)));
-        for (int i = 0; i < g.count; ++i) {
-            NodeSpec s;
-            s.id = g.id + "-" + std::to_string(i);
-            s.tier = g.tier;
-            s.role = g.role;
-            s.parent = g.parent;
-            s.region = g.region;
-            s.compute = g.compute;
-            s.compute.throughput = Range::exactly(draw(g.compute.throughput, rng));
-            s.availability = g.availability;
-            s.pricePerHour = draw(g.pricePerHour, rng);
-            s.energy = g.energy;
-            s.dataShare = draw(g.dataShare, rng);
-            s.link = g.link;
-            s.line = g.line;
-            add(std::move(s));
+    if (size > static_cast<long long>(std::numeric_limits<int>::max()))
+        throw std::length_error("topology: too many nodes to expand");
+    members_.resize(static_cast<std::size_t>(size));
+    ids_.resize(static_cast<std::size_t>(size));
+
+    std::vector<char> filled(n, 0);
+    std::function<void(std::size_t)> fill = [&](std::size_t e) {
+        if (filled[e]) return;
+        filled[e] = 1;
+        const NodeSpec& s = entries[e];
+        auto put = [&](std::size_t at, std::string id, Rng* rng, int parent) {
+            Member& m = members_[at];
+            m.entry = static_cast<std::uint32_t>(e);
+            m.parent = parent;
+            if (rng) {
+                m.throughput = draw(s.compute.throughput, *rng);
+                m.pricePerHour = draw(s.pricePerHour, *rng);
+                m.dataShare = draw(s.dataShare, *rng);
+            } else {
+                m.throughput = s.compute.throughput.min;
+                m.pricePerHour = s.pricePerHour.min;
+                m.dataShare = s.dataShare.min;
+            }
+            ids_[at] = std::move(id);
+        };
+        std::size_t at = static_cast<std::size_t>(begin[e]);
+        if (!s.group) {
+            put(at, s.id, nullptr, -1);
+            return;
         }
-    }
-    for (auto& n : nodes_) {
-        if (!n.spec.parent.empty()) n.parent = indexOf(n.spec.parent);
-        if (n.spec.link) {
-            n.uplink = *n.spec.link;
-            n.hasUplink = true;
-        } else if (spec.hasDefaultLink && n.parent >= 0) {
-            n.uplink = spec.defaultLink;
-            n.hasUplink = true;
+        // A block of `count` members per parent member, each block drawing from its own
+        // stream named like the block's ids: the nested form `phone` under group `site` draws
+        // what ten groups `phone-0` .. `phone-9` under `site-0` .. `site-9` would.
+        auto block = [&](const std::string& stem, int parent) {
+            Rng rng(deriveSeed(seed, hashName("group:" + stem)));
+            for (int k = 0; k < s.count; ++k) put(at++, stem + "-" + std::to_string(k), &rng, parent);
+        };
+        const int pg = nestedUnder[e];
+        if (pg < 0) {
+            block(s.id, -1);
+            return;
         }
+        fill(static_cast<std::size_t>(pg));
+        const std::size_t prefix = entries[static_cast<std::size_t>(pg)].id.size();
+        const long long parents = total[static_cast<std::size_t>(pg)];
+        for (long long j = 0; j < parents; ++j) {
+            const int p = begin[static_cast<std::size_t>(pg)] + static_cast<int>(j);
+            block(s.id + ids_[static_cast<std::size_t>(p)].substr(prefix), p);
+        }
+    };
+    for (std::size_t e : order) fill(e);
+
+    byHash_.reserve(ids_.size());
+    for (std::size_t i = 0; i < ids_.size(); ++i) byHash_.emplace_back(idHash(ids_[i]), static_cast<int>(i));
+    std::sort(byHash_.begin(), byHash_.end());
+
+    // Parents named by node or member id: one look-up per entry, shared by its members.
+    entryLinks_.resize(n);
+    for (std::size_t e = 0; e < n; ++e) {
+        const NodeSpec& s = entries[e];
+        const long long count = total[e];
+        if (count <= 0) continue;
+        int parent = -1;
+        if (nestedUnder[e] < 0 && !s.parent.empty()) {
+            parent = indexOf(s.parent);
+            for (long long j = 0; j < count; ++j) members_[static_cast<std::size_t>(begin[e] + j)].parent = parent;
+        }
+        const bool hasParent = !s.parent.empty();
+        if (s.link)
+            entryLinks_[e] = {*s.link, true};
+        else if (spec_.hasDefaultLink && hasParent)
+            entryLinks_[e] = {spec_.defaultLink, true};
     }
-    for (auto& n : nodes_) {
-        for (int p = n.parent; p >= 0; p = nodes_[p].parent)
-            if (nodes_[p].aggregates) {
-                n.aggregator = p;
+
+    // Nearest aggregating ancestor, memoised (a parent may come later in index order).
+    constexpr int kUnknown = -2;
+    for (auto& m : members_) m.aggregator = kUnknown;
+    std::vector<int> walk;
+    for (int i = 0; i < this->size(); ++i) {
+        int x = i;
+        walk.clear();
+        int answer = -1;
+        while (x >= 0 && members_[static_cast<std::size_t>(x)].aggregator == kUnknown) {
+            walk.push_back(x);
+            const int p = members_[static_cast<std::size_t>(x)].parent;
+            if (p < 0) {
+                answer = -1;
+                x = -1;
                 break;
             }
+            if (aggregates(p)) {
+                answer = p;
+                x = -1;
+                break;
+            }
+            x = p;
+            if (walk.size() > members_.size()) break; // a cycle (invalid scenario)
+        }
+        if (x >= 0 && members_[static_cast<std::size_t>(x)].aggregator != kUnknown)
+            answer = members_[static_cast<std::size_t>(x)].aggregator;
+        for (int w : walk) members_[static_cast<std::size_t>(w)].aggregator = answer;
     }
-    for (const auto& l : spec.links) links_[{indexOf(l.from), indexOf(l.to)}] = l.params;
+
+    const int count = this->size();
+    std::vector<int> trainerKey(static_cast<std::size_t>(count), -1), aggKey(static_cast<std::size_t>(count), -1);
+    for (int i = 0; i < count; ++i) {
+        const int a = aggregator(i);
+        if (trains(i) && a >= 0) {
+            trainers_.push_back(i);
+            trainerKey[static_cast<std::size_t>(i)] = a;
+        }
+        if (aggregates(i)) {
+            if (a < 0) roots_.push_back(i);
+            else aggKey[static_cast<std::size_t>(i)] = a;
+        }
+    }
+    auto bucket = [count](const std::vector<int>& key) {
+        Buckets b;
+        b.start.assign(static_cast<std::size_t>(count) + 1, 0);
+        for (int k : key)
+            if (k >= 0) ++b.start[static_cast<std::size_t>(k) + 1];
+        for (std::size_t i = 1; i < b.start.size(); ++i) b.start[i] += b.start[i - 1];
+        b.order.resize(static_cast<std::size_t>(b.start.back()));
+        std::vector<int> next(b.start.begin(), b.start.end() - 1);
+        for (int i = 0; i < count; ++i) {
+            const int k = key[static_cast<std::size_t>(i)];
+            if (k >= 0) b.order[static_cast<std::size_t>(next[static_cast<std::size_t>(k)]++)] = i;
+        }
+        return b;
+    };
+    trainersByAggregator_ = bucket(trainerKey);
+    aggregatorsByAggregator_ = bucket(aggKey);
+
+    for (const auto& l : spec_.links) links_.push_back({{indexOf(l.from), indexOf(l.to)}, l.params});
+    // Sorted by (from, to) for look-up; of a pair declared twice the last declaration wins.
+    std::stable_sort(links_.begin(), links_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<std::pair<int, int>, LinkParams>> unique;
+    for (std::size_t i = 0; i < links_.size(); ++i)
+        if (i + 1 == links_.size() || links_[i + 1].first != links_[i].first) unique.push_back(links_[i]);
+    links_ = std::move(unique);
+}
+
+std::vector<int> Topology::Buckets::of(int key) const {
+    if (key < 0 || static_cast<std::size_t>(key) + 1 >= start.size()) return {};
+    return std::vector<int>(order.begin() + start[static_cast<std::size_t>(key)],
+                            order.begin() + start[static_cast<std::size_t>(key) + 1]);
+}
+
+Node Topology::node(int i) const {
+    const Member& m = members_[static_cast<std::size_t>(i)];
+    const NodeSpec& s = spec_.nodes[m.entry];
+    ComputeSpec compute = s.compute;
+    compute.throughput = Range::exactly(m.throughput);
+    const EntryLink& link = entryLinks_[m.entry];
+    return Node{i,
+                NodeFacts{ids_[static_cast<std::size_t>(i)], s.tier, s.role,
+                          m.parent >= 0 ? ids_[static_cast<std::size_t>(m.parent)] : noId(), s.region,
+                          compute, s.availability, m.pricePerHour, s.energy, m.dataShare, s.link,
+                          s.line},
+                m.throughput,
+                m.parent,
+                m.aggregator,
+                s.role != Role::Aggregator,
+                s.role != Role::Trainer,
+                link.params,
+                link.has};
+}
+
+const LinkParams* Topology::uplink(int i) const {
+    const EntryLink& l = entryLinks_[members_[static_cast<std::size_t>(i)].entry];
+    return l.has ? &l.params : nullptr;
 }
 
 int Topology::indexOf(const std::string& id) const {
-    auto it = byId_.find(id);
-    if (it == byId_.end()) throw std::out_of_range("unknown node '" + id + "'");
-    return it->second;
-}
-
-std::vector<int> Topology::trainers() const {
-    std::vector<int> out;
-    for (const auto& n : nodes_)
-        if (n.trains && n.aggregator >= 0) out.push_back(n.index);
-    return out;
-}
-
-std::vector<int> Topology::rootAggregators() const {
-    std::vector<int> out;
-    for (const auto& n : nodes_)
-        if (n.aggregates && n.aggregator < 0) out.push_back(n.index);
-    return out;
+    const std::uint64_t h = idHash(id);
+    auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(h, -1));
+    for (; it != byHash_.end() && it->first == h; ++it)
+        if (ids_[static_cast<std::size_t>(it->second)] == id) return it->second;
+    throw std::out_of_range("unknown node '" + id + "'");
 }
 
 std::vector<int> Topology::trainersOf(int aggregator) const {
-    std::vector<int> out;
-    for (const auto& n : nodes_)
-        if (n.trains && n.aggregator == aggregator) out.push_back(n.index);
-    return out;
+    return trainersByAggregator_.of(aggregator);
 }
 
 std::vector<int> Topology::childAggregatorsOf(int aggregator) const {
-    std::vector<int> out;
-    for (const auto& n : nodes_)
-        if (n.aggregates && n.aggregator == aggregator) out.push_back(n.index);
-    return out;
+    return aggregatorsByAggregator_.of(aggregator);
+}
+
+std::size_t Topology::bytesUsed() const {
+    std::size_t bytes = members_.capacity() * sizeof(Member) + ids_.capacity() * sizeof(std::string) +
+                        byHash_.capacity() * sizeof(byHash_[0]) +
+                        (trainers_.capacity() + roots_.capacity()) * sizeof(int) +
+                        (trainersByAggregator_.start.capacity() + trainersByAggregator_.order.capacity() +
+                         aggregatorsByAggregator_.start.capacity() + aggregatorsByAggregator_.order.capacity()) *
+                            sizeof(int);
+    for (const auto& id : ids_)
+        if (id.capacity() > 15) bytes += id.capacity() + 1; // past the small-string buffer
+    return bytes;
 }
 
 double Topology::hopSeconds(const LinkParams& l, bool up, double bytes) {
@@ -107,13 +262,20 @@ double Topology::hopSeconds(const LinkParams& l, bool up, double bytes) {
 }
 
 const LinkParams* Topology::directLink(int from, int to, bool& forward) const {
-    if (auto it = links_.find({from, to}); it != links_.end()) {
+    if (links_.empty()) return nullptr;
+    auto find = [this](int a, int b) -> const LinkParams* {
+        const std::pair<int, int> key{a, b};
+        auto it = std::lower_bound(links_.begin(), links_.end(), key,
+                                   [](const auto& l, const std::pair<int, int>& k) { return l.first < k; });
+        return it != links_.end() && it->first == key ? &it->second : nullptr;
+    };
+    if (const LinkParams* l = find(from, to)) {
         forward = true;
-        return &it->second;
+        return l;
     }
-    if (auto it = links_.find({to, from}); it != links_.end()) {
+    if (const LinkParams* l = find(to, from)) {
         forward = false;
-        return &it->second;
+        return l;
     }
     return nullptr;
 }
@@ -129,8 +291,8 @@ Transfer Topology::transfer(int from, int to, double bytes) const {
     }
     // Path up from `from` to the lowest common ancestor, then down to `to`.
     std::vector<int> upFrom, upTo;
-    for (int n = from; n >= 0; n = nodes_[n].parent) upFrom.push_back(n);
-    for (int n = to; n >= 0; n = nodes_[n].parent) upTo.push_back(n);
+    for (int n = from; n >= 0; n = parent(n)) upFrom.push_back(n);
+    for (int n = to; n >= 0; n = parent(n)) upTo.push_back(n);
     int lca = -1;
     for (int a : upFrom)
         if (std::find(upTo.begin(), upTo.end(), a) != upTo.end()) {
@@ -138,10 +300,10 @@ Transfer Topology::transfer(int from, int to, double bytes) const {
             break;
         }
     auto hop = [&](int child, bool up) {
-        const Node& n = nodes_[child];
-        if (!n.hasUplink) return;
-        t.seconds += hopSeconds(n.uplink, up, bytes);
-        t.price += n.uplink.pricePerGb * bytes / 1e9;
+        const LinkParams* l = uplink(child);
+        if (!l) return;
+        t.seconds += hopSeconds(*l, up, bytes);
+        t.price += l->pricePerGb * bytes / 1e9;
     };
     if (lca < 0) {
         // Two trees joined by nothing: treat as instantaneous (the validator warns of this).

@@ -1,25 +1,50 @@
 #pragma once
-// The runtime topology: groups expanded into nodes with their drawn values, parents and
-// aggregators resolved to indices, and transfer times along links.
+// The runtime topology: every node and group member, parents and aggregators resolved to
+// indices, and transfer times along links.
+//
+// Compact: a member stores only what differs between the members of one entry (its drawn
+// throughput, price and data share, its parent and aggregator); the entry's settings
+// (availability, energy, noise, link...) are shared. A million group members cost about
+// 100 bytes each (id string, member record, id index), not a copy of the spec.
 
 #include "core/spec/scenario.h"
 
-#include <map>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fog {
 
+/// One node's settings as the engine reads them: its entry's, with this member's drawn
+/// values. Holds references into the Topology (valid while it lives).
+struct NodeFacts {
+    const std::string& id;
+    Tier tier;
+    Role role;
+    const std::string& parent; ///< the parent's node id, empty for a root
+    const std::string& region;
+    ComputeSpec compute;       ///< throughput exact: this member's drawn value
+    const AvailabilitySpec& availability;
+    double pricePerHour;
+    const EnergySpec& energy;
+    double dataShare;
+    const std::optional<LinkParams>& link; ///< the entry's own link (see Node::uplink)
+    int line;                              ///< the entry's source line
+};
+
+/// One node assembled on demand (cheap: no string is built). Prefer the Topology's accessors
+/// (id(i), pricePerHour(i), ...) in loops over many nodes.
 struct Node {
-    int index = 0;
-    NodeSpec spec;          ///< with ranges resolved to exact values
-    double throughput = 0.0;
-    int parent = -1;
-    int aggregator = -1;    ///< nearest ancestor that aggregates (-1 for roots)
-    bool trains = false;
-    bool aggregates = false;
-    LinkParams uplink;      ///< link to the parent
-    bool hasUplink = false; ///< false: instantaneous and free
+    int index;
+    NodeFacts spec;
+    double throughput;
+    int parent;     ///< -1 for a root
+    int aggregator; ///< nearest ancestor that aggregates (-1 for roots)
+    bool trains;
+    bool aggregates;
+    LinkParams uplink; ///< link to the parent
+    bool hasUplink;    ///< false: instantaneous and free
 };
 
 /// Cost of moving bytes along a path: time, money and the hops it used.
@@ -29,18 +54,61 @@ struct Transfer {
 };
 
 class Topology {
-public:
-    /// Expands groups (ranges drawn from `seed`). The scenario must be valid.
+  public:
+    /// Expands nodes and groups, nested groups under every member of their parent group
+    /// (ranges drawn from `seed`). The scenario must be valid.
     Topology(const TopologySpec& spec, std::uint64_t seed);
 
-    const std::vector<Node>& nodes() const { return nodes_; }
-    const Node& node(int i) const { return nodes_[i]; }
-    int size() const { return static_cast<int>(nodes_.size()); }
-    int indexOf(const std::string& id) const;
+    int size() const { return static_cast<int>(members_.size()); }
+    Node node(int i) const;
+    int indexOf(const std::string& id) const; ///< throws std::out_of_range for an unknown id
 
-    std::vector<int> trainers() const;
+    // Per-node values without assembling a Node.
+    const std::string& id(int i) const { return ids_[static_cast<std::size_t>(i)]; }
+    /// The entry (node or group) that node i is a member of, as written: ranges not drawn.
+    const NodeSpec& entry(int i) const { return spec_.nodes[members_[static_cast<std::size_t>(i)].entry]; }
+    int entryIndex(int i) const { return static_cast<int>(members_[static_cast<std::size_t>(i)].entry); }
+    double throughput(int i) const { return members_[static_cast<std::size_t>(i)].throughput; }
+    double pricePerHour(int i) const { return members_[static_cast<std::size_t>(i)].pricePerHour; }
+    double dataShare(int i) const { return members_[static_cast<std::size_t>(i)].dataShare; }
+    int parent(int i) const { return members_[static_cast<std::size_t>(i)].parent; }
+    int aggregator(int i) const { return members_[static_cast<std::size_t>(i)].aggregator; }
+    bool trains(int i) const { return entry(i).role != Role::Aggregator; }
+    bool aggregates(int i) const { return entry(i).role != Role::Trainer; }
+    /// The link to the parent, or nullptr when it is instantaneous and free.
+    const LinkParams* uplink(int i) const;
+
+    /// Every node, in index order, as assembled Nodes (for range-for).
+    class NodeRange {
+      public:
+        class Iterator {
+          public:
+            Iterator(const Topology* t, int i) : t_(t), i_(i) {}
+            Node operator*() const { return t_->node(i_); }
+            Iterator& operator++() {
+                ++i_;
+                return *this;
+            }
+            bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+            bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+          private:
+            const Topology* t_;
+            int i_;
+        };
+        explicit NodeRange(const Topology* t) : t_(t) {}
+        Iterator begin() const { return {t_, 0}; }
+        Iterator end() const { return {t_, t_->size()}; }
+        int size() const { return t_->size(); }
+
+      private:
+        const Topology* t_;
+    };
+    NodeRange nodes() const { return NodeRange(this); }
+
+    std::vector<int> trainers() const { return trainers_; }
     /// Aggregators without an aggregating ancestor (the parameter servers / cloud roots).
-    std::vector<int> rootAggregators() const;
+    std::vector<int> rootAggregators() const { return roots_; }
     /// Trainers whose nearest aggregator is `aggregator`.
     std::vector<int> trainersOf(int aggregator) const;
     /// Aggregators whose nearest aggregating ancestor is `aggregator`.
@@ -51,13 +119,43 @@ public:
     /// their lowest common ancestor. Latency + bytes / bandwidth per hop.
     Transfer transfer(int from, int to, double bytes) const;
 
-private:
+    /// Bytes held per node (member records, ids and the id index), for scale reports.
+    std::size_t bytesUsed() const;
+
+  private:
+    struct Member {
+        double throughput = 0.0;
+        double pricePerHour = 0.0;
+        double dataShare = 1.0;
+        int parent = -1;
+        int aggregator = -1;
+        std::uint32_t entry = 0;
+    };
+    /// Per entry: its link to the parent (own, or the default when it has a parent).
+    struct EntryLink {
+        LinkParams params;
+        bool has = false;
+    };
+
     const LinkParams* directLink(int from, int to, bool& forward) const;
     static double hopSeconds(const LinkParams& l, bool up, double bytes);
+    /// Members grouped by a key (their aggregator): `order` sorted by key, index order kept.
+    struct Buckets {
+        std::vector<int> start; ///< per key + 1 sentinel
+        std::vector<int> order;
+        std::vector<int> of(int key) const;
+    };
 
-    std::vector<Node> nodes_;
-    std::map<std::string, int> byId_;
-    std::map<std::pair<int, int>, LinkParams> links_; ///< explicit links, key (from, to)
+    TopologySpec spec_; ///< the entries (shared by their members); links kept for directLink
+    std::vector<Member> members_;
+    std::vector<std::string> ids_;
+    std::vector<EntryLink> entryLinks_;
+    std::vector<std::pair<std::uint64_t, int>> byHash_; ///< (hash of id, index), sorted
+    std::vector<std::pair<std::pair<int, int>, LinkParams>> links_; ///< explicit, sorted by (from, to)
+    std::vector<int> trainers_;
+    std::vector<int> roots_;
+    Buckets trainersByAggregator_;
+    Buckets aggregatorsByAggregator_;
 };
 
 } // namespace fog

@@ -16,10 +16,9 @@ QString qs(const std::string& s) {
 
 ChangeItemsCommand::ChangeItemsCommand(ScenarioDocument* doc, const QString& text, int mergeId,
                                        std::vector<std::pair<int, NodeSpec>> nodes,
-                                       std::vector<std::pair<int, GroupSpec>> groups,
                                        std::vector<std::pair<int, LinkSpec>> links)
     : DocumentCommand(doc, text), mergeId_(mergeId), nodes_(std::move(nodes)),
-      groups_(std::move(groups)), links_(std::move(links)) {}
+      links_(std::move(links)) {}
 
 void ChangeItemsCommand::swap() {
     TopologySpec& t = topology();
@@ -29,12 +28,6 @@ void ChangeItemsCommand::swap() {
         NodeSpec& cur = t.nodes[static_cast<std::size_t>(i)];
         if (cur.id != n.id) renamed.emplace_back(qs(cur.id), qs(n.id));
         std::swap(cur, n);
-        changed << qs(cur.id);
-    }
-    for (auto& [i, g] : groups_) {
-        GroupSpec& cur = t.groups[static_cast<std::size_t>(i)];
-        if (cur.id != g.id) renamed.emplace_back(qs(cur.id), qs(g.id));
-        std::swap(cur, g);
         changed << qs(cur.id);
     }
     for (auto& [i, l] : links_)
@@ -59,52 +52,38 @@ bool ChangeItemsCommand::mergeWith(const QUndoCommand* other) {
             if (a[i].first != b[i].first) return false;
         return true;
     };
-    return sameIndices(nodes_, o->nodes_) && sameIndices(groups_, o->groups_) &&
-           sameIndices(links_, o->links_);
+    return sameIndices(nodes_, o->nodes_) && sameIndices(links_, o->links_);
 }
 
 // --- EntityPresenceCommand -------------------------------------------------------------------
 
 EntityPresenceCommand* EntityPresenceCommand::insert(ScenarioDocument* doc, EntityRef ref,
-                                                     NodeSpec node, GroupSpec group) {
+                                                     NodeSpec node) {
     auto* c = new EntityPresenceCommand(
-        doc, ref.group ? QObject::tr("Add group") : QObject::tr("Add node"), ref, true);
+        doc, node.group ? QObject::tr("Add group") : QObject::tr("Add node"), ref, true);
     c->node_ = std::move(node);
-    c->group_ = std::move(group);
     return c;
 }
 
 EntityPresenceCommand* EntityPresenceCommand::remove(ScenarioDocument* doc, EntityRef ref) {
     return new EntityPresenceCommand(
-        doc, ref.group ? QObject::tr("Remove group") : QObject::tr("Remove node"), ref, false);
+        doc, doc->isGroup(ref) ? QObject::tr("Remove group") : QObject::tr("Remove node"), ref,
+        false);
 }
 
 void EntityPresenceCommand::add() {
     TopologySpec& t = topology();
-    QString id;
-    if (ref_.group) {
-        id = qs(group_.id);
-        t.groups.insert(t.groups.begin() + ref_.index, std::move(group_));
-    } else {
-        id = qs(node_.id);
-        t.nodes.insert(t.nodes.begin() + ref_.index, std::move(node_));
-    }
+    const QString id = qs(node_.id);
+    t.nodes.insert(t.nodes.begin() + ref_.index, std::move(node_));
     Q_EMIT doc_->nodeAdded(id);
     Q_EMIT doc_->scenarioChanged();
 }
 
 void EntityPresenceCommand::take() {
     TopologySpec& t = topology();
-    QString id;
-    if (ref_.group) {
-        group_ = std::move(t.groups[static_cast<std::size_t>(ref_.index)]);
-        t.groups.erase(t.groups.begin() + ref_.index);
-        id = qs(group_.id);
-    } else {
-        node_ = std::move(t.nodes[static_cast<std::size_t>(ref_.index)]);
-        t.nodes.erase(t.nodes.begin() + ref_.index);
-        id = qs(node_.id);
-    }
+    node_ = std::move(t.nodes[static_cast<std::size_t>(ref_.index)]);
+    t.nodes.erase(t.nodes.begin() + ref_.index);
+    const QString id = qs(node_.id);
     Q_EMIT doc_->nodeRemoved(id);
     Q_EMIT doc_->scenarioChanged();
 }

@@ -23,12 +23,11 @@ class DocumentCommand : public QUndoCommand {
     ScenarioDocument* doc_;
 };
 
-/// Sets nodes, groups and links at given indices (properties, positions, parents, renames).
+/// Sets nodes/groups and links at given indices (properties, positions, parents, renames).
 class ChangeItemsCommand : public DocumentCommand {
   public:
     ChangeItemsCommand(ScenarioDocument* doc, const QString& text, int mergeId,
                        std::vector<std::pair<int, NodeSpec>> nodes,
-                       std::vector<std::pair<int, GroupSpec>> groups,
                        std::vector<std::pair<int, LinkSpec>> links);
     void redo() override { swap(); }
     void undo() override { swap(); }
@@ -39,16 +38,14 @@ class ChangeItemsCommand : public DocumentCommand {
     void swap();
     int mergeId_;
     std::vector<std::pair<int, NodeSpec>> nodes_;
-    std::vector<std::pair<int, GroupSpec>> groups_;
     std::vector<std::pair<int, LinkSpec>> links_;
 };
 
 /// Inserts (or removes) one node or group at an index.
 class EntityPresenceCommand : public DocumentCommand {
   public:
-    /// Insert `node` / `group` (whichever `ref.group` selects) at ref.index.
-    static EntityPresenceCommand* insert(ScenarioDocument* doc, EntityRef ref, NodeSpec node,
-                                         GroupSpec group);
+    /// Insert `node` (a node or a group) at ref.index.
+    static EntityPresenceCommand* insert(ScenarioDocument* doc, EntityRef ref, NodeSpec node);
     /// Remove the entity at `ref`.
     static EntityPresenceCommand* remove(ScenarioDocument* doc, EntityRef ref);
     void redo() override { inserting_ ? add() : take(); }
@@ -62,7 +59,6 @@ class EntityPresenceCommand : public DocumentCommand {
     EntityRef ref_;
     bool inserting_;
     NodeSpec node_;
-    GroupSpec group_;
 };
 
 /// Inserts (or removes) one explicit link at an index.

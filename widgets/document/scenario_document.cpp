@@ -4,6 +4,7 @@
 #include "widgets/document/document_commands.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QSet>
 #include <QUndoStack>
 
@@ -54,21 +55,16 @@ bool same(const AvailabilitySpec& a, const AvailabilitySpec& b) {
     return a.kind == b.kind && a.meanUpS == b.meanUpS && a.meanDownS == b.meanDownS &&
            a.startOnline == b.startOnline && a.startStationary == b.startStationary;
 }
-template <class Spec> bool sameMember(const Spec& a, const Spec& b) {
-    return a.id == b.id && a.tier == b.tier && a.role == b.role && a.parent == b.parent &&
+bool sameSpec(const NodeSpec& a, const NodeSpec& b) {
+    return a.id == b.id && a.group == b.group && a.count == b.count && a.tier == b.tier &&
+           a.role == b.role && a.parent == b.parent &&
            a.region == b.region && same(a.compute.throughput, b.compute.throughput) &&
            a.compute.noise.kind == b.compute.noise.kind &&
            a.compute.noise.shift == b.compute.noise.shift &&
            a.compute.noise.sigma == b.compute.noise.sigma && same(a.availability, b.availability) &&
            a.energy.perSampleJ == b.energy.perSampleJ && a.energy.perByteJ == b.energy.perByteJ &&
-           same(a.link, b.link) && a.hasPosition == b.hasPosition && a.x == b.x && a.y == b.y;
-}
-bool sameSpec(const NodeSpec& a, const NodeSpec& b) {
-    return sameMember(a, b) && a.pricePerHour == b.pricePerHour && a.dataShare == b.dataShare;
-}
-bool sameSpec(const GroupSpec& a, const GroupSpec& b) {
-    return sameMember(a, b) && a.count == b.count && same(a.pricePerHour, b.pricePerHour) &&
-           same(a.dataShare, b.dataShare);
+           same(a.link, b.link) && a.hasPosition == b.hasPosition && a.x == b.x && a.y == b.y &&
+           same(a.pricePerHour, b.pricePerHour) && same(a.dataShare, b.dataShare);
 }
 bool sameSpec(const LinkSpec& a, const LinkSpec& b) {
     return a.from == b.from && a.to == b.to && same(a.params, b.params);
@@ -81,9 +77,6 @@ template <class Spec> bool sameText(const Spec& a, const Spec& b) {
     if constexpr (std::is_same_v<Spec, NodeSpec>) {
         x.topology.nodes = {a};
         y.topology.nodes = {b};
-    } else if constexpr (std::is_same_v<Spec, GroupSpec>) {
-        x.topology.groups = {a};
-        y.topology.groups = {b};
     } else {
         x.topology.links = {a};
         y.topology.links = {b};
@@ -91,16 +84,29 @@ template <class Spec> bool sameText(const Spec& a, const Spec& b) {
     return saveScenarioText(x) == saveScenarioText(y);
 }
 
-/// `<group>-<k>` split into the group id and k; false when `id` has no such shape.
-bool splitMember(const std::string& id, std::string& group, int& k) {
-    const auto dash = id.rfind('-');
-    if (dash == std::string::npos || dash + 1 >= id.size()) return false;
-    const std::string digits = id.substr(dash + 1);
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    group = id.substr(0, dash);
-    k = std::stoi(digits);
-    return true;
+/// `<group>-<i>-..-<k>` split into the group id and the last `levels` indices; false when
+/// `id` has no such shape.
+bool splitMember(const std::string& id, int levels, std::string& group, std::vector<int>& k) {
+    std::string rest = id;
+    k.assign(static_cast<std::size_t>(std::max(levels, 0)), 0);
+    for (int level = levels - 1; level >= 0; --level) {
+        const auto dash = rest.rfind('-');
+        if (dash == std::string::npos || dash == 0 || dash + 1 >= rest.size()) return false;
+        const std::string digits = rest.substr(dash + 1);
+        if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        k[static_cast<std::size_t>(level)] = std::stoi(digits);
+        rest = rest.substr(0, dash);
+    }
+    group = rest;
+    return levels > 0;
+}
+
+/// The indices as an id suffix: "-3-42".
+std::string suffixOf(const std::vector<int>& k) {
+    std::string out;
+    for (int i : k) out += "-" + std::to_string(i);
+    return out;
 }
 
 } // namespace
@@ -217,62 +223,93 @@ std::vector<Diagnostic> ScenarioDocument::diagnostics() const {
 // --- look-up ---------------------------------------------------------------------------------
 
 EntityRef ScenarioDocument::find(const QString& id) const {
-    const std::string key = ss(id);
+    return {scenario_.topology.find(ss(id))};
+}
+
+int ScenarioDocument::memberDepth(EntityRef e) const {
     const auto& t = scenario_.topology;
-    for (std::size_t i = 0; i < t.nodes.size(); ++i)
-        if (t.nodes[i].id == key) return {false, static_cast<int>(i)};
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        if (t.groups[i].id == key) return {true, static_cast<int>(i)};
-    return {};
+    if (!e.valid() || !t.nodes[static_cast<std::size_t>(e.index)].group) return 0;
+    int depth = 1;
+    const int limit = static_cast<int>(t.nodes.size());
+    for (int p = t.nestedParent(static_cast<std::size_t>(e.index)); p >= 0 && depth <= limit;
+         p = t.nestedParent(static_cast<std::size_t>(p)))
+        ++depth;
+    return depth;
 }
 
 EntityRef ScenarioDocument::resolve(const QString& id) const {
-    if (const EntityRef e = find(id); e.valid()) return e;
+    if (const EntityRef e = find(id); e.valid()) return e; // a node, or a group by its own id
     const std::string key = ss(id);
     const auto& t = scenario_.topology;
-    std::string group;
-    int k = 0;
-    if (splitMember(key, group, k))
-        for (std::size_t i = 0; i < t.groups.size(); ++i)
-            if (t.groups[i].id == group && k < t.groups[i].count)
-                return {true, static_cast<int>(i)};
+    // Strip trailing indices one at a time: "phone-3-42" may be group "phone-3" member 42 or
+    // nested group "phone" member 3-42.
+    std::string rest = key;
+    for (int levels = 1;; ++levels) {
+        const auto dash = rest.rfind('-');
+        if (dash == std::string::npos || dash == 0) break;
+        const std::string digits = rest.substr(dash + 1);
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            break;
+        rest = rest.substr(0, dash);
+        const EntityRef g = find(qs(rest));
+        if (!g.valid() || !isGroup(g)) continue;
+        if (memberDepth(g) != levels) continue;
+        std::string group;
+        std::vector<int> k;
+        if (splitMember(key, levels, group, k) &&
+            k.back() < t.nodes[static_cast<std::size_t>(g.index)].count)
+            return g;
+    }
     return {};
+}
+
+EntityRef ScenarioDocument::atKeyPath(const QString& path) const {
+    static const QRegularExpression re(QStringLiteral("^topology\\.(nodes|groups)\\[(\\d+)\\]"));
+    const auto m = re.match(path);
+    if (!m.hasMatch()) return {};
+    const bool group = m.captured(1) == QLatin1String("groups");
+    int k = m.captured(2).toInt();
+    const auto& t = scenario_.topology;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (t.nodes[i].group == group && k-- == 0) return {static_cast<int>(i)};
+    return {};
+}
+
+bool ScenarioDocument::isGroup(EntityRef e) const {
+    return e.valid() && scenario_.topology.nodes[static_cast<std::size_t>(e.index)].group;
 }
 
 QString ScenarioDocument::idOf(EntityRef e) const {
     if (!e.valid()) return {};
-    const auto& t = scenario_.topology;
-    return qs(e.group ? t.groups[static_cast<std::size_t>(e.index)].id
-                      : t.nodes[static_cast<std::size_t>(e.index)].id);
+    return qs(scenario_.topology.nodes[static_cast<std::size_t>(e.index)].id);
 }
 
 QString ScenarioDocument::keyPath(EntityRef e) const {
-    return QStringLiteral("topology.%1[%2]").arg(e.group ? "groups" : "nodes").arg(e.index);
+    return qs(scenario_.topology.pathOf(static_cast<std::size_t>(e.index)));
 }
-
-#define FOG_ENTITY_FIELD(e, field)                                                                 \
-    ((e).group ? scenario_.topology.groups[static_cast<std::size_t>((e).index)].field              \
-               : scenario_.topology.nodes[static_cast<std::size_t>((e).index)].field)
 
 Tier ScenarioDocument::tierOf(EntityRef e) const {
-    return FOG_ENTITY_FIELD(e, tier);
+    return scenario_.topology.nodes[static_cast<std::size_t>(e.index)].tier;
 }
 Role ScenarioDocument::roleOf(EntityRef e) const {
-    return FOG_ENTITY_FIELD(e, role);
+    return scenario_.topology.nodes[static_cast<std::size_t>(e.index)].role;
 }
 QString ScenarioDocument::parentOf(EntityRef e) const {
-    return qs(FOG_ENTITY_FIELD(e, parent));
+    return qs(scenario_.topology.nodes[static_cast<std::size_t>(e.index)].parent);
 }
 bool ScenarioDocument::hasPositionOf(EntityRef e) const {
-    return FOG_ENTITY_FIELD(e, hasPosition);
+    return scenario_.topology.nodes[static_cast<std::size_t>(e.index)].hasPosition;
 }
 QPointF ScenarioDocument::positionOf(EntityRef e) const {
-    return {FOG_ENTITY_FIELD(e, x), FOG_ENTITY_FIELD(e, y)};
+    const NodeSpec& n = scenario_.topology.nodes[static_cast<std::size_t>(e.index)];
+    return {n.x, n.y};
 }
-#undef FOG_ENTITY_FIELD
 
 QString ScenarioDocument::nodeIdFor(EntityRef e) const {
-    return e.group ? idOf(e) + QStringLiteral("-0") : idOf(e);
+    QString id = idOf(e);
+    for (int level = memberDepth(e); level > 0; --level) id += QStringLiteral("-0");
+    return id;
 }
 
 QString ScenarioDocument::uniqueId(const QString& base, const QStringList& alsoTaken) const {
@@ -292,11 +329,12 @@ QString ScenarioDocument::uniqueId(const QString& base, const QStringList& alsoT
 }
 
 bool ScenarioDocument::isAncestor(EntityRef ancestor, EntityRef e) const {
-    const int limit =
-        static_cast<int>(scenario_.topology.nodes.size() + scenario_.topology.groups.size());
+    const int limit = static_cast<int>(scenario_.topology.nodes.size());
     for (int steps = 0; e.valid() && steps <= limit; ++steps) {
         if (e == ancestor) return true;
-        e = resolve(parentOf(e));
+        // A nested group's parent is a group's own id; others name a node or a member.
+        const int nested = scenario_.topology.nestedParent(static_cast<std::size_t>(e.index));
+        e = nested >= 0 ? EntityRef{nested} : resolve(parentOf(e));
     }
     return false;
 }
@@ -320,22 +358,14 @@ EntityRef ScenarioDocument::require(const QString& id) const {
 
 QString ScenarioDocument::addNode(NodeSpec n) {
     n.id = ss(uniqueId(qs(n.id)));
-    const EntityRef ref{false, static_cast<int>(scenario_.topology.nodes.size())};
+    const EntityRef ref{static_cast<int>(scenario_.topology.nodes.size())};
     const QString id = qs(n.id);
-    undo_->push(EntityPresenceCommand::insert(this, ref, std::move(n), {}));
+    undo_->push(EntityPresenceCommand::insert(this, ref, std::move(n)));
     return id;
 }
 
-QString ScenarioDocument::addGroup(GroupSpec g) {
-    g.id = ss(uniqueId(qs(g.id)));
-    const EntityRef ref{true, static_cast<int>(scenario_.topology.groups.size())};
-    const QString id = qs(g.id);
-    undo_->push(EntityPresenceCommand::insert(this, ref, {}, std::move(g)));
-    return id;
-}
-
-void ScenarioDocument::pushChange(NodeEdits nodes, GroupEdits groups, LinkEdits links,
-                                  const QString& text, int mergeId) {
+void ScenarioDocument::pushChange(NodeEdits nodes, LinkEdits links, const QString& text,
+                                  int mergeId) {
     // Setting what is already there is no edit: no undo step, no dirty document.
     const auto& t = scenario_.topology;
     auto unchanged = [](const auto& current) {
@@ -345,32 +375,31 @@ void ScenarioDocument::pushChange(NodeEdits nodes, GroupEdits groups, LinkEdits 
         };
     };
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(), unchanged(t.nodes)), nodes.end());
-    groups.erase(std::remove_if(groups.begin(), groups.end(), unchanged(t.groups)), groups.end());
     links.erase(std::remove_if(links.begin(), links.end(), unchanged(t.links)), links.end());
-    if (nodes.empty() && groups.empty() && links.empty()) return;
+    if (nodes.empty() && links.empty()) return;
     auto byIndex = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::sort(nodes.begin(), nodes.end(), byIndex);
-    std::sort(groups.begin(), groups.end(), byIndex);
     std::sort(links.begin(), links.end(), byIndex);
-    undo_->push(new ChangeItemsCommand(this, text, mergeId, std::move(nodes), std::move(groups),
-                                       std::move(links)));
+    undo_->push(new ChangeItemsCommand(this, text, mergeId, std::move(nodes), std::move(links)));
 }
 
 void ScenarioDocument::collectRename(EntityRef e, const QString& newId, NodeEdits& nodes,
-                                     GroupEdits& groups, LinkEdits& links) const {
+                                     LinkEdits& links) const {
     const std::string oldId = ss(idOf(e));
     const std::string to = ss(newId);
-    // A reference names the node itself, or for a group one of its members.
+    const int depth = memberDepth(e);
+    // A reference names the node itself, or for a group one of its members; a nested
+    // group's parent names the group itself.
     auto renamed = [&](const std::string& ref, std::string& out) {
-        if (!e.group) {
+        if (depth == 0) {
             if (ref != oldId) return false;
             out = to;
             return true;
         }
         std::string g;
-        int k = 0;
-        if (!splitMember(ref, g, k) || g != oldId) return false;
-        out = to + "-" + std::to_string(k);
+        std::vector<int> k;
+        if (!splitMember(ref, depth, g, k) || g != oldId) return false;
+        out = to + suffixOf(k);
         return true;
     };
     auto edited = [](auto& edits, int index, const auto& current) -> auto& {
@@ -381,12 +410,12 @@ void ScenarioDocument::collectRename(EntityRef e, const QString& newId, NodeEdit
     };
     const auto& t = scenario_.topology;
     std::string out;
-    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
         if (renamed(t.nodes[i].parent, out))
             edited(nodes, static_cast<int>(i), t.nodes[i]).parent = out;
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        if (renamed(t.groups[i].parent, out))
-            edited(groups, static_cast<int>(i), t.groups[i]).parent = out;
+        else if (depth > 0 && t.nodes[i].group && t.nodes[i].parent == oldId)
+            edited(nodes, static_cast<int>(i), t.nodes[i]).parent = to;
+    }
     for (std::size_t i = 0; i < t.links.size(); ++i) {
         if (renamed(t.links[i].from, out))
             edited(links, static_cast<int>(i), t.links[i]).from = out;
@@ -396,54 +425,31 @@ void ScenarioDocument::collectRename(EntityRef e, const QString& newId, NodeEdit
 
 void ScenarioDocument::setNode(const QString& id, const NodeSpec& value, int mergeId) {
     const EntityRef e = require(id);
-    if (!e.valid() || e.group) return;
+    if (!e.valid()) return;
     NodeEdits nodes{{e.index, value}};
-    GroupEdits groups;
     LinkEdits links;
-    if (qs(value.id) != id) collectRename(e, qs(value.id), nodes, groups, links);
+    if (qs(value.id) != id) collectRename(e, qs(value.id), nodes, links);
     // collectRename may have queued this node's own parent change: keep the new value.
     for (auto& n : nodes)
         if (n.first == e.index) n.second = value;
-    pushChange(std::move(nodes), std::move(groups), std::move(links),
-               qs(value.id) != id ? tr("Rename %1").arg(id) : tr("Edit %1").arg(id), mergeId);
-}
-
-void ScenarioDocument::setGroup(const QString& id, const GroupSpec& value, int mergeId) {
-    const EntityRef e = require(id);
-    if (!e.valid() || !e.group) return;
-    NodeEdits nodes;
-    GroupEdits groups{{e.index, value}};
-    LinkEdits links;
-    if (qs(value.id) != id) collectRename(e, qs(value.id), nodes, groups, links);
-    for (auto& g : groups)
-        if (g.first == e.index) g.second = value;
-    pushChange(std::move(nodes), std::move(groups), std::move(links),
+    pushChange(std::move(nodes), std::move(links),
                qs(value.id) != id ? tr("Rename %1").arg(id) : tr("Edit %1").arg(id), mergeId);
 }
 
 void ScenarioDocument::changeEntities(const QStringList& ids,
-                                      const std::function<void(NodeSpec&)>& onNode,
-                                      const std::function<void(GroupSpec&)>& onGroup,
+                                      const std::function<void(NodeSpec&)>& change,
                                       const QString& text, int mergeId) {
     NodeEdits nodes;
-    GroupEdits groups;
     const auto& t = scenario_.topology;
     for (const QString& id : ids) {
         const EntityRef e = require(id);
-        if (!e.valid()) continue;
-        if (e.group && onGroup) {
-            GroupSpec g = t.groups[static_cast<std::size_t>(e.index)];
-            onGroup(g);
-            g.id = ss(id);
-            groups.emplace_back(e.index, std::move(g));
-        } else if (!e.group && onNode) {
-            NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
-            onNode(n);
-            n.id = ss(id);
-            nodes.emplace_back(e.index, std::move(n));
-        }
+        if (!e.valid() || !change) continue;
+        NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
+        change(n);
+        n.id = ss(id);
+        nodes.emplace_back(e.index, std::move(n));
     }
-    pushChange(std::move(nodes), std::move(groups), {}, text, mergeId);
+    pushChange(std::move(nodes), {}, text, mergeId);
 }
 
 void ScenarioDocument::moveEntities(const QStringList& ids, const QList<QPointF>& positions,
@@ -460,12 +466,6 @@ void ScenarioDocument::moveEntities(const QStringList& ids, const QList<QPointF>
             n.y = p.y();
             n.hasPosition = true;
         },
-        [&](GroupSpec& g) {
-            const QPointF p = at.value(qs(g.id));
-            g.x = p.x();
-            g.y = p.y();
-            g.hasPosition = true;
-        },
         ids.size() == 1 ? tr("Move %1").arg(ids.front()) : tr("Move %n nodes", "", int(ids.size())),
         mergeId);
 }
@@ -473,7 +473,7 @@ void ScenarioDocument::moveEntities(const QStringList& ids, const QList<QPointF>
 void ScenarioDocument::setParent(const QString& id, const QString& parent) {
     const std::string p = ss(parent);
     changeEntities(
-        {id}, [&](NodeSpec& n) { n.parent = p; }, [&](GroupSpec& g) { g.parent = p; },
+        {id}, [&](NodeSpec& n) { n.parent = p; },
         parent.isEmpty() ? tr("Detach %1").arg(id) : tr("Attach %1 to %2").arg(id, parent));
 }
 
@@ -485,7 +485,7 @@ int ScenarioDocument::addLink(const LinkSpec& l) {
 
 void ScenarioDocument::setLink(int index, const LinkSpec& l, int mergeId) {
     if (index < 0 || index >= static_cast<int>(scenario_.topology.links.size())) return;
-    pushChange({}, {}, {{index, l}}, tr("Edit link %1 - %2").arg(qs(l.from), qs(l.to)), mergeId);
+    pushChange({}, {{index, l}}, tr("Edit link %1 - %2").arg(qs(l.from), qs(l.to)), mergeId);
 }
 
 void ScenarioDocument::removeLink(int index) {
@@ -498,8 +498,8 @@ ScenarioDocument::Connection ScenarioDocument::connect(const QString& from, cons
     const EntityRef a = resolve(from), b = resolve(to);
     if (!a.valid() || !b.valid() || a == b) return Connection::None;
     // A group end names the member it was given, or member 0.
-    const QString aId = find(from).valid() && a.group ? nodeIdFor(a) : from;
-    const QString bId = find(to).valid() && b.group ? nodeIdFor(b) : to;
+    const QString aId = find(from).valid() && isGroup(a) ? nodeIdFor(a) : from;
+    const QString bId = find(to).valid() && isGroup(b) ? nodeIdFor(b) : to;
     auto attach = [&](EntityRef child, EntityRef parent, const QString& parentId) {
         return parentOf(child).isEmpty() && aggregatesRole(roleOf(parent)) &&
                !isAncestor(child, parent) && (setParent(idOf(child), parentId), true);
@@ -523,23 +523,21 @@ ScenarioDocument::Connection ScenarioDocument::connect(const QString& from, cons
 QStringList ScenarioDocument::remove(const QStringList& ids, const std::vector<int>& linkIndices,
                                      DeleteChildren children) {
     const auto& t = scenario_.topology;
-    std::set<std::pair<bool, int>> gone; // (group, index)
+    const int count = static_cast<int>(t.nodes.size());
+    std::set<int> gone;
     for (const QString& id : ids)
-        if (const EntityRef e = find(id); e.valid()) gone.insert({e.group, e.index});
-    auto isGone = [&](EntityRef e) { return e.valid() && gone.count({e.group, e.index}) > 0; };
+        if (const EntityRef e = find(id); e.valid()) gone.insert(e.index);
+    auto isGone = [&](EntityRef e) { return e.valid() && gone.count(e.index) > 0; };
 
     if (children == DeleteChildren::Remove) {
         // Grow the set until no entity reports to a removed one.
         for (bool grew = true; grew;) {
             grew = false;
-            for (int g = 0; g < 2; ++g) {
-                const int n = static_cast<int>(g ? t.groups.size() : t.nodes.size());
-                for (int i = 0; i < n; ++i) {
-                    const EntityRef e{g == 1, i};
-                    if (!isGone(e) && isGone(resolve(parentOf(e)))) {
-                        gone.insert({e.group, e.index});
-                        grew = true;
-                    }
+            for (int i = 0; i < count; ++i) {
+                const EntityRef e{i};
+                if (!isGone(e) && isGone(resolve(parentOf(e)))) {
+                    gone.insert(i);
+                    grew = true;
                 }
             }
         }
@@ -548,27 +546,20 @@ QStringList ScenarioDocument::remove(const QStringList& ids, const std::vector<i
 
     // Children that stay report to the nearest surviving ancestor.
     NodeEdits nodes;
-    GroupEdits groups;
-    for (int g = 0; g < 2; ++g) {
-        const int n = static_cast<int>(g ? t.groups.size() : t.nodes.size());
-        for (int i = 0; i < n; ++i) {
-            const EntityRef e{g == 1, i};
-            if (isGone(e) || !isGone(resolve(parentOf(e)))) continue;
-            QString p = parentOf(e);
-            const int limit = static_cast<int>(t.nodes.size() + t.groups.size());
-            for (int steps = 0; isGone(resolve(p)) && steps <= limit; ++steps)
-                p = parentOf(resolve(p));
-            if (isGone(resolve(p))) p.clear();
-            if (e.group) {
-                GroupSpec s = t.groups[static_cast<std::size_t>(i)];
-                s.parent = ss(p);
-                groups.emplace_back(i, s);
-            } else {
-                NodeSpec s = t.nodes[static_cast<std::size_t>(i)];
-                s.parent = ss(p);
-                nodes.emplace_back(i, s);
-            }
-        }
+    for (int i = 0; i < count; ++i) {
+        const EntityRef e{i};
+        if (isGone(e) || !isGone(resolve(parentOf(e)))) continue;
+        QString p = parentOf(e);
+        for (int steps = 0; isGone(resolve(p)) && steps <= count; ++steps)
+            p = parentOf(resolve(p));
+        if (isGone(resolve(p))) p.clear();
+        NodeSpec s = t.nodes[static_cast<std::size_t>(i)];
+        // A node cannot sit under every member of a group (only a group can): a node whose
+        // new parent is a group's own id goes under its first member.
+        const EntityRef above = resolve(p);
+        if (!s.group && !p.isEmpty() && isGroup(above) && find(p) == above) p = nodeIdFor(above);
+        s.parent = ss(p);
+        nodes.emplace_back(i, s);
     }
     std::set<int> links(linkIndices.begin(), linkIndices.end());
     for (std::size_t i = 0; i < t.links.size(); ++i)
@@ -576,16 +567,16 @@ QStringList ScenarioDocument::remove(const QStringList& ids, const std::vector<i
             links.insert(static_cast<int>(i));
 
     QStringList removed;
-    for (const auto& [g, i] : gone)
-        removed << idOf({g, i});
+    for (int i : gone)
+        removed << idOf({i});
     const int total = static_cast<int>(gone.size() + links.size());
     undo_->beginMacro(removed.size() == 1 && links.empty() ? tr("Delete %1").arg(removed.front())
                                                            : tr("Delete %n items", "", total));
-    pushChange(std::move(nodes), std::move(groups), {}, tr("Reattach children"), -1);
+    pushChange(std::move(nodes), {}, tr("Reattach children"), -1);
     for (auto it = links.rbegin(); it != links.rend(); ++it)
         if (*it >= 0 && *it < static_cast<int>(t.links.size())) removeLink(*it);
-    for (auto it = gone.rbegin(); it != gone.rend(); ++it) // groups first, then nodes; high to low
-        undo_->push(EntityPresenceCommand::remove(this, {it->first, it->second}));
+    for (auto it = gone.rbegin(); it != gone.rend(); ++it) // high to low: indices stay valid
+        undo_->push(EntityPresenceCommand::remove(this, {*it}));
     undo_->endMacro();
     return removed;
 }
@@ -600,23 +591,13 @@ QString ScenarioDocument::copy(const QStringList& ids) const {
         const EntityRef e = find(id);
         if (!e.valid()) continue;
         inside.insert(id);
-        if (e.group) {
-            GroupSpec g = t.groups[static_cast<std::size_t>(e.index)];
-            if (!g.hasPosition) {
-                g.x = layout.groups[static_cast<std::size_t>(e.index)].x;
-                g.y = layout.groups[static_cast<std::size_t>(e.index)].y;
-                g.hasPosition = true;
-            }
-            frag.topology.groups.push_back(g);
-        } else {
-            NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
-            if (!n.hasPosition) {
-                n.x = layout.nodes[static_cast<std::size_t>(e.index)].x;
-                n.y = layout.nodes[static_cast<std::size_t>(e.index)].y;
-                n.hasPosition = true;
-            }
-            frag.topology.nodes.push_back(n);
+        NodeSpec n = t.nodes[static_cast<std::size_t>(e.index)];
+        if (!n.hasPosition) {
+            n.x = layout.nodes[static_cast<std::size_t>(e.index)].x;
+            n.y = layout.nodes[static_cast<std::size_t>(e.index)].y;
+            n.hasPosition = true;
         }
+        frag.topology.nodes.push_back(n);
     }
     for (const auto& l : t.links)
         if (inside.contains(idOf(resolve(qs(l.from)))) && inside.contains(idOf(resolve(qs(l.to)))))
@@ -633,30 +614,32 @@ QStringList ScenarioDocument::paste(const QString& yaml, QPointF offset, QString
         return {};
     }
     TopologySpec& ft = frag.topology;
-    if (ft.nodes.empty() && ft.groups.empty()) {
+    if (ft.nodes.empty()) {
         if (error) *error = tr("the clipboard holds no nodes or groups");
         return {};
     }
     applyLayout(ft, false);
-    // New ids first, so that references inside the fragment can follow them.
+    // New ids first, so that references inside the fragment can follow them. Nodes first,
+    // then groups, as the file lists them.
     std::map<std::string, std::string> nodeIds, groupIds;
     QStringList fresh;
-    for (const auto& n : ft.nodes) {
-        fresh << uniqueId(qs(n.id), fresh);
-        nodeIds[n.id] = ss(fresh.back());
-    }
-    for (const auto& g : ft.groups) {
-        fresh << uniqueId(qs(g.id), fresh);
-        groupIds[g.id] = ss(fresh.back());
-    }
+    for (const bool groups : {false, true})
+        for (const auto& n : ft.nodes) {
+            if (n.group != groups) continue;
+            fresh << uniqueId(qs(n.id), fresh);
+            (n.group ? groupIds : nodeIds)[n.id] = ss(fresh.back());
+        }
     auto map = [&](const std::string& ref, bool& ok) -> std::string {
         ok = true;
         if (auto it = nodeIds.find(ref); it != nodeIds.end()) return it->second;
-        std::string g;
-        int k = 0;
-        if (splitMember(ref, g, k))
-            if (auto it = groupIds.find(g); it != groupIds.end())
-                return it->second + "-" + std::to_string(k);
+        if (auto it = groupIds.find(ref); it != groupIds.end()) return it->second; // nested
+        // A member: the longest group id that prefixes it, followed by indices only.
+        for (auto dash = ref.rfind('-'); dash != std::string::npos && dash > 0; dash = ref.rfind('-', dash - 1)) {
+            const std::string tail = ref.substr(dash);
+            if (tail.find_first_not_of("-0123456789") != std::string::npos) break;
+            if (auto it = groupIds.find(ref.substr(0, dash)); it != groupIds.end())
+                return it->second + tail;
+        }
         ok = false;
         return ref;
     };
@@ -668,25 +651,18 @@ QStringList ScenarioDocument::paste(const QString& yaml, QPointF offset, QString
         else if (!resolve(qs(parent)).valid())
             parent.clear();
     };
-    undo_->beginMacro(tr("Paste %n items", "", int(ft.nodes.size() + ft.groups.size())));
-    for (auto n : ft.nodes) {
-        n.id = nodeIds[n.id];
-        fixParent(n.parent);
-        n.x += offset.x();
-        n.y += offset.y();
-        n.line = 0;
-        undo_->push(EntityPresenceCommand::insert(
-            this, {false, static_cast<int>(scenario_.topology.nodes.size())}, n, {}));
-    }
-    for (auto g : ft.groups) {
-        g.id = groupIds[g.id];
-        fixParent(g.parent);
-        g.x += offset.x();
-        g.y += offset.y();
-        g.line = 0;
-        undo_->push(EntityPresenceCommand::insert(
-            this, {true, static_cast<int>(scenario_.topology.groups.size())}, {}, g));
-    }
+    undo_->beginMacro(tr("Paste %n items", "", int(ft.nodes.size())));
+    for (const bool groups : {false, true})
+        for (auto n : ft.nodes) {
+            if (n.group != groups) continue;
+            n.id = (n.group ? groupIds : nodeIds)[n.id];
+            fixParent(n.parent);
+            n.x += offset.x();
+            n.y += offset.y();
+            n.line = 0;
+            undo_->push(EntityPresenceCommand::insert(
+                this, {static_cast<int>(scenario_.topology.nodes.size())}, n));
+        }
     for (auto l : ft.links) {
         bool okFrom = false, okTo = false;
         l.from = map(l.from, okFrom);
@@ -702,19 +678,14 @@ void ScenarioDocument::autoLayout() {
     TopologySpec laid = scenario_.topology;
     applyLayout(laid, true);
     NodeEdits nodes;
-    GroupEdits groups;
     const auto& t = scenario_.topology;
     for (std::size_t i = 0; i < t.nodes.size(); ++i)
         if (!t.nodes[i].hasPosition || t.nodes[i].x != laid.nodes[i].x ||
             t.nodes[i].y != laid.nodes[i].y)
             nodes.emplace_back(static_cast<int>(i), laid.nodes[i]);
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        if (!t.groups[i].hasPosition || t.groups[i].x != laid.groups[i].x ||
-            t.groups[i].y != laid.groups[i].y)
-            groups.emplace_back(static_cast<int>(i), laid.groups[i]);
-    if (nodes.empty() && groups.empty()) return;
+    if (nodes.empty()) return;
     undo_->beginMacro(tr("Auto layout"));
-    pushChange(std::move(nodes), std::move(groups), {}, tr("Auto layout"), -1);
+    pushChange(std::move(nodes), {}, tr("Auto layout"), -1);
     undo_->endMacro();
 }
 

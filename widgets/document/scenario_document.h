@@ -20,12 +20,11 @@ class QUndoStack;
 
 namespace fog {
 
-/// A node or a group: which list of the topology, and where in it.
+/// A node or a group: its index in the topology's one list of entries.
 struct EntityRef {
-    bool group = false;
     int index = -1;
     bool valid() const { return index >= 0; }
-    bool operator==(const EntityRef& o) const { return group == o.group && index == o.index; }
+    bool operator==(const EntityRef& o) const { return index == o.index; }
 };
 
 /// What a delete does to the children of a removed node or group (those not removed too).
@@ -65,10 +64,14 @@ class ScenarioDocument : public QObject {
     std::vector<Diagnostic> diagnostics() const;
 
     // --- look-up ----------------------------------------------------------------------
-    /// The node or group with exactly this id (nodes first).
+    /// The node or group with exactly this id.
     EntityRef find(const QString& id) const;
-    /// The node with this id, or the group a member id `<group>-<k>` belongs to.
+    /// The node with this id, or the group a member id `<group>-<k>` belongs to (nested
+    /// groups: `<group>-<i>-<k>`, one index per level).
     EntityRef resolve(const QString& id) const;
+    /// The entry at "topology.nodes[k]" / "topology.groups[k]" (a diagnostic's path).
+    EntityRef atKeyPath(const QString& path) const;
+    bool isGroup(EntityRef e) const;
     QString idOf(EntityRef e) const;
     /// "topology.nodes[3]" / "topology.groups[0]": prefix of the entity's diagnostics.
     QString keyPath(EntityRef e) const;
@@ -77,7 +80,8 @@ class ScenarioDocument : public QObject {
     QString parentOf(EntityRef e) const;
     bool hasPositionOf(EntityRef e) const;
     QPointF positionOf(EntityRef e) const;
-    /// The id to use when naming a node after a group member: a group's member 0.
+    /// The id to use when naming a node after a group member: a group's member 0 (nested:
+    /// `<id>-0-0`).
     QString nodeIdFor(EntityRef e) const;
     /// An id no node, group or group member uses: `base`, else base1, base2, ...
     QString uniqueId(const QString& base, const QStringList& alsoTaken = {}) const;
@@ -89,19 +93,16 @@ class ScenarioDocument : public QObject {
     int newMergeId() { return ++lastMergeId_; }
 
     // --- topology edits (all undoable) -------------------------------------------------
-    /// Adds a node; its id is made unique (returned). Without a position it is placed by the
-    /// automatic layout.
+    /// Adds a node or a group (n.group); its id is made unique (returned). Without a position
+    /// it is placed by the automatic layout.
     QString addNode(NodeSpec n);
-    QString addGroup(GroupSpec g);
     /// Replaces a node's or group's properties. A new id is carried into every reference
     /// (children's parents, links, group member names) in the same undo step.
     void setNode(const QString& id, const NodeSpec& value, int mergeId = -1);
-    void setGroup(const QString& id, const GroupSpec& value, int mergeId = -1);
     /// Applies a change to several nodes and groups in one undo step (multi-selection
-    /// editing). Either function may be empty; ids are not to be changed here.
-    void changeEntities(const QStringList& ids, const std::function<void(NodeSpec&)>& onNode,
-                        const std::function<void(GroupSpec&)>& onGroup, const QString& text,
-                        int mergeId = -1);
+    /// editing); ids are not to be changed here.
+    void changeEntities(const QStringList& ids, const std::function<void(NodeSpec&)>& change,
+                        const QString& text, int mergeId = -1);
     /// Moves nodes and groups (item centres). A drag passes one merge id for its whole
     /// course, so the drag is one undo step.
     void moveEntities(const QStringList& ids, const QList<QPointF>& positions, int mergeId = -1);
@@ -158,14 +159,13 @@ class ScenarioDocument : public QObject {
     friend class DocumentCommand;
     Scenario& mutableScenario() { return scenario_; }
     using NodeEdits = std::vector<std::pair<int, NodeSpec>>;
-    using GroupEdits = std::vector<std::pair<int, GroupSpec>>;
     using LinkEdits = std::vector<std::pair<int, LinkSpec>>;
-    /// Pushes one command setting these nodes, groups and links (index, new value).
-    void pushChange(NodeEdits nodes, GroupEdits groups, LinkEdits links, const QString& text,
-                    int mergeId);
+    /// Pushes one command setting these nodes/groups and links (index, new value).
+    void pushChange(NodeEdits nodes, LinkEdits links, const QString& text, int mergeId);
     /// Adds to the edits what renaming entity `e` to `newId` changes elsewhere.
-    void collectRename(EntityRef e, const QString& newId, NodeEdits& nodes, GroupEdits& groups,
-                       LinkEdits& links) const;
+    void collectRename(EntityRef e, const QString& newId, NodeEdits& nodes, LinkEdits& links) const;
+    /// Levels of indices in a group's member ids (1, or more when nested), 0 for a node.
+    int memberDepth(EntityRef e) const;
     /// Resolves the id to an entity or returns an invalid ref (with a warning).
     EntityRef require(const QString& id) const;
 

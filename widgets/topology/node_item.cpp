@@ -89,21 +89,21 @@ void NodeItem::setId(const QString& id) {
     update();
 }
 
-void NodeItem::setSpec(const NodeSpec& n) {
-    const bool wasGroup = group_;
-    group_ = false;
-    count_ = 1;
-    tier_ = n.tier;
-    role_ = n.role;
-    figures_ = QObject::tr("%1 samples/s").arg(rangeText(n.compute.throughput));
-    cost_ = QStringLiteral("$%1/h · %2").arg(shortNumber(n.pricePerHour), roleText(n.role));
-    if (wasGroup) setExpanded(false);
-    baseToolTip_ = QObject::tr("%1 (%2, %3)").arg(id_, toString(n.tier), roleText(n.role));
-    setProblems(problems_);
-    update();
-}
-
-void NodeItem::setSpec(const GroupSpec& g) {
+void NodeItem::setSpec(const NodeSpec& g, const QString& nestedUnder) {
+    if (!g.group) {
+        const bool wasGroup = group_;
+        group_ = false;
+        count_ = 1;
+        tier_ = g.tier;
+        role_ = g.role;
+        figures_ = QObject::tr("%1 samples/s").arg(rangeText(g.compute.throughput));
+        cost_ = QStringLiteral("$%1/h · %2").arg(shortNumber(g.pricePerHour.min), roleText(g.role));
+        if (wasGroup) setExpanded(false);
+        baseToolTip_ = QObject::tr("%1 (%2, %3)").arg(id_, toString(g.tier), roleText(g.role));
+        setProblems(problems_);
+        update();
+        return;
+    }
     const bool countChanged = g.count != count_;
     group_ = true;
     count_ = g.count;
@@ -111,11 +111,18 @@ void NodeItem::setSpec(const GroupSpec& g) {
     role_ = g.role;
     figures_ = QObject::tr("%1 samples/s").arg(rangeText(g.compute.throughput));
     cost_ = QStringLiteral("$%1/h · %2").arg(rangeText(g.pricePerHour), roleText(g.role));
-    baseToolTip_ = QObject::tr("%1: %2 members %1-0 .. %1-%3 (double-click to %4)")
-                       .arg(id_)
-                       .arg(g.count)
-                       .arg(g.count - 1)
-                       .arg(expanded_ ? QObject::tr("collapse") : QObject::tr("expand"));
+    baseToolTip_ = nestedUnder.isEmpty()
+                       ? QObject::tr("%1: %2 members %1-0 .. %1-%3 (double-click to %4)")
+                             .arg(id_)
+                             .arg(g.count)
+                             .arg(g.count - 1)
+                             .arg(expanded_ ? QObject::tr("collapse") : QObject::tr("expand"))
+                       : QObject::tr("%1: %2 members under each member of group %3, named "
+                                     "%1-<index of that member>-0 .. %1-…-%4")
+                             .arg(id_)
+                             .arg(g.count)
+                             .arg(nestedUnder)
+                             .arg(g.count - 1);
     setProblems(problems_);
     if (expanded_ && countChanged) {
         setExpanded(false);

@@ -56,8 +56,8 @@ class NodeItem : public QGraphicsItem {
     Tier tier() const { return tier_; }
     Role role() const { return role_; }
     int count() const { return count_; }
-    void setSpec(const NodeSpec& n);
-    void setSpec(const GroupSpec& g);
+    /// A node or a group; `nestedUnder`: the group a group is placed under every member of.
+    void setSpec(const NodeSpec& n, const QString& nestedUnder = {});
 
     QRectF boxRect() const { return {-kWidth / 2, -kHeight / 2, kWidth, kHeight}; }
     QRectF boundingRect() const override;

@@ -86,10 +86,11 @@ NodeSpec nodeFromTemplate(NodeTemplate t) {
     return n;
 }
 
-GroupSpec groupFromTemplate(int count) {
+NodeSpec groupFromTemplate(int count) {
     const NodeSpec d = nodeFromTemplate(NodeTemplate::Device);
-    GroupSpec g;
+    NodeSpec g;
     g.id = "phones";
+    g.group = true;
     g.count = count;
     g.tier = Tier::Device;
     g.role = Role::Trainer;

@@ -21,6 +21,6 @@ bool templateFromName(const QString& name, NodeTemplate& out);
 Tier templateTier(NodeTemplate t);
 
 NodeSpec nodeFromTemplate(NodeTemplate t);
-GroupSpec groupFromTemplate(int count);
+NodeSpec groupFromTemplate(int count); ///< a group (`group` set) of `count` devices
 
 } // namespace fog

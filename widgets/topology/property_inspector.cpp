@@ -24,6 +24,13 @@ namespace fog {
 
 namespace {
 
+/// Sets a range's lower end; an exact range (and a node's value) stays exact.
+void setLower(const NodeSpec& owner, Range& r, double v) {
+    const bool exact = r.isExact() || !owner.group;
+    r.min = v;
+    if (exact) r.max = v;
+}
+
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
@@ -153,38 +160,29 @@ PropertyInspector::Field& PropertyInspector::addField(const QString& key, const 
 }
 
 QLineEdit* PropertyInspector::numberEdit(const QString& key, const QString& label, unsigned kinds,
-                                         const std::function<double(const NodeSpec&)>& getNode,
-                                         const std::function<double(const GroupSpec&)>& getGroup,
-                                         const std::function<void(NodeSpec&, double)>& setNode,
-                                         const std::function<void(GroupSpec&, double)>& setGroup) {
+                                         const std::function<double(const NodeSpec&)>& get,
+                                         const std::function<void(NodeSpec&, double)>& set) {
     auto* edit = new QLineEdit;
     Field& f = addField(key, label, edit, kinds);
-    f.load = [this, edit, getNode, getGroup] {
+    f.load = [this, edit, get, kinds] {
         // Several items: their common value, or blank marked "(mixed)" when they differ.
         std::vector<double> values;
         const auto& t = doc_->scenario().topology;
         for (const EntityRef& e : refs()) {
-            if (e.group && getGroup)
-                values.push_back(getGroup(t.groups[static_cast<std::size_t>(e.index)]));
-            if (!e.group && getNode)
-                values.push_back(getNode(t.nodes[static_cast<std::size_t>(e.index)]));
+            const NodeSpec& n = t.nodes[static_cast<std::size_t>(e.index)];
+            if (kinds & (n.group ? OnGroup : OnNode)) values.push_back(get(n));
         }
         const bool mixed = std::any_of(values.begin(), values.end(),
                                        [&](double v) { return v != values.front(); });
         edit->setPlaceholderText(mixed ? tr("(mixed)") : QString());
         edit->setText(values.empty() || mixed ? QString() : num(values.front()));
     };
-    connect(edit, &QLineEdit::editingFinished, this, [this, key, edit, setNode, setGroup] {
+    connect(edit, &QLineEdit::editingFinished, this, [this, key, edit, set, kinds] {
         if (loading_ || !edit->isModified()) return;
         edit->setModified(false);
         double v = 0;
         if (!parseField(*field(key), edit->text(), v)) return;
-        commitMembers(key, tr("Set %1").arg(key),
-                      setNode ? std::function<void(NodeSpec&)>([&](NodeSpec& n) { setNode(n, v); })
-                              : std::function<void(NodeSpec&)>(),
-                      setGroup
-                          ? std::function<void(GroupSpec&)>([&](GroupSpec& g) { setGroup(g, v); })
-                          : std::function<void(GroupSpec&)>());
+        commitMembers(key, tr("Set %1").arg(key), [&](NodeSpec& n) { set(n, v); }, kinds);
     });
     return edit;
 }
@@ -237,11 +235,11 @@ void PropertyInspector::buildMemberFields() {
     count->setSuffix(tr(" devices"));
     count->setKeyboardTracking(false);
     addField("count", tr("&Count"), count, OnGroup).load = [this, count] {
-        if (const GroupSpec* g = firstGroup()) count->setValue(g->count);
+        if (const NodeSpec* g = firstGroup()) count->setValue(g->count);
     };
     connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         if (!loading_)
-            commitMembers("count", tr("Set count"), {}, [v](GroupSpec& g) { g.count = v; });
+            commitMembers("count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
     });
 
     auto* tier = new QComboBox;
@@ -249,14 +247,11 @@ void PropertyInspector::buildMemberFields() {
     addField("tier", tr("&Tier"), tier, OnMember).load = [this, tier] {
         if (const NodeSpec* n = firstNode())
             setCombo(tier, n->tier);
-        else if (const GroupSpec* g = firstGroup())
-            setCombo(tier, g->tier);
     };
     connect(tier, qOverload<int>(&QComboBox::activated), this, [this, tier] {
         const Tier t = comboValue<Tier>(tier);
         commitMembers(
-            "tier", tr("Set tier"), [t](NodeSpec& n) { n.tier = t; },
-            [t](GroupSpec& g) { g.tier = t; });
+            "tier", tr("Set tier"), [t](NodeSpec& n) { n.tier = t; });
     });
 
     auto* role = new QComboBox;
@@ -264,14 +259,11 @@ void PropertyInspector::buildMemberFields() {
     addField("role", tr("&Role"), role, OnMember).load = [this, role] {
         if (const NodeSpec* n = firstNode())
             setCombo(role, n->role);
-        else if (const GroupSpec* g = firstGroup())
-            setCombo(role, g->role);
     };
     connect(role, qOverload<int>(&QComboBox::activated), this, [this, role] {
         const Role r = comboValue<Role>(role);
         commitMembers(
-            "role", tr("Set role"), [r](NodeSpec& n) { n.role = r; },
-            [r](GroupSpec& g) { g.role = r; });
+            "role", tr("Set role"), [r](NodeSpec& n) { n.role = r; });
     });
 
     auto* parent = new QComboBox;
@@ -280,18 +272,26 @@ void PropertyInspector::buildMemberFields() {
     addField("parent", tr("&Parent"), parent, OnMember).load = [this, parent] {
         parent->clear();
         parent->addItem(QString());
-        // Offer the aggregators (a group's first members); any node id may be typed.
-        for (const auto& n : doc_->scenario().topology.nodes)
-            if (n.role != Role::Trainer && !ids_.contains(qs(n.id))) parent->addItem(qs(n.id));
-        for (const auto& g : doc_->scenario().topology.groups)
-            if (g.role != Role::Trainer && !ids_.contains(qs(g.id)))
-                for (int k = 0; k < std::min(g.count, 20); ++k)
-                    parent->addItem(qs(g.id) + "-" + QString::number(k));
+        // Offer the aggregators (a group's first members; for a group also the aggregating
+        // groups, to nest it under every member); any node id may be typed.
+        const auto& nodes = doc_->scenario().topology.nodes;
+        const bool groupSelected = firstGroup() != nullptr;
+        for (const bool groups : {false, true})
+            for (const auto& n : nodes) {
+                if (n.group != groups || n.role == Role::Trainer || ids_.contains(qs(n.id))) continue;
+                if (!n.group) {
+                    parent->addItem(qs(n.id));
+                    continue;
+                }
+                if (groupSelected) parent->addItem(qs(n.id));
+                if (doc_->scenario().topology.nestedParent(static_cast<std::size_t>(&n - nodes.data())) >= 0)
+                    continue; // its members' ids carry their parents' indices: type them
+                for (int k = 0; k < std::min(n.count, 20); ++k)
+                    parent->addItem(qs(n.id) + "-" + QString::number(k));
+            }
         QString p;
         if (const NodeSpec* n = firstNode())
             p = qs(n->parent);
-        else if (const GroupSpec* g = firstGroup())
-            p = qs(g->parent);
         parent->setEditText(p);
     };
     auto commitParent = [this, parent] {
@@ -300,12 +300,9 @@ void PropertyInspector::buildMemberFields() {
         QString current;
         if (const NodeSpec* n = firstNode())
             current = qs(n->parent);
-        else if (const GroupSpec* g = firstGroup())
-            current = qs(g->parent);
         if (qs(p) == current && ids_.size() == 1) return;
         commitMembers(
-            "parent", tr("Set parent"), [p](NodeSpec& n) { n.parent = p; },
-            [p](GroupSpec& g) { g.parent = p; });
+            "parent", tr("Set parent"), [p](NodeSpec& n) { n.parent = p; });
     };
     connect(parent, qOverload<int>(&QComboBox::activated), this, commitParent);
     connect(parent->lineEdit(), &QLineEdit::editingFinished, this, commitParent);
@@ -314,34 +311,25 @@ void PropertyInspector::buildMemberFields() {
     addField("region", tr("Re&gion"), region, OnMember).load = [this, region] {
         if (const NodeSpec* n = firstNode())
             region->setText(qs(n->region));
-        else if (const GroupSpec* g = firstGroup())
-            region->setText(qs(g->region));
     };
     connect(region, &QLineEdit::editingFinished, this, [this, region] {
         if (loading_ || !region->isModified()) return;
         region->setModified(false);
         const std::string r = region->text().trimmed().toStdString();
         commitMembers(
-            "region", tr("Set region"), [r](NodeSpec& n) { n.region = r; },
-            [r](GroupSpec& g) { g.region = r; });
+            "region", tr("Set region"), [r](NodeSpec& n) { n.region = r; });
     });
 
     // Throughput: a node has one value, a group a range {min, max} drawn per member.
     numberEdit(
         "compute.throughput", tr("Throughput (samples/s)"), OnMember,
         [](const NodeSpec& n) { return n.compute.throughput.min; },
-        [](const GroupSpec& g) { return g.compute.throughput.min; },
-        [](NodeSpec& n, double v) { n.compute.throughput = Range::exactly(v); },
-        [](GroupSpec& g, double v) {
-            const bool exact = g.compute.throughput.isExact();
-            g.compute.throughput.min = v;
-            if (exact) g.compute.throughput.max = v;
-        });
+        [](NodeSpec& n, double v) { setLower(n, n.compute.throughput, v); });
     field("compute.throughput")->label->setToolTip(tr("For a group: the minimum of the range"));
     numberEdit(
-        "compute.throughput.max", tr("  … up to (samples/s)"), OnGroup, {},
-        [](const GroupSpec& g) { return g.compute.throughput.max; }, {},
-        [](GroupSpec& g, double v) { g.compute.throughput.max = v; });
+        "compute.throughput.max", tr("  … up to (samples/s)"), OnGroup,
+        [](const NodeSpec& g) { return g.compute.throughput.max; },
+        [](NodeSpec& g, double v) { g.compute.throughput.max = v; });
     field("compute.throughput.max")->msgKey.clear();
 
     auto* noise = new QComboBox;
@@ -350,35 +338,27 @@ void PropertyInspector::buildMemberFields() {
     addField("compute.noise.kind", tr("Step-time &noise"), noise, OnMember).load = [this, noise] {
         if (const NodeSpec* n = firstNode())
             setCombo(noise, n->compute.noise.kind);
-        else if (const GroupSpec* g = firstGroup())
-            setCombo(noise, g->compute.noise.kind);
     };
     connect(noise, qOverload<int>(&QComboBox::activated), this, [this, noise] {
         const NK k = comboValue<NK>(noise);
         commitMembers(
-            "compute.noise.kind", tr("Set noise"), [k](NodeSpec& n) { n.compute.noise.kind = k; },
-            [k](GroupSpec& g) { g.compute.noise.kind = k; });
+            "compute.noise.kind", tr("Set noise"), [k](NodeSpec& n) { n.compute.noise.kind = k; });
     });
     auto noiseIs = [this](NK k) {
         return [this, k] {
             if (const NodeSpec* n = firstNode()) return n->compute.noise.kind == k;
-            if (const GroupSpec* g = firstGroup()) return g->compute.noise.kind == k;
             return false;
         };
     };
     numberEdit(
         "compute.noise.shift", tr("  Shift (fraction of mean, [0, 1))"), OnMember,
         [](const NodeSpec& n) { return n.compute.noise.shift; },
-        [](const GroupSpec& g) { return g.compute.noise.shift; },
-        [](NodeSpec& n, double v) { n.compute.noise.shift = v; },
-        [](GroupSpec& g, double v) { g.compute.noise.shift = v; });
+        [](NodeSpec& n, double v) { n.compute.noise.shift = v; });
     field("compute.noise.shift")->visible = noiseIs(NK::ShiftedExponential);
     numberEdit(
         "compute.noise.sigma", tr("  Sigma (log-normal)"), OnMember,
         [](const NodeSpec& n) { return n.compute.noise.sigma; },
-        [](const GroupSpec& g) { return g.compute.noise.sigma; },
-        [](NodeSpec& n, double v) { n.compute.noise.sigma = v; },
-        [](GroupSpec& g, double v) { g.compute.noise.sigma = v; });
+        [](NodeSpec& n, double v) { n.compute.noise.sigma = v; });
     field("compute.noise.sigma")->visible = noiseIs(NK::LogNormal);
 
     using AK = AvailabilitySpec::Kind;
@@ -387,36 +367,28 @@ void PropertyInspector::buildMemberFields() {
     addField("availability.kind", tr("&Availability"), avail, OnMember).load = [this, avail] {
         if (const NodeSpec* n = firstNode())
             setCombo(avail, n->availability.kind);
-        else if (const GroupSpec* g = firstGroup())
-            setCombo(avail, g->availability.kind);
     };
     connect(avail, qOverload<int>(&QComboBox::activated), this, [this, avail] {
         const AK k = comboValue<AK>(avail);
         commitMembers(
             "availability.kind", tr("Set availability"),
-            [k](NodeSpec& n) { n.availability.kind = k; },
-            [k](GroupSpec& g) { g.availability.kind = k; });
+            [k](NodeSpec& n) { n.availability.kind = k; });
     });
     auto availIs = [this](AK k) {
         return [this, k] {
             if (const NodeSpec* n = firstNode()) return n->availability.kind == k;
-            if (const GroupSpec* g = firstGroup()) return g->availability.kind == k;
             return false;
         };
     };
     numberEdit(
         "availability.mean_up_s", tr("  Mean time online (s)"), OnMember,
         [](const NodeSpec& n) { return n.availability.meanUpS; },
-        [](const GroupSpec& g) { return g.availability.meanUpS; },
-        [](NodeSpec& n, double v) { n.availability.meanUpS = v; },
-        [](GroupSpec& g, double v) { g.availability.meanUpS = v; });
+        [](NodeSpec& n, double v) { n.availability.meanUpS = v; });
     field("availability.mean_up_s")->visible = availIs(AK::Markov);
     numberEdit(
         "availability.mean_down_s", tr("  Mean time offline (s)"), OnMember,
         [](const NodeSpec& n) { return n.availability.meanDownS; },
-        [](const GroupSpec& g) { return g.availability.meanDownS; },
-        [](NodeSpec& n, double v) { n.availability.meanDownS = v; },
-        [](GroupSpec& g, double v) { g.availability.meanDownS = v; });
+        [](NodeSpec& n, double v) { n.availability.meanDownS = v; });
     field("availability.mean_down_s")->visible = availIs(AK::Markov);
 
     auto* start = new QComboBox;
@@ -430,8 +402,6 @@ void PropertyInspector::buildMemberFields() {
     startField.load = [this, start, startOf] {
         if (const NodeSpec* n = firstNode())
             start->setCurrentIndex(startOf(n->availability));
-        else if (const GroupSpec* g = firstGroup())
-            start->setCurrentIndex(startOf(g->availability));
     };
     startField.visible = availIs(AK::Markov);
     connect(start, qOverload<int>(&QComboBox::activated), this, [this](int i) {
@@ -441,8 +411,7 @@ void PropertyInspector::buildMemberFields() {
         };
         commitMembers(
             "availability.start", tr("Set start state"),
-            [set](NodeSpec& n) { set(n.availability); },
-            [set](GroupSpec& g) { set(g.availability); });
+            [set](NodeSpec& n) { set(n.availability); });
     });
 
     auto* trace = new QLineEdit;
@@ -452,8 +421,6 @@ void PropertyInspector::buildMemberFields() {
     traceField.load = [this, trace] {
         if (const NodeSpec* n = firstNode())
             trace->setText(traceText(n->availability));
-        else if (const GroupSpec* g = firstGroup())
-            trace->setText(traceText(g->availability));
     };
     traceField.visible = availIs(AK::Trace);
     connect(trace, &QLineEdit::editingFinished, this, [this, trace] {
@@ -475,51 +442,34 @@ void PropertyInspector::buildMemberFields() {
             ivs.push_back({values[i], values[i + 1]});
         commitMembers(
             "availability.offline", tr("Set offline intervals"),
-            [ivs](NodeSpec& n) { n.availability.offline = ivs; },
-            [ivs](GroupSpec& g) { g.availability.offline = ivs; });
+            [ivs](NodeSpec& n) { n.availability.offline = ivs; });
     });
 
     numberEdit(
         "price_per_hour", tr("Price ($/hour)"), OnMember,
-        [](const NodeSpec& n) { return n.pricePerHour; },
-        [](const GroupSpec& g) { return g.pricePerHour.min; },
-        [](NodeSpec& n, double v) { n.pricePerHour = v; },
-        [](GroupSpec& g, double v) {
-            const bool exact = g.pricePerHour.isExact();
-            g.pricePerHour.min = v;
-            if (exact) g.pricePerHour.max = v;
-        });
+        [](const NodeSpec& n) { return n.pricePerHour.min; },
+        [](NodeSpec& n, double v) { setLower(n, n.pricePerHour, v); });
     numberEdit(
-        "price_per_hour.max", tr("  … up to ($/hour)"), OnGroup, {},
-        [](const GroupSpec& g) { return g.pricePerHour.max; }, {},
-        [](GroupSpec& g, double v) { g.pricePerHour.max = v; });
+        "price_per_hour.max", tr("  … up to ($/hour)"), OnGroup,
+        [](const NodeSpec& g) { return g.pricePerHour.max; },
+        [](NodeSpec& g, double v) { g.pricePerHour.max = v; });
     field("price_per_hour.max")->msgKey.clear();
     numberEdit(
         "energy.per_sample_j", tr("Energy per sample (J)"), OnMember,
         [](const NodeSpec& n) { return n.energy.perSampleJ; },
-        [](const GroupSpec& g) { return g.energy.perSampleJ; },
-        [](NodeSpec& n, double v) { n.energy.perSampleJ = v; },
-        [](GroupSpec& g, double v) { g.energy.perSampleJ = v; });
+        [](NodeSpec& n, double v) { n.energy.perSampleJ = v; });
     numberEdit(
         "energy.per_byte_j", tr("Energy per byte sent (J)"), OnMember,
         [](const NodeSpec& n) { return n.energy.perByteJ; },
-        [](const GroupSpec& g) { return g.energy.perByteJ; },
-        [](NodeSpec& n, double v) { n.energy.perByteJ = v; },
-        [](GroupSpec& g, double v) { g.energy.perByteJ = v; });
+        [](NodeSpec& n, double v) { n.energy.perByteJ = v; });
     numberEdit(
         "data_share", tr("Data share (relative)"), OnMember,
-        [](const NodeSpec& n) { return n.dataShare; },
-        [](const GroupSpec& g) { return g.dataShare.min; },
-        [](NodeSpec& n, double v) { n.dataShare = v; },
-        [](GroupSpec& g, double v) {
-            const bool exact = g.dataShare.isExact();
-            g.dataShare.min = v;
-            if (exact) g.dataShare.max = v;
-        });
+        [](const NodeSpec& n) { return n.dataShare.min; },
+        [](NodeSpec& n, double v) { setLower(n, n.dataShare, v); });
     numberEdit(
-        "data_share.max", tr("  … up to"), OnGroup, {},
-        [](const GroupSpec& g) { return g.dataShare.max; }, {},
-        [](GroupSpec& g, double v) { g.dataShare.max = v; });
+        "data_share.max", tr("  … up to"), OnGroup,
+        [](const NodeSpec& g) { return g.dataShare.max; },
+        [](NodeSpec& g, double v) { g.dataShare.max = v; });
     field("data_share.max")->msgKey.clear();
 
     auto* ownLink = new QCheckBox(tr("own link to the parent"));
@@ -529,8 +479,6 @@ void PropertyInspector::buildMemberFields() {
     linkField.load = [this, ownLink] {
         if (const NodeSpec* n = firstNode())
             ownLink->setChecked(n->link.has_value());
-        else if (const GroupSpec* g = firstGroup())
-            ownLink->setChecked(g->link.has_value());
     };
     connect(ownLink, &QCheckBox::clicked, this, [this](bool on) {
         const LinkParams defaults = doc_->scenario().topology.hasDefaultLink
@@ -544,11 +492,10 @@ void PropertyInspector::buildMemberFields() {
         };
         commitMembers(
             "link", on ? tr("Give own link") : tr("Use default link"),
-            [set](NodeSpec& n) { set(n.link); }, [set](GroupSpec& g) { set(g.link); });
+            [set](NodeSpec& n) { set(n.link); });
     });
     auto hasLink = [this] {
         if (const NodeSpec* n = firstNode()) return n->link.has_value();
-        if (const GroupSpec* g = firstGroup()) return g->link.has_value();
         return false;
     };
     auto linkParam = [this, hasLink](const QString& key, const QString& label,
@@ -556,14 +503,9 @@ void PropertyInspector::buildMemberFields() {
         numberEdit(
             "link." + key, "  " + label, OnMember,
             [member](const NodeSpec& n) { return n.link ? (*n.link).*member : 0.0; },
-            [member](const GroupSpec& g) { return g.link ? (*g.link).*member : 0.0; },
             [member](NodeSpec& n, double v) {
                 if (!n.link) n.link = LinkParams{};
                 (*n.link).*member = v;
-            },
-            [member](GroupSpec& g, double v) {
-                if (!g.link) g.link = LinkParams{};
-                (*g.link).*member = v;
             });
         field("link." + key)->visible = hasLink;
     };
@@ -666,15 +608,15 @@ int PropertyInspector::mergeIdFor(const QString& key) {
 }
 
 void PropertyInspector::commitMembers(const QString& key, const QString& text,
-                                      const std::function<void(NodeSpec&)>& onNode,
-                                      const std::function<void(GroupSpec&)>& onGroup) {
+                                      const std::function<void(NodeSpec&)>& change, unsigned kinds) {
     Field* f = field(key);
     Scenario candidate = doc_->scenario();
-    for (const EntityRef& e : refs()) {
-        if (e.group && onGroup)
-            onGroup(candidate.topology.groups[static_cast<std::size_t>(e.index)]);
-        if (!e.group && onNode) onNode(candidate.topology.nodes[static_cast<std::size_t>(e.index)]);
-    }
+    // Fields of groups only (count, the upper ends of ranges) leave the selected nodes alone.
+    auto applies = [kinds](const NodeSpec& n) { return (kinds & (n.group ? OnGroup : OnNode)) != 0; };
+    auto onEntry = [&](NodeSpec& n) {
+        if (applies(n)) change(n);
+    };
+    for (const EntityRef& e : refs()) onEntry(candidate.topology.nodes[static_cast<std::size_t>(e.index)]);
     const QString checkKey = f && !f->msgKey.isEmpty() ? f->msgKey : key.section('.', 0, -2);
     const QStringList problems = newProblems(candidate, checkKey.isEmpty() ? key : checkKey);
     if (f) f->rejected = problems.join('\n');
@@ -683,7 +625,7 @@ void PropertyInspector::commitMembers(const QString& key, const QString& text,
         return;
     }
     const int merge = mergeIdFor(key);
-    doc_->changeEntities(ids_, onNode, onGroup, text, merge);
+    doc_->changeEntities(ids_, onEntry, text, merge);
     lastIndex_ = doc_->undoStack()->index();
 }
 
@@ -693,10 +635,7 @@ void PropertyInspector::commitRename(const QString& newId) {
     if (!e.valid()) return;
     Scenario candidate = doc_->scenario();
     auto& t = candidate.topology;
-    if (e.group)
-        t.groups[static_cast<std::size_t>(e.index)].id = newId.toStdString();
-    else
-        t.nodes[static_cast<std::size_t>(e.index)].id = newId.toStdString();
+    t.nodes[static_cast<std::size_t>(e.index)].id = newId.toStdString();
     QStringList problems = newProblems(candidate, "id");
     // A group's own id may clash with a node id without the loader minding; the editor looks
     // entities up by id, so it refuses that too.
@@ -708,15 +647,9 @@ void PropertyInspector::commitRename(const QString& newId) {
         showMessages();
         return;
     }
-    if (e.group) {
-        GroupSpec g = doc_->scenario().topology.groups[static_cast<std::size_t>(e.index)];
-        g.id = newId.toStdString();
-        doc_->setGroup(ids_.front(), g);
-    } else {
-        NodeSpec n = doc_->scenario().topology.nodes[static_cast<std::size_t>(e.index)];
-        n.id = newId.toStdString();
-        doc_->setNode(ids_.front(), n);
-    }
+    NodeSpec n = doc_->scenario().topology.nodes[static_cast<std::size_t>(e.index)];
+    n.id = newId.toStdString();
+    doc_->setNode(ids_.front(), n);
 }
 
 void PropertyInspector::commitLink(const QString& key,
@@ -741,14 +674,17 @@ void PropertyInspector::commitLink(const QString& key,
 // --- showing ---------------------------------------------------------------------------------
 
 const NodeSpec* PropertyInspector::firstNode() const {
+    // A node's values before a group's (a node has no ranges, so its values show exactly).
+    const auto& t = doc_->scenario().topology;
     for (const EntityRef& e : refs())
-        if (!e.group) return &doc_->scenario().topology.nodes[static_cast<std::size_t>(e.index)];
-    return nullptr;
+        if (!t.nodes[static_cast<std::size_t>(e.index)].group) return &t.nodes[static_cast<std::size_t>(e.index)];
+    return firstGroup();
 }
 
-const GroupSpec* PropertyInspector::firstGroup() const {
+const NodeSpec* PropertyInspector::firstGroup() const {
+    const auto& t = doc_->scenario().topology;
     for (const EntityRef& e : refs())
-        if (e.group) return &doc_->scenario().topology.groups[static_cast<std::size_t>(e.index)];
+        if (t.nodes[static_cast<std::size_t>(e.index)].group) return &t.nodes[static_cast<std::size_t>(e.index)];
     return nullptr;
 }
 
@@ -773,11 +709,13 @@ void PropertyInspector::reload() {
     const std::vector<EntityRef>& sel = refs();
     unsigned kind = 0;
     if (!sel.empty()) {
+        const auto& t = doc_->scenario().topology;
+        auto isGroup = [&t](const EntityRef& e) { return t.nodes[static_cast<std::size_t>(e.index)].group; };
         for (const EntityRef& e : sel)
-            kind |= e.group ? OnGroup : OnNode;
+            kind |= isGroup(e) ? OnGroup : OnNode;
         const int n = static_cast<int>(sel.size());
         title_->setText(n == 1
-                            ? (sel.front().group ? tr("Group %1") : tr("Node %1")).arg(ids_.front())
+                            ? (isGroup(sel.front()) ? tr("Group %1") : tr("Node %1")).arg(ids_.front())
                             : tr("%n items selected (edits apply to all)", "", n));
     } else if (link_ >= 0) {
         kind = OnLink;

@@ -65,20 +65,18 @@ class PropertyInspector : public QWidget {
 
     Field& addField(const QString& key, const QString& label, QWidget* editor, unsigned kinds);
     QLineEdit* numberEdit(const QString& key, const QString& label, unsigned kinds,
-                          const std::function<double(const NodeSpec&)>& getNode,
-                          const std::function<double(const GroupSpec&)>& getGroup,
-                          const std::function<void(NodeSpec&, double)>& setNode,
-                          const std::function<void(GroupSpec&, double)>& setGroup);
+                          const std::function<double(const NodeSpec&)>& get,
+                          const std::function<void(NodeSpec&, double)>& set);
     QLineEdit* linkNumber(const QString& key, const QString& label,
                           const std::function<double(const LinkParams&)>& get,
                           const std::function<void(LinkParams&, double)>& set);
     void buildMemberFields();
     void buildLinkFields();
 
-    /// Applies a change to every selected node/group unless it adds a problem at `key`.
+    /// Applies a change to every selected node/group that `kinds` covers (OnNode, OnGroup)
+    /// unless it adds a problem at `key`.
     void commitMembers(const QString& key, const QString& text,
-                       const std::function<void(NodeSpec&)>& onNode,
-                       const std::function<void(GroupSpec&)>& onGroup);
+                       const std::function<void(NodeSpec&)>& change, unsigned kinds = OnMember);
     void commitRename(const QString& newId);
     void commitLink(const QString& key, const std::function<void(LinkSpec&)>& change);
     /// Messages a candidate scenario adds under `key` of the selection, vs the document's.
@@ -90,8 +88,9 @@ class PropertyInspector : public QWidget {
     const std::vector<EntityRef>& refs() const;
     void updateRefs();
     QString prefixOf(const EntityRef& e) const;
+    /// The first selected node, else the first selected group; the first selected group.
     const NodeSpec* firstNode() const;
-    const GroupSpec* firstGroup() const;
+    const NodeSpec* firstGroup() const;
     bool selectionHasGroup() const;
     void reload();
     void showMessages();

@@ -82,10 +82,9 @@ void TopologyScene::updateItem(NodeItem* item, EntityRef e) {
     if (!e.valid()) e = doc_->find(item->id());
     if (!e.valid()) return;
     const TopologySpec& t = doc_->scenario().topology;
-    if (e.group)
-        item->setSpec(t.groups[static_cast<std::size_t>(e.index)]);
-    else
-        item->setSpec(t.nodes[static_cast<std::size_t>(e.index)]);
+    const int nested = t.nestedParent(static_cast<std::size_t>(e.index));
+    item->setSpec(t.nodes[static_cast<std::size_t>(e.index)],
+                  nested >= 0 ? qs(t.nodes[static_cast<std::size_t>(nested)].id) : QString());
     if (doc_->hasPositionOf(e) && item->pos() != doc_->positionOf(e))
         item->setPos(doc_->positionOf(e));
 }
@@ -118,18 +117,12 @@ void TopologyScene::placeUnpositioned() {
     bool any = false;
     for (const auto& n : t.nodes)
         any = any || !n.hasPosition;
-    for (const auto& g : t.groups)
-        any = any || !g.hasPosition;
     if (!any) return;
     const TopologyLayout l = layoutByTier(t);
     for (std::size_t i = 0; i < t.nodes.size(); ++i)
         if (!t.nodes[i].hasPosition)
             if (NodeItem* it = items_.value(qs(t.nodes[i].id)))
                 it->setPos(l.nodes[i].x, l.nodes[i].y);
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        if (!t.groups[i].hasPosition)
-            if (NodeItem* it = items_.value(qs(t.groups[i].id)))
-                it->setPos(l.groups[i].x, l.groups[i].y);
 }
 
 void TopologyScene::rebuild() {
@@ -141,23 +134,24 @@ void TopologyScene::rebuild() {
     qDeleteAll(items_);
     items_.clear();
     const TopologySpec& t = doc_->scenario().topology;
-    items_.reserve(static_cast<int>(t.nodes.size() + t.groups.size()));
-    for (std::size_t i = 0; i < t.nodes.size(); ++i)
-        createItem(qs(t.nodes[i].id), {false, static_cast<int>(i)});
-    for (std::size_t i = 0; i < t.groups.size(); ++i)
-        createItem(qs(t.groups[i].id), {true, static_cast<int>(i)});
+    items_.reserve(static_cast<int>(t.nodes.size()));
+    // Nodes first, then groups (the file's order).
+    for (const bool groups : {false, true})
+        for (std::size_t i = 0; i < t.nodes.size(); ++i)
+            if (t.nodes[i].group == groups) createItem(qs(t.nodes[i].id), {static_cast<int>(i)});
     placeUnpositioned();
     // A group whose members are themselves parents (four edge servers, each with its own
-    // devices) opens showing its members, so that the tree below them is visible.
-    for (std::size_t i = 0; i < t.groups.size(); ++i) {
-        const QString gid = qs(t.groups[i].id);
+    // devices) opens showing its members, so that the tree below them is visible. (A group
+    // nested under a group is drawn as one item under the group's item.)
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+        if (!t.nodes[i].group) continue;
+        const QString gid = qs(t.nodes[i].id);
         auto memberIsParent = [&](const std::string& parent) {
             int member = -1;
             return itemForNodeId(qs(parent), &member) == items_.value(gid) && member >= 0;
         };
         bool parentOfOthers = false;
         for (const auto& n : t.nodes) parentOfOthers = parentOfOthers || (!n.parent.empty() && memberIsParent(n.parent));
-        for (const auto& g : t.groups) parentOfOthers = parentOfOthers || (!g.parent.empty() && memberIsParent(g.parent));
         if (parentOfOthers)
             if (NodeItem* it = items_.value(gid)) it->setExpanded(true);
     }
@@ -179,14 +173,23 @@ NodeItem* TopologyScene::itemForNodeId(const QString& id, int* member) const {
     int k = 0;
     if (!splitMemberId(id, group, k)) return nullptr;
     NodeItem* it = items_.value(group);
-    if (!it || !it->isGroup() || k >= it->count()) return nullptr;
-    if (member) *member = k;
-    return it;
+    if (it && it->isGroup()) {
+        if (k >= it->count()) return nullptr;
+        if (member) *member = k;
+        return it;
+    }
+    // A member of a nested group (`<group>-<i>-<k>`): the group's item as a whole.
+    for (QString rest = group; splitMemberId(rest, group, k); rest = group)
+        if (NodeItem* g = items_.value(group); g && g->isGroup()) return g;
+    return nullptr;
 }
 
 void TopologyScene::updateParentEdge(NodeItem* child, const QString& parentId) {
     int member = -1;
     NodeItem* parent = itemForNodeId(parentId, &member);
+    // A group nested under a group: an edge between the two group items.
+    if (NodeItem* g = items_.value(parentId); !parent && child->isGroup() && g && g->isGroup())
+        parent = g;
     EdgeItem* old = parentEdges_.value(child);
     if (old && old->to() == parent && old->toMember() == member) {
         old->adjust();
@@ -205,8 +208,6 @@ void TopologyScene::rebuildParentEdges() {
     const TopologySpec& t = doc_->scenario().topology;
     for (const auto& n : t.nodes)
         if (NodeItem* it = items_.value(qs(n.id))) updateParentEdge(it, qs(n.parent));
-    for (const auto& g : t.groups)
-        if (NodeItem* it = items_.value(qs(g.id))) updateParentEdge(it, qs(g.parent));
 }
 
 void TopologyScene::rebuildLinks(int at, int shift) {
@@ -291,7 +292,7 @@ QStringList TopologyScene::selectedIds() const {
     // Document order, so that copies and multi-edits are stable.
     std::sort(ids.begin(), ids.end(), [this](const QString& a, const QString& b) {
         const EntityRef ea = doc_->find(a), eb = doc_->find(b);
-        return std::make_pair(ea.group, ea.index) < std::make_pair(eb.group, eb.index);
+        return ea.index < eb.index;
     });
     return ids;
 }
@@ -349,12 +350,12 @@ QString TopologyScene::addFromTemplate(NodeTemplate t, QPointF pos, int count) {
         }
     }
     if (t == NodeTemplate::DeviceGroup) {
-        GroupSpec g = groupFromTemplate(std::max(1, count));
+        NodeSpec g = groupFromTemplate(std::max(1, count));
         g.x = pos.x();
         g.y = pos.y();
         g.hasPosition = true;
         if (onAggregator) g.parent = doc_->nodeIdFor(targetRef).toStdString();
-        return doc_->addGroup(g);
+        return doc_->addNode(g);
     }
     NodeSpec n = nodeFromTemplate(t);
     n.x = pos.x();
