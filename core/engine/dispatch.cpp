@@ -31,9 +31,10 @@ double noiseDraw(const NoiseSpec& n, Rng& rng) {
 } // namespace
 
 double Engine::stepSeconds(int trainer, int batch) {
-    const Node& n = topo_.node(trainer);
-    if (n.spec.compute.noise.kind == NoiseSpec::Kind::None) return batch / n.throughput * 1.0;
-    return batch / n.throughput * noiseDraw(n.spec.compute.noise, nodes_.computeRng(trainer));
+    const NoiseSpec& noise = topo_.entry(trainer).compute.noise;
+    const double throughput = topo_.throughput(trainer);
+    if (noise.kind == NoiseSpec::Kind::None) return batch / throughput * 1.0;
+    return batch / throughput * noiseDraw(noise, nodes_.computeRng(trainer));
 }
 
 std::uint64_t Engine::dispatch(const DispatchRequest& request) {
@@ -88,7 +89,7 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         lj.momentum = scenario_.training.momentum;
         lj.weightDecay = scenario_.training.weightDecay;
         lj.gradientOnly = request.gradient;
-        lj.seed = deriveSeed(scenario_.seed, hashName(topo_.node(trainer).spec.id), nodes_.jobsRun(trainer));
+        lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(trainer)), nodes_.jobsRun(trainer));
         auto result = std::make_shared<LocalResult>();
         job.result = result;
         const Learner* learner = learner_.get();
@@ -129,7 +130,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
     trafficCost_ += up.price;
     bytes_ += modelBytes_;
-    nodes_.addEnergy(job.trainer, modelBytes_ * topo_.node(job.trainer).spec.energy.perByteJ);
+    nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ);
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());
     selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
@@ -155,7 +156,7 @@ void Engine::endJobCompute(const Job& job, double until) {
     for (std::size_t s = 0; s < job.stepEnds.size() && job.stepEnds[s] <= until; ++s)
         done += job.batchSizes[s];
     samplesComputed_ += done;
-    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.node(job.trainer).spec.energy.perSampleJ);
+    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ);
 }
 
 void Engine::writeJobIntervals(const Job& job, double until) {
@@ -166,7 +167,7 @@ double Engine::send(int from, int to, double bytes) {
     const Transfer tr = topo_.transfer(from, to, bytes);
     trafficCost_ += tr.price;
     bytes_ += bytes;
-    nodes_.addEnergy(from, bytes * topo_.node(from).spec.energy.perByteJ);
+    nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ);
     observer_->onMessage({from, to, now(), now() + tr.seconds});
     return now() + tr.seconds;
 }

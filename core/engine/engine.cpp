@@ -27,7 +27,7 @@ double wallNow() {
 std::vector<double> dataShares(const Topology& topo, const std::vector<int>& trainers) {
     std::vector<double> weights;
     weights.reserve(trainers.size());
-    for (int t : trainers) weights.push_back(topo.node(t).spec.dataShare);
+    for (int t : trainers) weights.push_back(topo.dataShare(t));
     return weights;
 }
 
@@ -104,7 +104,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     feeder_ = std::make_unique<BatchFeeder>(
         topo_.size(), learner_ != nullptr, [this](int n) { return samplesOf(n); },
         [this](int n) -> const BatchFeeder::Part& { return data_->parts[trainerPart_[n]]; },
-        [seed, topo](int n) { return deriveSeed(seed, hashName("data-order"), hashName(topo->node(n).spec.id)); });
+        [seed, topo](int n) { return deriveSeed(seed, hashName("data-order"), hashName(topo->id(n))); });
     selectionRng_ = Rng(deriveSeed(scenario_.seed, hashName("selection")));
 
     // Single-server policies talk to every trainer of the tree; aggregators below the
@@ -113,8 +113,8 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     const bool relay = syncInfo && syncInfo->shape == TreeShape::SingleServer;
     server_.assign(topo_.size(), -1);
     for (int i = 0; i < topo_.size(); ++i) {
-        int a = topo_.node(i).aggregator;
-        while (relay && a >= 0 && topo_.node(a).aggregator >= 0) a = topo_.node(a).aggregator;
+        int a = topo_.aggregator(i);
+        while (relay && a >= 0 && topo_.aggregator(a) >= 0) a = topo_.aggregator(a);
         server_[i] = a;
     }
     for (int t : trainers) trainersOf_[server_[t]].push_back(t);
@@ -358,7 +358,7 @@ void Engine::startNode(int node) {
     nodes_.initAvailability(node);
     if (!nodes_.online(node)) timelines_.restart(node, NodeState::Offline, 0.0);
     scheduleAvailabilityChange(node);
-    if (topo_.node(node).aggregates && nodes_.online(node)) nodes_.hold(node, now()); // servers are rented from t = 0
+    if (topo_.aggregates(node) && nodes_.online(node)) nodes_.hold(node, now()); // servers are rented from t = 0
 }
 
 void Engine::scheduleAvailabilityChange(int node) {
@@ -396,7 +396,7 @@ void Engine::goOffline(int node) {
 
 void Engine::goOnline(int node) {
     timelines_.setState(node, NodeState::Idle, now());
-    if (nodes_.acquired(node) || topo_.node(node).aggregates) nodes_.hold(node, now());
+    if (nodes_.acquired(node) || topo_.aggregates(node)) nodes_.hold(node, now());
     emitEvent(RunEventKind::Online, node);
     sync_->onNodeOnline(*this, node);
 }
@@ -448,7 +448,7 @@ std::vector<int> Engine::selectTrainers(int aggregator, int round) {
 }
 
 double Engine::expectedComputeSeconds(int trainer, int steps, int batch) const {
-    return static_cast<double>(steps) * batch / topo_.node(trainer).throughput;
+    return static_cast<double>(steps) * batch / topo_.throughput(trainer);
 }
 
 // ---------------------------------------------------------------- metrics and stop rules

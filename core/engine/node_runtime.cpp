@@ -13,8 +13,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kKeepStreamAfter = 8;
 static_assert(kKeepStreamAfter <= 156, "direct outputs only before the first refill");
 
-std::uint64_t streamSeed(std::uint64_t seed, const char* stream, const Node& node) {
-    return deriveSeed(seed, hashName(stream), hashName(node.spec.id));
+std::uint64_t streamSeed(std::uint64_t seed, const char* stream, const std::string& node) {
+    return deriveSeed(seed, hashName(stream), hashName(node));
 }
 
 /// Output `k` (< 156) of std::mt19937_64 seeded with `seed`, without building its 2.5 KB
@@ -53,7 +53,7 @@ double NodeRuntime::availabilityUniform(int n) {
     Slot& s = slots_[n];
     if (Rng* kept = availability_[n].get()) return kept->uniform();
     // A uniform and an exponential draw each use exactly one engine output (Rng::uniform).
-    const std::uint64_t seed = deriveSeed(seed_, availabilityStream_, hashName(topo_.node(n).spec.id));
+    const std::uint64_t seed = deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n)));
     const std::uint32_t k = s.availabilityDraws++;
     if (k + 1 < kKeepStreamAfter) return static_cast<double>(mt64Output(seed, k) >> 11) * 0x1.0p-53;
     // A node that changes often keeps its stream.
@@ -71,7 +71,7 @@ double NodeRuntime::availabilityExponential(int n, double mean) {
 
 void NodeRuntime::initAvailability(int n) {
     Slot& r = slots_[n];
-    const auto& a = topo_.node(n).spec.availability;
+    const auto& a = topo_.entry(n).availability;
     r.nextChange = kInf;
     switch (a.kind) {
     case AvailabilitySpec::Kind::Always:
@@ -104,7 +104,7 @@ void NodeRuntime::initAvailability(int n) {
 
 bool NodeRuntime::advanceAvailability(int n, double now) {
     Slot& r = slots_[n];
-    const auto& a = topo_.node(n).spec.availability;
+    const auto& a = topo_.entry(n).availability;
     const bool wasOnline = r.online;
     if (a.kind == AvailabilitySpec::Kind::Markov) {
         r.nextChange = now + availabilityExponential(n, wasOnline ? a.meanDownS : a.meanUpS);
@@ -149,7 +149,7 @@ void NodeRuntime::release(int n, double now) {
     if (!r.holding) return;
     r.holding = false;
     // Billed per started second of each holding interval.
-    const double bill = std::ceil(now - r.holdSince - 1e-9) * topo_.node(n).spec.pricePerHour / 3600.0;
+    const double bill = std::ceil(now - r.holdSince - 1e-9) * topo_.pricePerHour(n) / 3600.0;
     r.billed += bill;
     const double p = pricePerSecond(n);
     holdingRate_ -= p;
@@ -170,7 +170,7 @@ double NodeRuntime::costAt(double base, double t) const {
         const Slot& r = slots_[i];
         c += r.billed;
         if (r.holding)
-            c += std::ceil(std::max(0.0, t - r.holdSince - 1e-9)) * topo_.node(i).spec.pricePerHour / 3600.0;
+            c += std::ceil(std::max(0.0, t - r.holdSince - 1e-9)) * topo_.pricePerHour(i) / 3600.0;
     }
     return c;
 }
@@ -201,7 +201,7 @@ double NodeRuntime::totalEnergy() const {
 
 Rng& NodeRuntime::computeRng(int n) {
     auto& r = compute_[n];
-    if (!r) r = std::make_unique<Rng>(streamSeed(seed_, "compute", topo_.node(n)));
+    if (!r) r = std::make_unique<Rng>(streamSeed(seed_, "compute", topo_.id(n)));
     return *r;
 }
 

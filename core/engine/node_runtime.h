@@ -83,7 +83,7 @@ private:
     double availabilityUniform(int n);
     double availabilityExponential(int n, double mean);
     void touch(int n);
-    double pricePerSecond(int n) const { return topo_.node(n).spec.pricePerHour / 3600.0; }
+    double pricePerSecond(int n) const { return topo_.pricePerHour(n) / 3600.0; }
 
     const Topology& topo_;
     std::uint64_t seed_;
