@@ -524,8 +524,8 @@ void RunStore::summaryFromRows(StoredRun& r) const {
         r.summary.finalTestLoss = test.real(0);
         r.summary.finalTestAccuracy = test.real(1);
     }
-    SqliteStmt lost(*db_, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'work-lost'");
-    lost.bind(1, r.id);
+    SqliteStmt lost(*db_, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2");
+    lost.bind(1, r.id).bind(2, std::string(toString(RunEventKind::WorkLost)));
     if (lost.step()) r.summary.lostJobs = static_cast<int>(lost.integer(0));
 }
 
