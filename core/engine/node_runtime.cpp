@@ -17,29 +17,34 @@ std::uint64_t streamSeed(std::uint64_t seed, const char* stream, const std::stri
     return deriveSeed(seed, hashName(stream), hashName(node));
 }
 
-/// Output `k` (< 156) of std::mt19937_64 seeded with `seed`, without building its 2.5 KB
-/// state: before the engine's first refill, output k depends only on the seeded words k,
-/// k + 1 and k + 156, and seeding is a recurrence, so k + 157 steps of it suffice (against
-/// 312 steps of seeding and 312 of refill for the whole engine). Bit for bit what the
-/// standard engine gives (its parameters are fixed by the standard; test_conditions checks).
-std::uint64_t mt64Output(std::uint64_t seed, std::uint32_t k) {
+/// Outputs k and k + 1 (k + 1 < 156) of std::mt19937_64 seeded with `seed`, without building
+/// its 2.5 KB state: before the engine's first refill, output j depends only on the seeded
+/// words j, j + 1 and j + 156, and seeding is a recurrence, so k + 158 steps of it suffice
+/// (against 312 steps of seeding and 312 of refill for the whole engine). Bit for bit what
+/// the standard engine gives (its parameters are fixed by the standard; test_golden's
+/// presets with Markov availability compare every availability event).
+void mt64Outputs(std::uint64_t seed, std::uint32_t k, std::uint64_t out[2]) {
     constexpr std::uint64_t f = 6364136223846793005ULL;
-    std::uint64_t x = seed, xk = 0, xk1 = 0;
-    for (std::uint32_t i = 0;; ++i) {
+    std::uint64_t w[3] = {0, 0, 0}, far[2] = {0, 0};
+    std::uint64_t x = seed;
+    for (std::uint32_t i = 0; i <= k + 157; ++i) {
         if (i > 0) x = f * (x ^ (x >> 62)) + i;
-        if (i == k) xk = x;
-        if (i == k + 1) xk1 = x;
-        if (i == k + 156) break;
+        if (i >= k && i <= k + 2) w[i - k] = x;
+        if (i >= k + 156) far[i - k - 156] = x;
     }
     constexpr std::uint64_t upper = ~std::uint64_t(0) << 31, lower = ~upper;
-    const std::uint64_t y = (xk & upper) | (xk1 & lower);
-    std::uint64_t z = x ^ (y >> 1) ^ ((y & 1) ? 0xb5026f5aa96619e9ULL : 0);
-    z ^= (z >> 29) & 0x5555555555555555ULL;
-    z ^= (z << 17) & 0x71d67fffeda60000ULL;
-    z ^= (z << 37) & 0xfff7eee000000000ULL;
-    z ^= z >> 43;
-    return z;
+    for (int j = 0; j < 2; ++j) {
+        const std::uint64_t y = (w[j] & upper) | (w[j + 1] & lower);
+        std::uint64_t z = far[j] ^ (y >> 1) ^ ((y & 1) ? 0xb5026f5aa96619e9ULL : 0);
+        z ^= (z >> 29) & 0x5555555555555555ULL;
+        z ^= (z << 17) & 0x71d67fffeda60000ULL;
+        z ^= (z << 37) & 0xfff7eee000000000ULL;
+        z ^= z >> 43;
+        out[j] = z;
+    }
 }
+
+double toUniform(std::uint64_t output) { return static_cast<double>(output >> 11) * 0x1.0p-53; }
 
 } // namespace
 
@@ -55,7 +60,11 @@ double NodeRuntime::availabilityUniform(int n) {
     // A uniform and an exponential draw each use exactly one engine output (Rng::uniform).
     const std::uint64_t seed = deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n)));
     const std::uint32_t k = s.availabilityDraws++;
-    if (k + 1 < kKeepStreamAfter) return static_cast<double>(mt64Output(seed, k) >> 11) * 0x1.0p-53;
+    if (k + 1 < kKeepStreamAfter) {
+        std::uint64_t out[2];
+        mt64Outputs(seed, k, out);
+        return toUniform(out[0]);
+    }
     // A node that changes often keeps its stream.
     auto r = std::make_unique<Rng>(seed);
     for (std::uint32_t i = 0; i < k; ++i) r->next();
@@ -78,6 +87,16 @@ void NodeRuntime::initAvailability(int n) {
         r.online = true;
         return;
     case AvailabilitySpec::Kind::Markov:
+        if (a.startStationary && r.availabilityDraws == 0 && !availability_[n]) {
+            // The first two draws of the stream, from one pass over its seeding.
+            std::uint64_t out[2];
+            mt64Outputs(deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n))), 0, out);
+            r.availabilityDraws = 2;
+            r.online = toUniform(out[0]) < a.meanUpS / (a.meanUpS + a.meanDownS);
+            // Rng::exponential(mean): -mean * log1p(-uniform()).
+            r.nextChange = -(r.online ? a.meanUpS : a.meanDownS) * std::log1p(-toUniform(out[1]));
+            break;
+        }
         if (a.startStationary)
             r.online = availabilityUniform(n) < a.meanUpS / (a.meanUpS + a.meanDownS);
         else
