@@ -29,7 +29,7 @@ struct Recorder : fog::RunObserver {
     }
     int count(const std::string& kind) const {
         int n = 0;
-        for (const auto& e : events) n += e.kind == kind;
+        for (const auto& e : events) n += e.kindName() == kind;
         return n;
     }
 };

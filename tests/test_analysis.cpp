@@ -177,8 +177,8 @@ private Q_SLOTS:
         for (const auto& run : store.listRuns({"", "", r.sweepId, 0})) {
             std::vector<std::string> trace;
             for (const auto& e : store.events(run.id))
-                if (e.kind == "offline" || e.kind == "online")
-                    trace.push_back(e.kind + "@" + std::to_string(e.node) + ":" + std::to_string(e.time));
+                if (e.kind == RunEventKind::Offline || e.kind == RunEventKind::Online)
+                    trace.push_back(e.kindName() + "@" + std::to_string(e.node) + ":" + std::to_string(e.time));
             QVERIFY(!trace.empty());
             if (traceOfRepeat.count(run.repeat))
                 QCOMPARE(trace, traceOfRepeat[run.repeat]);

@@ -58,7 +58,7 @@ std::string transcript(const Recorder& rec) {
           << num(r.meanStaleness) << ' ' << r.maxStaleness << ' ' << num(r.testLoss) << ' '
           << num(r.testAccuracy) << '\n';
     for (const auto& e : rec.events)
-        o << "event " << num(e.time) << ' ' << e.kind << ' ' << e.node << ' ' << e.detail << '\n';
+        o << "event " << num(e.time) << ' ' << e.kindName() << ' ' << e.node << ' ' << e.detail << '\n';
     // Intervals arrive in batches whose split may depend on timing; compare them sorted.
     std::vector<std::string> iv;
     iv.reserve(rec.intervals.size());

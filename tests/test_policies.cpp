@@ -484,7 +484,7 @@ private Q_SLOTS:
         QCOMPARE(first.count("plan"), 1);
         TonPlanPoint expect;
         for (const auto& ev : first.events)
-            if (ev.kind == "plan") {
+            if (ev.kind == RunEventKind::Plan) {
                 const QString d = QString::fromStdString(ev.detail);
                 expect.n = d.section("n=", 1).section(' ', 0, 0).toInt();
                 expect.J = d.section("J=", 1).section(' ', 0, 0).toLong();

@@ -3,6 +3,7 @@
 // speed. The requirement is 200 ms; the assertions allow 1 s for a loaded 2-core CI and
 // print the figure measured. The GUI thread must keep turning meanwhile.
 
+#include "core/engine/condition.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
@@ -199,6 +200,30 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(sink.records > paused, 2000);
         qInfo("rounds again %lld ms after resume (the GUI drains every 33 ms)", static_cast<long long>(t.elapsed()));
         QVERIFY(t.elapsed() < 1000);
+        QVERIFY(timeStop(c, finished) < 1000.0);
+    }
+
+    void runUntilSetBeforeTheStartSaysWhatHeld() {
+        // The condition lives in the run's control: set before start(), it applies to the
+        // run; it pauses where the clock reaches 5.5 s (every event at 5 s done, the next at 6)
+        // and says what held; resuming runs on without it.
+        RunController c;
+        Sink sink(c);
+        QSignalSpy reached(&c, &RunController::runUntilReached);
+        QSignalSpy finished(&c, &RunController::finished);
+        c.runUntil(parseCondition("time>=5.5", "test"));
+        QVERIFY(c.runUntilCondition().has_value());
+        QVERIFY(c.start(steadyStar(), db(), 1));
+        QTRY_VERIFY_WITH_TIMEOUT(c.state() == RunController::State::Paused, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(reached.count(), 1, 5000);
+        QCOMPARE(reached.at(0).at(0).toString(), QString("time 5.5 s >= 5.5 s at round 5"));
+        QTest::qWait(200);
+        QCOMPARE(sink.records, std::size_t(5));
+        QVERIFY(!c.runUntilCondition().has_value()); // used up
+        c.resume();
+        QCOMPARE(c.state(), RunController::State::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(sink.records >= 8, 10000);
+        QCOMPARE(reached.count(), 1);
         QVERIFY(timeStop(c, finished) < 1000.0);
     }
 

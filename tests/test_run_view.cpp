@@ -430,9 +430,9 @@ private Q_SLOTS:
         // carry none and are ignored.
         LivePlots plots;
         plots.reset(RunInfo{}, Scenario{});
-        plots.appendEvents({{0.0, "plan", -1, "tau=3 batches=a:10,b:20"}});
+        plots.appendEvents({{0.0, RunEventKind::Plan, -1, "tau=3 batches=a:10,b:20", {}}});
         QVERIFY(std::isnan(plots.prediction().x()));
-        plots.appendEvents({{0.0, "plan", -1, "n=3 J=40 predicted_time_s=34.2 predicted_cost=0.684 error_floor=0.01"}});
+        plots.appendEvents({{0.0, RunEventKind::Plan, -1, "n=3 J=40 predicted_time_s=34.2 predicted_cost=0.684 error_floor=0.01", {}}});
         QCOMPARE(plots.prediction(), QPointF(34.2, 0.684));
         QCustomPlot* cost = plots.plot(LivePlots::Panel::Cost);
         auto planGraph = [cost]() -> QCPGraph* {

@@ -72,7 +72,7 @@ std::int64_t addKilledRun(const std::string& db, int rounds) {
             rows[static_cast<std::size_t>(i)].cost = 0.5 * (i + 1);
             rows[static_cast<std::size_t>(i)].testAccuracy = i % 2 ? 0.1 * (i % 10) : kNaN;
         }
-        store.appendBatch(id, rows, {}, {{1.0, "work-lost", 0, ""}});
+        store.appendBatch(id, rows, {}, {{1.0, RunEventKind::WorkLost, 0, "", {}}});
     }
     execSql(db, "UPDATE runs SET pid = " + std::to_string(deadPid()) + " WHERE id = " + std::to_string(id));
     return id;
@@ -362,7 +362,7 @@ private Q_SLOTS:
             } else {
                 AggregationRecord r;
                 r.aggregator = "server";
-                RunEvent ev{0.0, "offline", 1, ""};
+                RunEvent ev{0.0, RunEventKind::Offline, 1, "", {}};
                 std::vector<NodeInterval> iv(3);
                 for (int i = 1; i <= 300000; ++i) {
                     r.round = i;

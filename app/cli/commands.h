@@ -28,6 +28,7 @@ struct CliOptions {
     QString name;         ///< --name
     QString out;          ///< --out
     QString format;       ///< --format
+    QString until;        ///< run --until CONDITION (core/engine/condition.h)
     int repeat = 1;
     int parallel = 1;
     int limit = 0;

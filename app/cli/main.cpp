@@ -1,6 +1,7 @@
 // fogstudio-cli: the headless face of the emulator, for scripts, sweeps and CI.
 
 #include "app/cli/bench.h"
+#include "app/cli/bench_scale.h"
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
 #include "core/cluster/cluster_io.h"
@@ -67,6 +68,7 @@ Commands:
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
+  bench scale [--devices N]  Engine memory and set-up time with N devices (default 10^6).
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -79,6 +81,8 @@ Options:
                    are identical for any N. For sweeps: shared by the --parallel runs.
   --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
   --no-store       run: do not store the run.
+  --until C        run: end the run as soon as C holds, and say so: round>=R,
+                   accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
@@ -232,8 +236,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption quick("quick", "");
     const QCommandLineOption markdown("markdown", "");
     parser.addOption(markdown);
+    const QCommandLineOption devices("devices", "", "N"); // bench scale
+    const QCommandLineOption until("until", "", "CONDITION"); // run
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
-                       repeat, parallel, limit, sweep, target, rounds, quick});
+                       repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
     const QCommandLineOption resume("resume", "", "SWEEP"), objective("objective", "", "DIR:METRIC"),
         constraint("constraint", "", "C"), param("param", "", "P"), halving("halving", "", "R"),
@@ -254,6 +260,8 @@ int main(int argc, char** argv) {
     fog::cli::CliOptions o;
     o.args = args.mid(1);
     o.sets = parser.values(set);
+    if (parser.values(until).size() > 1) return usageError("--until takes one condition (the first that holds would end the run)");
+    o.until = parser.value(until);
     o.varies = parser.values(vary);
     o.tags = parser.values(tag);
     o.json = parser.isSet(json);
@@ -320,6 +328,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
+    if (cmd == "bench" && o.args.value(0) == "scale") return fog::cli::runScaleBench(parser.isSet(devices) ? QStringList{"--devices", parser.value(devices)} : QStringList{}, std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;

@@ -4,7 +4,9 @@
 #include "app/cli/progress.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/sweep_mpi.h"
+#include "core/engine/condition.h"
 #include "core/engine/engine.h"
+#include "core/engine/run_control.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
@@ -93,17 +95,23 @@ StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSum
 
 /// Runs `scenario` (stored unless --no-store) and prints its summary and, when stored,
 /// what the database holds: the exit status follows what was stored, not what ran.
-int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label) {
+int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
+                const std::optional<Condition>& until = std::nullopt) {
     ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
     installInterruptHandler();
     RunSummary summary;
     std::int64_t runId = 0;
     StoredCheck stored;
+    EngineOptions options;
+    options.threads = o.threads;
+    options.observer = &progress;
+    options.cancelFlag = interruptFlag();
+    if (until) {
+        // The run ends where the condition holds, as finished, its stop reason saying what held.
+        options.control = std::make_shared<RunControl>();
+        options.control->runUntil(*until, RunControl::OnCondition::Stop);
+    }
     if (o.noStore) {
-        EngineOptions options;
-        options.threads = o.threads;
-        options.observer = &progress;
-        options.cancelFlag = interruptFlag();
         try {
             Engine engine(scenario, options);
             summary = engine.run();
@@ -123,7 +131,7 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
         for (const auto& t : o.tags) meta.tags.push_back(t.toStdString());
         if (!o.name.isEmpty()) meta.name = o.name.toStdString();
         try {
-            runId = runAndStore(scenario, *store, meta, o.threads, &progress, summary, interruptFlag());
+            runId = runAndStore(scenario, *store, meta, options, summary, {});
         } catch (const StoreError& e) {
             std::cerr << "fogstudio-cli: " << e.what() << "\n"
                       << label << ": the run was not stored\n";
@@ -235,6 +243,15 @@ int cmdRun(const CliOptions& o) {
         return 2;
     }
     const std::string file = o.args[0].toStdString();
+    std::optional<Condition> until;
+    if (!o.until.isEmpty()) {
+        try {
+            until = parseCondition(o.until.toStdString(), "--until");
+        } catch (const ConditionError& e) {
+            std::cerr << "fogstudio-cli: " << e.what() << "\n";
+            return 2;
+        }
+    }
     Scenario scenario;
     try {
         std::vector<Override> overrides;
@@ -244,7 +261,7 @@ int cmdRun(const CliOptions& o) {
         std::cerr << e.what() << "\n";
         return 1;
     }
-    return runScenario(scenario, o, NewRun{}, file);
+    return runScenario(scenario, o, NewRun{}, file, until);
 }
 
 int rerun(const CliOptions& o, std::int64_t id) {

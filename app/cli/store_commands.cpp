@@ -126,8 +126,8 @@ int show(RunStore& store, std::int64_t id) {
     if (r->summaryFromRows) row("figures", "from the last stored row (the run has no summary)");
     int offline = 0, lost = 0;
     for (const auto& e : events) {
-        offline += e.kind == "offline";
-        lost += e.kind == "work-lost";
+        offline += e.kind == RunEventKind::Offline;
+        lost += e.kind == RunEventKind::WorkLost;
     }
     row("events", std::to_string(events.size()) + " (" + std::to_string(offline) + " offline, " +
                       std::to_string(lost) + " work lost)");

@@ -524,7 +524,7 @@ void MainWindow::connectController() {
                                      : QString();
             logEvent(QStringLiteral("%1 s  %2  %3  %4")
                          .arg(e.time, 9, 'f', 1)
-                         .arg(QString::fromStdString(e.kind), -14)
+                         .arg(QString::fromStdString(e.kindName()), -14)
                          .arg(node, -12)
                          .arg(QString::fromStdString(e.detail)));
         }
@@ -827,18 +827,28 @@ void MainWindow::runUntilDialog() {
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Run until"));
     auto* form = new QFormLayout(&dialog);
+    // The same conditions as the scenario's stop rules and the CLI's --until
+    // (core/engine/condition.h); the accuracy is typed in percent.
     auto* kind = new QComboBox(&dialog);
-    kind->addItem(tr("Global round"), static_cast<int>(RunController::Until::Round));
-    kind->addItem(tr("Test accuracy (%)"), static_cast<int>(RunController::Until::Accuracy));
-    kind->addItem(tr("Cumulative cost ($)"), static_cast<int>(RunController::Until::Budget));
+    kind->addItem(tr("Global round"), static_cast<int>(ConditionMetric::Round));
+    kind->addItem(tr("Test accuracy (%)"), static_cast<int>(ConditionMetric::Accuracy));
+    kind->addItem(tr("Virtual time (s)"), static_cast<int>(ConditionMetric::Time));
+    kind->addItem(tr("Cumulative cost ($)"), static_cast<int>(ConditionMetric::Cost));
     auto* value = new QDoubleSpinBox(&dialog);
     value->setRange(0, 1e9);
     value->setDecimals(2);
     value->setValue(5);
-    connect(kind, &QComboBox::currentIndexChanged, &dialog, [kind, value] {
-        const auto k = static_cast<RunController::Until>(kind->currentData().toInt());
-        value->setValue(k == RunController::Until::Round ? 5 : k == RunController::Until::Accuracy ? 80 : 1.0);
-    });
+    auto metricOf = [kind] { return static_cast<ConditionMetric>(kind->currentData().toInt()); };
+    auto limits = [value](ConditionMetric m) {
+        switch (m) {
+        case ConditionMetric::Round: value->setRange(1, 1e9), value->setDecimals(0), value->setValue(5); break;
+        case ConditionMetric::Accuracy: value->setRange(0.01, 100), value->setDecimals(2), value->setValue(80); break;
+        case ConditionMetric::Time: value->setRange(0, 1e12), value->setDecimals(1), value->setValue(600); break;
+        case ConditionMetric::Cost: value->setRange(0, 1e12), value->setDecimals(4), value->setValue(1.0); break;
+        }
+    };
+    limits(ConditionMetric::Round);
+    connect(kind, &QComboBox::currentIndexChanged, &dialog, [metricOf, limits] { limits(metricOf()); });
     form->addRow(tr("Pause when"), kind);
     form->addRow(tr("reaches"), value);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
@@ -846,10 +856,11 @@ void MainWindow::runUntilDialog() {
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     if (dialog.exec() != QDialog::Accepted) return;
-    const auto k = static_cast<RunController::Until>(kind->currentData().toInt());
-    const double v = k == RunController::Until::Accuracy ? value->value() / 100.0 : value->value();
+    const ConditionMetric m = metricOf();
+    const Condition condition{m, m == ConditionMetric::Accuracy ? value->value() / 100.0 : value->value()};
     // Set the condition first: a fast run could otherwise pass it before it arrives.
-    controller_->runUntil(k, v);
+    controller_->runUntil(condition);
+    statusBar()->showMessage(tr("Running until %1").arg(QString::fromStdString(condition.describe())), 4000);
     if (!controller_->isActive()) ensureStarted();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // What a sync or selection policy may see of a run and do in it: the narrow face of the
 // engine (issue 11, item 4). Policies include this header, never core/engine; the engine
-// implements it (core/engine/engine_policy_context.h adapts Engine today).
+// implements it directly (core/engine/engine.h).
 //
 // Every member is called on the engine thread only, from inside a policy callback or a
 // timer the policy scheduled; none of them is thread-safe.

@@ -379,7 +379,7 @@ void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord
             SqliteStmt s(*db_, "INSERT INTO events VALUES(?1, ?2, ?3, ?4, ?5)");
             for (; e < events.size() && budget > 0; ++e, --budget) {
                 const auto& ev = events[e];
-                s.bind(1, run).bind(2, ev.time).bind(3, ev.kind).bind(4, ev.node).bind(5, ev.detail);
+                s.bind(1, run).bind(2, ev.time).bind(3, ev.kindName()).bind(4, ev.node).bind(5, ev.detail);
                 s.run();
             }
         }
@@ -524,8 +524,8 @@ void RunStore::summaryFromRows(StoredRun& r) const {
         r.summary.finalTestLoss = test.real(0);
         r.summary.finalTestAccuracy = test.real(1);
     }
-    SqliteStmt lost(*db_, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'work-lost'");
-    lost.bind(1, r.id);
+    SqliteStmt lost(*db_, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2");
+    lost.bind(1, r.id).bind(2, std::string(toString(RunEventKind::WorkLost)));
     if (lost.step()) r.summary.lostJobs = static_cast<int>(lost.integer(0));
 }
 
@@ -598,7 +598,7 @@ std::vector<RunEvent> RunStore::events(std::int64_t run) const {
     SqliteStmt s(*db_, "SELECT time, kind, node, detail FROM events WHERE run_id = ?1 ORDER BY rowid");
     s.bind(1, run);
     std::vector<RunEvent> out;
-    while (s.step()) out.push_back({s.real(0), s.text(1), static_cast<int>(s.integer(2)), s.text(3)});
+    while (s.step()) out.push_back(RunEvent::fromStored(s.real(0), s.text(1), static_cast<int>(s.integer(2)), s.text(3)));
     return out;
 }
 

@@ -120,7 +120,7 @@ std::string encodeCaptured(const CapturedRun& run) {
     for (const auto& i : run.intervals)
         w.pod<std::int32_t>(i.node), w.pod<std::int32_t>(static_cast<int>(i.state)), w.pod(i.from), w.pod(i.to);
     w.pod<std::uint64_t>(run.events.size());
-    for (const auto& e : run.events) w.pod(e.time), w.str(e.kind), w.pod<std::int32_t>(e.node), w.str(e.detail);
+    for (const auto& e : run.events) w.pod(e.time), w.str(e.kindName()), w.pod<std::int32_t>(e.node), w.str(e.detail);
     const auto& s = run.summary;
     w.pod<std::int32_t>(static_cast<int>(s.status)), w.str(s.stopReason), w.pod<std::int32_t>(s.rounds);
     w.pod<std::int32_t>(s.aggregations), w.pod(s.virtualTime), w.pod(s.wallSeconds), w.pod(s.cost), w.pod(s.energyJ);
@@ -156,7 +156,12 @@ CapturedRun decodeCaptured(const std::string& bytes) {
         i.from = r.pod<double>(), i.to = r.pod<double>();
     }
     run.events.resize(r.count());
-    for (auto& e : run.events) e.time = r.pod<double>(), e.kind = r.str(), e.node = r.pod<std::int32_t>(), e.detail = r.str();
+    for (auto& e : run.events) {
+        const double time = r.pod<double>();
+        const std::string kind = r.str();
+        const int node = r.pod<std::int32_t>();
+        e = RunEvent::fromStored(time, kind, node, r.str());
+    }
     auto& s = run.summary;
     const int status = r.pod<std::int32_t>();
     if (status < 0 || status > static_cast<int>(RunStatus::Failed)) throw std::runtime_error("captured run: bad status");

@@ -2,6 +2,8 @@
 // What a run produces, and the one interface through which it flows out: the CLI, the GUI
 // and the run store all observe the same stream.
 
+#include "core/system/run_event.h"
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -38,14 +40,6 @@ struct NodeInterval {
     NodeState state = NodeState::Idle;
     double from = 0.0;
     double to = 0.0;
-};
-
-/// Notable events: a node going offline or online, work lost, a stop rule firing.
-struct RunEvent {
-    double time = 0.0;
-    std::string kind; ///< offline, online, work-lost, budget-reached, target-reached, ...
-    int node = -1;
-    std::string detail;
 };
 
 struct NodeInfo {

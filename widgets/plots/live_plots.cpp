@@ -193,7 +193,7 @@ void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
     static const QRegularExpression time("predicted_time_s=([-+0-9.eE]+)");
     static const QRegularExpression cost("predicted_cost=([-+0-9.eE]+)");
     for (const auto& e : events) {
-        if (e.kind != "plan") continue;
+        if (e.kind != RunEventKind::Plan) continue;
         const QString detail = QString::fromStdString(e.detail);
         const auto t = time.match(detail);
         const auto c = cost.match(detail);

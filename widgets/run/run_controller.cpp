@@ -1,6 +1,7 @@
 #include "widgets/run/run_controller.h"
 
 #include "core/engine/engine.h"
+#include "core/engine/run_control.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
 
@@ -46,26 +47,14 @@ void registerRunMetaTypes() {
 }
 
 /// The bridge between the engine's thread and the GUI's: observes the run into a guarded
-/// inbox, keeps each node's current job for activity frames, holds the engine while it runs
-/// so that controls reach it, and checks run-until conditions where they arise.
+/// inbox and keeps each node's current job for activity frames. Pause, step, run until and
+/// speed are not here: they live in the run's RunControl, shared with the engine.
 class RunController::Feed : public RunObserver {
 public:
     std::mutex mutex;
-    std::atomic<bool> cancelFlag{false};
-
-    // Control (guarded by mutex).
-    Engine* engine = nullptr; ///< set only while the engine exists
-    bool wantPaused = false;
-    double speed = 0.0;
-    bool untilActive = false;
-    Until untilKind = Until::Round;
-    double untilValue = 0.0;
-    QString untilReached;
-    /// The engine paused itself (a step ended, a run-until condition held). Mirrored here so
-    /// the GUI never waits for the engine's own lock.
-    bool stepping = false;
-    bool selfPaused = false;
-    bool pendingStep = false; ///< stepRound came before the engine was built
+    /// The run's control, shared with the engine (pause, step, run until, speed, stop).
+    std::shared_ptr<RunControl> control;
+    Engine* engine = nullptr; ///< set only while the engine exists (guarded by mutex)
 
     // Inbox (guarded by mutex).
     std::optional<RunInfo> info;
@@ -95,13 +84,6 @@ public:
         std::lock_guard lock(mutex);
         engine = e;
         runId = id;
-        if (!e) return;
-        e->setPlaybackSpeed(speed);
-        if (pendingStep)
-            e->stepRound();
-        else if (wantPaused)
-            e->pause();
-        pendingStep = false;
     }
 
     void onStart(const RunInfo& i) override {
@@ -123,19 +105,6 @@ public:
         syncOnline();
         records.push_back(r);
         lastTime = r.time;
-        if (stepping && r.level == 0) {
-            // Engine::stepRound pauses after the next global aggregation.
-            stepping = false;
-            selfPaused = true;
-        }
-        if (!untilActive) return;
-        bool holds = false;
-        switch (untilKind) {
-        case Until::Round: holds = r.level == 0 && r.round >= untilValue; break;
-        case Until::Accuracy: holds = !std::isnan(r.testAccuracy) && r.testAccuracy >= untilValue; break;
-        case Until::Budget: holds = r.cost >= untilValue; break;
-        }
-        if (holds) reached(r.round, r.cost, r.testAccuracy);
     }
     void onIntervals(const std::vector<NodeInterval>& v) override {
         std::lock_guard lock(mutex);
@@ -151,17 +120,18 @@ public:
         syncOnline();
         // Availability flips and lost work can come by the million in a bad scenario: past
         // the cap they are counted, not shown. Rare kinds (plan, stop rules) always pass.
-        const bool frequent = e.kind == "offline" || e.kind == "online" || e.kind == "work-lost";
+        const bool frequent =
+            e.kind == RunEventKind::Offline || e.kind == RunEventKind::Online || e.kind == RunEventKind::WorkLost;
         if (frequent && events.size() >= kMaxPendingEvents)
             ++skippedEvents;
         else
             events.push_back(e);
         lastTime = e.time;
         if (e.node >= 0 && e.node < static_cast<int>(offline.size())) {
-            if (e.kind == "offline") {
+            if (e.kind == RunEventKind::Offline) {
                 offline[e.node] = 1;
                 endJob(plans[e.node].id);
-            } else if (e.kind == "online") {
+            } else if (e.kind == RunEventKind::Online) {
                 offline[e.node] = 0;
             }
         }
@@ -175,10 +145,6 @@ public:
         endJob(plans[p.trainer].id);
         plans[p.trainer] = p;
         jobNode[p.id] = p.trainer;
-        if (untilActive && untilKind == Until::Budget && engine) {
-            const double cost = engine->costAt(engine->now());
-            if (cost >= untilValue) reached(engine->globalRound(), cost, kNaN);
-        }
     }
     void onJobEnded(std::uint64_t id, double t) override {
         std::lock_guard lock(mutex);
@@ -240,21 +206,10 @@ private:
         onlineKnown = true;
         for (std::size_t i = 0; i < offline.size(); ++i) offline[i] = !engine->isOnline(static_cast<int>(i));
     }
-    void reached(int round, double cost, double accuracy) {
-        untilActive = false;
-        if (engine) engine->pause();
-        selfPaused = true;
-        switch (untilKind) {
-        case Until::Round: untilReached = QString("round %1 reached").arg(round); break;
-        case Until::Accuracy:
-            untilReached = QString("test accuracy %1% reached at round %2").arg(accuracy * 100, 0, 'f', 2).arg(round);
-            break;
-        case Until::Budget: untilReached = QString("budget reached: cost %1 at round %2").arg(cost, 0, 'f', 4).arg(round); break;
-        }
-    }
 };
 
-RunController::RunController(QObject* parent) : QObject(parent), feed_(std::make_unique<Feed>()) {
+RunController::RunController(QObject* parent)
+    : QObject(parent), feed_(std::make_unique<Feed>()), control_(std::make_shared<RunControl>()) {
     registerRunMetaTypes();
     timer_ = new QTimer(this);
     timer_->setInterval(33);
@@ -288,25 +243,20 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
         Q_EMIT error(tr("A run is already going: stop it before starting another."));
         return false;
     }
-    const bool paused = feed_->wantPaused;
-    const bool untilActive = feed_->untilActive;
-    const Until untilKind = feed_->untilKind;
-    const double untilValue = feed_->untilValue;
+    // Controls set before the start (pause, step, run until, speed) are in control_ already:
+    // it goes to this run's engine.
     feed_ = std::make_unique<Feed>();
-    // Controls set before the start apply to this run.
-    feed_->speed = speed_;
-    feed_->wantPaused = paused;
-    feed_->untilActive = untilActive;
-    feed_->untilKind = untilKind;
-    feed_->untilValue = untilValue;
+    feed_->control = control_;
+    control_->setPlaybackSpeed(speed_);
     runId_ = 0;
     info_ = RunInfo{};
     startedEmitted_ = false;
     tick_ = 0;
 
     Feed* feed = feed_.get();
+    std::shared_ptr<RunControl> control = control_;
     const std::string db = dbPath.isEmpty() ? RunStore::defaultPath() : dbPath.toStdString();
-    thread_ = QThread::create([feed, scenario, db, threads] {
+    thread_ = QThread::create([feed, control, scenario, db, threads] {
         yieldToTheWindow();
         RunSummary summary;
         std::int64_t id = 0;
@@ -315,11 +265,7 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
             EngineOptions options;
             options.threads = std::max(1, threads);
             options.observer = feed;
-            options.cancelFlag = &feed->cancelFlag;
-            {
-                std::lock_guard lock(feed->mutex);
-                options.playbackSpeed = feed->speed;
-            }
+            options.control = control;
             id = runAndStore(scenario, store, NewRun{}, options, summary,
                              [feed](Engine* e, std::int64_t runId) { feed->attach(e, runId); });
         } catch (const std::exception& e) {
@@ -334,79 +280,56 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
     });
     thread_->setObjectName("fog-run");
     connect(thread_, &QThread::finished, this, &RunController::onThreadFinished);
-    setState(feed_->wantPaused ? State::Paused : State::Running);
+    setState(control_->isPaused() ? State::Paused : State::Running);
     thread_->start();
     timer_->start();
     return true;
 }
 
 void RunController::pause() {
-    {
-        std::lock_guard lock(feed_->mutex);
-        feed_->wantPaused = true;
-        feed_->pendingStep = false;
-        if (feed_->engine) feed_->engine->pause();
-    }
+    control_->pause();
     if (state_ == State::Running) setState(State::Paused);
 }
 
 void RunController::resume() {
-    {
-        std::lock_guard lock(feed_->mutex);
-        feed_->wantPaused = false;
-        feed_->stepping = false;
-        feed_->selfPaused = false;
-        feed_->pendingStep = false;
-        if (feed_->engine) feed_->engine->resume();
-    }
+    control_->resume();
     if (state_ == State::Paused) setState(State::Running);
 }
 
 void RunController::stepRound() {
-    {
-        std::lock_guard lock(feed_->mutex);
-        if (!thread_) return; // no run: nothing to step
-        feed_->wantPaused = false;
-        feed_->stepping = true;
-        feed_->selfPaused = false;
-        if (feed_->engine)
-            feed_->engine->stepRound();
-        else
-            feed_->pendingStep = true; // the engine is still being built: step once it is
-    }
+    if (!thread_) return; // no run: nothing to step
+    // Before the engine exists too: it steps once it runs.
+    control_->stepRound();
     // The engine pauses itself at the next aggregation; drain() sees it.
     if (state_ == State::Paused) setState(State::Running);
 }
 
 void RunController::stop() {
     // The engine looks at the flag before every event and every few milliseconds while
-    // paused or pacing, so the GUI thread never has to wait for the engine's lock here.
-    feed_->cancelFlag = true;
-    std::unique_lock lock(feed_->mutex, std::try_to_lock);
-    if (lock.owns_lock() && feed_->engine) feed_->engine->cancel();
+    // paused or pacing; cancel() takes no lock, so the GUI thread never waits here.
+    control_->cancel();
 }
 
 void RunController::runUntil(Until kind, double value) {
-    {
-        std::lock_guard lock(feed_->mutex);
-        feed_->untilActive = true;
-        feed_->untilKind = kind;
-        feed_->untilValue = value;
-        feed_->untilReached.clear();
-        feed_->wantPaused = false;
-        feed_->stepping = false;
-        feed_->selfPaused = false;
-        feed_->pendingStep = false;
-        if (feed_->engine) feed_->engine->resume();
+    Condition c;
+    switch (kind) {
+    case Until::Round: c = {ConditionMetric::Round, value}; break;
+    case Until::Accuracy: c = {ConditionMetric::Accuracy, value}; break;
+    case Until::Budget: c = {ConditionMetric::Cost, value}; break;
     }
+    runUntil(c);
+}
+
+void RunController::runUntil(const Condition& condition) {
+    control_->runUntil(condition, RunControl::OnCondition::Pause);
     if (state_ == State::Paused) setState(State::Running);
 }
 
+std::optional<Condition> RunController::runUntilCondition() const { return control_->condition(); }
+
 void RunController::setPlaybackSpeed(double virtualSecondsPerWallSecond) {
     speed_ = std::max(0.0, virtualSecondsPerWallSecond);
-    std::lock_guard lock(feed_->mutex);
-    feed_->speed = speed_;
-    if (feed_->engine) feed_->engine->setPlaybackSpeed(speed_);
+    control_->setPlaybackSpeed(speed_);
 }
 
 void RunController::setState(State s) {
@@ -426,7 +349,6 @@ void RunController::drain() {
     records.swap(spareRecords_);
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
-    QString until;
     bool enginePaused = false;
     std::optional<ActivityFrame> frame;
     ++tick_;
@@ -450,23 +372,24 @@ void RunController::drain() {
         intervals.swap(feed_->intervals);
         events.swap(feed_->events);
         if (feed_->skippedEvents || feed_->skippedIntervals) {
-            events.push_back({feed_->lastTime, "not-shown", -1,
+            events.push_back({feed_->lastTime, RunEventKind::NotShown, -1,
                               std::to_string(feed_->skippedEvents) + " availability events and " +
                                   std::to_string(feed_->skippedIntervals) +
-                                  " node intervals were too many to show live (all are stored)"});
+                                  " node intervals were too many to show live (all are stored)",
+                              {}});
             feed_->skippedEvents = feed_->skippedIntervals = 0;
         }
-        until.swap(feed_->untilReached);
         double t = feed_->lastTime;
-        if (feed_->engine) t = feed_->engine->clock(); // atomic: no wait
-        enginePaused = feed_->selfPaused;
-        feed_->selfPaused = false;
+        if (feed_->engine) t = control_->clock(); // atomic: no wait
+        // A step that ended or a condition that held paused the run by itself.
+        enginePaused = control_->isPaused();
         // Every update at teaching speeds, a few per second otherwise, once when it pauses
         // and at the end.
         const bool pausing = enginePaused && state_ == State::Running;
         const bool wanted = feed_->done || pausing || (state_ == State::Running && (speed_ > 0 || tick_ % 6 == 0));
         if ((startedEmitted_ || info) && wanted) frame = feed_->frame(feed_->done ? feed_->result.virtualTime : t);
     }
+    const QString until = QString::fromStdString(control_->takeReached());
     if (info) {
         info_ = *info;
         startedEmitted_ = true;
@@ -495,10 +418,10 @@ void RunController::onThreadFinished() {
         std::lock_guard lock(feed_->mutex);
         summary = feed_->result;
         runId_ = feed_->runId;
-        // A pause or run-until set from now on is for the next run.
-        feed_->wantPaused = false;
-        feed_->untilActive = false;
     }
+    // A pause or run-until set from now on is for the next run.
+    control_ = std::make_shared<RunControl>();
+    control_->setPlaybackSpeed(speed_);
     thread_->deleteLater();
     thread_ = nullptr;
     if (summary.status == RunStatus::Failed) {

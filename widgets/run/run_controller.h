@@ -1,8 +1,13 @@
 #pragma once
 // Runs a scenario from the studio: the engine on a worker thread, stored in the run store as
 // the CLI stores it, controlled from the GUI thread (pause, step, run until, stop, playback
-// speed), with its stream handed to the GUI thread in batches at a bounded rate.
+// speed), with its stream handed to the GUI thread in batches at a bounded rate. The control
+// state lives in one place, the run's RunControl (core/engine/run_control.h), which this
+// class creates before each run and hands to the engine; it only forwards to it.
+//
+// Threads: a QObject of the GUI thread; call it from there.
 
+#include "core/engine/condition.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
 #include "widgets/run/run_activity.h"
@@ -12,12 +17,15 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QThread;
 class QTimer;
 
 namespace fog {
+
+class RunControl;
 
 class RunController : public QObject {
     Q_OBJECT
@@ -42,8 +50,13 @@ public:
     /// Cancels the run; it is stored as cancelled.
     void stop();
     /// Runs (resuming if paused) and pauses as soon as the condition holds, checked on the
-    /// engine's thread at each aggregation (budget: also at each dispatch).
+    /// engine's thread where its metric changes (round and accuracy at each global
+    /// aggregation, cost after each event, time when the clock reaches it). Set before
+    /// start(), it applies to the next run. runUntilReached says what held.
+    void runUntil(const Condition& condition);
     void runUntil(Until kind, double value);
+    /// The armed condition (none once it held or the run ended).
+    std::optional<Condition> runUntilCondition() const;
     /// Virtual seconds per wall second (0 = as fast as possible); applies during a run.
     void setPlaybackSpeed(double virtualSecondsPerWallSecond);
     double playbackSpeed() const { return speed_; }
@@ -68,7 +81,8 @@ Q_SIGNALS:
     /// Node states and messages in flight at the run's current virtual instant: every
     /// update at teaching speeds, a few per second otherwise.
     void activity(const fog::ActivityFrame& frame);
-    /// A runUntil condition held and the run paused; `what` says which.
+    /// A runUntil condition held and the run paused; `what` says what held, e.g.
+    /// "accuracy 78.4% >= 78% at round 7".
     void runUntilReached(const QString& what);
     void finished(const fog::RunSummary& summary, qint64 runId);
 
@@ -79,6 +93,8 @@ private:
     void setState(State s);
 
     std::unique_ptr<Feed> feed_;
+    /// This run's control (or the next run's, before start()).
+    std::shared_ptr<RunControl> control_;
     QThread* thread_ = nullptr;
     QTimer* timer_ = nullptr;
     State state_ = State::Idle;

@@ -1,0 +1,175 @@
+// The engine's dispatch of jobs: their planned timeline, the real work on the pool, their
+// arrival, cancellation and the accounting of the work done (see dispatch.h).
+
+#include "core/engine/batch_feeder.h"
+#include "core/engine/engine.h"
+#include "core/engine/work_pool.h"
+#include "core/policies/selection_policy.h"
+#include "core/policies/sync_policy.h"
+
+#include <algorithm>
+
+namespace fog {
+
+namespace {
+
+/// Noise draw with mean 1 (so throughput keeps its meaning as the mean speed).
+double noiseDraw(const NoiseSpec& n, Rng& rng) {
+    switch (n.kind) {
+    case NoiseSpec::Kind::None:
+        return 1.0;
+    case NoiseSpec::Kind::Exponential:
+        return rng.exponential(1.0);
+    case NoiseSpec::Kind::ShiftedExponential:
+        return n.shift + rng.exponential(1.0 - n.shift);
+    case NoiseSpec::Kind::LogNormal:
+        return rng.logNormal(-0.5 * n.sigma * n.sigma, n.sigma);
+    }
+    return 1.0;
+}
+
+} // namespace
+
+double Engine::stepSeconds(int trainer, int batch) {
+    const NoiseSpec& noise = topo_.entry(trainer).compute.noise;
+    const double throughput = topo_.throughput(trainer);
+    if (noise.kind == NoiseSpec::Kind::None) return batch / throughput * 1.0;
+    return batch / throughput * noiseDraw(noise, nodes_.computeRng(trainer));
+}
+
+std::uint64_t Engine::dispatch(const DispatchRequest& request) {
+    const int trainer = request.trainer;
+    const int aggregator = request.aggregator;
+    const DispatchOptions& opt = request.options;
+    const int batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
+    if (!nodes_.online(trainer) || nodes_.job(trainer))
+        throw EngineError("internal: dispatch to an offline or busy trainer");
+    nodes_.hold(trainer, now());
+    Job job;
+    job.id = nextJobId_++;
+    job.trainer = trainer;
+    job.aggregator = aggregator;
+    job.round = request.round;
+    job.version = request.version;
+    job.gradient = request.gradient;
+    job.tag = opt.tag;
+    job.tStart = now();
+
+    job.tReceived = opt.download ? send(aggregator, trainer, modelBytes_) : now();
+    std::vector<std::int64_t> samples;
+    std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
+    double t = job.tReceived;
+    job.stepsRequested = std::max(1, request.steps);
+    for (int s = 0; s < job.stepsRequested; ++s) {
+        const std::size_t before = samples.size();
+        const int bs = feeder_->take(trainer, batchSize, track);
+        const double d = stepSeconds(trainer, bs);
+        if (s > 0 && t + d > opt.computeDeadline) {
+            feeder_->putBack(trainer, bs); // unused: the next dispatch starts with it
+            samples.resize(before);
+            job.partial = true;
+            break;
+        }
+        t += d;
+        job.batchSizes.push_back(bs);
+        job.stepEnds.push_back(t);
+        job.samples += bs;
+    }
+    job.tComputed = t;
+    const Transfer up = topo_.transfer(trainer, aggregator, modelBytes_);
+    job.tArrive = t + up.seconds;
+    job.doomed = nodes_.nextChange(trainer) < job.tArrive;
+
+    if (learner_ && !job.doomed) {
+        LocalJob lj;
+        lj.start = request.model;
+        lj.samples = std::move(samples);
+        lj.batchSizes = job.batchSizes;
+        lj.learningRate = learningRate();
+        lj.momentum = scenario_.training.momentum;
+        lj.weightDecay = scenario_.training.weightDecay;
+        lj.gradientOnly = request.gradient;
+        lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(trainer)), nodes_.jobsRun(trainer));
+        auto result = std::make_shared<LocalResult>();
+        job.result = result;
+        const Learner* learner = learner_.get();
+        const std::atomic<bool>* cancelAll = &control_->cancelFlag();
+        job.work = pool_->submit(job.tArrive, [learner, lj = std::move(lj), result,
+                                               cancelAll](const std::atomic<bool>& cancelled) {
+            *result = learner->run(lj, [&] { return cancelled.load() || cancelAll->load(); });
+        });
+    }
+    nodes_.countJob(trainer);
+    nodes_.setJob(trainer, job.id);
+    timelines_.setState(trainer, NodeState::Idle, now());
+    const std::uint64_t id = job.id;
+    if (!job.doomed) at(job.tArrive, [this, id] { onArrival(id); });
+    slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
+    observer_->onDispatch({id, trainer, aggregator, job.tStart, job.tReceived, job.tComputed, job.tArrive});
+    jobs_.emplace(id, std::move(job));
+    return id;
+}
+
+void Engine::onArrival(std::uint64_t jobId) {
+    auto it = jobs_.find(jobId);
+    if (it == jobs_.end()) return; // cancelled or lost meanwhile
+    Job job = std::move(it->second);
+    jobs_.erase(it);
+    noteProgress(); // an update reached its aggregator
+    nodes_.setJob(job.trainer, 0);
+    LocalResult result;
+    if (job.work) {
+        job.work->wait();
+        result = std::move(*job.result);
+    } else {
+        result.samples = job.samples;
+        result.steps = static_cast<int>(job.batchSizes.size());
+    }
+    endJobCompute(job, now());
+    // The update travels back: traffic, its price and the sender's energy.
+    const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
+    trafficCost_ += up.price;
+    bytes_ += modelBytes_;
+    nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ);
+    writeJobIntervals(job, now());
+    timelines_.restart(job.trainer, NodeState::Idle, now());
+    selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
+    sync_->onArrival(*this, job, result);
+}
+
+void Engine::cancelJob(std::uint64_t id) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return;
+    Job job = std::move(it->second);
+    jobs_.erase(it);
+    if (job.work) job.work->cancel();
+    writeJobIntervals(job, now());
+    endJobCompute(job, now());
+    nodes_.setJob(job.trainer, 0);
+    timelines_.restart(job.trainer, NodeState::Idle, now());
+    observer_->onJobEnded(id, now());
+}
+
+void Engine::endJobCompute(const Job& job, double until) {
+    // Energy and sample counts for the steps that were completed by `until`.
+    std::int64_t done = 0;
+    for (std::size_t s = 0; s < job.stepEnds.size() && job.stepEnds[s] <= until; ++s)
+        done += job.batchSizes[s];
+    samplesComputed_ += done;
+    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ);
+}
+
+void Engine::writeJobIntervals(const Job& job, double until) {
+    timelines_.jobIntervals(job.trainer, job.tStart, job.tReceived, job.tComputed, job.tArrive, until);
+}
+
+double Engine::send(int from, int to, double bytes) {
+    const Transfer tr = topo_.transfer(from, to, bytes);
+    trafficCost_ += tr.price;
+    bytes_ += bytes;
+    nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ);
+    observer_->onMessage({from, to, now(), now() + tr.seconds});
+    return now() + tr.seconds;
+}
+
+} // namespace fog

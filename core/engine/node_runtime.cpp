@@ -1,0 +1,234 @@
+#include "core/engine/node_runtime.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fog {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Draws replayed from the seed before a node's availability stream is kept: replaying k
+/// draws costs a seeding and k steps, so a node that changes often stops paying it.
+constexpr std::uint32_t kKeepStreamAfter = 8;
+static_assert(kKeepStreamAfter <= 156, "direct outputs only before the first refill");
+
+std::uint64_t streamSeed(std::uint64_t seed, const char* stream, const std::string& node) {
+    return deriveSeed(seed, hashName(stream), hashName(node));
+}
+
+/// Outputs k and k + 1 (k + 1 < 156) of std::mt19937_64 seeded with `seed`, without building
+/// its 2.5 KB state: before the engine's first refill, output j depends only on the seeded
+/// words j, j + 1 and j + 156, and seeding is a recurrence, so k + 158 steps of it suffice
+/// (against 312 steps of seeding and 312 of refill for the whole engine). Bit for bit what
+/// the standard engine gives (its parameters are fixed by the standard; test_golden's
+/// presets with Markov availability compare every availability event).
+void mt64Outputs(std::uint64_t seed, std::uint32_t k, std::uint64_t out[2]) {
+    constexpr std::uint64_t f = 6364136223846793005ULL;
+    std::uint64_t w[3] = {0, 0, 0}, far[2] = {0, 0};
+    std::uint64_t x = seed;
+    for (std::uint32_t i = 0; i <= k + 157; ++i) {
+        if (i > 0) x = f * (x ^ (x >> 62)) + i;
+        if (i >= k && i <= k + 2) w[i - k] = x;
+        if (i >= k + 156) far[i - k - 156] = x;
+    }
+    constexpr std::uint64_t upper = ~std::uint64_t(0) << 31, lower = ~upper;
+    for (int j = 0; j < 2; ++j) {
+        const std::uint64_t y = (w[j] & upper) | (w[j + 1] & lower);
+        std::uint64_t z = far[j] ^ (y >> 1) ^ ((y & 1) ? 0xb5026f5aa96619e9ULL : 0);
+        z ^= (z >> 29) & 0x5555555555555555ULL;
+        z ^= (z << 17) & 0x71d67fffeda60000ULL;
+        z ^= (z << 37) & 0xfff7eee000000000ULL;
+        z ^= z >> 43;
+        out[j] = z;
+    }
+}
+
+double toUniform(std::uint64_t output) { return static_cast<double>(output >> 11) * 0x1.0p-53; }
+
+} // namespace
+
+NodeRuntime::NodeRuntime(const Topology& topology, std::uint64_t seed)
+    : topo_(topology), seed_(seed), slots_(static_cast<std::size_t>(topology.size())),
+      availability_(slots_.size()), compute_(slots_.size()), availabilityStream_(hashName("availability")) {}
+
+// ---------------------------------------------------------------- availability
+
+double NodeRuntime::availabilityUniform(int n) {
+    Slot& s = slots_[n];
+    if (Rng* kept = availability_[n].get()) return kept->uniform();
+    // A uniform and an exponential draw each use exactly one engine output (Rng::uniform).
+    const std::uint64_t seed = deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n)));
+    const std::uint32_t k = s.availabilityDraws++;
+    if (k + 1 < kKeepStreamAfter) {
+        std::uint64_t out[2];
+        mt64Outputs(seed, k, out);
+        return toUniform(out[0]);
+    }
+    // A node that changes often keeps its stream.
+    auto r = std::make_unique<Rng>(seed);
+    for (std::uint32_t i = 0; i < k; ++i) r->next();
+    const double u = r->uniform();
+    availability_[n] = std::move(r);
+    return u;
+}
+
+double NodeRuntime::availabilityExponential(int n, double mean) {
+    // Rng::exponential(mean) is -mean * log1p(-uniform()): one output, as replayed above.
+    return -mean * std::log1p(-availabilityUniform(n));
+}
+
+void NodeRuntime::initAvailability(int n) {
+    Slot& r = slots_[n];
+    const auto& a = topo_.entry(n).availability;
+    r.nextChange = kInf;
+    switch (a.kind) {
+    case AvailabilitySpec::Kind::Always:
+        r.online = true;
+        return;
+    case AvailabilitySpec::Kind::Markov:
+        if (a.startStationary && r.availabilityDraws == 0 && !availability_[n]) {
+            // The first two draws of the stream, from one pass over its seeding.
+            std::uint64_t out[2];
+            mt64Outputs(deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n))), 0, out);
+            r.availabilityDraws = 2;
+            r.online = toUniform(out[0]) < a.meanUpS / (a.meanUpS + a.meanDownS);
+            // Rng::exponential(mean): -mean * log1p(-uniform()).
+            r.nextChange = -(r.online ? a.meanUpS : a.meanDownS) * std::log1p(-toUniform(out[1]));
+            break;
+        }
+        if (a.startStationary)
+            r.online = availabilityUniform(n) < a.meanUpS / (a.meanUpS + a.meanDownS);
+        else
+            r.online = a.startOnline;
+        r.nextChange = availabilityExponential(n, r.online ? a.meanUpS : a.meanDownS);
+        break;
+    case AvailabilitySpec::Kind::Trace: {
+        r.online = true;
+        r.traceIndex = 0;
+        while (r.traceIndex < a.offline.size() && a.offline[r.traceIndex].toS <= 0.0) ++r.traceIndex;
+        if (r.traceIndex < a.offline.size()) {
+            const auto& iv = a.offline[r.traceIndex];
+            if (iv.fromS <= 0.0) {
+                r.online = false;
+                r.nextChange = iv.toS;
+            } else {
+                r.nextChange = iv.fromS;
+            }
+        }
+        break;
+    }
+    }
+}
+
+bool NodeRuntime::advanceAvailability(int n, double now) {
+    Slot& r = slots_[n];
+    const auto& a = topo_.entry(n).availability;
+    const bool wasOnline = r.online;
+    if (a.kind == AvailabilitySpec::Kind::Markov) {
+        r.nextChange = now + availabilityExponential(n, wasOnline ? a.meanDownS : a.meanUpS);
+    } else {
+        // Trace: going offline at interval.from, back at interval.to.
+        if (wasOnline) {
+            r.nextChange = a.offline[r.traceIndex].toS;
+        } else {
+            ++r.traceIndex;
+            r.nextChange = r.traceIndex < a.offline.size() ? a.offline[r.traceIndex].fromS : kInf;
+        }
+    }
+    r.online = !wasOnline;
+    return r.online;
+}
+
+// ---------------------------------------------------------------- billing
+
+void NodeRuntime::touch(int n) {
+    Slot& s = slots_[n];
+    if (s.touched) return;
+    s.touched = true;
+    if (!touched_.empty() && touched_.back() > n) touchedSorted_ = false;
+    touched_.push_back(n);
+}
+
+void NodeRuntime::hold(int n, double now) {
+    Slot& r = slots_[n];
+    r.acquired = true;
+    touch(n);
+    if (r.holding || !r.online) return;
+    r.holding = true;
+    r.holdSince = now;
+    const double p = pricePerSecond(n);
+    holdingRate_ += p;
+    holdingRateSince_ += p * now;
+    boundMagnitude_ += p + p * now;
+}
+
+void NodeRuntime::release(int n, double now) {
+    Slot& r = slots_[n];
+    if (!r.holding) return;
+    r.holding = false;
+    // Billed per started second of each holding interval.
+    const double bill = std::ceil(now - r.holdSince - 1e-9) * topo_.pricePerHour(n) / 3600.0;
+    r.billed += bill;
+    const double p = pricePerSecond(n);
+    holdingRate_ -= p;
+    holdingRateSince_ -= p * r.holdSince;
+    billedSum_ += bill;
+    boundMagnitude_ += p + p * r.holdSince + std::abs(bill);
+}
+
+double NodeRuntime::costAt(double base, double t) const {
+    if (!touchedSorted_) {
+        std::sort(touched_.begin(), touched_.end());
+        touchedSorted_ = true;
+    }
+    // The nodes never held add exactly 0 (billed 0, not holding): skipping them leaves the
+    // sum bit for bit what the sum over all nodes is.
+    double c = base;
+    for (int i : touched_) {
+        const Slot& r = slots_[i];
+        c += r.billed;
+        if (r.holding)
+            c += std::ceil(std::max(0.0, t - r.holdSince - 1e-9)) * topo_.pricePerHour(i) / 3600.0;
+    }
+    return c;
+}
+
+bool NodeRuntime::costMayReach(double base, double t, double budget) const {
+    // Each open interval bills at most (t - holdSince + 1) seconds.
+    const double bound = base + billedSum_ + holdingRate_ * (t + 1.0) - holdingRateSince_;
+    const double margin = 1e-9 * (boundMagnitude_ + std::abs(base) + std::abs(budget) * (1.0 + t)) + 1e-9;
+    return bound + margin >= budget;
+}
+
+// ---------------------------------------------------------------- energy and work
+
+void NodeRuntime::addEnergy(int n, double joules) {
+    touch(n);
+    slots_[n].energy += joules;
+}
+
+double NodeRuntime::totalEnergy() const {
+    if (!touchedSorted_) {
+        std::sort(touched_.begin(), touched_.end());
+        touchedSorted_ = true;
+    }
+    double energy = 0.0;
+    for (int i : touched_) energy += slots_[i].energy;
+    return energy;
+}
+
+Rng& NodeRuntime::computeRng(int n) {
+    auto& r = compute_[n];
+    if (!r) r = std::make_unique<Rng>(streamSeed(seed_, "compute", topo_.id(n)));
+    return *r;
+}
+
+std::size_t NodeRuntime::materialisedStreams() const {
+    std::size_t k = 0;
+    for (const auto& r : availability_) k += r != nullptr;
+    for (const auto& r : compute_) k += r != nullptr;
+    return k;
+}
+
+} // namespace fog

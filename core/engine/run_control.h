@@ -1,0 +1,90 @@
+#pragma once
+// A front end's hold on a run: pause, resume, step one round, stop, playback speed and
+// "run until / pause when <condition>". The studio and the CLI create one, hand it to the
+// engine through EngineOptions::control (before or after the engine exists: a pause or step
+// asked for while the engine is still being built applies when it starts) and keep calling
+// it while the run goes. Policies never see it.
+//
+// Threads: every public method above "Engine side" may be called from any thread at any
+// time; none waits for the engine (a mutex guards the state for a few instructions; the
+// cancel flag and the clock are atomics). The "Engine side" methods are for the engine's
+// thread only.
+
+#include "core/engine/condition.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace fog {
+
+class RunControl {
+public:
+    /// What a condition does when it holds.
+    enum class OnCondition {
+        Pause, ///< the studio's "Run until": the run pauses there (and can be resumed)
+        Stop,  ///< the CLI's --until: the run ends there as finished, the reason says why
+    };
+
+    void pause();
+    /// Runs on (ends a pause or a step; a run-until condition stays armed).
+    void resume();
+    /// Runs until the next global aggregation, then pauses.
+    void stepRound();
+    /// Ends the run as cancelled (checked between events and while paused).
+    void cancel();
+    bool cancelRequested() const { return cancelled_.load(); }
+    /// The flag cancel() sets, for work that polls it on other threads.
+    const std::atomic<bool>& cancelFlag() const { return cancelled_; }
+    /// Paused now, or about to pause (a step that ended, a condition that held).
+    bool isPaused() const;
+
+    /// Virtual seconds per wall second (0 = as fast as possible); applies at once.
+    void setPlaybackSpeed(double virtualSecondsPerWallSecond);
+    double playbackSpeed() const { return speed_.load(); }
+
+    /// Arms `condition` (replacing any other) and runs on: once it holds the run pauses or
+    /// stops; the condition is then used up.
+    void runUntil(const Condition& condition, OnCondition what = OnCondition::Pause);
+    void clearCondition();
+    std::optional<Condition> condition() const;
+    /// What the last condition that held saw ("accuracy 81.2% >= 80% at round 7"), once:
+    /// empty when none held since the last call.
+    std::string takeReached();
+
+    /// The virtual instant the run has reached, advancing smoothly between events at
+    /// teaching speeds (for live views).
+    double clock() const { return clock_.load(); }
+
+    // ---- Engine side (engine thread only) ----
+    /// Blocks while paused; returns at once when cancelled. `externalCancel` (may be null) is
+    /// a flag set elsewhere, even in a signal handler: it is looked at every 10 ms.
+    void waitWhilePaused(const std::atomic<bool>* externalCancel);
+    /// True once cancel() was called or `externalCancel` is set (which then counts as cancel()).
+    bool checkCancel(const std::atomic<bool>* externalCancel);
+    /// A global aggregation happened: a step ends there.
+    void roundCompleted();
+    /// The armed condition's metric, if one is armed (cheap: no lock when none).
+    std::optional<Condition> armedCondition() const;
+    /// The armed condition `c` held at `p`: disarms it, pauses (Pause) and records what held.
+    /// Returns what to do; nothing if `c` was replaced meanwhile (from another thread).
+    std::optional<OnCondition> conditionHeld(const Condition& c, const RunProgress& p);
+    void setClock(double t) { clock_.store(t); }
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    bool paused_ = false;
+    bool stepping_ = false;
+    std::optional<Condition> condition_;
+    OnCondition onCondition_ = OnCondition::Pause;
+    std::atomic<bool> armed_{false};
+    std::string reached_;
+    std::atomic<bool> cancelled_{false};
+    std::atomic<double> speed_{0.0};
+    std::atomic<double> clock_{0.0};
+};
+
+} // namespace fog
