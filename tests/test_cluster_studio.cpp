@@ -124,6 +124,22 @@ class TestClusterStudio : public QObject {
         QCOMPARE(c->boxCount(), 3);
         QCOMPARE(c->frameCount(), 3);
         QVERIFY(!w.isWindowModified());
+        QCOMPARE(c->shownUse(0, ClusterCanvas::Cpu), -1.0); // capacities only before a run
+        // Live: the boxes fill with the share in use of the states a run reports.
+        {
+            const ClusterScenario s0 = w.scenario();
+            c->beginLive(s0);
+            std::vector<ServerState> live(3);
+            live[2].freeCpus = 4;     // edge-c-0: 16 CPUs, 12 in use
+            live[2].freeGpus = 8;     // no GPU in use
+            live[2].freeMemoryGb = 32; // 96 of 128 GB
+            c->setLive(live);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Cpu), 0.75);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Gpu), 0.0);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Memory), 0.75);
+            c->clearUse();
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Cpu), -1.0);
+        }
         auto tableRows = [table] {
             QList<int> rows;
             for (const QModelIndex& i : table->selectionModel()->selectedRows())

@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QContextMenuEvent>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QGraphicsSceneMouseEvent>
@@ -29,7 +30,7 @@ using namespace fog::cluster;
 
 namespace {
 
-constexpr double kBoxW = 200, kBoxH = 94, kGap = 12, kTitle = 28, kMargin = 10, kFrameGap = 24;
+constexpr double kBoxW = 186, kBoxH = 94, kGap = 12, kTitle = 28, kMargin = 10, kFrameGap = 14;
 constexpr int kColours[ClusterCanvas::Resources] = {2, 3, 1, 4}; // as the utilisation plot
 
 QString num(double v) {
@@ -70,8 +71,13 @@ class FrameItem : public QGraphicsRectItem {
         f.setBold(true);
         p->setFont(f);
         p->setPen(pal.color(QPalette::WindowText));
-        p->drawText(QRectF(kMargin, 4, rect().width() - 2 * kMargin, kTitle - 6),
-                    Qt::AlignLeft | Qt::AlignVCenter, title_);
+        const QRectF line(kMargin, 4, rect().width() - 2 * kMargin, kTitle - 6);
+        p->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, cluster_);
+        const double used = QFontMetricsF(f).horizontalAdvance(cluster_ + "  ");
+        f.setBold(false);
+        p->setFont(f);
+        p->drawText(line.adjusted(used, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                    QFontMetricsF(f).elidedText(title_, Qt::ElideRight, line.width() - used));
     }
 
   protected:
@@ -129,7 +135,7 @@ class ServerItem : public QGraphicsItem {
         p->setFont(f);
         static const char* names[] = {"CPU", "GPU", "Mem", "BW"};
         static const char* units[] = {"", "", " GB", " Gb/s"};
-        const double trackX = 92, trackMax = kBoxW - trackX - 10;
+        const double trackX = 88, trackMax = kBoxW - trackX - 10;
         for (int r = 0; r < ClusterCanvas::Resources; ++r) {
             const double y = 26 + r * 16;
             p->setPen(text);
@@ -296,7 +302,7 @@ void ClusterCanvas::rebuild() {
             tr("No edge servers. Right-click here or use Add cluster to draw one."));
         hint->setDefaultTextColor(palette().color(QPalette::WindowText));
     }
-    const double width = std::max(400, view_->viewport()->width() - 8);
+    const double width = std::max(400, view_->width() - 6); // (a scroll bar must not re-wrap)
     double x = 0, y = 0, lineHeight = 0;
     for (const QString& cid : order) {
         const auto& rows = byCluster[cid];
@@ -307,8 +313,9 @@ void ClusterCanvas::rebuild() {
             gpus += r.caps[Gpu];
         }
         auto* frame = new FrameItem(this, cid,
-                                    tr("%1 · %n server(s)", nullptr, int(rows.size())).arg(cid) +
-                                        tr(" · %1 CPUs · %2 GPUs").arg(num(cpus), num(gpus)));
+                                    tr("%1 CPUs · %2 GPUs · %n server(s)", nullptr,
+                                       int(rows.size()))
+                                        .arg(num(cpus), num(gpus)));
         std::vector<ServerItem*> boxes;
         double right = kBoxW + kMargin, bottom = kTitle + kBoxH;
         for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -322,7 +329,7 @@ void ClusterCanvas::rebuild() {
             if (use_.contains(rows[k].id)) box->setUse(use_.value(rows[k].id));
             boxes.push_back(box);
         }
-        const QRectF rect(0, 0, std::max(right + kMargin, 260.0), bottom + kMargin);
+        const QRectF rect(0, 0, std::max(right + kMargin, kBoxW + 2 * kMargin), bottom + kMargin);
         frame->setRect(rect);
         if (x > 0 && x + rect.width() > width) {
             x = 0;

@@ -42,6 +42,7 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent)
     left->addWidget(scroll);
     left->setStretchFactor(0, 2);
     left->setStretchFactor(1, 3);
+    left->setSizes({270, 430}); // room for a row of server boxes
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
     split->addWidget(view_);
