@@ -98,8 +98,8 @@ class ServerItem : public QGraphicsItem {
     ServerItem(ClusterCanvas* canvas, int row, QString id, QString cluster,
                std::array<double, ClusterCanvas::Resources> caps,
                std::array<double, ClusterCanvas::Resources> maxCaps)
-        : canvas_(canvas), row_(row), id_(std::move(id)), cluster_(std::move(cluster)),
-          caps_(caps), maxCaps_(maxCaps) {
+        : canvas_(canvas), row_(row), id_(std::move(id)), cluster_(std::move(cluster)), caps_(caps),
+          maxCaps_(maxCaps) {
         use_.fill(-1);
         setFlags(ItemIsMovable | ItemIsSelectable);
         setZValue(1);
@@ -160,8 +160,7 @@ class ServerItem : public QGraphicsItem {
   protected:
     void mouseReleaseEvent(QGraphicsSceneMouseEvent* e) override {
         QGraphicsItem::mouseReleaseEvent(e);
-        if (e->button() == Qt::LeftButton &&
-            e->buttonDownScenePos(Qt::LeftButton) != e->scenePos())
+        if (e->button() == Qt::LeftButton && e->buttonDownScenePos(Qt::LeftButton) != e->scenePos())
             canvas_->serverDropped(row_, cluster_, e->scenePos(), pos());
     }
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override {
@@ -233,8 +232,7 @@ ClusterCanvas::ClusterCanvas(ClusterEditor* editor, QWidget* parent)
     connect(addServer_, &QAction::triggered, this, &ClusterCanvas::addServerHere);
     connect(duplicate_, &QAction::triggered, this, &ClusterCanvas::duplicateSelected);
     connect(remove_, &QAction::triggered, this, &ClusterCanvas::removeSelected);
-    connect(scene_, &QGraphicsScene::selectionChanged, this,
-            &ClusterCanvas::sceneSelectionChanged);
+    connect(scene_, &QGraphicsScene::selectionChanged, this, &ClusterCanvas::sceneSelectionChanged);
     connect(editor_->serverTable(), &QTableWidget::itemSelectionChanged, this,
             &ClusterCanvas::tableSelectionChanged);
     connect(editor_, &ClusterEditor::changed, this, &ClusterCanvas::rebuild);
@@ -312,10 +310,10 @@ void ClusterCanvas::rebuild() {
             cpus += r.caps[Cpu];
             gpus += r.caps[Gpu];
         }
-        auto* frame = new FrameItem(this, cid,
-                                    tr("%1 CPUs · %2 GPUs · %n server(s)", nullptr,
-                                       int(rows.size()))
-                                        .arg(num(cpus), num(gpus)));
+        auto* frame =
+            new FrameItem(this, cid,
+                          tr("%1 CPUs · %2 GPUs · %n server(s)", nullptr, int(rows.size()))
+                              .arg(num(cpus), num(gpus)));
         std::vector<ServerItem*> boxes;
         double right = kBoxW + kMargin, bottom = kTitle + kBoxH;
         for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -486,13 +484,15 @@ QList<QAction*> ClusterCanvas::contextActions(const QPointF& scenePos, QObject* 
     if (box) {
         const int row = box->row();
         const QString cluster = box->cluster(), id = box->id();
-        add(tr("Add server in %1").arg(cluster), [this, cluster] { editor_->addServerIn(cluster); });
+        add(tr("Add server in %1").arg(cluster),
+            [this, cluster] { editor_->addServerIn(cluster); });
         add(tr("Duplicate %1").arg(id), [this, row] { editor_->duplicateServer(row); });
         add(tr("Remove %1").arg(id), [this, row] { editor_->removeServerRows({row}); });
         add(tr("Edit %1 in the table").arg(id), [this, row] { editRow(row); });
     } else if (frame) {
         const QString cluster = frame->cluster();
-        add(tr("Add server in %1").arg(cluster), [this, cluster] { editor_->addServerIn(cluster); });
+        add(tr("Add server in %1").arg(cluster),
+            [this, cluster] { editor_->addServerIn(cluster); });
         add(tr("Duplicate cluster %1").arg(cluster),
             [this, cluster] { editor_->duplicateCluster(cluster); });
         add(tr("Remove cluster %1").arg(cluster),
@@ -515,8 +515,7 @@ bool ClusterCanvas::eventFilter(QObject* watched, QEvent* event) {
         menu.exec(e->globalPos());
         return true;
     }
-    if (watched == view_->viewport() && event->type() == QEvent::Resize &&
-        clusterPos_.isEmpty())
+    if (watched == view_->viewport() && event->type() == QEvent::Resize && clusterPos_.isEmpty())
         QTimer::singleShot(0, this, &ClusterCanvas::rebuild); // re-wrap the frames
     return QWidget::eventFilter(watched, event);
 }
@@ -587,8 +586,7 @@ void ClusterCanvas::clearUse() {
     liveIds_.clear();
     liveCaps_.clear();
     for (QGraphicsItem* it : scene_->items())
-        if (it->type() == ServerItem::Type)
-            static_cast<ServerItem*>(it)->setUse({-1, -1, -1, -1});
+        if (it->type() == ServerItem::Type) static_cast<ServerItem*>(it)->setUse({-1, -1, -1, -1});
     mode_->setText(tr("Track length: capacity beside the largest server. Right-click to add, "
                       "duplicate, remove; drag to arrange; double-click to edit."));
 }

@@ -519,9 +519,9 @@ void ClusterEditor::duplicateServer(int row) {
     filling_ = true;
     servers_->insertRow(row + 1);
     for (int c = 0; c < SColumns; ++c)
-        servers_->setItem(row + 1, c, new QTableWidgetItem(servers_->item(row, c)
-                                                               ? servers_->item(row, c)->text()
-                                                               : QString()));
+        servers_->setItem(row + 1, c,
+                          new QTableWidgetItem(
+                              servers_->item(row, c) ? servers_->item(row, c)->text() : QString()));
     servers_->item(row + 1, SId)->setText(uniqueServerId(cell(row, SCluster)));
     filling_ = false;
     selectServerRows(row + 1, row + 1);
@@ -550,9 +550,9 @@ void ClusterEditor::duplicateCluster(const QString& cluster) {
         const int to = servers_->rowCount();
         servers_->insertRow(to);
         for (int c = 0; c < SColumns; ++c)
-            servers_->setItem(to, c, new QTableWidgetItem(servers_->item(r, c)
-                                                              ? servers_->item(r, c)->text()
-                                                              : QString()));
+            servers_->setItem(to, c,
+                              new QTableWidgetItem(
+                                  servers_->item(r, c) ? servers_->item(r, c)->text() : QString()));
         servers_->item(to, SCluster)->setText(id);
         servers_->item(to, SId)->setText(uniqueServerId(id));
     }
