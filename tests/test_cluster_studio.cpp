@@ -464,6 +464,8 @@ class TestClusterStudio : public QObject {
         QVERIFY(waitFor(ended, 30000));
         QTest::qWait(50); // queued replots
         QCOMPARE(w.view()->queuePlot()->xAxis->tickLabelColor(), p.color(QPalette::WindowText));
+        w.editor()->serverTable()->selectRow(1); // a selected box in the pictures
+        QCOMPARE(w.canvas()->selectedRows(), QList<int>{1});
         const QString out = qEnvironmentVariable("FOG_SCREENSHOT_DIR");
         if (!out.isEmpty())
             for (int i = 0; i < w.view()->tabs()->count(); ++i) {
