@@ -15,8 +15,8 @@
 #include "widgets/compare/comparison_view.h"
 #include "widgets/plots/qcustomplot.h"
 
-#include <QApplication>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QGraphicsView>
 #include <QSignalSpy>
@@ -130,8 +130,8 @@ class TestClusterStudio : public QObject {
             const ClusterScenario s0 = w.scenario();
             c->beginLive(s0);
             std::vector<ServerState> live(3);
-            live[2].freeCpus = 4;     // edge-c-0: 16 CPUs, 12 in use
-            live[2].freeGpus = 8;     // no GPU in use
+            live[2].freeCpus = 4;      // edge-c-0: 16 CPUs, 12 in use
+            live[2].freeGpus = 8;      // no GPU in use
             live[2].freeMemoryGb = 32; // 96 of 128 GB
             c->setLive(live);
             QCOMPARE(c->shownUse(2, ClusterCanvas::Cpu), 0.75);
@@ -158,8 +158,8 @@ class TestClusterStudio : public QObject {
         table->selectRow(2);
         QCOMPARE(c->selectedRows(), QList<int>{2});
         // Click empty canvas: nothing selected on either side.
-        QTest::mouseClick(v->viewport(), Qt::LeftButton, {}, QPoint(v->viewport()->width() - 3,
-                                                                    v->viewport()->height() - 3));
+        QTest::mouseClick(v->viewport(), Qt::LeftButton, {},
+                          QPoint(v->viewport()->width() - 3, v->viewport()->height() - 3));
         QVERIFY(c->selectedRows().isEmpty());
         QVERIFY(tableRows().isEmpty());
 
