@@ -7,6 +7,7 @@
 #include "core/cluster/cluster_compare.h"
 #include "core/cluster/cluster_io.h"
 #include "core/store/run_store.h"
+#include "widgets/cluster/cluster_canvas.h"
 #include "widgets/cluster/cluster_editor.h"
 #include "widgets/cluster/cluster_view.h"
 #include "widgets/cluster/cluster_window.h"
@@ -14,8 +15,10 @@
 #include "widgets/compare/comparison_view.h"
 #include "widgets/plots/qcustomplot.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QGraphicsView>
 #include <QSignalSpy>
 #include <QStyle>
 #include <QTableWidget>
@@ -84,6 +87,155 @@ class TestClusterStudio : public QObject {
         QCOMPARE(w.view()->utilisationPlot()->graphCount(), 4);
         QCOMPARE(w.view()->cdfPlot()->graph(0)->dataCount(), 200);
         QCOMPARE(w.view()->ganttPlot()->itemCount(), int(w.lastResult().intervals.size()));
+        // The drawn servers show their mean use over the episode; weighted by capacity they
+        // add up to the cluster's utilisation in the summary.
+        double gpuSum = 0, gpus = 0, cpuSum = 0, cpus = 0;
+        const auto refs = flattenServers(s);
+        for (int row = 0; row < int(refs.size()); ++row) {
+            const double g = w.canvas()->shownUse(row, ClusterCanvas::Gpu);
+            const double c = w.canvas()->shownUse(row, ClusterCanvas::Cpu);
+            QVERIFY(g >= 0 && g <= 1 + 1e-9);
+            QVERIFY(c >= 0 && c <= 1 + 1e-9);
+            gpuSum += g * refs[row].spec->gpus;
+            gpus += refs[row].spec->gpus;
+            cpuSum += c * refs[row].spec->cpus;
+            cpus += refs[row].spec->cpus;
+        }
+        QVERIFY(w.lastResult().summary.gpuUtilisation > 0.05);
+        QVERIFY(std::abs(gpuSum / gpus - w.lastResult().summary.gpuUtilisation) < 1e-6);
+        QVERIFY(std::abs(cpuSum / cpus - w.lastResult().summary.cpuUtilisation) < 1e-6);
+        // An edit clears the shares (they were of the scenario before it).
+        w.editor()->serverTable()->item(0, ClusterEditor::SCpus)->setText("32");
+        QCOMPARE(w.canvas()->shownUse(0, ClusterCanvas::Cpu), -1.0);
+    }
+
+    // The drawn cluster: a server added through the canvas changes the scenario (through the
+    // editor's table, so its checks apply), and selection is the same in the canvas and the
+    // table both ways.
+    void canvasEditsScenarioAndSyncsSelection() {
+        ClusterWindow w(nullptr);
+        QString error;
+        QVERIFY2(w.openFile(kPreset, &error), qPrintable(error));
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        ClusterCanvas* c = w.canvas();
+        QTableWidget* table = w.editor()->serverTable();
+        QCOMPARE(c->boxCount(), 3);
+        QCOMPARE(c->frameCount(), 3);
+        QVERIFY(!w.isWindowModified());
+        QCOMPARE(c->shownUse(0, ClusterCanvas::Cpu), -1.0); // capacities only before a run
+        // Live: the boxes fill with the share in use of the states a run reports.
+        {
+            const ClusterScenario s0 = w.scenario();
+            c->beginLive(s0);
+            std::vector<ServerState> live(3);
+            live[2].freeCpus = 4;      // edge-c-0: 16 CPUs, 12 in use
+            live[2].freeGpus = 8;      // no GPU in use
+            live[2].freeMemoryGb = 32; // 96 of 128 GB
+            c->setLive(live);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Cpu), 0.75);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Gpu), 0.0);
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Memory), 0.75);
+            c->clearUse();
+            QCOMPARE(c->shownUse(2, ClusterCanvas::Cpu), -1.0);
+        }
+        auto tableRows = [table] {
+            QList<int> rows;
+            for (const QModelIndex& i : table->selectionModel()->selectedRows())
+                rows << i.row();
+            std::sort(rows.begin(), rows.end());
+            return rows;
+        };
+
+        // Click a box: its table row is selected.
+        QGraphicsView* v = c->graphicsView();
+        QTest::mouseClick(v->viewport(), Qt::LeftButton, {}, v->mapFromScene(c->boxCenter(1)));
+        QCOMPARE(c->selectedRows(), QList<int>{1});
+        QCOMPARE(tableRows(), QList<int>{1});
+        QCOMPARE(table->currentRow(), 1);
+        // Select a table row: its box is selected.
+        table->selectRow(2);
+        QCOMPARE(c->selectedRows(), QList<int>{2});
+        // Click empty canvas: nothing selected on either side.
+        QTest::mouseClick(v->viewport(), Qt::LeftButton, {},
+                          QPoint(v->viewport()->width() - 3, v->viewport()->height() - 3));
+        QVERIFY(c->selectedRows().isEmpty());
+        QVERIFY(tableRows().isEmpty());
+
+        // The context menu of cluster edge-b's frame: "Add server in edge-b".
+        QObject owner;
+        QAction* add = nullptr;
+        for (QAction* a : c->contextActions(c->frameTitlePoint("edge-b"), &owner))
+            if (a->text() == "Add server in edge-b") add = a;
+        QVERIFY(add);
+        add->trigger();
+        ClusterScenario s = w.scenario();
+        QCOMPARE(s.clusters.size(), std::size_t(3));
+        QCOMPARE(s.clusters[1].id, std::string("edge-b"));
+        QCOMPARE(s.clusters[1].servers.size(), std::size_t(2));
+        QCOMPARE(s.clusters[1].servers[1].id, std::string("edge-b-1"));
+        QVERIFY(w.editor()->problems().isEmpty());
+        QVERIFY(w.isWindowModified());
+        QCOMPARE(c->boxCount(), 4);
+        QCOMPARE(table->rowCount(), 4);
+        // The new server is selected on both sides (row 2: just after edge-b-0).
+        QCOMPARE(table->item(2, ClusterEditor::SId)->text(), QString("edge-b-1"));
+        QCOMPARE(c->selectedRows(), QList<int>{2});
+        QCOMPARE(tableRows(), QList<int>{2});
+
+        // Its capacities are edited in the table; the box follows, and the loader's checks
+        // apply (a negative GPU count is a problem that names the field).
+        table->item(2, ClusterEditor::SGpus)->setText("-1");
+        QVERIFY(w.editor()->problems().join("\n").contains("clusters[1].servers[1].gpus"));
+        QCOMPARE(c->boxCount(), 4);
+        table->item(2, ClusterEditor::SGpus)->setText("2");
+        QVERIFY(w.editor()->problems().isEmpty());
+        QCOMPARE(w.scenario().clusters[1].servers[1].gpus, 2);
+
+        // Toolbar: Duplicate the selected box, then Remove it again.
+        table->selectRow(2);
+        c->duplicateAction()->trigger();
+        QCOMPARE(w.scenario().clusters[1].servers.size(), std::size_t(3));
+        QCOMPARE(w.scenario().clusters[1].servers[2].gpus, 2);
+        QCOMPARE(c->selectedRows(), QList<int>{3});
+        c->removeAction()->trigger();
+        QCOMPARE(w.scenario().clusters[1].servers.size(), std::size_t(2));
+        QCOMPARE(c->boxCount(), 4);
+
+        // Drag edge-b-1 onto cluster edge-c's frame: it moves to edge-c.
+        const QPoint from = v->mapFromScene(c->boxCenter(2));
+        const QPoint to = v->mapFromScene(c->frameTitlePoint("edge-c"));
+        QTest::mousePress(v->viewport(), Qt::LeftButton, {}, from);
+        QMouseEvent move(QEvent::MouseMove, QPointF(to), v->viewport()->mapToGlobal(QPointF(to)),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(v->viewport(), &move);
+        QTest::mouseRelease(v->viewport(), Qt::LeftButton, {}, to);
+        QTRY_COMPARE(w.scenario().clusters[2].servers.size(), std::size_t(2));
+        QCOMPARE(w.scenario().clusters[1].servers.size(), std::size_t(1));
+        QCOMPARE(w.scenario().clusters[2].servers[1].id, std::string("edge-b-1"));
+
+        // Cluster-level: duplicate edge-a from its frame's menu, remove edge-c, add a cluster.
+        for (QAction* a : c->contextActions(c->frameTitlePoint("edge-a"), &owner))
+            if (a->text() == "Duplicate cluster edge-a") a->trigger();
+        s = w.scenario();
+        QCOMPARE(s.clusters.size(), std::size_t(4));
+        QCOMPARE(s.clusters[3].id, std::string("edge-a-copy"));
+        QCOMPARE(s.clusters[3].servers[0].id, std::string("edge-a-copy-0"));
+        QCOMPARE(s.clusters[3].servers[0].gpus, 4);
+        for (QAction* a : c->contextActions(c->frameTitlePoint("edge-c"), &owner))
+            if (a->text() == "Remove cluster edge-c") a->trigger();
+        QCOMPARE(w.scenario().clusters.size(), std::size_t(3));
+        c->addClusterAction()->trigger();
+        QCOMPARE(w.scenario().clusters.size(), std::size_t(4));
+        QCOMPARE(c->frameCount(), 4);
+        QCOMPARE(c->boxCount(), table->rowCount());
+        QVERIFY(w.editor()->problems().isEmpty());
+        // The empty canvas's menu offers only Add cluster.
+        const auto empty = c->contextActions(QPointF(-1000, -1000), &owner);
+        QCOMPARE(empty.size(), 1);
+        QCOMPARE(empty[0]->text(), QString("Add cluster"));
+        // (not closed: an edited scenario with a file would ask whether to save it)
     }
 
     void editorReportsProblemsAndRefusesToRun() {
@@ -312,6 +464,8 @@ class TestClusterStudio : public QObject {
         QVERIFY(waitFor(ended, 30000));
         QTest::qWait(50); // queued replots
         QCOMPARE(w.view()->queuePlot()->xAxis->tickLabelColor(), p.color(QPalette::WindowText));
+        w.editor()->serverTable()->selectRow(1); // a selected box in the pictures
+        QCOMPARE(w.canvas()->selectedRows(), QList<int>{1});
         const QString out = qEnvironmentVariable("FOG_SCREENSHOT_DIR");
         if (!out.isEmpty())
             for (int i = 0; i < w.view()->tabs()->count(); ++i) {

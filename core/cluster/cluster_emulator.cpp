@@ -216,6 +216,7 @@ ClusterResult runCluster(const ClusterScenario& s, ClusterScheduler& scheduler, 
                              usedCpus, usedGpus, usedMem, usedBw};
         result.samples.push_back(sample);
         if (options.onSample) options.onSample(sample);
+        if (options.onServers) options.onServers(t, servers);
 
         if (done == nTasks) break;
         if (options.cancel && options.cancel->load()) {

@@ -79,6 +79,9 @@ struct ClusterRunOptions {
     /// Called after each decision point (live views); may be empty.
     std::function<void(const ClusterSample&)> onSample;
     std::function<void(const TaskRecord&)> onTaskFinished;
+    /// Called after each decision point with every server's free resources (in
+    /// flattenServers order; live per-server views); may be empty.
+    std::function<void(double time, const std::vector<ServerState>&)> onServers;
 };
 
 /// The tasks of one episode (arrival time, type, work), drawn from the seed's streams.

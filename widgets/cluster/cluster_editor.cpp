@@ -17,6 +17,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -238,6 +239,7 @@ void ClusterEditor::setScenario(const ClusterScenario& s) {
     filling_ = false;
     updateApplicability();
     updateProblems();
+    Q_EMIT filled();
 }
 
 namespace {
@@ -464,6 +466,7 @@ void ClusterEditor::addCluster() {
     servers_->insertRow(servers_->rowCount());
     fillServerRow(servers_->rowCount() - 1, QString("edge-%1").arg(n), v);
     filling_ = false;
+    selectServerRows(servers_->rowCount() - 1, servers_->rowCount() - 1);
     edited();
 }
 
@@ -471,23 +474,129 @@ void ClusterEditor::addServer() {
     if (servers_->rowCount() == 0) return addCluster();
     const int from =
         servers_->currentRow() >= 0 ? servers_->currentRow() : servers_->rowCount() - 1;
-    const QString cluster =
-        servers_->item(from, SCluster) ? servers_->item(from, SCluster)->text() : QString("edge");
+    addServerIn(servers_->item(from, SCluster) ? servers_->item(from, SCluster)->text()
+                                               : QString("edge"));
+}
+
+QString ClusterEditor::cell(int row, int column) const {
+    const QTableWidgetItem* it = servers_->item(row, column);
+    return it ? it->text().trimmed() : QString();
+}
+
+QString ClusterEditor::uniqueServerId(const QString& stem) const {
     std::set<QString> used;
-    int last = from;
-    for (int r = 0; r < servers_->rowCount(); ++r) {
-        if (servers_->item(r, SId)) used.insert(servers_->item(r, SId)->text());
-        if (servers_->item(r, SCluster) && servers_->item(r, SCluster)->text() == cluster) last = r;
-    }
+    for (int r = 0; r < servers_->rowCount(); ++r)
+        used.insert(cell(r, SId));
     int n = 0;
-    while (used.count(QString("%1-%2").arg(cluster).arg(n)))
+    while (used.count(QString("%1-%2").arg(stem).arg(n)))
         ++n;
+    return QString("%1-%2").arg(stem).arg(n);
+}
+
+void ClusterEditor::selectServerRows(int first, int last) {
+    servers_->clearSelection();
+    servers_->setCurrentCell(first, SId, QItemSelectionModel::NoUpdate);
+    servers_->setRangeSelected(QTableWidgetSelectionRange(first, 0, last, SColumns - 1), true);
+    servers_->scrollToItem(servers_->item(first, SId));
+}
+
+void ClusterEditor::addServerIn(const QString& cluster) {
+    int last = servers_->rowCount() - 1;
+    for (int r = 0; r < servers_->rowCount(); ++r)
+        if (cell(r, SCluster) == cluster.trimmed()) last = r;
     ServerSpec v;
-    v.id = QString("%1-%2").arg(cluster).arg(n).toStdString();
+    v.id = uniqueServerId(cluster.trimmed()).toStdString();
     filling_ = true;
     servers_->insertRow(last + 1);
-    fillServerRow(last + 1, cluster, v);
+    fillServerRow(last + 1, cluster.trimmed(), v);
     filling_ = false;
+    selectServerRows(last + 1, last + 1);
+    edited();
+}
+
+void ClusterEditor::duplicateServer(int row) {
+    if (row < 0 || row >= servers_->rowCount()) return;
+    filling_ = true;
+    servers_->insertRow(row + 1);
+    for (int c = 0; c < SColumns; ++c)
+        servers_->setItem(row + 1, c,
+                          new QTableWidgetItem(
+                              servers_->item(row, c) ? servers_->item(row, c)->text() : QString()));
+    servers_->item(row + 1, SId)->setText(uniqueServerId(cell(row, SCluster)));
+    filling_ = false;
+    selectServerRows(row + 1, row + 1);
+    edited();
+}
+
+void ClusterEditor::duplicateCluster(const QString& cluster) {
+    std::set<QString> used;
+    std::vector<int> rows;
+    for (int r = 0; r < servers_->rowCount(); ++r) {
+        used.insert(cell(r, SCluster));
+        used.insert(cell(r, SId));
+        if (cell(r, SCluster) == cluster) rows.push_back(r);
+    }
+    if (rows.empty()) return;
+    auto name = [&](int n) {
+        return QString("%1-copy%2").arg(cluster, n == 1 ? QString() : QString::number(n));
+    };
+    int n = 1;
+    while (used.count(name(n)))
+        ++n;
+    const QString id = name(n);
+    const int first = servers_->rowCount();
+    filling_ = true;
+    for (int r : rows) {
+        const int to = servers_->rowCount();
+        servers_->insertRow(to);
+        for (int c = 0; c < SColumns; ++c)
+            servers_->setItem(to, c,
+                              new QTableWidgetItem(
+                                  servers_->item(r, c) ? servers_->item(r, c)->text() : QString()));
+        servers_->item(to, SCluster)->setText(id);
+        servers_->item(to, SId)->setText(uniqueServerId(id));
+    }
+    filling_ = false;
+    selectServerRows(first, servers_->rowCount() - 1);
+    edited();
+}
+
+void ClusterEditor::removeServerRows(QList<int> rows) {
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    filling_ = true;
+    for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+        if (*it >= 0 && *it < servers_->rowCount()) servers_->removeRow(*it);
+    filling_ = false;
+    edited();
+}
+
+void ClusterEditor::removeCluster(const QString& cluster) {
+    QList<int> rows;
+    for (int r = 0; r < servers_->rowCount(); ++r)
+        if (cell(r, SCluster) == cluster) rows << r;
+    removeServerRows(rows);
+}
+
+void ClusterEditor::setServerCluster(int row, const QString& cluster) {
+    if (row < 0 || row >= servers_->rowCount() || cell(row, SCluster) == cluster.trimmed()) return;
+    // The row goes after the target cluster's last row: the table stays grouped by cluster,
+    // and the server becomes that cluster's last.
+    int last = -1;
+    for (int r = 0; r < servers_->rowCount(); ++r)
+        if (cell(r, SCluster) == cluster.trimmed()) last = r;
+    filling_ = true;
+    QList<QTableWidgetItem*> items;
+    for (int c = 0; c < SColumns; ++c)
+        items << servers_->takeItem(row, c);
+    servers_->removeRow(row);
+    const int to = last < 0 ? servers_->rowCount() : (last > row ? last : last + 1);
+    servers_->insertRow(to);
+    for (int c = 0; c < SColumns; ++c)
+        servers_->setItem(to, c, items[c] ? items[c] : new QTableWidgetItem);
+    servers_->item(to, SCluster)->setText(cluster.trimmed());
+    filling_ = false;
+    selectServerRows(to, to);
     edited();
 }
 

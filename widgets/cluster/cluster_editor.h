@@ -58,13 +58,26 @@ class ClusterEditor : public QWidget {
     };
 
     void addCluster();
+    /// A server in the current row's cluster (or the last cluster); selects it.
     void addServer();
+    /// A server in `cluster` (a new cluster of that name when none has it); selects it.
+    void addServerIn(const QString& cluster);
+    /// A copy of the server of `row` (a new unique id) just after it; selects it.
+    void duplicateServer(int row);
+    /// A new cluster with copies of `cluster`'s servers (new unique ids); selects them.
+    void duplicateCluster(const QString& cluster);
+    void removeServerRows(QList<int> rows);
+    void removeCluster(const QString& cluster);
+    /// Moves the server of `row` to `cluster` (its Cluster cell, checked like a typed edit).
+    void setServerCluster(int row, const QString& cluster);
     void addTaskType();
     void removeSelectedServers();
     void removeSelectedTaskTypes();
 
   Q_SIGNALS:
     void changed();
+    /// setScenario filled the editor anew (no changed()).
+    void filled();
 
   private:
     void edited();
@@ -72,6 +85,9 @@ class ClusterEditor : public QWidget {
     void fillTaskRow(int row, const cluster::TaskType& t);
     void updateProblems();
     void updateApplicability();
+    QString cell(int row, int column) const;
+    QString uniqueServerId(const QString& stem) const;
+    void selectServerRows(int first, int last);
 
     cluster::ClusterScenario base_;
     bool filling_ = false;

@@ -4,6 +4,7 @@
 #include "core/cluster/cluster_store.h"
 #include "core/model/learner.h"
 #include "core/store/run_store.h"
+#include "widgets/cluster/cluster_canvas.h"
 #include "widgets/cluster/cluster_editor.h"
 #include "widgets/cluster/cluster_view.h"
 #include "widgets/plots/qcustomplot.h"
@@ -35,8 +36,15 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(editor_);
     scroll->setWidgetResizable(true);
+    canvas_ = new ClusterCanvas(editor_, this);
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(canvas_);
+    left->addWidget(scroll);
+    left->setStretchFactor(0, 2);
+    left->setStretchFactor(1, 3);
+    left->setSizes({270, 430}); // room for a row of server boxes
     auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(scroll);
+    split->addWidget(left);
     split->addWidget(view_);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 5);
@@ -122,6 +130,7 @@ ClusterWindow::ClusterWindow(RunStore* store, QWidget* parent)
     });
     connect(editor_, &ClusterEditor::changed, this, [this] {
         setDirty(true);
+        if (!busy()) canvas_->clearUse(); // the shares were of the scenario before the edit
         view_->showSpeedCurves(editor_->scenario());
         updateActions();
     });
@@ -239,6 +248,8 @@ void ClusterWindow::launch(std::function<void()> work) {
         samples_.clear();
         finished_.clear();
         progress_.clear();
+        servers_.clear();
+        serversFresh_ = false;
     }
     completion_ = nullptr;
     thread_ = QThread::create(std::move(work));
@@ -265,13 +276,19 @@ void ClusterWindow::drain() {
     std::vector<ClusterSample> samples;
     std::vector<TaskRecord> finished;
     std::vector<TrainProgress> progress;
+    std::vector<ServerState> servers;
+    bool serversFresh = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        serversFresh = serversFresh_;
+        serversFresh_ = false;
+        if (serversFresh) servers = servers_;
         samples.swap(samples_);
         finished.swap(finished_);
         progress.swap(progress_);
     }
     if (!samples.empty() || !finished.empty()) view_->appendLive(samples, finished);
+    if (serversFresh) canvas_->setLive(servers);
     if (!progress.empty()) {
         view_->appendTraining(progress);
         const TrainProgress& p = progress.back();
@@ -309,6 +326,7 @@ bool ClusterWindow::startRun(QString* error) {
         return fail(QString::fromStdString(e.what()));
     }
     view_->beginLive(s, QString::fromStdString(s.scheduler.name), s.seed);
+    canvas_->beginLive(s);
     view_->tabs()->setCurrentWidget(view_->queuePlot());
     status_->setText(tr("Running %1…").arg(QString::fromStdString(s.scheduler.name)));
     launch([this, s, sched, policyBytes] {
@@ -326,6 +344,11 @@ bool ClusterWindow::startRun(QString* error) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 finished_.push_back(t);
             };
+            o.onServers = [this](double, const std::vector<ServerState>& servers) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                servers_ = servers; // only the latest is drawn
+                serversFresh_ = true;
+            };
             *result = runCluster(s, *sched, s.seed, o);
         } catch (const std::exception& e) {
             why = QString::fromStdString(e.what());
@@ -341,6 +364,7 @@ void ClusterWindow::runFinished(ClusterScenario s, std::shared_ptr<ClusterResult
                                 std::string policyBytes) {
     drain();
     if (!error.isEmpty()) {
+        canvas_->clearUse();
         status_->setText(tr("The run failed: %1").arg(error));
         QMessageBox::warning(this, tr("Run"), tr("The run failed:\n\n%1").arg(error));
         Q_EMIT runEnded();
@@ -348,6 +372,7 @@ void ClusterWindow::runFinished(ClusterScenario s, std::shared_ptr<ClusterResult
     }
     lastResult_ = *r;
     view_->showRun(s, *r);
+    canvas_->showMeans(s, *r);
     QString stored;
     if (store_) {
         try {

@@ -1,5 +1,6 @@
 #pragma once
-// The studio's window for a cluster experiment (issue 17): the editor on the left, the plots
+// The studio's window for a cluster experiment (issue 17): the drawn cluster above the editor
+// on the left (cluster_canvas.h), the plots
 // on the right, and a tool bar to open and save the file, run the chosen scheduler (live
 // plots), train the learned scheduler (live reward curve), stop, and load or save a policy.
 // Runs and training happen on a worker thread; results reach the window through queued
@@ -23,6 +24,7 @@ class QTimer;
 
 namespace fog {
 
+class ClusterCanvas;
 class ClusterEditor;
 class ClusterView;
 class RunStore;
@@ -58,6 +60,7 @@ class ClusterWindow : public QMainWindow {
 
     ClusterEditor* editor() const { return editor_; }
     ClusterView* view() const { return view_; }
+    ClusterCanvas* canvas() const { return canvas_; }
     /// Id of the last stored run (0: none yet).
     qint64 lastRunId() const { return lastRunId_; }
     const cluster::ClusterResult& lastResult() const { return lastResult_; }
@@ -86,6 +89,7 @@ class ClusterWindow : public QMainWindow {
     RunStore* store_;
     ClusterEditor* editor_;
     ClusterView* view_;
+    ClusterCanvas* canvas_;
     QLabel* status_;
     QSpinBox* episodes_;
     QAction *open_, *save_, *saveAs_, *run_, *train_, *stop_, *loadPolicy_, *savePolicy_;
@@ -100,6 +104,8 @@ class ClusterWindow : public QMainWindow {
     std::vector<cluster::ClusterSample> samples_;
     std::vector<cluster::TaskRecord> finished_;
     std::vector<cluster::TrainProgress> progress_;
+    std::vector<cluster::ServerState> servers_; ///< the latest per-server state of a run
+    bool serversFresh_ = false;
 
     std::shared_ptr<cluster::ClusterPolicy> policy_;
     qint64 lastRunId_ = 0;
