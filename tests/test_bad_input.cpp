@@ -379,9 +379,10 @@ void TestBadInput::costlyInputs() {
 void TestBadInput::limitsOfDeclaredSizes_data() {
     QTest::addColumn<QStringList>("sets");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("group of 1e6 + 2 nodes")
-        << QStringList{"topology.groups=[{id: p, count: 1000000, parent: server}]"}
-        << "topology.groups declare 1000002 nodes in all";
+    QTest::newRow("two groups of 1e6 + 2 nodes")
+        << QStringList{"topology.groups=[{id: p, count: 1000000, parent: server}, "
+                       "{id: q, count: 1000000, parent: server}]"}
+        << "topology.groups declare 2000002 nodes in all";
     QTest::newRow("samples_per_trainer 2e9")
         << QStringList{"data.samples_per_trainer=2e9"}
         << "data.samples_per_trainer must be <= 1000000, got 2000000000";

@@ -212,8 +212,8 @@ void TestNestedGroups::validation_data() {
            "than 10000000 members";
     QTest::newRow("nested total over the node limit")
         << cloud + "    - {id: a, count: 1000, role: aggregator, parent: cloud}\n"
-                   "    - {id: b, count: 1000, parent: a}\n"
-        << 0 << "topology.groups declare 1001001 nodes in all";
+                   "    - {id: b, count: 2000, parent: a}\n"
+        << 0 << "topology.groups declare 2001001 nodes in all";
     QTest::newRow("group id is also a node id")
         << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n    - {id: site, role: "
            "aggregator, parent: cloud}\n"
@@ -328,10 +328,10 @@ void TestNestedGroups::studioShowsAndEditsNestedFile() {
     count->setValue(20); // 20 under each of the 10 sites
     QCOMPARE(doc.scenario().topology.group(1).count, 20);
     QVERIFY(doc.diagnostics().empty());
-    count->setValue(50000); // 10 x 50,000: the total is counted with the multiplication
+    count->setValue(250000); // 10 x 250,000: the total is counted with the multiplication
     bool total = false;
     for (const Diagnostic& d : doc.diagnostics())
-        total = total || d.message.find("declare 500011 nodes in all") != std::string::npos;
+        total = total || d.message.find("declare 2500011 nodes in all") != std::string::npos;
     QVERIFY(total);
     doc.undoStack()->undo();
     doc.undoStack()->undo();

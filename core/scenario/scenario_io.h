@@ -33,7 +33,7 @@ inline constexpr std::size_t kMaxScenarioBytes = std::size_t(8) << 20;
 /// Limits of what validation accepts: what the engine can run in a few GB of memory and
 /// finish, checked before anything is expanded or allocated. docs/scenario.md states them.
 struct ScenarioLimits {
-    static constexpr int maxNodes = 200000;           ///< nodes in all, group members counted
+    static constexpr int maxNodes = 2000000;          ///< nodes in all, group members counted
     static constexpr int maxSamplesPerTrainer = 1000000;      ///< data: none
     static constexpr double maxTimingSamples = 50e6;  ///< trainers x samples_per_trainer
     static constexpr int maxHiddenUnits = 100000;     ///< per hidden layer
