@@ -18,24 +18,6 @@ using namespace fog::cluster;
 
 namespace {
 
-void stylePlot(QCustomPlot* plot) {
-    const QPalette pal = plot->palette();
-    const QColor fg = pal.color(QPalette::WindowText);
-    const QColor grid(fg.red(), fg.green(), fg.blue(), 40);
-    plot->setBackground(pal.color(QPalette::Base));
-    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    plot->legend->setBrush(pal.color(QPalette::Base));
-    plot->legend->setTextColor(fg);
-    plot->legend->setBorderPen(QPen(grid));
-}
-
 QCPGraph* addStep(QCustomPlot* p, const QString& name, QColor c, double width = 1.5) {
     QCPGraph* g = p->addGraph();
     g->setLineStyle(QCPGraph::lsStepLeft);
@@ -77,7 +59,7 @@ QString ClusterView::summaryText() const { return summary_->text(); }
 void ClusterView::setSummaryText(const QString& html) { summary_->setText(html); }
 
 void ClusterView::styleAll() {
-    for (QCustomPlot* p : {queue_, utilisation_, cdf_, gantt_, speed_, training_}) stylePlot(p);
+    for (QCustomPlot* p : {queue_, utilisation_, cdf_, gantt_, speed_, training_}) styleAxes(p);
 }
 
 void ClusterView::restyle() {

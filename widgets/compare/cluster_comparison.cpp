@@ -20,24 +20,6 @@ using namespace fog::cluster;
 
 namespace {
 
-void stylePlot(QCustomPlot* plot) {
-    const QPalette pal = plot->palette();
-    const QColor fg = pal.color(QPalette::WindowText);
-    const QColor grid(fg.red(), fg.green(), fg.blue(), 40);
-    plot->setBackground(pal.color(QPalette::Base));
-    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    plot->legend->setBrush(pal.color(QPalette::Base));
-    plot->legend->setTextColor(fg);
-    plot->legend->setBorderPen(QPen(grid));
-}
-
 } // namespace
 
 QString formatClusterCi(const cluster::MeanCi& m, int decimals) {
@@ -52,7 +34,7 @@ void plotClusterCdfs(QCustomPlot* plot, const std::vector<ComparedClusterRun>& r
                      const std::vector<QString>& labels, const std::vector<QColor>& colors) {
     plot->clearPlottables();
     plot->clearItems();
-    stylePlot(plot);
+    styleAxes(plot);
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const std::vector<double> v = sortedCompletionTimes(runs[i].data.result);
         QVector<double> x, y;
@@ -78,7 +60,7 @@ void plotClusterCdfs(QCustomPlot* plot, const std::vector<ComparedClusterRun>& r
 void plotClusterGroups(QCustomPlot* plot, const std::vector<ClusterGroup>& groups) {
     plot->clearPlottables();
     plot->clearItems();
-    stylePlot(plot);
+    styleAxes(plot);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     QVector<double> x, mean, err, p95;
     for (std::size_t g = 0; g < groups.size(); ++g) {

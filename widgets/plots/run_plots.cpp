@@ -71,23 +71,6 @@ QVector<double> smooth(const QVector<double>& ys, int window) {
     return out;
 }
 
-void styleAxes(QCustomPlot* plot) {
-    const QPalette pal = plot->palette();
-    const QColor fg = pal.color(QPalette::WindowText);
-    const QColor grid = QColor(fg.red(), fg.green(), fg.blue(), 40);
-    plot->setBackground(pal.color(QPalette::Base));
-    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    }
-    plot->legend->setBrush(pal.color(QPalette::Base));
-    plot->legend->setTextColor(fg);
-    plot->legend->setBorderPen(QPen(grid));
-}
 
 /// Tick counts that follow the plot's size, so that small plots (a projector, a laptop)
 /// do not print their tick labels on top of each other. Set before every replot.
@@ -119,6 +102,24 @@ void resetPlot(QCustomPlot* plot) {
 }
 
 } // namespace
+
+void styleAxes(QCustomPlot* plot) {
+    const QPalette pal = plot->palette();
+    const QColor fg = pal.color(QPalette::WindowText);
+    const QColor grid = QColor(fg.red(), fg.green(), fg.blue(), 40);
+    plot->setBackground(pal.color(QPalette::Base));
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+        a->setBasePen(QPen(fg));
+        a->setTickPen(QPen(fg));
+        a->setSubTickPen(QPen(fg));
+        a->setTickLabelColor(fg);
+        a->setLabelColor(fg);
+        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    plot->legend->setBrush(pal.color(QPalette::Base));
+    plot->legend->setTextColor(fg);
+    plot->legend->setBorderPen(QPen(grid));
+}
 
 void markSparsePoints(QCPGraph* g) {
     // A line needs two points: after the first round a plot of lines alone looks empty.

@@ -50,6 +50,9 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
 inline constexpr int kSparsePoints = 40;
 /// Marks the points of a sparse curve (a disc each), and unmarks it once it is dense.
 void markSparsePoints(QCPGraph* g);
+
+/// Axes, grid and legend in the widget palette's colours (light and dark themes).
+void styleAxes(QCustomPlot* plot);
 /// Flat data (all values equal, e.g. no prices) gets a range from zero or +-10% around it
 /// rather than QCustomPlot's symmetric default.
 void fixFlatRange(QCustomPlot* plot);
