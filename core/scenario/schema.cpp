@@ -18,7 +18,6 @@ namespace fog {
 namespace {
 
 using L = ScenarioLimits;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // --- building the table ---------------------------------------------------------------------
 

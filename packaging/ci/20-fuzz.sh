@@ -72,7 +72,7 @@ done < <(grep -ohE -- '--set [^ `"]+=[^ `"]+' README.md docs/*.md 2>/dev/null | 
 dict="$work/scenario.dict"
 {
   cat tests/fuzz/yaml.dict
-  grep -ohE '"[a-z][a-z0-9_-]*"' core/scenario/*.cpp core/policies/policy_info.cpp | sort -u
+  grep -ohE '"[a-z][a-z0-9_-]*"' core/scenario/*.cpp core/policies/*.cpp | sort -u
 } >"$dict"
 echo "20-fuzz: seeds: $(ls "$work/seed-scenario" | wc -l) scenario files, $(ls "$work/seed-set" | wc -l) --set inputs; dictionary: $(grep -c '^"' "$dict") words"
 
