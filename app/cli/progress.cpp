@@ -69,7 +69,7 @@ void ProgressPrinter::onStart(const RunInfo& info) {
     if (!enabled_) return;
     int trainers = 0;
     for (const auto& n : info.nodes)
-        if (n.role != "aggregator") ++trainers;
+        if (n.role == "trainer" || n.role == "both") ++trainers;
     std::fprintf(stderr, "%s: %zu nodes (%d trainers), model %s, %zu train / %zu test samples, %d threads\n",
                  info.scenarioName.c_str(), info.nodes.size(), trainers, info.model.c_str(),
                  info.trainSamples, info.testSamples, info.threads);

@@ -60,7 +60,7 @@ QString scenarioSummary(const Scenario& s) {
     for (std::size_t i = 0; i < s.topology.nodes.size(); ++i) {
         const NodeSpec& n = s.topology.nodes[i];
         tiers[toString(n.tier)] += static_cast<int>(members[i]);
-        trainers += n.role != Role::Aggregator ? static_cast<int>(members[i]) : 0;
+        trainers += roleTrains(n.role) ? static_cast<int>(members[i]) : 0;
     }
     QString nodes;
     for (const auto& [t, c] : tiers) nodes += QString("%1 %2, ").arg(c).arg(QString::fromStdString(t));

@@ -168,7 +168,7 @@ double Engine::send(int from, int to, double bytes) {
     trafficCost_ += tr.price;
     bytes_ += bytes;
     nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ);
-    observer_->onMessage({from, to, now(), now() + tr.seconds});
+    observer_->onMessage({0, from, to, now(), now() + tr.seconds, bytes, true});
     return now() + tr.seconds;
 }
 

@@ -27,10 +27,10 @@ struct Vertex {
 };
 
 bool trains(Role r) {
-    return r != Role::Aggregator;
+    return roleTrains(r);
 }
 bool aggregates(Role r) {
-    return r != Role::Trainer;
+    return roleAggregates(r);
 }
 
 /// Problems the validator already reported that make the shape meaningless to judge.

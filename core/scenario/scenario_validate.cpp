@@ -38,10 +38,10 @@ std::string rangeText(const Range& r) {
 }
 
 bool trains(Role r) {
-    return r != Role::Aggregator;
+    return roleTrains(r);
 }
 bool aggregates(Role r) {
-    return r != Role::Trainer;
+    return roleAggregates(r);
 }
 
 class Checker {

@@ -88,6 +88,28 @@ const char* toString(Role r) {
         return "aggregator";
     case Role::Both:
         return "both";
+    case Role::Relay:
+        return "relay";
+    }
+    return "?";
+}
+
+const char* toString(LinkSharing s) {
+    switch (s) {
+    case LinkSharing::Shared:
+        return "shared";
+    case LinkSharing::Private:
+        return "private";
+    }
+    return "?";
+}
+
+const char* toString(Billing b) {
+    switch (b) {
+    case Billing::Held:
+        return "held";
+    case Billing::Serverless:
+        return "serverless";
     }
     return "?";
 }

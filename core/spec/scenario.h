@@ -13,7 +13,18 @@ namespace fog {
 inline constexpr int kScenarioSchemaVersion = 1;
 
 enum class Tier { Cloud, Edge, Device };
-enum class Role { Trainer, Aggregator, Both };
+/// Relay: forwards traffic between its children and its parent; neither trains nor aggregates.
+enum class Role { Trainer, Aggregator, Both, Relay };
+inline constexpr bool roleTrains(Role r) { return r == Role::Trainer || r == Role::Both; }
+inline constexpr bool roleAggregates(Role r) { return r == Role::Aggregator || r == Role::Both; }
+
+/// How the members of a group use the link to their parent: one link all members share (a
+/// cell, an edge uplink) or a private copy of the link per member (a wired port each).
+enum class LinkSharing { Shared, Private };
+
+/// How a node is billed: per started second while held (a rented VM), or per second while it
+/// computes plus a fee per invocation (serverless functions).
+enum class Billing { Held, Serverless };
 
 /// Per-step compute noise: a step of batch B takes B / throughput * draw.
 struct NoiseSpec {
@@ -64,6 +75,7 @@ struct AvailabilitySpec {
 struct EnergySpec {
     double perSampleJ = 0.0; ///< joules per training sample computed
     double perByteJ = 0.0;   ///< joules per byte sent
+    double perByteForwardedJ = 0.0; ///< joules per byte a node forwards (relays, hops on a path)
 };
 
 struct LinkParams {
@@ -90,9 +102,15 @@ struct NodeSpec {
     ComputeSpec compute;
     AvailabilitySpec availability;
     Range pricePerHour = Range::exactly(0.0); ///< billed per second while held
+    Billing billing = Billing::Held; ///< Serverless: pricePerHour applies while computing
+    double invocationFeeUsd = 0.0;   ///< Serverless: fee per dispatch (invocation)
+    double nicMbps = 0.0; ///< the node's network interface, each direction; 0: unlimited
     EnergySpec energy;
     Range dataShare = Range::exactly(1.0); ///< relative amount of data (quantity-skew weighting)
     std::optional<LinkParams> link; ///< link to the parent; else the defaults apply
+    /// Groups: whether members share one link to their parent (per parent member) or each has
+    /// its own; unset: the topology's `link_sharing`.
+    std::optional<LinkSharing> linkSharing;
     bool hasPosition = false; ///< false: placed by the automatic layout (core/scenario/layout.h)
     double x = 0.0;           ///< position on the editor's canvas (scene units, item centre)
     double y = 0.0;
@@ -110,6 +128,10 @@ struct LinkSpec {
 struct TopologySpec {
     LinkParams defaultLink;          ///< used for a parent link nobody declared
     bool hasDefaultLink = false;     ///< false: undeclared links are instantaneous and free
+    /// True: concurrent transfers share link and interface capacity (max-min fair flows).
+    /// False: every transfer gets its links' full bandwidth (the ideal network of old).
+    bool contention = true;
+    LinkSharing linkSharing = LinkSharing::Shared; ///< groups' default (NodeSpec::linkSharing)
     /// Nodes and groups in one list. The file keeps them in two sections (`nodes:` then
     /// `groups:`, each in list order); expansion follows the same order.
     std::vector<NodeSpec> nodes;
@@ -231,6 +253,8 @@ struct Scenario {
 
 const char* toString(Tier t);
 const char* toString(Role r);
+const char* toString(LinkSharing s);
+const char* toString(Billing b);
 const char* toString(NoiseSpec::Kind k);
 const char* toString(AvailabilitySpec::Kind k);
 const char* toString(PartitionSpec::Kind k);

@@ -51,6 +51,28 @@ struct NodeInfo {
     double pricePerHour = 0.0;
 };
 
+/// One capacity transfers share: a direction of a link, or a node's network interface.
+/// `index` is its position in RunInfo::links and what LinkUsage::link refers to.
+struct LinkInfo {
+    int index = 0;
+    std::string id;   ///< e.g. "phone-3 -> edge-1", "edge-1 <- cloud", "nic out: ps"
+    std::string kind; ///< "up" (child to parent), "down", "link" (explicit link), "nic-in", "nic-out"
+    int from = -1;    ///< node index the bytes leave (nic: the node itself)
+    int to = -1;      ///< node index the bytes reach (nic: the node itself)
+    double capacityBytesPerS = 0.0;
+    int members = 1;  ///< nodes whose transfers it carries as their own link (a shared cell: all)
+};
+
+/// A link's use over a span of virtual time: constant rate while the set of flows on it
+/// does not change. Emitted when the span closes (a flow starts or ends on the link).
+struct LinkUsage {
+    int link = 0; ///< LinkInfo::index
+    double from = 0.0;
+    double to = 0.0;
+    double bytesPerS = 0.0; ///< sum of the rates of the flows on it
+    int flows = 0;
+};
+
 struct RunInfo {
     std::string scenarioName;
     std::uint64_t seed = 0;
@@ -59,6 +81,9 @@ struct RunInfo {
     std::size_t trainSamples = 0;
     std::size_t testSamples = 0;
     std::vector<NodeInfo> nodes;
+    /// Capacities shared by transfers (empty when the network has no contention: every
+    /// transfer then gets its links' full bandwidth and no usage is reported).
+    std::vector<LinkInfo> links;
 };
 
 enum class RunStatus { Running, Finished, Cancelled, Failed };
@@ -92,11 +117,16 @@ struct JobPlan {
 };
 
 /// Bytes leaving one node for another, known when they leave (live views animate them).
+/// With contention the arrival may move as other flows start and end: `arrive` is then the
+/// projection at departure, and onMessageEnd reports the real end (arrived or cut off).
 struct LinkMessage {
+    std::uint64_t id = 0; ///< unique in a run (0: none given; no onMessageEnd follows)
     int from = -1;
     int to = -1;
     double depart = 0.0;
     double arrive = 0.0;
+    double bytes = 0.0;
+    bool model = true; ///< true: a model going down; false: an update going up (labels)
 };
 
 /// Receives a run's stream. Called on the engine's thread, in virtual-time order; a
@@ -114,6 +144,10 @@ public:
     /// A job cancelled or lost before its planned arrival.
     virtual void onJobEnded(std::uint64_t /*id*/, double /*time*/) {}
     virtual void onMessage(const LinkMessage&) {}
+    /// The message `id` arrived (`arrived`) or was cut off at `time`.
+    virtual void onMessageEnd(std::uint64_t /*id*/, double /*time*/, bool /*arrived*/) {}
+    /// Closed spans of link use, batched (with contention only).
+    virtual void onLinkUsage(const std::vector<LinkUsage>&) {}
 };
 
 /// Forwards to several observers (e.g. the terminal and the store).
@@ -143,6 +177,12 @@ public:
     }
     void onMessage(const LinkMessage& m) override {
         for (auto* o : observers_) o->onMessage(m);
+    }
+    void onMessageEnd(std::uint64_t id, double t, bool arrived) override {
+        for (auto* o : observers_) o->onMessageEnd(id, t, arrived);
+    }
+    void onLinkUsage(const std::vector<LinkUsage>& u) override {
+        for (auto* o : observers_) o->onLinkUsage(u);
     }
 
 private:

@@ -234,8 +234,8 @@ Node Topology::node(int i) const {
                 m.throughput,
                 m.parent,
                 m.aggregator,
-                s.role != Role::Aggregator,
-                s.role != Role::Trainer,
+                roleTrains(s.role),
+                roleAggregates(s.role),
                 link.params,
                 link.has};
 }

@@ -77,8 +77,8 @@ class Topology {
     double dataShare(int i) const { return members_[static_cast<std::size_t>(i)].dataShare; }
     int parent(int i) const { return members_[static_cast<std::size_t>(i)].parent; }
     int aggregator(int i) const { return members_[static_cast<std::size_t>(i)].aggregator; }
-    bool trains(int i) const { return entry(i).role != Role::Aggregator; }
-    bool aggregates(int i) const { return entry(i).role != Role::Trainer; }
+    bool trains(int i) const { return roleTrains(entry(i).role); }
+    bool aggregates(int i) const { return roleAggregates(entry(i).role); }
     /// The link to the parent, or nullptr when it is instantaneous and free.
     const LinkParams* uplink(int i) const;
 

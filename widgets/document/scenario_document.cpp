@@ -26,7 +26,7 @@ std::string ss(const QString& s) {
 }
 
 bool aggregatesRole(Role r) {
-    return r != Role::Trainer;
+    return roleAggregates(r);
 }
 
 // Field-by-field equality of specs through the schema (every key of the table and its custom
