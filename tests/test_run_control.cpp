@@ -4,13 +4,17 @@
 // print the figure measured. The GUI thread must keep turning meanwhile.
 
 #include "core/engine/condition.h"
+#include "core/engine/run_control.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
 #include "event_loop_probe.h"
+#include "widgets/run/event_log.h"
 #include "widgets/run/run_controller.h"
+#include "widgets/run/run_status_line.h"
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -225,6 +229,206 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(sink.records >= 8, 10000);
         QCOMPARE(reached.count(), 1);
         QVERIFY(timeStop(c, finished) < 1000.0);
+    }
+
+    // ---- why it paused, step one event, the event log (issue 15) ----
+
+    void pauseReasonsOfTheControlAlone() {
+        // No engine: the engine-side calls by hand, as the engine makes them.
+        RunControl c;
+        QCOMPARE(static_cast<int>(c.pauseReason().cause), static_cast<int>(RunControl::PauseCause::None));
+        QVERIFY(c.pauseReason().text.empty());
+        c.pause();
+        QCOMPARE(QString::fromStdString(c.pauseReason().text), QString("paused by you before the first event"));
+        c.stepRound();
+        QVERIFY(!c.isPaused());
+        c.setClock(2.5);
+        c.eventHandled(); // a round step does not end at an event
+        QVERIFY(!c.isPaused());
+        c.roundCompleted();
+        QVERIFY(c.isPaused());
+        QCOMPARE(QString::fromStdString(c.pauseReason().text), QString("paused after round 1 (t = 2.5 s)"));
+        c.pause(); // already paused: the reason stays
+        QCOMPARE(static_cast<int>(c.pauseReason().cause), static_cast<int>(RunControl::PauseCause::StepRound));
+        c.stepEvent();
+        QVERIFY(!c.isPaused());
+        c.setClock(3.25);
+        c.roundCompleted(); // an event step does not end at a round: at the event after it
+        QVERIFY(!c.isPaused());
+        c.eventHandled();
+        QVERIFY(c.isPaused());
+        QCOMPARE(QString::fromStdString(c.pauseReason().text), QString("paused after one event at t = 3.25 s (round 2)"));
+        c.resume();
+        c.eventHandled(); // not stepping: nothing
+        QVERIFY(!c.isPaused());
+        QCOMPARE(static_cast<int>(c.pauseReason().cause), static_cast<int>(RunControl::PauseCause::None));
+        c.pause();
+        QCOMPARE(QString::fromStdString(c.pauseReason().text), QString("paused by you at round 2 (t = 3.25 s)"));
+        c.runUntil(parseCondition("round>=3", "test"));
+        QVERIFY(!c.isPaused());
+        RunProgress p;
+        p.round = 3;
+        p.time = 4.0;
+        QVERIFY(c.conditionHeld(*c.condition(), p).has_value());
+        QVERIFY(c.isPaused());
+        QCOMPARE(static_cast<int>(c.pauseReason().cause), static_cast<int>(RunControl::PauseCause::Condition));
+        QCOMPARE(c.pauseReason().text, c.takeReached());
+    }
+
+    void stepOneEventAtATime() {
+        // Rounds of 1 s with 4 trainers: each round is 4 dispatches at its start and 4 arrivals
+        // at its end. Stepping event by event pauses after each, with the log growing and the
+        // status saying where it stands.
+        RunController c;
+        EventLog log;
+        QObject::connect(&c, &RunController::started, &log, [&log](const RunInfo& i) { log.reset(i.nodes); });
+        QObject::connect(&c, &RunController::log, &log, &EventLog::append);
+        QSignalSpy why(&c, &RunController::pausedBecause);
+        QSignalSpy finished(&c, &RunController::finished);
+        c.pause();
+        QVERIFY(c.start(steadyStar(), db(), 1));
+        QCOMPARE(c.state(), RunController::State::Paused);
+        QTRY_VERIFY_WITH_TIMEOUT(!c.runInfo().nodes.empty(), 10000);
+        QString last;
+        for (int step = 0; step < 8; ++step) {
+            const int before = why.count();
+            c.stepEvent();
+            QTRY_VERIFY_WITH_TIMEOUT(why.count() > before && c.state() == RunController::State::Paused, 5000);
+            last = why.last().at(0).toString();
+            QVERIFY2(last.startsWith("paused after one event at t = "), qPrintable(last));
+            QCOMPARE(c.pauseReason(), last);
+        }
+        QTest::qWait(100); // the last batch
+        // The 4 dispatches of round 1 happen as the run starts, before the first event; then
+        // each event is one arrival (4 per round, the 4th aggregates and dispatches again).
+        // 8 events: up to 2 rounds, never more.
+        const EventLogModel* m = log.model();
+        int dispatches = 0, arrivals = 0, rounds = 0;
+        double t = -1;
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const LogEntry* e = m->entryAt(r);
+            if (e->kind == LogKind::Note) continue;
+            QVERIFY2(e->time >= t, "the log is in virtual-time order");
+            t = e->time;
+            dispatches += e->kind == LogKind::Dispatch;
+            arrivals += e->kind == LogKind::Arrival;
+            rounds += e->kind == LogKind::Aggregation;
+            if (e->kind == LogKind::Arrival) QCOMPARE(m->nodeName(e->peer), QString("server"));
+        }
+        qInfo("after 8 event steps: %d dispatches, %d arrivals, %d rounds; status '%s'", dispatches, arrivals, rounds,
+              qPrintable(last));
+        QVERIFY(dispatches >= 4);
+        QVERIFY(arrivals >= 1);
+        QVERIFY(arrivals <= 8);
+        QVERIFY(rounds >= 1);
+        QVERIFY(rounds <= 2);
+        // A round step after event steps: pauses at the next aggregation, and says so.
+        const int before = why.count();
+        c.stepRound();
+        QTRY_VERIFY_WITH_TIMEOUT(why.count() > before, 5000);
+        QVERIFY2(why.last().at(0).toString().startsWith("paused after round "), qPrintable(why.last().at(0).toString()));
+        QVERIFY(timeStop(c, finished) < 1000.0);
+    }
+
+    void stopWhileSteppingOneEvent() {
+        // At 1 virtual second per wall second the first arrival is a wall second away: Stop
+        // comes while the event step waits for it.
+        RunController c;
+        QSignalSpy started(&c, &RunController::started);
+        QSignalSpy finished(&c, &RunController::finished);
+        c.setPlaybackSpeed(1.0);
+        c.pause();
+        QVERIFY(c.start(steadyStar(), db(), 1));
+        QVERIFY(started.wait(10000));
+        c.stepEvent(); // the first event is the first arrival, at t = 1: a wall second away
+        QTest::qWait(300);
+        QCOMPARE(c.state(), RunController::State::Running);
+        const double ms = timeStop(c, finished);
+        qInfo("stop while stepping one event: %.1f ms", ms);
+        QVERIFY2(ms < 1000.0, qPrintable(QString::number(ms)));
+        QCOMPARE(static_cast<int>(finished.at(0).at(0).value<RunSummary>().status), static_cast<int>(RunStatus::Cancelled));
+    }
+
+    void statusLineSaysWhyItPausedAndEnded() {
+        RunController c;
+        RunStatusLine line(&c);
+        QSignalSpy finished(&c, &RunController::finished);
+        c.runUntil(parseCondition("round>=3", "test"));
+        QVERIFY(c.start(steadyStar(), db(), 1));
+        QTRY_VERIFY_WITH_TIMEOUT(c.state() == RunController::State::Paused, 10000);
+        QVERIFY2(line.text().startsWith("Paused: round 3 >= 3 at "), qPrintable(line.text()));
+        c.stepRound();
+        QTRY_COMPARE_WITH_TIMEOUT(line.text(), QString("Paused: paused after round 4 (t = 4 s)"), 5000);
+        c.pause(); // already paused by the step: the step's reason stays
+        QCOMPARE(line.text(), QString("Paused: paused after round 4 (t = 4 s)"));
+        c.resume();
+        QCOMPARE(line.text(), QString("Running"));
+        QTest::qWait(50);
+        c.pause();
+        QVERIFY2(line.text().startsWith("Paused: paused by you at round "), qPrintable(line.text()));
+        QVERIFY(timeStop(c, finished) < 1000.0);
+        QVERIFY2(line.text().startsWith("Stopped by you at round "), qPrintable(line.text()));
+
+        // A stop rule: the run ends by itself and the line says which rule.
+        Scenario s = steadyStar();
+        s.stop.rounds = 5;
+        finished.clear();
+        QVERIFY(c.start(s, db(), 1));
+        QVERIFY(finished.wait(10000));
+        const auto summary = finished.at(0).at(0).value<RunSummary>();
+        QCOMPARE(line.text(), RunStatusLine::endText(summary));
+        QVERIFY2(line.text().startsWith("Finished: ") && line.text().contains(QString::fromStdString(summary.stopReason)),
+                 qPrintable(line.text()));
+    }
+
+    void eventLogStaysBoundedAndFast() {
+        // 100,000 events in batches as the controller hands them (20,000 at most a batch)
+        // into a log that keeps 30,000: the oldest go, the newest stay, in order. Timings are
+        // printed, not asserted.
+        EventLog log;
+        log.resize(900, 300);
+        log.show();
+        std::vector<NodeInfo> nodes(3);
+        nodes[0].id = "server";
+        nodes[1].id = "w-0";
+        nodes[2].id = "w-1";
+        log.reset(nodes);
+        log.model()->setCapacity(30000);
+        QElapsedTimer t;
+        t.start();
+        double worst = 0;
+        for (int b = 0; b < 10; ++b) {
+            std::vector<LogEntry> batch(10000);
+            for (int i = 0; i < 10000; ++i) {
+                LogEntry& e = batch[static_cast<std::size_t>(i)];
+                e.time = b * 10000 + i;
+                e.kind = i % 2 ? LogKind::Dispatch : LogKind::Arrival;
+                e.node = 1 + i % 2;
+                e.peer = 0;
+                e.job = static_cast<std::uint64_t>(b * 10000 + i);
+            }
+            QElapsedTimer one;
+            one.start();
+            log.append(batch);
+            QCoreApplication::processEvents();
+            worst = std::max(worst, one.nsecsElapsed() / 1e6);
+        }
+        qInfo("100,000 events in 10 batches: %.1f ms in all, %.1f ms for the slowest batch (drawn)", t.nsecsElapsed() / 1e6,
+              worst);
+        const EventLogModel* m = log.model();
+        QVERIFY(m->kept() <= 30000);
+        QCOMPARE(static_cast<std::uint64_t>(m->kept()) + m->dropped(), std::uint64_t(100000));
+        QCOMPARE(m->rowCount(), static_cast<int>(m->kept()));
+        QCOMPARE(m->entryAt(m->rowCount() - 1)->time, 99999.0);
+        QCOMPARE(m->entryAt(0)->time, static_cast<double>(m->dropped()));
+        // Filters show a part and come back whole.
+        log.model()->setFilter(EventLogModel::Rounds);
+        QCOMPARE(m->rowCount(), 0);
+        log.model()->setFilter(EventLogModel::Messages);
+        QCOMPARE(m->rowCount(), static_cast<int>(m->kept()));
+        QVERIFY(log.findChild<QLabel*>("eventLogCount")->text().contains("dropped"));
+        QCOMPARE(m->data(m->index(m->rowCount() - 1, EventLogModel::NodeColumn)).toString(), QString("w-1"));
+        QVERIFY(m->data(m->index(m->rowCount() - 1, EventLogModel::DetailColumn)).toString().contains("server"));
     }
 
     void quitWhileSpinning() {

@@ -15,9 +15,12 @@
 #include "widgets/plots/node_timeline.h"
 #include "widgets/policy/policy_panel.h"
 #include "widgets/policy/settings_panel.h"
+#include "widgets/run/event_log.h"
 #include "widgets/run/run_controller.h"
+#include "widgets/run/run_status_line.h"
 #include "widgets/runs/runs_browser.h"
 #include "widgets/seek/seek_dialog.h"
+#include "widgets/sweep/sweep_dialog.h"
 #include "widgets/topology/node_item.h"
 #include "widgets/topology/node_palette.h"
 #include "widgets/topology/property_inspector.h"
@@ -43,7 +46,6 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
@@ -70,7 +72,6 @@ namespace fog {
 namespace {
 
 constexpr int kMaxRecent = 8;
-constexpr int kMaxEventLines = 2000;
 
 QString fmtNumber(double v, int decimals) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', decimals); }
 
@@ -146,6 +147,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connectController();
 
     runStatus_ = new QLabel(this);
+    statusBar()->addPermanentWidget(new RunStatusLine(controller_, this)); // why it paused or ended
     statusBar()->addPermanentWidget(runStatus_);
     if (!storeError_.isEmpty()) {
         // Runs that cannot be stored are refused (nothing is lost silently): said where the
@@ -253,6 +255,8 @@ void MainWindow::buildActions() {
          transportIcon("pause"));
     make("actionStep", tr("S&tep One Round"), QKeySequence(Qt::Key_F10), &MainWindow::stepRun,
          transportIcon("step"));
+    make("actionStepEvent", tr("Step One &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F10), &MainWindow::stepEventRun,
+         transportIcon("event"));
     make("actionRunUntil", tr("Run &Until…"), QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runUntilDialog,
          transportIcon("until"));
     make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6), &MainWindow::stopRun,
@@ -318,7 +322,7 @@ void MainWindow::buildMenus() {
     rebuildPresetsMenu();
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionRunUntil", "actionStop", "",
+    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionStepEvent", "actionRunUntil", "actionStop", "",
                              "actionCompare"}) {
         if (*name) run->addAction(action(name));
         else run->addSeparator();
@@ -329,6 +333,7 @@ void MainWindow::buildMenus() {
         d->setAttribute(Qt::WA_DeleteOnClose);
         d->show();
     })->setObjectName("actionSeek");
+    run->addAction(tr("S&weep..."), this, &MainWindow::openSweepDialog)->setObjectName("actionSweep");
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(action("actionDocs"));
@@ -345,6 +350,7 @@ void MainWindow::buildToolBar() {
     bar->addAction(action("actionRun"));
     bar->addAction(action("actionPause"));
     bar->addAction(action("actionStep"));
+    bar->addAction(action("actionStepEvent"));
     bar->addAction(action("actionRunUntil"));
     bar->addAction(action("actionStop"));
     bar->addSeparator();
@@ -408,10 +414,8 @@ void MainWindow::buildDocks() {
     bottomTabs_ = new QTabWidget(this);
     live_ = new LivePlots(bottomTabs_);
     timeline_ = new NodeTimeline(bottomTabs_);
-    eventLog_ = new QPlainTextEdit(bottomTabs_);
-    eventLog_->setObjectName("eventLog");
-    eventLog_->setReadOnly(true);
-    eventLog_->setMaximumBlockCount(kMaxEventLines);
+    eventLog_ = new EventLog(bottomTabs_); // widgets/run/event_log.h: bounded, linked to the canvas
+    eventLog_->setCanvas(canvas_);
     problems_ = new QListWidget(bottomTabs_);
     problems_->setObjectName("problemsList");
     bottomTabs_->addTab(scrollable(live_, bottomTabs_), tr("Live Plots"));
@@ -479,7 +483,7 @@ void MainWindow::connectController() {
         live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
         timeline_->reset(info);
         canvas_->setRunNodes(info.nodes);
-        eventLog_->clear();
+        eventLog_->reset(info.nodes);
         logEvent(tr("run %1 started: %2, %3 nodes, %4, %5 threads")
                      .arg(runId)
                      .arg(QString::fromStdString(info.scenarioName))
@@ -516,21 +520,7 @@ void MainWindow::connectController() {
     connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
         if (showingLive_) live_->appendEvents(events);
     });
-    connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
-        const RunInfo& info = controller_->runInfo();
-        for (const auto& e : events) {
-            const QString node = e.node >= 0 && e.node < static_cast<int>(info.nodes.size())
-                                     ? QString::fromStdString(info.nodes[e.node].id)
-                                     : QString();
-            logEvent(QStringLiteral("%1 s  %2  %3  %4")
-                         .arg(e.time, 9, 'f', 1)
-                         .arg(QString::fromStdString(e.kindName()), -14)
-                         .arg(node, -12)
-                         .arg(QString::fromStdString(e.detail)));
-        }
-    });
-    connect(controller_, &RunController::runUntilReached, this,
-            [this](const QString& what) { statusBar()->showMessage(tr("Paused: %1").arg(what), 8000); });
+    connect(controller_, &RunController::log, eventLog_, &EventLog::append);
     connect(controller_, &RunController::finished, this, [this](const RunSummary& s, qint64 runId) {
         logEvent(tr("run %1 %2 (%3): %4 rounds, %5 s virtual, $%6, accuracy %7")
                      .arg(runId)
@@ -821,6 +811,30 @@ void MainWindow::stepRun() {
     controller_->stepRound();
 }
 
+void MainWindow::stepEventRun() {
+    if (!controller_->isActive()) {
+        controller_->pause(); // applies when the run starts: it then steps from the first event
+        if (!ensureStarted()) {
+            controller_->resume();
+            return;
+        }
+    }
+    controller_->stepEvent();
+}
+
+void MainWindow::openSweepDialog() {
+    auto* d = new SweepDialog(document_->scenario(), store_.get(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &SweepDialog::runStored, runs_, &RunsBrowser::refresh);
+    connect(d, &SweepDialog::sweepFinished, this, [this](qint64 sweep, const QList<qint64>& ids) {
+        runs_->setFilterText(QString("sweep:%1").arg(sweep)); // the sweep's runs as one group
+        runs_->selectRuns(ids);
+        compare_->reload();
+    });
+    connect(d, &SweepDialog::compareRequested, this, &MainWindow::compareRuns);
+    d->show();
+}
+
 void MainWindow::stopRun() { controller_->stop(); }
 
 void MainWindow::runUntilDialog() {
@@ -874,16 +888,17 @@ void MainWindow::updateRunActions() {
     action("actionRun")->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
     action("actionPause")->setEnabled(state == RunController::State::Running);
     action("actionStep")->setEnabled(active || runnable);
+    action("actionStepEvent")->setEnabled(active || runnable);
     action("actionRunUntil")->setEnabled(active || runnable);
     action("actionStop")->setEnabled(active);
     const QString why = !storeError_.isEmpty() ? tr("Runs cannot be stored: %1").arg(storeError_)
                         : problemCount_ ? tr("The scenario has %n problem(s): see the Problems tab", nullptr, problemCount_)
                                         : QString();
-    for (const char* name : {"actionRun", "actionStep", "actionRunUntil"})
+    for (const char* name : {"actionRun", "actionStep", "actionStepEvent", "actionRunUntil"})
         action(name)->setToolTip(why.isEmpty() ? action(name)->text().remove('&') : why);
 }
 
-void MainWindow::logEvent(const QString& line) { eventLog_->appendPlainText(line); }
+void MainWindow::logEvent(const QString& line) { eventLog_->addNote(line); }
 
 // ---- runs and comparison ------------------------------------------------------------
 

@@ -27,6 +27,7 @@ class QTabWidget;
 namespace fog {
 
 class ComparisonView;
+class EventLog;
 class LivePlots;
 class NodePalette;
 class NodeTimeline;
@@ -75,6 +76,10 @@ public Q_SLOTS:
     void startRun();
     void pauseRun();
     void stepRun();
+    /// Steps one event of the run (starting it, paused, when none is going).
+    void stepEventRun();
+    /// Opens the sweep dialog on the scenario as it is now (widgets/sweep).
+    void openSweepDialog();
     void stopRun();
     /// Asks what to run until (round, accuracy, budget) and runs.
     void runUntilDialog();
@@ -143,7 +148,7 @@ private:
     NodeTimeline* timeline_ = nullptr;
     RunsBrowser* runs_ = nullptr;
     QListWidget* problems_ = nullptr;
-    QPlainTextEdit* eventLog_ = nullptr;
+    EventLog* eventLog_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;

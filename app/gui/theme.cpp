@@ -72,6 +72,12 @@ QIcon transportIcon(const QString& kind) {
             path.lineTo(4, 20);
             path.closeSubpath();
             path.addRoundedRect(QRectF(16, 4, 4, 16), 1, 1);
+        } else if (kind == "event") { // step one event: a short step to a dot
+            path.moveTo(3, 6);
+            path.lineTo(11, 12);
+            path.lineTo(3, 18);
+            path.closeSubpath();
+            path.addEllipse(QPointF(16.5, 12), 4, 4);
         } else if (kind == "until") {
             path.moveTo(2, 5);
             path.lineTo(11, 12);

@@ -273,6 +273,7 @@ RunSummary Engine::run() {
                 break;
             }
             ev.fn();
+            control_->eventHandled(); // an event step ends here
             if (const auto& b = stopRules_.budget();
                 b && !stopped_ && nodes_.costMayReach(trafficCost_, now(), b->condition.threshold) &&
                 costAt(now()) >= b->condition.threshold) {

@@ -2,20 +2,45 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace fog {
 
+namespace {
+
+/// "12.5", "3.25", "1200": virtual seconds as the status line shows them.
+std::string seconds(double t) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", t);
+    return buf;
+}
+
+} // namespace
+
+void RunControl::pauseFor(PauseCause cause) {
+    paused_ = true;
+    step_ = Step::None;
+    eventStep_ = false;
+    cause_ = cause;
+    pauseRound_ = rounds_.load();
+    pauseTime_ = clock_.load();
+}
+
 void RunControl::pause() {
     std::lock_guard lock(mutex_);
-    paused_ = true;
-    stepping_ = false;
+    // A pause asked for while already paused keeps the first reason (a step that ended, a
+    // condition that held): that is why it stands still.
+    if (paused_) return;
+    pauseFor(PauseCause::User);
 }
 
 void RunControl::resume() {
     {
         std::lock_guard lock(mutex_);
         paused_ = false;
-        stepping_ = false;
+        step_ = Step::None;
+        eventStep_ = false;
+        cause_ = PauseCause::None;
     }
     cv_.notify_all();
 }
@@ -24,7 +49,20 @@ void RunControl::stepRound() {
     {
         std::lock_guard lock(mutex_);
         paused_ = false;
-        stepping_ = true;
+        step_ = Step::Round;
+        eventStep_ = false;
+        cause_ = PauseCause::None;
+    }
+    cv_.notify_all();
+}
+
+void RunControl::stepEvent() {
+    {
+        std::lock_guard lock(mutex_);
+        paused_ = false;
+        step_ = Step::Event;
+        eventStep_ = true;
+        cause_ = PauseCause::None;
     }
     cv_.notify_all();
 }
@@ -39,6 +77,32 @@ bool RunControl::isPaused() const {
     return paused_;
 }
 
+RunControl::PauseReason RunControl::pauseReason() const {
+    std::lock_guard lock(mutex_);
+    PauseReason r;
+    if (!paused_) return r;
+    r.cause = cause_;
+    r.round = pauseRound_;
+    r.time = pauseTime_;
+    const std::string at = "t = " + seconds(pauseTime_) + " s";
+    switch (cause_) {
+    case PauseCause::None: break;
+    case PauseCause::User:
+        r.text = pauseRound_ == 0 && pauseTime_ == 0.0 ? "paused by you before the first event"
+                                                       : "paused by you at round " + std::to_string(pauseRound_) +
+                                                             " (" + at + ")";
+        break;
+    case PauseCause::StepRound:
+        r.text = "paused after round " + std::to_string(pauseRound_) + " (" + at + ")";
+        break;
+    case PauseCause::StepEvent:
+        r.text = "paused after one event at " + at + " (round " + std::to_string(pauseRound_) + ")";
+        break;
+    case PauseCause::Condition: r.text = conditionText_; break;
+    }
+    return r;
+}
+
 void RunControl::setPlaybackSpeed(double virtualSecondsPerWallSecond) {
     speed_ = std::max(0.0, virtualSecondsPerWallSecond);
 }
@@ -51,7 +115,9 @@ void RunControl::runUntil(const Condition& condition, OnCondition what) {
         armed_ = true;
         reached_.clear();
         paused_ = false;
-        stepping_ = false;
+        step_ = Step::None;
+        eventStep_ = false;
+        cause_ = PauseCause::None;
     }
     cv_.notify_all();
 }
@@ -88,10 +154,14 @@ bool RunControl::checkCancel(const std::atomic<bool>* externalCancel) {
 
 void RunControl::roundCompleted() {
     std::lock_guard lock(mutex_);
-    if (stepping_) {
-        stepping_ = false;
-        paused_ = true;
-    }
+    ++rounds_;
+    if (step_ == Step::Round) pauseFor(PauseCause::StepRound);
+}
+
+void RunControl::eventHandled() {
+    if (!eventStep_.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(mutex_);
+    if (step_ == Step::Event) pauseFor(PauseCause::StepEvent);
 }
 
 std::optional<Condition> RunControl::armedCondition() const {
@@ -104,11 +174,12 @@ std::optional<RunControl::OnCondition> RunControl::conditionHeld(const Condition
     std::lock_guard lock(mutex_);
     if (!condition_ || !(*condition_ == c)) return std::nullopt;
     reached_ = c.reachedText(p);
+    conditionText_ = reached_;
     condition_.reset();
     armed_ = false;
     if (onCondition_ == OnCondition::Pause) {
-        paused_ = true;
-        stepping_ = false;
+        pauseFor(PauseCause::Condition);
+        pauseTime_ = p.time;
     }
     return onCondition_;
 }

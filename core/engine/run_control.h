@@ -1,6 +1,6 @@
 #pragma once
-// A front end's hold on a run: pause, resume, step one round, stop, playback speed and
-// "run until / pause when <condition>". The studio and the CLI create one, hand it to the
+// A front end's hold on a run: pause, resume, step one round or one event, stop, playback
+// speed and "run until / pause when <condition>", and why the run is paused. The studio and the CLI create one, hand it to the
 // engine through EngineOptions::control (before or after the engine exists: a pause or step
 // asked for while the engine is still being built applies when it starts) and keep calling
 // it while the run goes. Policies never see it.
@@ -33,6 +33,10 @@ public:
     void resume();
     /// Runs until the next global aggregation, then pauses.
     void stepRound();
+    /// Runs until the next event of the queue has been handled (a dispatch, an arrival, a
+    /// node going offline, ...), then pauses. At teaching speeds the clock first moves on
+    /// to that event's time.
+    void stepEvent();
     /// Ends the run as cancelled (checked between events and while paused).
     void cancel();
     bool cancelRequested() const { return cancelled_.load(); }
@@ -40,6 +44,27 @@ public:
     const std::atomic<bool>& cancelFlag() const { return cancelled_; }
     /// Paused now, or about to pause (a step that ended, a condition that held).
     bool isPaused() const;
+
+    /// Why the run is paused, or is about to pause.
+    enum class PauseCause {
+        None,      ///< not paused
+        User,      ///< pause()
+        StepRound, ///< a stepRound() ended at a global aggregation
+        StepEvent, ///< a stepEvent() ended after one event
+        Condition, ///< a runUntil() condition held (OnCondition::Pause)
+    };
+    struct PauseReason {
+        PauseCause cause = PauseCause::None;
+        int round = 0;     ///< global rounds completed when it paused
+        double time = 0.0; ///< the virtual instant it paused at
+        /// For the user: "paused after round 7 (t = 12.5 s)", "accuracy 78.4% >= 78% at
+        /// round 7", "paused after one event at t = 3.25 s (round 2)", "paused by you at
+        /// round 3 (t = 4 s)"; empty when not paused.
+        std::string text;
+    };
+    PauseReason pauseReason() const;
+    /// Global aggregations the engine has reported so far.
+    int roundsCompleted() const { return rounds_.load(); }
 
     /// Virtual seconds per wall second (0 = as fast as possible); applies at once.
     void setPlaybackSpeed(double virtualSecondsPerWallSecond);
@@ -66,6 +91,9 @@ public:
     bool checkCancel(const std::atomic<bool>* externalCancel);
     /// A global aggregation happened: a step ends there.
     void roundCompleted();
+    /// One event of the queue has been handled: an event step ends there. Cheap (one
+    /// atomic load) unless an event step is under way.
+    void eventHandled();
     /// The armed condition's metric, if one is armed (cheap: no lock when none).
     std::optional<Condition> armedCondition() const;
     /// The armed condition `c` held at `p`: disarms it, pauses (Pause) and records what held.
@@ -74,14 +102,24 @@ public:
     void setClock(double t) { clock_.store(t); }
 
 private:
+    enum class Step { None, Round, Event };
+    /// Sets the pause and its cause (mutex held).
+    void pauseFor(PauseCause cause);
+
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     bool paused_ = false;
-    bool stepping_ = false;
+    Step step_ = Step::None;
+    std::atomic<bool> eventStep_{false}; ///< step_ == Step::Event, read without the lock
+    PauseCause cause_ = PauseCause::None;
+    int pauseRound_ = 0;
+    double pauseTime_ = 0.0;
+    std::atomic<int> rounds_{0};
     std::optional<Condition> condition_;
     OnCondition onCondition_ = OnCondition::Pause;
     std::atomic<bool> armed_{false};
     std::string reached_;
+    std::string conditionText_; ///< what the last condition that held saw (kept for pauseReason)
     std::atomic<bool> cancelled_{false};
     std::atomic<double> speed_{0.0};
     std::atomic<double> clock_{0.0};

@@ -13,7 +13,9 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 #ifdef Q_OS_LINUX
 #include <sys/resource.h>
@@ -43,6 +45,7 @@ void registerRunMetaTypes() {
     qRegisterMetaType<std::vector<fog::AggregationRecord>>();
     qRegisterMetaType<std::vector<fog::NodeInterval>>();
     qRegisterMetaType<std::vector<fog::RunEvent>>();
+    qRegisterMetaType<std::vector<fog::LogEntry>>();
     qRegisterMetaType<fog::RunController::State>();
 }
 
@@ -80,6 +83,51 @@ public:
     double lastTime = 0.0;
     bool onlineKnown = false;
 
+    // The event log (guarded by mutex). Arrivals are known when the work is dispatched;
+    // they are logged once the run has reached them (flushArrivals), unless the job ended
+    // before (ended) or, for a message with an id, its end is reported (messageEnds).
+    std::vector<LogEntry> log;
+    static constexpr std::size_t kMaxPendingLog = 20000;
+    std::uint64_t skippedLog = 0;
+    struct Pending {
+        double arrive;
+        std::uint64_t seq; ///< ties in the order they were dispatched
+        std::uint64_t job; ///< 0: a message (sender, receiver, bytes)
+        int from, to;
+        double bytes;
+        bool operator>(const Pending& o) const { return arrive != o.arrive ? arrive > o.arrive : seq > o.seq; }
+    };
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> arrivals;
+    std::uint64_t pendingSeq = 0;
+    std::unordered_set<std::uint64_t> pendingJobs; ///< dispatched, arrival not logged yet
+    std::unordered_set<std::uint64_t> ended;       ///< of those, ended before their arrival
+    std::unordered_map<std::uint64_t, LinkMessage> messageEnds;
+    std::unordered_map<std::string, int> nodeIndex;
+
+    void addLog(LogEntry&& e) {
+        if (log.size() >= kMaxPendingLog) ++skippedLog;
+        else log.push_back(std::move(e));
+    }
+    /// Logs the arrivals due by virtual time t (mutex held).
+    void flushArrivals(double t) {
+        while (!arrivals.empty() && arrivals.top().arrive <= t) {
+            const Pending p = arrivals.top();
+            arrivals.pop();
+            if (p.job) {
+                pendingJobs.erase(p.job);
+                if (ended.erase(p.job)) continue;
+            }
+            LogEntry e;
+            e.time = p.arrive;
+            e.kind = p.job ? LogKind::Arrival : LogKind::Received;
+            e.node = p.job ? p.from : p.to;
+            e.peer = p.job ? p.to : p.from;
+            e.job = p.job;
+            e.b = p.bytes;
+            addLog(std::move(e));
+        }
+    }
+
     void attach(Engine* e, std::int64_t id) {
         std::lock_guard lock(mutex);
         engine = e;
@@ -91,7 +139,8 @@ public:
         info = i;
         const int n = static_cast<int>(i.nodes.size());
         parent.assign(n, -1);
-        std::unordered_map<std::string, int> index;
+        std::unordered_map<std::string, int>& index = nodeIndex;
+        index.clear();
         for (int k = 0; k < n; ++k) index[i.nodes[k].id] = k;
         for (int k = 0; k < n; ++k) {
             auto it = index.find(i.nodes[k].parent);
@@ -105,6 +154,18 @@ public:
         syncOnline();
         records.push_back(r);
         lastTime = r.time;
+        flushArrivals(r.time);
+        LogEntry e;
+        e.time = r.time;
+        e.kind = LogKind::Aggregation;
+        const auto it = nodeIndex.find(r.aggregator);
+        e.node = it == nodeIndex.end() ? -1 : it->second;
+        e.round = r.round;
+        e.level = r.level;
+        e.a = r.trainLoss;
+        e.b = r.testAccuracy;
+        e.c = r.participants;
+        addLog(std::move(e));
     }
     void onIntervals(const std::vector<NodeInterval>& v) override {
         std::lock_guard lock(mutex);
@@ -126,6 +187,14 @@ public:
             ++skippedEvents;
         else
             events.push_back(e);
+        flushArrivals(e.time);
+        LogEntry l;
+        l.time = e.time;
+        l.kind = LogKind::Event;
+        l.event = e.kind;
+        l.node = e.node;
+        l.text = e.kind == RunEventKind::Other ? e.otherKind + (e.detail.empty() ? "" : ": " + e.detail) : e.detail;
+        addLog(std::move(l));
         lastTime = e.time;
         if (e.node >= 0 && e.node < static_cast<int>(offline.size())) {
             if (e.kind == RunEventKind::Offline) {
@@ -141,6 +210,19 @@ public:
         std::lock_guard lock(mutex);
         syncOnline();
         lastTime = p.start;
+        flushArrivals(p.start);
+        LogEntry e;
+        e.time = p.start;
+        e.kind = LogKind::Dispatch;
+        e.node = p.trainer;
+        e.peer = p.aggregator;
+        e.a = p.received;
+        e.b = p.computed;
+        e.c = p.arrive;
+        e.job = p.id;
+        addLog(std::move(e));
+        arrivals.push({p.arrive, pendingSeq++, p.id, p.trainer, p.aggregator, 0.0});
+        pendingJobs.insert(p.id);
         if (p.trainer < 0 || p.trainer >= static_cast<int>(plans.size())) return;
         endJob(plans[p.trainer].id);
         plans[p.trainer] = p;
@@ -148,6 +230,17 @@ public:
     }
     void onJobEnded(std::uint64_t id, double t) override {
         std::lock_guard lock(mutex);
+        flushArrivals(t);
+        LogEntry e;
+        e.time = t;
+        e.kind = LogKind::Discarded;
+        const auto it = jobNode.find(id);
+        e.node = it == jobNode.end() ? -1 : it->second;
+        e.job = id;
+        addLog(std::move(e));
+        // A job cancelled at the very instant its update arrived (n-sync with ties) was
+        // logged as arrived already: it reads "arrival", then "job ended".
+        if (pendingJobs.count(id)) ended.insert(id);
         endJob(id);
         lastTime = t;
     }
@@ -155,6 +248,31 @@ public:
         std::lock_guard lock(mutex);
         syncOnline();
         if (m.arrive > m.depart) messages.push_back(m);
+        flushArrivals(m.depart);
+        LogEntry e;
+        e.time = m.depart;
+        e.kind = LogKind::Send;
+        e.node = m.from;
+        e.peer = m.to;
+        e.a = m.arrive;
+        e.b = m.bytes;
+        addLog(std::move(e));
+        if (m.id) messageEnds[m.id] = m; // its end is reported: logged then
+        else arrivals.push({m.arrive, pendingSeq++, 0, m.from, m.to, m.bytes});
+    }
+    void onMessageEnd(std::uint64_t id, double time, bool arrived) override {
+        std::lock_guard lock(mutex);
+        const auto it = messageEnds.find(id);
+        if (it == messageEnds.end()) return;
+        flushArrivals(time);
+        LogEntry e;
+        e.time = time;
+        e.kind = arrived ? LogKind::Received : LogKind::CutOff;
+        e.node = it->second.to;
+        e.peer = it->second.from;
+        e.b = it->second.bytes;
+        addLog(std::move(e));
+        messageEnds.erase(it);
     }
 
     /// Node states and messages at virtual time t (mutex held).
@@ -280,7 +398,8 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
     });
     thread_->setObjectName("fog-run");
     connect(thread_, &QThread::finished, this, &RunController::onThreadFinished);
-    setState(control_->isPaused() ? State::Paused : State::Running);
+    if (control_->isPaused()) enterPaused();
+    else setState(State::Running);
     thread_->start();
     timer_->start();
     return true;
@@ -288,7 +407,18 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
 
 void RunController::pause() {
     control_->pause();
-    if (state_ == State::Running) setState(State::Paused);
+    if (state_ == State::Running) enterPaused();
+}
+
+void RunController::enterPaused() {
+    setState(State::Paused);
+    const QString why = pauseReason();
+    if (!why.isEmpty()) Q_EMIT pausedBecause(why);
+}
+
+QString RunController::pauseReason() const {
+    if (state_ != State::Paused) return {};
+    return QString::fromStdString(control_->pauseReason().text);
 }
 
 void RunController::resume() {
@@ -301,6 +431,12 @@ void RunController::stepRound() {
     // Before the engine exists too: it steps once it runs.
     control_->stepRound();
     // The engine pauses itself at the next aggregation; drain() sees it.
+    if (state_ == State::Paused) setState(State::Running);
+}
+
+void RunController::stepEvent() {
+    if (!thread_) return;
+    control_->stepEvent();
     if (state_ == State::Paused) setState(State::Running);
 }
 
@@ -346,9 +482,11 @@ void RunController::drain() {
     std::vector<AggregationRecord> records;
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
+    std::vector<LogEntry> log;
     records.swap(spareRecords_);
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
+    log.swap(spareLog_);
     bool enginePaused = false;
     std::optional<ActivityFrame> frame;
     ++tick_;
@@ -361,6 +499,7 @@ void RunController::drain() {
             records.swap(spareRecords_);
             intervals.swap(spareIntervals_);
             events.swap(spareEvents_);
+            log.swap(spareLog_);
             return;
         }
         if (!lock.owns_lock()) lock.lock();
@@ -381,6 +520,18 @@ void RunController::drain() {
         }
         double t = feed_->lastTime;
         if (feed_->engine) t = control_->clock(); // atomic: no wait
+        // Arrivals the run has reached, even when no other event followed them yet (an
+        // event step that ended on one).
+        feed_->flushArrivals(feed_->done ? feed_->result.virtualTime : t);
+        if (feed_->skippedLog) {
+            LogEntry note;
+            note.time = feed_->lastTime;
+            note.text = std::to_string(feed_->skippedLog) +
+                        " events came too fast to list live (the run store has every aggregation and event)";
+            feed_->log.push_back(std::move(note));
+            feed_->skippedLog = 0;
+        }
+        log.swap(feed_->log);
         // A step that ended or a condition that held paused the run by itself.
         enginePaused = control_->isPaused();
         // Every update at teaching speeds, a few per second otherwise, once when it pauses
@@ -399,15 +550,18 @@ void RunController::drain() {
     if (!intervals.empty()) Q_EMIT this->intervals(intervals);
     if (!records.empty()) Q_EMIT metrics(records);
     if (!events.empty()) Q_EMIT this->events(events);
+    if (!log.empty()) Q_EMIT this->log(log);
     if (frame) Q_EMIT activity(*frame);
-    if (enginePaused && state_ == State::Running) setState(State::Paused);
+    if (enginePaused && state_ == State::Running) enterPaused();
     if (!until.isEmpty()) Q_EMIT runUntilReached(until);
     records.clear();
     intervals.clear();
     events.clear();
+    log.clear();
     records.swap(spareRecords_);
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
+    log.swap(spareLog_);
 }
 
 void RunController::onThreadFinished() {

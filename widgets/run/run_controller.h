@@ -10,6 +10,7 @@
 #include "core/engine/condition.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
+#include "widgets/run/log_entry.h"
 #include "widgets/run/run_activity.h"
 
 #include <QMetaType>
@@ -47,6 +48,8 @@ public:
     void resume();
     /// Runs to the next global aggregation, then pauses.
     void stepRound();
+    /// Runs until the engine has handled one more event of its queue, then pauses.
+    void stepEvent();
     /// Cancels the run; it is stored as cancelled.
     void stop();
     /// Runs (resuming if paused) and pauses as soon as the condition holds, checked on the
@@ -64,6 +67,9 @@ public:
     void setUpdateRate(int hertz);
 
     State state() const { return state_; }
+    /// Why the run is paused ("paused after round 7 (t = 12.5 s)", "accuracy 78.4% >= 78%
+    /// at round 7", ...); empty when it is not.
+    QString pauseReason() const;
     bool isActive() const { return state_ == State::Running || state_ == State::Paused; }
     qint64 runId() const { return runId_; }
     const RunInfo& runInfo() const { return info_; }
@@ -84,6 +90,13 @@ Q_SIGNALS:
     /// A runUntil condition held and the run paused; `what` says what held, e.g.
     /// "accuracy 78.4% >= 78% at round 7".
     void runUntilReached(const QString& what);
+    /// The run paused, and why (the text of pauseReason()): a step that ended, a run-until
+    /// condition that held, the user's pause.
+    void pausedBecause(const QString& why);
+    /// What happened since the last batch, in virtual-time order, for the event log:
+    /// dispatches, messages, arrivals, aggregations, availability, plans. At most about
+    /// 20,000 a batch; past that a Note says how many were left out (the store has them all).
+    void log(const std::vector<fog::LogEntry>& entries);
     void finished(const fog::RunSummary& summary, qint64 runId);
 
 private:
@@ -91,6 +104,7 @@ private:
     void drain();
     void onThreadFinished();
     void setState(State s);
+    void enterPaused();
 
     std::unique_ptr<Feed> feed_;
     /// This run's control (or the next run's, before start()).
@@ -104,6 +118,7 @@ private:
     std::vector<AggregationRecord> spareRecords_;
     std::vector<NodeInterval> spareIntervals_;
     std::vector<RunEvent> spareEvents_;
+    std::vector<LogEntry> spareLog_;
     bool startedEmitted_ = false;
     int tick_ = 0;
 };

@@ -1,0 +1,52 @@
+#include "widgets/run/run_status_line.h"
+
+#include "core/engine/condition.h"
+
+namespace fog {
+
+RunStatusLine::RunStatusLine(RunController* controller, QWidget* parent) : QLabel(parent), controller_(controller) {
+    setObjectName("runWhy");
+    setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(controller_, &RunController::stateChanged, this, &RunStatusLine::onState);
+    connect(controller_, &RunController::pausedBecause, this,
+            [this](const QString& why) { setText(tr("Paused: %1").arg(why)); });
+    connect(controller_, &RunController::finished, this, [this](const RunSummary& s, qint64) {
+        ended_ = endText(s);
+        setText(ended_);
+    });
+}
+
+QString RunStatusLine::endText(const RunSummary& s) {
+    const QString reason = QString::fromStdString(s.stopReason);
+    switch (s.status) {
+    case RunStatus::Cancelled: return tr("Stopped by you at round %1").arg(s.rounds);
+    case RunStatus::Failed: return tr("Failed: %1").arg(reason);
+    case RunStatus::Finished:
+    case RunStatus::Running: break;
+    }
+    return reason.isEmpty() ? tr("Finished after %1 rounds").arg(s.rounds)
+                            : tr("Finished: %1 (round %2)").arg(reason).arg(s.rounds);
+}
+
+void RunStatusLine::onState(RunController::State state) {
+    switch (state) {
+    case RunController::State::Running: {
+        const auto c = controller_->runUntilCondition();
+        setText(c ? tr("Running until %1").arg(QString::fromStdString(c->describe())) : tr("Running"));
+        break;
+    }
+    case RunController::State::Paused: {
+        const QString why = controller_->pauseReason();
+        setText(why.isEmpty() ? tr("Paused") : tr("Paused: %1").arg(why));
+        break;
+    }
+    case RunController::State::Idle: setText(QString()); break;
+    case RunController::State::Finished:
+    case RunController::State::Cancelled:
+    case RunController::State::Failed:
+        if (!ended_.isEmpty()) setText(ended_);
+        break;
+    }
+}
+
+} // namespace fog
