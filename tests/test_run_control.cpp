@@ -358,14 +358,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(c.state() == RunController::State::Paused, 10000);
         QVERIFY2(line.text().startsWith("Paused: round 3 >= 3 at "), qPrintable(line.text()));
         c.stepRound();
-        QTRY_COMPARE_WITH_TIMEOUT(line.text(), QString("Paused: paused after round 4 (t = 4 s)"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(line.text(), QString("Paused after round 4 (t = 4 s)"), 5000);
         c.pause(); // already paused by the step: the step's reason stays
-        QCOMPARE(line.text(), QString("Paused: paused after round 4 (t = 4 s)"));
+        QCOMPARE(line.text(), QString("Paused after round 4 (t = 4 s)"));
         c.resume();
         QCOMPARE(line.text(), QString("Running"));
         QTest::qWait(50);
         c.pause();
-        QVERIFY2(line.text().startsWith("Paused: paused by you at round "), qPrintable(line.text()));
+        QVERIFY2(line.text().startsWith("Paused by you at round "), qPrintable(line.text()));
         QVERIFY(timeStop(c, finished) < 1000.0);
         QVERIFY2(line.text().startsWith("Stopped by you at round "), qPrintable(line.text()));
 

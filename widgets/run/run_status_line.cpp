@@ -4,12 +4,24 @@
 
 namespace fog {
 
+namespace {
+
+/// "Paused after round 7 (t = 12.5 s)" for the control's own sentences, "Paused: accuracy
+/// 78.4% >= 78% at round 7" for what a condition saw.
+QString pausedText(const QString& why) {
+    if (why.isEmpty()) return QObject::tr("Paused");
+    if (why.startsWith("paused ")) return "P" + why.mid(1);
+    return QObject::tr("Paused: %1").arg(why);
+}
+
+} // namespace
+
 RunStatusLine::RunStatusLine(RunController* controller, QWidget* parent) : QLabel(parent), controller_(controller) {
     setObjectName("runWhy");
     setTextInteractionFlags(Qt::TextSelectableByMouse);
     connect(controller_, &RunController::stateChanged, this, &RunStatusLine::onState);
     connect(controller_, &RunController::pausedBecause, this,
-            [this](const QString& why) { setText(tr("Paused: %1").arg(why)); });
+            [this](const QString& why) { setText(pausedText(why)); });
     connect(controller_, &RunController::finished, this, [this](const RunSummary& s, qint64) {
         ended_ = endText(s);
         setText(ended_);
@@ -36,8 +48,7 @@ void RunStatusLine::onState(RunController::State state) {
         break;
     }
     case RunController::State::Paused: {
-        const QString why = controller_->pauseReason();
-        setText(why.isEmpty() ? tr("Paused") : tr("Paused: %1").arg(why));
+        setText(pausedText(controller_->pauseReason()));
         break;
     }
     case RunController::State::Idle: setText(QString()); break;

@@ -1,6 +1,6 @@
 #pragma once
 // The status bar's word on the run: what it is doing, and when it stands still, why:
-// "Paused: accuracy 78.4% >= 78% at round 7", "Paused: paused after round 7 (t = 12.5 s)",
+// "Paused: accuracy 78.4% >= 78% at round 7", "Paused after round 7 (t = 12.5 s)",
 // "Finished: target accuracy reached", "Stopped by you at round 3". It listens to a run
 // controller; the main window only puts it in the status bar.
 

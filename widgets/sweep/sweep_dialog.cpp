@@ -207,7 +207,8 @@ SweepDialog::SweepDialog(const Scenario& scenario, RunStore* store, QWidget* par
     results_->setHorizontalHeaderLabels({tr("Run"), tr("Configuration"), tr("Repeat"), tr("Status"), tr("Rounds"),
                                          tr("Virtual s"), tr("Cost"), tr("Accuracy")});
     results_->horizontalHeader()->setStretchLastSection(false);
-    results_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    results_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    results_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch); // the varied values
     results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     results_->verticalHeader()->setVisible(false);
 
