@@ -431,6 +431,34 @@ private Q_SLOTS:
         QVERIFY(m->data(m->index(m->rowCount() - 1, EventLogModel::DetailColumn)).toString().contains("server"));
     }
 
+    void eventLogDuringASpinKeepsTheWindowFluid() {
+        // The spinning runaway makes availability events by the hundred thousand a second,
+        // all of them for the event log: the log fills to its capacity and drops the oldest,
+        // and the GUI thread keeps turning (same bound as stopWhileSpinning).
+        RunController c;
+        EventLog log;
+        log.resize(900, 300);
+        log.show();
+        QObject::connect(&c, &RunController::started, &log, [&log](const RunInfo& i) { log.reset(i.nodes); });
+        QObject::connect(&c, &RunController::log, &log, &EventLog::append);
+        QSignalSpy started(&c, &RunController::started);
+        QSignalSpy finished(&c, &RunController::finished);
+        EventLoopProbe probe;
+        QVERIFY(c.start(spinningRunaway(), db(), 1));
+        QVERIFY(started.wait(10000));
+        probe.start();
+        QTest::qWait(1500);
+        probe.stop();
+        const std::uint64_t seen = log.model()->kept() + log.model()->dropped();
+        qInfo("event log during a spin: %llu rows in 1.5 s (%zu kept, %llu dropped); GUI thread: %s",
+              static_cast<unsigned long long>(seen), log.model()->kept(),
+              static_cast<unsigned long long>(log.model()->dropped()), qPrintable(probe.report()));
+        QVERIFY(timeStop(c, finished) < kSpinningStopMs);
+        QVERIFY(seen > 1000);
+        QVERIFY(log.model()->kept() <= EventLogModel::kDefaultCapacity);
+        QVERIFY2(probe.maxBlockedMs() < 250.0, qPrintable(probe.report()));
+    }
+
     void quitWhileSpinning() {
         // Quitting destroys the controller: it cancels and waits for the run's thread.
         auto* c = new RunController;
