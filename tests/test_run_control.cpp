@@ -358,6 +358,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(c.state() == RunController::State::Paused, 10000);
         QVERIFY2(line.text().startsWith("Paused: round 3 >= 3 at "), qPrintable(line.text()));
         c.stepRound();
+        QCOMPARE(line.text(), QString("Stepping to the end of round 4…"));
         QTRY_COMPARE_WITH_TIMEOUT(line.text(), QString("Paused after round 4 (t = 4 s)"), 5000);
         c.pause(); // already paused by the step: the step's reason stays
         QCOMPARE(line.text(), QString("Paused after round 4 (t = 4 s)"));

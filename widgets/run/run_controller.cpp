@@ -432,12 +432,14 @@ void RunController::stepRound() {
     control_->stepRound();
     // The engine pauses itself at the next aggregation; drain() sees it.
     if (state_ == State::Paused) setState(State::Running);
+    Q_EMIT stepping(tr("Stepping to the end of round %1").arg(control_->roundsCompleted() + 1));
 }
 
 void RunController::stepEvent() {
     if (!thread_) return;
     control_->stepEvent();
     if (state_ == State::Paused) setState(State::Running);
+    Q_EMIT stepping(tr("Stepping one event"));
 }
 
 void RunController::stop() {

@@ -93,6 +93,8 @@ Q_SIGNALS:
     /// The run paused, and why (the text of pauseReason()): a step that ended, a run-until
     /// condition that held, the user's pause.
     void pausedBecause(const QString& why);
+    /// A step began: "Stepping to the end of round 8", "Stepping one event".
+    void stepping(const QString& what);
     /// What happened since the last batch, in virtual-time order, for the event log:
     /// dispatches, messages, arrivals, aggregations, availability, plans. At most about
     /// 20,000 a batch; past that a Note says how many were left out (the store has them all).

@@ -22,6 +22,9 @@ RunStatusLine::RunStatusLine(RunController* controller, QWidget* parent) : QLabe
     connect(controller_, &RunController::stateChanged, this, &RunStatusLine::onState);
     connect(controller_, &RunController::pausedBecause, this,
             [this](const QString& why) { setText(pausedText(why)); });
+    connect(controller_, &RunController::stepping, this, [this](const QString& what) {
+        if (controller_->state() == RunController::State::Running) setText(what + QStringLiteral("…"));
+    });
     connect(controller_, &RunController::finished, this, [this](const RunSummary& s, qint64) {
         ended_ = endText(s);
         setText(ended_);
