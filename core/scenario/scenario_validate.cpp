@@ -163,17 +163,15 @@ void checkTrace(Checker& c, const std::string& path, int line, const Availabilit
     }
 }
 
-/// The checks nodes and groups share (a node's throughput is an exact range).
 /// The schema's bounds for the keys of a node or group entry that apply to it, in the table's
-/// order, with the trace and position checks in their places. `tail`: the keys after `count`
-/// (price and data share, checked after the count), else those before it. Range-valued keys
-/// are checked over the whole range for throughput and for groups; a node's other values are
-/// single numbers (the caller refuses ranges there).
+/// order, with the trace and position checks in their places. `tail`: price and data share
+/// (checked after the count), else the other keys. Range-valued keys are checked over the
+/// whole range for throughput and for groups; a node's other values are single numbers (the
+/// caller refuses ranges there).
 void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, bool tail) {
     const int line = s.line;
-    bool inTail = false;
     for (const auto& f : nodeSchema()) {
-        if (f.path == "count") inTail = true;
+        const bool inTail = f.path == "price_per_hour" || f.path == "data_share";
         if (inTail != tail || !fieldApplies(f, s)) continue;
         const std::string p = path + "." + f.path;
         if (f.path == "availability.offline") checkTrace(c, path + ".availability", line, s.availability);

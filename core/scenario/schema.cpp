@@ -358,6 +358,8 @@ void addNodeLinkFields(Builder<NodeSpec>& b) {
     }
 }
 
+/// The keys of a node or group entry in the order the writer puts them in the file (and the
+/// reader asks for them, so "expected one of" lists follow the file too).
 std::vector<NodeField> buildNodeSchema() {
     using NK = NoiseSpec::Kind;
     using AK = AvailabilitySpec::Kind;
@@ -365,6 +367,11 @@ std::vector<NodeField> buildNodeSchema() {
     b.text("id", [](NodeSpec& n) -> std::string& { return n.id; },
            "unique name (required); a group's members are <id>-0, <id>-1, ...")
         .custom = true;
+    {
+        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
+                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
+        f.custom = true;
+    }
     b.enumeration<Tier>("tier", [](NodeSpec& n) -> Tier& { return n.tier; }, {Tier::Cloud, Tier::Edge, Tier::Device},
                         "where it sits (for reports and placement)");
     b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; }, {Role::Trainer, Role::Aggregator, Role::Both},
@@ -375,6 +382,13 @@ std::vector<NodeField> buildNodeSchema() {
     b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
            "label used by placement and model averaging")
         .omitEmpty = true;
+    {
+        auto& f = b.add("position", FieldType::Section,
+                        "where the studio draws the node (centre, canvas units); absent = "
+                        "automatic layout; no effect on a run");
+        f.custom = true;
+        f.typeNote = "[x, y], two numbers";
+    }
     b.section("compute", true, "speed");
     {
         auto& f = b.add("compute.throughput", FieldType::Range, "how fast the node trains (a range in groups)");
@@ -426,6 +440,17 @@ std::vector<NodeField> buildNodeSchema() {
         f.when = when("availability.kind", {"trace"});
         f.unit = "s";
     }
+    {
+        auto& f = b.add("price_per_hour", FieldType::Range, "billed per started second while held and online");
+        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
+        f.unit = "currency/hour";
+        f.min = atLeast(0);
+    }
+    {
+        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
+        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
+        f.min = above(0);
+    }
     b.section("energy", true, "energy use");
     b.real("energy.per_sample_j", [](NodeSpec& n) -> double& { return n.energy.perSampleJ; }, "J/sample",
            atLeast(0), std::nullopt, "spent for every training sample computed");
@@ -441,29 +466,6 @@ std::vector<NodeField> buildNodeSchema() {
         };
     }
     addNodeLinkFields(b);
-    {
-        auto& f = b.add("position", FieldType::Section,
-                        "where the studio draws the node (centre, canvas units); absent = "
-                        "automatic layout; no effect on a run");
-        f.custom = true;
-        f.typeNote = "[x, y], two numbers";
-    }
-    {
-        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
-                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
-        f.custom = true;
-    }
-    {
-        auto& f = b.add("price_per_hour", FieldType::Range, "billed per started second while held and online");
-        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
-        f.unit = "currency/hour";
-        f.min = atLeast(0);
-    }
-    {
-        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
-        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
-        f.min = above(0);
-    }
     return std::move(b.fields);
 }
 
