@@ -170,8 +170,18 @@ template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
         if (m.get(key, value)) f.set(t, FieldValue(value));
     };
     switch (f.type) {
-    case FieldType::Real:
-        return store(std::get<double>(current));
+    case FieldType::Real: {
+        double v = std::get<double>(current);
+        if (!m.get(key, v)) return;
+        // The value that means "not given" cannot be given: it is outside the bounds.
+        if (isUnset(f, FieldValue(v))) {
+            m.context().error(m.pathOf(key), m.node(key).Mark(),
+                              boundsProblem(fieldBounds(f), v) + " (" + f.defaultNote + ")");
+            return;
+        }
+        f.set(t, FieldValue(v));
+        return;
+    }
     case FieldType::Integer: {
         int v = static_cast<int>(std::get<double>(current));
         if (m.get(key, v)) f.set(t, FieldValue(static_cast<double>(v)));
@@ -342,13 +352,11 @@ int lineOf(const YAML::Node& n) {
     return n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
 }
 
-void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
+void readTopology(YamlContext& ctx, const YAML::Node& n, Scenario& s) {
     MapReader m(ctx, n, "topology");
-    if (m.has("default_link")) {
-        MapReader l(ctx, m.node("default_link"), m.pathOf("default_link"));
-        readLinkParams(l, t.defaultLink);
-        t.hasDefaultLink = l.valid();
-    }
+    // default_link and the network settings through the table; the lists below.
+    readFields(m, scenarioSchema(), "topology", s);
+    TopologySpec& t = s.topology;
     forEachItem(ctx, m.node("nodes"), m.pathOf("nodes"),
                 [&](const YAML::Node& item, const std::string& p, std::size_t) {
                     MapReader r(ctx, item, p);
@@ -423,7 +431,7 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
         const std::string& p = f.path;
         if (p == "schema_version") return true; // read above
         if (p == "topology") {
-            if (r.has("topology")) readTopology(ctx, r.node("topology"), t.topology);
+            if (r.has("topology")) readTopology(ctx, r.node("topology"), t);
             return true;
         }
         if (p == "sync" || p == "selection") {
@@ -990,18 +998,14 @@ void emitFields(YAML::Emitter& out, const std::vector<SchemaField<T>>& table, co
         }
         const FieldValue v = f.get(t);
         if (f.omitEmpty && std::get<std::string>(v).empty()) continue;
+        static const T defaults{};
+        if (f.omitDefault && sameFieldValue(v, f.get(defaults))) continue;
         emitValue(out, f, v);
     }
 }
 
 void emitLinkParams(YAML::Emitter& out, const LinkParams& l) {
     emitFields(out, linkSchema(), "", l, [](const LinkField&, YAML::Emitter&, const LinkParams&) { return false; });
-}
-
-void emitLink(YAML::Emitter& out, const char* key, const LinkParams& l) {
-    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-    emitLinkParams(out, l);
-    out << YAML::EndMap;
 }
 
 /// A node or group entry through the node table, in its order; the id, a group's count, the
@@ -1039,9 +1043,11 @@ void beginList(YAML::Emitter& out, const char* key, bool empty) {
     out << YAML::BeginSeq;
 }
 
-void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
+void emitTopology(YAML::Emitter& out, const Scenario& s) {
     out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
-    if (t.hasDefaultLink) emitLink(out, "default_link", t.defaultLink);
+    // default_link and the network settings through the table; the lists below.
+    emitFields(out, scenarioSchema(), "topology", s, [](const ScenarioField&, YAML::Emitter&, const Scenario&) { return false; });
+    const TopologySpec& t = s.topology;
     // One list in memory, two sections in the file: nodes, then groups.
     for (const bool groups : {false, true}) {
         bool empty = true;
@@ -1088,7 +1094,7 @@ std::string saveScenarioText(const Scenario& s) {
     emitFields(out, scenarioSchema(), "", s, [](const ScenarioField& f, YAML::Emitter& o, const Scenario& x) {
         const std::string& p = f.path;
         if (p == "schema_version") keyValue(o, "schema_version", kScenarioSchemaVersion);
-        else if (p == "topology") emitTopology(o, x.topology);
+        else if (p == "topology") emitTopology(o, x);
         else if (p == "sync") emitPolicy(o, "sync", x.sync, findSyncPolicy(x.sync.name));
         else if (p == "selection") emitPolicy(o, "selection", x.selection, findSelectionPolicy(x.selection.name));
         else return false;
