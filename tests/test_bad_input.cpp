@@ -205,6 +205,9 @@ class TestBadInput : public QObject {
     void relativeDataPathsFollowTheScenario();
     void partitionFeasibilityIsValidation();
     void inMemoryValidationRefusesNonFinite();
+    void networkKeys_data();
+    void networkKeys();
+    void networkKeysInMemory();
 };
 
 // --- small bad files (tests/data/scenarios/bad) ---------------------------------------------
@@ -569,6 +572,125 @@ void TestBadInput::inMemoryValidationRefusesNonFinite() {
     QVERIFY2(all.contains("stop.virtual_time_s must be a finite number, got .inf"),
              qPrintable(all));
     QVERIFY2(all.contains("stop needs rounds or virtual_time_s as well"), qPrintable(all));
+}
+
+// --- the network's keys (issue 12): capacities, shared links, relays, serverless billing ----
+
+namespace {
+
+/// A scenario whose topology section is `topology` (lines from 5 on).
+std::string withTopology(const std::string& topology) {
+    return "name: net\n"
+           "data: {dataset: none, samples_per_trainer: 10}\n"
+           "model: {kind: none}\n"
+           "stop: {rounds: 3}\n"
+           "topology:\n" +
+           topology;
+}
+
+const char* const kServer = "    - {id: server, tier: cloud, role: aggregator}\n"; // line 7
+
+} // namespace
+
+void TestBadInput::networkKeys_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected"); // '@' stands for the file's path
+    auto row = [](const char* name, const std::string& text, const char* expected) {
+        QTest::newRow(name) << QString::fromStdString(text) << expected;
+    };
+    const std::string nodes = std::string("  nodes:\n") + kServer;
+    row("zero bandwidth", withTopology("  default_link: {bandwidth_up_mbps: 0}\n" + nodes +
+                                       "    - {id: worker, parent: server}\n"),
+        "@:6:37: topology.default_link.bandwidth_up_mbps must be > 0, got 0");
+    row("negative bandwidth",
+        withTopology(nodes + "    - {id: worker, parent: server, link: {bandwidth_down_mbps: -10}}\n"),
+        "@:8:64: topology.nodes[1].link.bandwidth_down_mbps must be > 0, got -10");
+    row("zero nic", withTopology(nodes + "    - {id: worker, parent: server, nic_mbps: 0}\n"),
+        "@:8:46: topology.nodes[1].nic_mbps must be > 0, got 0 (absent: unlimited)");
+    row("negative nic", withTopology("  nodes:\n    - {id: server, role: aggregator, nic_mbps: -1}\n"
+                                     "    - {id: worker, parent: server}\n"),
+        "@:7:48: topology.nodes[0].nic_mbps must be > 0, got -1");
+    row("link_sharing on a node",
+        withTopology(nodes + "    - {id: worker, parent: server, link_sharing: private}\n"),
+        "@:8:50: topology.nodes[1].link_sharing is only for groups (topology.groups), not for a node");
+    row("misspelt link_sharing", withTopology("  link_sharing: sharde\n" + nodes +
+                                              "    - {id: worker, parent: server}\n"),
+        "@:6:17: topology.link_sharing must be one of shared, private, got 'sharde' (did you mean 'shared'?)");
+    row("shared link without members",
+        withTopology(nodes + "  groups:\n    - {id: phone, count: 0, parent: server, link_sharing: shared}\n"),
+        "@:9:59: topology.groups[0].link_sharing is shared, but group 'phone' has no members to share it (count 0)");
+    row("shared link under an empty group",
+        withTopology(nodes + "  groups:\n    - {id: site, count: 0, role: aggregator, parent: server}\n"
+                             "    - {id: phone, count: 5, parent: site, link_sharing: shared}\n"),
+        "@:10:57: topology.groups[1].link_sharing is shared, but group 'phone' has no members to share "
+        "it: group 'site' it is nested under has none (count 0)");
+    row("relay without parent",
+        withTopology(nodes + "    - {id: worker, parent: server}\n    - {id: hop, role: relay}\n"
+                             "  groups:\n    - {id: phone, count: 2, parent: hop}\n"),
+        "@:9:23: topology.nodes[2].role is a relay, but it has no parent");
+    row("relay without children",
+        withTopology(nodes + "    - {id: worker, parent: server}\n    - {id: hop, role: relay, parent: server}\n"),
+        "@:9:23: topology.nodes[2].role is a relay, but nothing reports to it");
+    row("relay group without children",
+        withTopology(nodes + "    - {id: worker, parent: server}\n"
+                             "  groups:\n    - {id: cell, count: 3, role: relay, parent: server}\n"),
+        "@:10:34: topology.groups[0].role members relay, but nothing reports to them");
+    row("relay to nothing",
+        withTopology(nodes + "    - {id: worker, parent: server}\n    - {id: mast, role: relay}\n"
+                             "    - {id: hop, role: relay, parent: mast}\n"
+                             "  groups:\n    - {id: phone, count: 2, parent: hop}\n"),
+        "@:10:38: topology.nodes[3].parent is a relay to no aggregator");
+    row("relay offline",
+        withTopology(nodes + "    - {id: hop, role: relay, parent: server, availability: {kind: markov}}\n"
+                             "    - {id: worker, parent: hop}\n"),
+        "@:8:67: topology.nodes[1].availability.kind must be always for a relay, got markov");
+    row("fee without serverless",
+        withTopology(nodes + "    - {id: worker, parent: server, invocation_fee_usd: 0.001}\n"),
+        "@:8:36: topology.nodes[1].invocation_fee_usd is only used with billing: serverless, not held");
+    row("negative fee",
+        withTopology(nodes + "    - {id: worker, parent: server, billing: serverless, invocation_fee_usd: -1}\n"),
+        "@:8:77: topology.nodes[1].invocation_fee_usd must be >= 0, got -1");
+    row("misspelt billing",
+        withTopology(nodes + "    - {id: worker, parent: server, billing: rented}\n"),
+        "@:8:45: topology.nodes[1].billing must be one of held, serverless, got 'rented'");
+    row("contention not a bool", withTopology("  contention: maybe\n" + nodes +
+                                              "    - {id: worker, parent: server}\n"),
+        "@:6:15: topology.contention must be true or false");
+}
+
+void TestBadInput::networkKeys() {
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/net.yaml";
+    writeFile(path, text.toStdString());
+    const QString errors = loadErrors(path);
+    QVERIFY2(!errors.isEmpty(), "expected the scenario to be rejected");
+    expected.replace("@", QString::fromStdString(path));
+    QVERIFY2(errors.contains(expected), qPrintable("expected:\n" + expected + "\ngot:\n" + errors));
+}
+
+void TestBadInput::networkKeysInMemory() {
+    // What the file cannot say but an editor can build: a fee with held billing, a NaN nic.
+    Scenario s = loadScenarioText(kTiny, "tiny.yaml");
+    s.topology.nodes[1].invocationFeeUsd = 0.5;
+    s.topology.nodes[0].nicMbps = std::numeric_limits<double>::quiet_NaN();
+    s.topology.nodes[1].linkSharing = LinkSharing::Shared;
+    QStringList shown;
+    for (const auto& d : validateScenario(s))
+        shown << QString::fromStdString(d.format());
+    const QString all = shown.join('\n');
+    QVERIFY2(all.contains("topology.nodes[1].invocation_fee_usd is only used with billing: serverless, not held"),
+             qPrintable(all));
+    QVERIFY2(all.contains("topology.nodes[0].nic_mbps must be a finite number, got .nan"), qPrintable(all));
+    QVERIFY2(all.contains("topology.nodes[1].link_sharing is only for groups"), qPrintable(all));
+    // Unlimited (0) is no problem; neither are the keys on a group.
+    s = loadScenarioText(kTiny, "tiny.yaml");
+    s.topology.nodes[1].group = true;
+    s.topology.nodes[1].linkSharing = LinkSharing::Private;
+    s.topology.nodes[1].nicMbps = 0;
+    const auto problems = validateScenario(s);
+    QVERIFY2(problems.empty(), problems.empty() ? "" : problems[0].format().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestBadInput)

@@ -1,7 +1,9 @@
 // Scenario files: loading, validation messages, --set overrides and saving.
 
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/schema.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -81,6 +83,10 @@ class TestScenario : public QObject {
     void saveFileIsAtomic();
     void enumSpellings();
     void docExampleLoads();
+    void presetsSaveStably();
+    void networkKeys();
+    void relaysForward_data();
+    void relaysForward();
 };
 
 void TestScenario::fullScenarioLoads() {
@@ -530,6 +536,142 @@ void TestScenario::docExampleLoads() {
     QCOMPARE(s.sync.name, std::string("hierarchical"));
     const std::string text = saveScenarioText(s);
     QCOMPARE(saveScenarioText(loadScenarioText(text)), text);
+}
+
+void TestScenario::presetsSaveStably() {
+    // Every preset and example file saves as it reads: the save reads back to an equal
+    // scenario that saves to the same bytes (the node writer and reader follow one table).
+    int checked = 0;
+    for (const std::string& dir : {std::string(FOG_SOURCE_DIR) + "/presets", std::string(FOG_TEST_DATA) + "/scenarios"}) {
+        const QDir d(QString::fromStdString(dir));
+        for (const QString& f : d.entryList({"*.yaml"}, QDir::Files)) {
+            const std::string path = dir + "/" + f.toStdString();
+            Scenario s;
+            try {
+                s = loadScenarioFile(path);
+            } catch (const ScenarioError&) {
+                continue; // a cluster scenario (another format)
+            }
+            const std::string text = saveScenarioText(s);
+            Scenario back;
+            try {
+                back = loadScenarioText(text, path + " (saved)");
+            } catch (const ScenarioError& e) {
+                QFAIL(e.what());
+            }
+            QVERIFY2(sameScenario(s, back), path.c_str());
+            QCOMPARE(saveScenarioText(back), text);
+            ++checked;
+        }
+    }
+    QVERIFY(checked >= 12);
+}
+
+void TestScenario::networkKeys() {
+    // Every network key of issue 12, read, kept, written back and read again.
+    const std::string text = "name: net\n"
+                             "data: {dataset: none, samples_per_trainer: 10}\n"
+                             "model: {kind: none}\n"
+                             "stop: {rounds: 3}\n"
+                             "topology:\n"
+                             "  contention: false\n"
+                             "  link_sharing: private\n"
+                             "  nodes:\n"
+                             "    - {id: ps, tier: cloud, role: aggregator, nic_mbps: 1000}\n"
+                             "    - {id: mast, tier: edge, role: relay, parent: ps, energy: {per_byte_forwarded_j: 1e-8}}\n"
+                             "  groups:\n"
+                             "    - {id: phone, count: 10, parent: mast, link_sharing: shared, link: {bandwidth_up_mbps: 10}}\n"
+                             "    - {id: fn, count: 2, parent: ps, billing: serverless, invocation_fee_usd: 2e-7, price_per_hour: 0.2}\n"
+                             "    - {id: wired, count: 2, parent: ps}\n";
+    Scenario s;
+    try {
+        s = loadScenarioText(text, "net.yaml");
+    } catch (const ScenarioError& e) {
+        QFAIL(e.what());
+    }
+    const TopologySpec& t = s.topology;
+    QVERIFY(!t.contention);
+    QVERIFY(t.linkSharing == LinkSharing::Private);
+    QCOMPARE(t.nodes[0].nicMbps, 1000.0);
+    QCOMPARE(t.nodes[1].nicMbps, 0.0); // unlimited
+    QVERIFY(t.nodes[1].role == Role::Relay);
+    QCOMPARE(t.nodes[1].energy.perByteForwardedJ, 1e-8);
+    QVERIFY(t.group(0).linkSharing == LinkSharing::Shared);
+    QVERIFY(!t.group(2).linkSharing); // the topology's (private)
+    QVERIFY(t.group(1).billing == Billing::Serverless);
+    QCOMPARE(t.group(1).invocationFeeUsd, 2e-7);
+    QVERIFY(t.group(2).billing == Billing::Held);
+    const std::string saved = saveScenarioText(s);
+    for (const char* key : {"contention: false", "link_sharing: private", "nic_mbps: 1000", "role: relay",
+                            "per_byte_forwarded_j: 1e-08", "link_sharing: shared", "billing: serverless",
+                            "invocation_fee_usd: 2e-07"})
+        QVERIFY2(saved.find(key) != std::string::npos, (std::string(key) + "\n" + saved).c_str());
+    const Scenario back = loadScenarioText(saved, "saved");
+    QVERIFY(sameScenario(s, back));
+    QCOMPARE(saveScenarioText(back), saved);
+    // The defaults (contention on, groups sharing, held billing) are not written.
+    Scenario d = loadScenarioText(saved, "saved", {parseOverride("topology.contention=true"),
+                                                    parseOverride("topology.link_sharing=shared")});
+    QVERIFY(d.topology.contention && d.topology.linkSharing == LinkSharing::Shared);
+    const std::string plain = saveScenarioText(d);
+    QVERIFY(plain.find("contention") == std::string::npos);
+    QVERIFY(plain.find("\n  link_sharing:") == std::string::npos); // the topology's key
+    QVERIFY(plain.find("\n      link_sharing: shared") != std::string::npos); // the group's own
+    QVERIFY(plain.find("billing: held") == std::string::npos);
+}
+
+void TestScenario::relaysForward_data() {
+    QTest::addColumn<QString>("sync");
+    QTest::addColumn<QString>("topology");
+    // A trainer under a relay under an aggregator reports to that aggregator.
+    QTest::newRow("fedavg, relay node") << "{policy: fedavg}"
+                                        << "  nodes:\n    - {id: ps, role: aggregator}\n"
+                                           "    - {id: mast, role: relay, parent: ps}\n"
+                                           "    - {id: phone, parent: mast}\n";
+    QTest::newRow("hierarchical, relay between edge and devices")
+        << "{policy: hierarchical}"
+        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+           "    - {id: edge, tier: edge, role: aggregator, parent: cloud}\n"
+           "    - {id: mast, tier: edge, role: relay, parent: edge}\n"
+           "  groups:\n    - {id: phone, count: 3, parent: mast}\n";
+    QTest::newRow("hierarchical, relay between cloud and edge")
+        << "{policy: hierarchical}"
+        << "  nodes:\n    - {id: cloud, tier: cloud, role: aggregator}\n"
+           "    - {id: wan, tier: edge, role: relay, parent: cloud}\n"
+           "    - {id: edge, tier: edge, role: aggregator, parent: wan}\n"
+           "  groups:\n    - {id: phone, count: 3, parent: edge}\n";
+    QTest::newRow("fully-sync with ton-plan, trainers behind a relay")
+        << "{policy: fully-sync}"
+        << "  nodes:\n    - {id: ps, role: aggregator}\n"
+           "    - {id: mast, role: relay, parent: ps}\n"
+           "  groups:\n    - {id: spot, count: 4, parent: mast}\n";
+    QTest::newRow("group nested under a relay group")
+        << "{policy: fedavg}"
+        << "  nodes:\n    - {id: ps, role: aggregator}\n"
+           "  groups:\n    - {id: cell, count: 2, role: relay, parent: ps}\n"
+           "    - {id: phone, count: 5, parent: cell}\n";
+}
+
+void TestScenario::relaysForward() {
+    QFETCH(QString, sync);
+    QFETCH(QString, topology);
+    const bool ton = QString(QTest::currentDataTag()).contains("ton-plan");
+    const std::string text = "name: relay\n"
+                             "data: {dataset: none, samples_per_trainer: 10}\n"
+                             "model: {kind: none}\n"
+                             "stop: {rounds: 3}\n"
+                             "sync: " + sync.toStdString() + "\n" +
+                             (ton ? "selection: {policy: ton-plan}\n" : "") +
+                             "topology:\n" + topology.toStdString();
+    try {
+        loadScenarioText(text, "relay.yaml");
+    } catch (const ScenarioError& e) {
+        QFAIL((std::string(e.what()) + "\n" + text).c_str());
+    }
+    // Without the relay's parent, the trainers below it have no aggregator: refused.
+    const std::string cut = text.substr(0, text.find(", parent:", text.find("role: relay"))) +
+                            text.substr(text.find("}", text.find("role: relay")));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, loadScenarioText(cut, "cut.yaml"));
 }
 
 QTEST_APPLESS_MAIN(TestScenario)

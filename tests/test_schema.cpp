@@ -155,6 +155,8 @@ class TestSchema : public QObject {
     void nodeKeysAgreeWithTheLoader();
     void nodeEqualityCoversEveryKey();
     void inspectorFollowsTheSchema();
+    void laterKeysAreWrittenOnlyWhenSet();
+    void groupOnlyKeysAreRefusedOnNodes();
 };
 
 void TestSchema::tableIsConsistent() {
@@ -525,6 +527,18 @@ void TestSchema::nodeKeysAgreeWithTheLoader() {
         }
         if (!f.isBounded()) continue;
         for (double bad : outside(f, fieldBounds(f))) {
+            if (isUnset(f, FieldValue(bad))) {
+                // The value that means "not given" (nic_mbps 0) cannot be given: the reader
+                // refuses it, through --set too.
+                try {
+                    loadScenarioText(saveScenarioText(s), "nodes", {parseOverride(path + "=" + formatNumber(bad))});
+                    QFAIL((path + " = " + formatNumber(bad) + " was accepted").c_str());
+                } catch (const ScenarioError& e) {
+                    QVERIFY2(hasProblemAt(e.diagnostics, path, "--set"), e.what());
+                }
+                ++bounded;
+                continue;
+            }
             Scenario wrong = s;
             f.set(wrong.topology.nodes[1],
                   f.type == FieldType::Range ? FieldValue(Range::exactly(bad)) : FieldValue(bad));
@@ -603,6 +617,66 @@ void TestSchema::inspectorFollowsTheSchema() {
         QVERIFY2(!inspector.editor(key)->toolTip().isEmpty(), f.path.c_str());
     }
     QVERIFY(checked >= 15);
+}
+
+void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
+    // Keys added after files existed (the network's) are written only when they differ from
+    // the default, so that every older file saves byte for byte as before.
+    std::vector<std::string> later;
+    for (const auto& f : scenarioSchema())
+        if (f.omitDefault) later.push_back(f.key() + ":");
+    for (const auto& f : nodeSchema())
+        if (f.omitDefault) later.push_back(f.key() + ":");
+    QVERIFY(later.size() >= 7);
+    Scenario s = base();
+    s.topology.nodes.push_back(s.topology.nodes[1]);
+    s.topology.nodes.back().id = "phones";
+    s.topology.nodes.back().group = true;
+    const std::string text = saveScenarioText(s);
+    for (const auto& key : later)
+        QVERIFY2(text.find(key) == std::string::npos, (key + "\n" + text).c_str());
+    // Set, each is written, and read back.
+    s.topology.contention = false;
+    s.topology.linkSharing = LinkSharing::Private;
+    NodeSpec& g = s.topology.nodes.back();
+    g.linkSharing = LinkSharing::Shared;
+    g.nicMbps = 100;
+    g.billing = Billing::Serverless;
+    g.invocationFeeUsd = 2e-7;
+    g.energy.perByteForwardedJ = 1e-9;
+    s.topology.nodes[0].role = Role::Relay;
+    const std::string set = saveScenarioText(s);
+    for (const auto& key : later)
+        QVERIFY2(set.find(key) != std::string::npos, (key + "\n" + set).c_str());
+    const Scenario back = readScenarioTextUnchecked(set, "later");
+    QVERIFY(sameScenario(s, back));
+    QVERIFY(sameNodeSpec(back.topology.nodes.back(), g));
+    QCOMPARE(back.topology.nodes.back().nicMbps, 100.0);
+    QVERIFY(back.topology.nodes[0].role == Role::Relay);
+    QCOMPARE(saveScenarioText(back), set);
+    // Unset again: not written, and the node's link sharing is the topology's once more.
+    g.linkSharing.reset();
+    QVERIFY(saveScenarioText(s).find("    link_sharing:") == std::string::npos);
+}
+
+void TestSchema::groupOnlyKeysAreRefusedOnNodes() {
+    int checked = 0;
+    for (const auto& f : nodeSchema()) {
+        if (!f.groupsOnly) continue;
+        Scenario s = base();
+        f.set(s.topology.nodes[1], otherValue(f, s.topology.nodes[1], fieldBounds(f)));
+        const std::string path = "topology.nodes[1]." + f.path;
+        bool found = false;
+        for (const auto& d : validateScenario(s))
+            found = found || (d.path == path && d.message.find("is only for groups") == 0);
+        QVERIFY2(found, allText(validateScenario(s)).c_str());
+        s.topology.nodes[1].group = true; // the same entry as a group of one: fine
+        for (const auto& d : validateScenario(s))
+            QVERIFY2(d.path != "topology.groups[0]." + f.path, d.format().c_str());
+        ++checked;
+    }
+    QCOMPARE(checked, 1); // link_sharing
+    QVERIFY(schemaMarkdown().find("| `link_sharing` | `shared` \\| `private` |") != std::string::npos);
 }
 
 QTEST_MAIN(TestSchema)

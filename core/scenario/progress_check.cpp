@@ -228,7 +228,8 @@ class ShapeCheck {
     }
 
     /// above_[v]: nearest aggregating ancestor vertex, -1 none. False when a chain breaks
-    /// (an unknown parent or a cycle, which the validator reports).
+    /// (an unknown parent or a cycle, which the validator reports). Relays (and trainers with
+    /// children) are passed through: a trainer under a relay reports to the aggregator above.
     bool resolveAggregators() {
         const std::size_t n = vs_.size();
         above_.assign(n, -3); // -3: not computed yet

@@ -170,8 +170,18 @@ template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
         if (m.get(key, value)) f.set(t, FieldValue(value));
     };
     switch (f.type) {
-    case FieldType::Real:
-        return store(std::get<double>(current));
+    case FieldType::Real: {
+        double v = std::get<double>(current);
+        if (!m.get(key, v)) return;
+        // The value that means "not given" cannot be given: it is outside the bounds.
+        if (isUnset(f, FieldValue(v))) {
+            m.context().error(m.pathOf(key), m.node(key).Mark(),
+                              boundsProblem(fieldBounds(f), v) + " (" + f.defaultNote + ")");
+            return;
+        }
+        f.set(t, FieldValue(v));
+        return;
+    }
     case FieldType::Integer: {
         int v = static_cast<int>(std::get<double>(current));
         if (m.get(key, v)) f.set(t, FieldValue(static_cast<double>(v)));
@@ -214,13 +224,12 @@ template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
 /// Reads the keys of `section` (a path of the table; "" for its top) from the map `m`, in the
 /// table's order: a key whose condition does not hold is an error if given ("is only used
 /// with kind: markov, not always"), sections open a map of their own. `custom(f, m, t)` takes
-/// over a field (returns true) or lets the table read it (false).
+/// over a field that applies (returns true) or lets the table read it (false).
 template <class T, class Custom>
 void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const std::string& section, T& t,
                 Custom&& custom) {
     for (const auto& f : table) {
         if (f.parent() != section) continue;
-        if (custom(f, m, t)) continue;
         const std::string key = f.key();
         if (f.when) {
             const std::string current = controlValue(table, f.when->path, t);
@@ -231,6 +240,7 @@ void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const st
                 continue;
             }
         }
+        if (custom(f, m, t)) continue;
         if (f.type != FieldType::Section) {
             readField(m, f, t);
             continue;
@@ -276,21 +286,6 @@ void readLinkParams(MapReader& m, LinkParams& l) {
     readFields(m, linkSchema(), "", l);
 }
 
-void readNoise(YamlContext& ctx, const YAML::Node& n, const std::string& path, NoiseSpec& out) {
-    using K = NoiseSpec::Kind;
-    MapReader m(ctx, n, path);
-    m.getEnum("kind", out.kind, {K::None, K::Exponential, K::ShiftedExponential, K::LogNormal});
-    if (m.usedWith("shift", "kind", out.kind, {K::ShiftedExponential})) m.get("shift", out.shift);
-    if (m.usedWith("sigma", "kind", out.kind, {K::LogNormal})) m.get("sigma", out.sigma);
-}
-
-void readCompute(YamlContext& ctx, const YAML::Node& n, const std::string& path, ComputeSpec& out,
-                 bool group) {
-    MapReader m(ctx, n, path);
-    readRange(m, "throughput", out.throughput, group);
-    if (m.has("noise")) readNoise(ctx, m.node("noise"), m.pathOf("noise"), out.noise);
-}
-
 void readInterval(YamlContext& ctx, const YAML::Node& n, const std::string& path,
                   std::vector<AvailabilitySpec::Interval>& out) {
     if (!n.IsSequence() || n.size() != 2) {
@@ -303,48 +298,6 @@ void readInterval(YamlContext& ctx, const YAML::Node& n, const std::string& path
     const bool toOk = readValue(ctx, n[1], itemPath(path, 1), iv.toS);
     const bool ok = fromOk && toOk;
     if (ok) out.push_back(iv);
-}
-
-void readAvailability(YamlContext& ctx, const YAML::Node& n, const std::string& path,
-                      AvailabilitySpec& out) {
-    using K = AvailabilitySpec::Kind;
-    MapReader m(ctx, n, path);
-    m.getEnum("kind", out.kind, {K::Always, K::Markov, K::Trace});
-    if (m.usedWith("mean_up_s", "kind", out.kind, {K::Markov})) m.get("mean_up_s", out.meanUpS);
-    if (m.usedWith("mean_down_s", "kind", out.kind, {K::Markov}))
-        m.get("mean_down_s", out.meanDownS);
-    if (m.usedWith("start", "kind", out.kind, {K::Markov}) && m.has("start")) {
-        std::string start;
-        const YAML::Node s = m.node("start");
-        if (readValue(ctx, s, m.pathOf("start"), start)) {
-            const std::vector<std::string> names{"online", "offline", "stationary"};
-            if (start == "stationary") {
-                out.startStationary = true;
-                out.startOnline = true;
-            } else if (start == "online" || start == "offline") {
-                out.startStationary = false;
-                out.startOnline = start == "online";
-            } else {
-                ctx.error(m.pathOf("start"), s.Mark(),
-                          "must be one of " + joinNames(names) + ", got '" + start + "'" +
-                              didYouMean(start, names));
-            }
-        }
-    }
-    if (m.usedWith("offline", "kind", out.kind, {K::Trace})) {
-        std::vector<AvailabilitySpec::Interval> offline;
-        forEachItem(ctx, m.node("offline"), m.pathOf("offline"),
-                    [&](const YAML::Node& item, const std::string& p, std::size_t) {
-                        readInterval(ctx, item, p, offline);
-                    });
-        out.offline = std::move(offline);
-    }
-}
-
-void readEnergy(YamlContext& ctx, const YAML::Node& n, const std::string& path, EnergySpec& out) {
-    MapReader m(ctx, n, path);
-    m.get("per_sample_j", out.perSampleJ);
-    m.get("per_byte_j", out.perByteJ);
 }
 
 /// `position: [x, y]`, where the editor draws the node; absent = automatic layout.
@@ -362,48 +315,54 @@ void readPosition(YamlContext& ctx, const YAML::Node& n, const std::string& path
     s.hasPosition = true;
 }
 
-/// The keys nodes and groups share.
-void readMember(MapReader& m, NodeSpec& s, bool group) {
+/// A node or group entry (`s.group` says which) through the node table; the id, a group's
+/// count, the position and a trace's intervals have readers of their own, and ranges are
+/// {min, max} maps only in groups.
+void readNode(MapReader& m, NodeSpec& s) {
     YamlContext& ctx = m.context();
-    m.require("id", group ? "members are named <id>-0, <id>-1, ..." : "a unique name");
-    m.get("id", s.id);
-    m.getEnum("tier", s.tier, {Tier::Cloud, Tier::Edge, Tier::Device});
-    m.getEnum("role", s.role, {Role::Trainer, Role::Aggregator, Role::Both});
-    m.get("parent", s.parent);
-    m.get("region", s.region);
-    if (m.has("compute"))
-        readCompute(ctx, m.node("compute"), m.pathOf("compute"), s.compute, group);
-    if (m.has("availability"))
-        readAvailability(ctx, m.node("availability"), m.pathOf("availability"), s.availability);
-    if (m.has("energy")) readEnergy(ctx, m.node("energy"), m.pathOf("energy"), s.energy);
-    if (m.has("link")) {
-        MapReader l(ctx, m.node("link"), m.pathOf("link"));
-        LinkParams params;
-        readLinkParams(l, params);
-        if (l.valid()) s.link = params;
-    }
-    if (m.has("position")) readPosition(ctx, m.node("position"), m.pathOf("position"), s);
+    readFields(m, nodeSchema(), "", s, [&](const NodeField& f, MapReader& r, NodeSpec& n) {
+        const std::string& p = f.path;
+        if (p == "id") {
+            r.require("id", n.group ? "members are named <id>-0, <id>-1, ..." : "a unique name");
+            r.get("id", n.id);
+        } else if (p == "count") {
+            // Groups only: in a node's map `count` stays an unknown key.
+            if (n.group && r.require("count", "how many members")) r.get("count", n.count);
+        } else if (p == "position") {
+            if (r.has("position")) readPosition(ctx, r.node("position"), r.pathOf("position"), n);
+        } else if (p == "availability.offline") {
+            std::vector<AvailabilitySpec::Interval> offline;
+            forEachItem(ctx, r.node("offline"), r.pathOf("offline"),
+                        [&](const YAML::Node& item, const std::string& path, std::size_t) {
+                            readInterval(ctx, item, path, offline);
+                        });
+            n.availability.offline = std::move(offline);
+        } else if (f.type == FieldType::Range) {
+            Range v = std::get<Range>(f.get(n));
+            readRange(r, f.key(), v, n.group);
+            f.set(n, FieldValue(v));
+        } else {
+            return false;
+        }
+        return true;
+    });
 }
 
 int lineOf(const YAML::Node& n) {
     return n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
 }
 
-void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
+void readTopology(YamlContext& ctx, const YAML::Node& n, Scenario& s) {
     MapReader m(ctx, n, "topology");
-    if (m.has("default_link")) {
-        MapReader l(ctx, m.node("default_link"), m.pathOf("default_link"));
-        readLinkParams(l, t.defaultLink);
-        t.hasDefaultLink = l.valid();
-    }
+    // default_link and the network settings through the table; the lists below.
+    readFields(m, scenarioSchema(), "topology", s);
+    TopologySpec& t = s.topology;
     forEachItem(ctx, m.node("nodes"), m.pathOf("nodes"),
                 [&](const YAML::Node& item, const std::string& p, std::size_t) {
                     MapReader r(ctx, item, p);
                     NodeSpec s;
                     s.line = lineOf(item);
-                    readMember(r, s, false);
-                    readRange(r, "price_per_hour", s.pricePerHour, false);
-                    readRange(r, "data_share", s.dataShare, false);
+                    readNode(r, s);
                     t.nodes.push_back(std::move(s));
                 });
     forEachItem(ctx, m.node("groups"), m.pathOf("groups"),
@@ -412,11 +371,7 @@ void readTopology(YamlContext& ctx, const YAML::Node& n, TopologySpec& t) {
                     NodeSpec g;
                     g.group = true;
                     g.line = lineOf(item);
-                    readMember(r, g, true);
-                    r.require("count", "how many members");
-                    r.get("count", g.count);
-                    readRange(r, "price_per_hour", g.pricePerHour, true);
-                    readRange(r, "data_share", g.dataShare, true);
+                    readNode(r, g);
                     t.nodes.push_back(std::move(g));
                 });
     forEachItem(ctx, m.node("links"), m.pathOf("links"),
@@ -476,7 +431,7 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
         const std::string& p = f.path;
         if (p == "schema_version") return true; // read above
         if (p == "topology") {
-            if (r.has("topology")) readTopology(ctx, r.node("topology"), t.topology);
+            if (r.has("topology")) readTopology(ctx, r.node("topology"), t);
             return true;
         }
         if (p == "sync" || p == "selection") {
@@ -991,6 +946,9 @@ bool fieldAppliesIn(const std::vector<ScenarioField>&, const ScenarioField& f, c
 bool fieldAppliesIn(const std::vector<LinkField>&, const LinkField& f, const LinkParams& l) {
     return fieldApplies(f, l);
 }
+bool fieldAppliesIn(const std::vector<NodeField>&, const NodeField& f, const NodeSpec& n) {
+    return fieldApplies(f, n);
+}
 
 /// Writes one field's value under its key.
 void emitValue(YAML::Emitter& out, const FieldInfo& f, const FieldValue& v) {
@@ -1021,16 +979,16 @@ void emitValue(YAML::Emitter& out, const FieldInfo& f, const FieldValue& v) {
 }
 
 /// Writes the keys of `section` that apply, in the table's order; `custom(f, out, t)` writes
-/// a field itself (true) or leaves it to the table (false).
+/// a field that applies itself (true) or leaves it to the table (false).
 template <class T, class Custom>
 void emitFields(YAML::Emitter& out, const std::vector<SchemaField<T>>& table, const std::string& section,
                 const T& t, Custom&& custom) {
     for (const auto& f : table) {
         if (f.parent() != section) continue;
+        if (f.optional && f.present && !f.present(t)) continue;
+        if (f.when && !fieldAppliesIn(table, f, t)) continue;
         if (custom(f, out, t)) continue;
         if (f.type == FieldType::Section) {
-            if (f.optional && f.present && !f.present(t)) continue;
-            if (f.when && !fieldAppliesIn(table, f, t)) continue;
             out << YAML::Key << f.key() << YAML::Value;
             if (f.flow) out << YAML::Flow;
             out << YAML::BeginMap;
@@ -1038,9 +996,10 @@ void emitFields(YAML::Emitter& out, const std::vector<SchemaField<T>>& table, co
             out << YAML::EndMap;
             continue;
         }
-        if (!fieldAppliesIn(table, f, t)) continue;
         const FieldValue v = f.get(t);
         if (f.omitEmpty && std::get<std::string>(v).empty()) continue;
+        static const T defaults{};
+        if (f.omitDefault && sameFieldValue(v, f.get(defaults))) continue;
         emitValue(out, f, v);
     }
 }
@@ -1049,62 +1008,33 @@ void emitLinkParams(YAML::Emitter& out, const LinkParams& l) {
     emitFields(out, linkSchema(), "", l, [](const LinkField&, YAML::Emitter&, const LinkParams&) { return false; });
 }
 
-void emitLink(YAML::Emitter& out, const char* key, const LinkParams& l) {
-    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-    emitLinkParams(out, l);
+/// A node or group entry through the node table, in its order; the id, a group's count, the
+/// position and a trace's intervals are written here. A node's range-valued keys are single
+/// numbers (the validator refuses a range there, but one set in code is written as it is,
+/// not cut to its lower end).
+void emitNode(YAML::Emitter& out, const NodeSpec& n) {
+    out << YAML::BeginMap;
+    emitFields(out, nodeSchema(), "", n, [](const NodeField& f, YAML::Emitter& o, const NodeSpec& x) {
+        const std::string& p = f.path;
+        if (p == "id") {
+            keyValue(o, "id", x.id);
+        } else if (p == "count") {
+            if (x.group) keyValue(o, "count", x.count);
+        } else if (p == "position") {
+            if (x.hasPosition)
+                o << YAML::Key << "position" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(x.x)
+                  << num(x.y) << YAML::EndSeq;
+        } else if (p == "availability.offline") {
+            o << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto& iv : x.availability.offline)
+                o << YAML::Flow << YAML::BeginSeq << num(iv.fromS) << num(iv.toS) << YAML::EndSeq;
+            o << YAML::EndSeq;
+        } else {
+            return false;
+        }
+        return true;
+    });
     out << YAML::EndMap;
-}
-
-void emitCompute(YAML::Emitter& out, const ComputeSpec& c) {
-    out << YAML::Key << "compute" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    emitRange(out, "throughput", c.throughput);
-    out << YAML::Key << "noise" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "kind", toString(c.noise.kind));
-    if (c.noise.kind == NoiseSpec::Kind::ShiftedExponential) keyNumber(out, "shift", c.noise.shift);
-    if (c.noise.kind == NoiseSpec::Kind::LogNormal) keyNumber(out, "sigma", c.noise.sigma);
-    out << YAML::EndMap << YAML::EndMap;
-}
-
-void emitAvailability(YAML::Emitter& out, const AvailabilitySpec& a) {
-    out << YAML::Key << "availability" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyValue(out, "kind", toString(a.kind));
-    if (a.kind == AvailabilitySpec::Kind::Markov) {
-        keyNumber(out, "mean_up_s", a.meanUpS);
-        keyNumber(out, "mean_down_s", a.meanDownS);
-        keyValue(out, "start",
-                 a.startStationary ? "stationary"
-                 : a.startOnline   ? "online"
-                                   : "offline");
-    }
-    if (a.kind == AvailabilitySpec::Kind::Trace) {
-        out << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (const auto& iv : a.offline)
-            out << YAML::Flow << YAML::BeginSeq << num(iv.fromS) << num(iv.toS) << YAML::EndSeq;
-        out << YAML::EndSeq;
-    }
-    out << YAML::EndMap;
-}
-
-/// The keys nodes and groups share, after the group-only `count`.
-void emitMember(YAML::Emitter& out, const NodeSpec& s) {
-    keyValue(out, "tier", toString(s.tier));
-    keyValue(out, "role", toString(s.role));
-    if (!s.parent.empty()) keyValue(out, "parent", s.parent);
-    if (!s.region.empty()) keyValue(out, "region", s.region);
-    if (s.hasPosition)
-        out << YAML::Key << "position" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(s.x)
-            << num(s.y) << YAML::EndSeq;
-    emitCompute(out, s.compute);
-    emitAvailability(out, s.availability);
-}
-
-void emitEnergyShareLink(YAML::Emitter& out, const EnergySpec& e,
-                         const std::optional<LinkParams>& link) {
-    out << YAML::Key << "energy" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyNumber(out, "per_sample_j", e.perSampleJ);
-    keyNumber(out, "per_byte_j", e.perByteJ);
-    out << YAML::EndMap;
-    if (link) emitLink(out, "link", *link);
 }
 
 void beginList(YAML::Emitter& out, const char* key, bool empty) {
@@ -1113,28 +1043,19 @@ void beginList(YAML::Emitter& out, const char* key, bool empty) {
     out << YAML::BeginSeq;
 }
 
-void emitTopology(YAML::Emitter& out, const TopologySpec& t) {
+void emitTopology(YAML::Emitter& out, const Scenario& s) {
     out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
-    if (t.hasDefaultLink) emitLink(out, "default_link", t.defaultLink);
+    // default_link and the network settings through the table; the lists below.
+    emitFields(out, scenarioSchema(), "topology", s, [](const ScenarioField&, YAML::Emitter&, const Scenario&) { return false; });
+    const TopologySpec& t = s.topology;
     // One list in memory, two sections in the file: nodes, then groups.
     for (const bool groups : {false, true}) {
         bool empty = true;
         for (const auto& n : t.nodes)
             empty = empty && n.group != groups;
         beginList(out, groups ? "groups" : "nodes", empty);
-        for (const auto& n : t.nodes) {
-            if (n.group != groups) continue;
-            out << YAML::BeginMap;
-            keyValue(out, "id", n.id);
-            if (n.group) keyValue(out, "count", n.count);
-            emitMember(out, n);
-            // A node's values are single numbers (the validator refuses a range there, but
-            // one set in code is written as it is, not cut to its lower end).
-            emitRange(out, "price_per_hour", n.pricePerHour);
-            emitRange(out, "data_share", n.dataShare);
-            emitEnergyShareLink(out, n.energy, n.link);
-            out << YAML::EndMap;
-        }
+        for (const auto& n : t.nodes)
+            if (n.group == groups) emitNode(out, n);
         out << YAML::EndSeq;
     }
     beginList(out, "links", t.links.empty());
@@ -1173,7 +1094,7 @@ std::string saveScenarioText(const Scenario& s) {
     emitFields(out, scenarioSchema(), "", s, [](const ScenarioField& f, YAML::Emitter& o, const Scenario& x) {
         const std::string& p = f.path;
         if (p == "schema_version") keyValue(o, "schema_version", kScenarioSchemaVersion);
-        else if (p == "topology") emitTopology(o, x.topology);
+        else if (p == "topology") emitTopology(o, x);
         else if (p == "sync") emitPolicy(o, "sync", x.sync, findSyncPolicy(x.sync.name));
         else if (p == "selection") emitPolicy(o, "selection", x.selection, findSelectionPolicy(x.selection.name));
         else return false;

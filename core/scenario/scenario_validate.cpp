@@ -163,25 +163,30 @@ void checkTrace(Checker& c, const std::string& path, int line, const Availabilit
     }
 }
 
-/// The checks nodes and groups share (a node's throughput is an exact range).
 /// The schema's bounds for the keys of a node or group entry that apply to it, in the table's
-/// order, with the trace and position checks in their places. `tail`: the keys after `count`
-/// (price and data share, checked after the count), else those before it. Range-valued keys
-/// are checked over the whole range for throughput and for groups; a node's other values are
-/// single numbers (the caller refuses ranges there).
+/// order, with the trace and position checks in their places. `tail`: price and data share
+/// (checked after the count), else the other keys. Range-valued keys are checked over the
+/// whole range for throughput and for groups; a node's other values are single numbers (the
+/// caller refuses ranges there).
 void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, bool tail) {
     const int line = s.line;
-    bool inTail = false;
     for (const auto& f : nodeSchema()) {
-        if (f.path == "count") inTail = true;
+        const bool inTail = f.path == "price_per_hour" || f.path == "data_share";
         if (inTail != tail || !fieldApplies(f, s)) continue;
         const std::string p = path + "." + f.path;
         if (f.path == "availability.offline") checkTrace(c, path + ".availability", line, s.availability);
         if (f.path == "position" && s.hasPosition && !(std::isfinite(s.x) && std::isfinite(s.y)))
             c.error(p, line, "must be two finite numbers [x, y], got [" + num(s.x) + ", " + num(s.y) + "]");
-        if (f.custom || !f.isBounded()) continue;
-        const NumericBounds b = fieldBounds(f);
+        if (f.custom || !f.get) continue;
         const FieldValue v = f.get(s);
+        if (f.groupsOnly && !s.group) {
+            static const NodeSpec defaults;
+            if (!sameFieldValue(v, f.get(defaults)))
+                c.error(p, line, "is only for groups (topology.groups), not for a node: a node has a link of its own, shared with no one");
+            continue;
+        }
+        if (!f.isBounded() || isUnset(f, v)) continue;
+        const NumericBounds b = fieldBounds(f);
         if (f.type != FieldType::Range) {
             c.bounds(p, line, std::get<double>(v), b);
         } else if (s.group || f.path == "compute.throughput") {
@@ -196,6 +201,10 @@ void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, boo
 void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
     if (s.id.empty()) c.error(path + ".id", s.line, "must not be empty");
     checkNodeFields(c, path, s, false);
+    // The file cannot say this (the key is refused with held billing); a spec built in code can.
+    if (s.billing != Billing::Serverless && s.invocationFeeUsd != 0)
+        c.error(path + ".invocation_fee_usd", s.line,
+                std::string("is only used with billing: serverless, not ") + toString(s.billing));
 }
 
 /// A node or a group, as one vertex of the parent graph: all members of a group share their
@@ -206,7 +215,9 @@ struct Entity {
     std::string id;
     bool group = false;
     int count = 1;
+    int givenCount = 1; ///< count as written (count is 0 when that is out of bounds)
     long long members = 1; ///< count, times the parent group's members when nested
+    bool sharedLink = false; ///< a group that says link_sharing: shared
     Role role = Role::Trainer;
     std::string parent;
     AvailabilitySpec::Kind availability = AvailabilitySpec::Kind::Always;
@@ -240,6 +251,8 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
         e.id = n.id;
         e.group = n.group;
         e.count = n.group ? n.count : 1;
+        e.givenCount = e.count;
+        e.sharedLink = n.group && n.linkSharing == LinkSharing::Shared;
         e.role = n.role;
         e.parent = n.parent;
         e.availability = n.availability.kind;
@@ -306,6 +319,20 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
             }
             if (!cycle && x >= 0) state[static_cast<std::size_t>(x)] = 2;
         }
+    }
+    // A link shared by the members of a group that has none (a count below 1 on its chain).
+    for (const auto& e : ents) {
+        if (!e.sharedLink || e.members > 0) continue;
+        const Entity* empty = &e;
+        for (std::size_t steps = 0; empty->givenCount >= 1 && empty->nested && steps < ents.size(); ++steps)
+            empty = &ents[static_cast<std::size_t>(empty->parentEntity)];
+        if (empty->givenCount >= 1) continue; // no members for another reason, reported at its count
+        c.error(e.path + ".link_sharing", e.line,
+                empty == &e ? "is shared, but group '" + e.id + "' has no members to share it (count " +
+                                  std::to_string(e.givenCount) + ")"
+                            : "is shared, but group '" + e.id + "' has no members to share it: group '" +
+                                  empty->id + "' it is nested under has none (count " +
+                                  std::to_string(empty->givenCount) + ")");
     }
     for (auto& e : ents) {
         if (!e.nested || e.members <= kMaxNestedMembers) continue;
@@ -411,11 +438,11 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     for (auto& e : ents) {
         if (!e.nested) continue;
         const Entity& p = ents[static_cast<std::size_t>(e.parentEntity)];
-        if (!aggregates(p.role))
+        if (!aggregates(p.role) && p.role != Role::Relay)
             c.error(e.path + ".parent", e.line,
                     "names group '" + p.id + "', whose members are trainers only: a group is " +
                         "placed under every member of its parent group, which must aggregate " +
-                        "(role aggregator or both)");
+                        "or relay (role aggregator, both or relay)");
     }
 
     std::vector<std::string> names; // for suggestions
@@ -507,9 +534,36 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
     };
     auto aggregatorAbove = [&](const Entity& e) { return e.resolved ? from(e.parentEntity) : -2; };
 
+    // Relays forward their children's traffic: each needs children (a node, a group or a
+    // nested group naming it or one of its members) and a way up to an aggregator.
+    std::vector<char> hasChildren(ents.size(), 0);
+    bool parentsKnown = true; // else a child may be missing only for a misspelt parent
+    for (const auto& e : ents) {
+        if (e.parentEntity >= 0) hasChildren[static_cast<std::size_t>(e.parentEntity)] = 1;
+        parentsKnown = parentsKnown && (e.parent.empty() || e.parentEntity >= 0);
+    }
+
     long long trainerCount = 0;
     for (const auto& e : ents) {
         const int above = aggregatorAbove(e);
+        if (e.role == Role::Relay) {
+            const std::string what = e.group ? "members relay" : "is a relay";
+            if (e.parent.empty())
+                c.error(e.path + ".role", e.line,
+                        what + ", but " + (e.group ? "they have" : "it has") +
+                            " no parent: a relay forwards its children's traffic to its parent " +
+                            "(set parent, or make it an aggregator)");
+            else if (above == -1)
+                c.error(e.path + ".parent", e.line,
+                        what + " to no aggregator: no node up the parent chain has role aggregator "
+                               "or both, so the traffic " + (e.group ? "they forward" : "it forwards") +
+                            " reaches no one");
+            if (!hasChildren[static_cast<std::size_t>(&e - ents.data())] && parentsKnown)
+                c.error(e.path + ".role", e.line,
+                        what + ", but nothing reports to " + (e.group ? "them" : "it") +
+                            ": no node or group names " + (e.group ? "a member or the group" : "it") +
+                            " as parent, so there is nothing to forward");
+        }
         if (above == -2) facts.reliable = false;
         if (trains(e.role)) {
             trainerCount += e.members;
@@ -535,6 +589,10 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
                     std::string("must be always for an aggregator, got ") +
                         toString(e.availability) +
                         ": only trainers may go offline (an aggregator holds the model)");
+        if (e.role == Role::Relay && e.availability != AvailabilitySpec::Kind::Always)
+            c.error(e.path + ".availability.kind", e.line,
+                    std::string("must be always for a relay, got ") + toString(e.availability) +
+                        ": only trainers may go offline (a relay carries its children's traffic)");
     }
     facts.trainers = trainerCount;
     if (ents.empty())

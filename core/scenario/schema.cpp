@@ -169,6 +169,16 @@ std::vector<ScenarioField> buildScenarioSchema() {
         addLinkFields(b, "topology.default_link",
                       [](Scenario& s) -> LinkParams& { return s.topology.defaultLink; });
     }
+    b.boolean("topology.contention", [](Scenario& s) -> bool& { return s.topology.contention; },
+              "concurrent transfers share the capacity of each link and network interface "
+              "(max-min fair); false: each gets its links' full bandwidth (an ideal network)")
+        .omitDefault = true;
+    b.enumeration<LinkSharing>("topology.link_sharing",
+                               [](Scenario& s) -> LinkSharing& { return s.topology.linkSharing; },
+                               {LinkSharing::Shared, LinkSharing::Private},
+                               "how a group's members use their link to the parent unless the group "
+                               "says: one link they all share (a cell, an uplink) or a copy each")
+        .omitDefault = true;
 
     const std::vector<std::string> files{"fashion-mnist", "idx", "csv"};
     b.section("data", false, "where the samples come from and how they are split");
@@ -358,6 +368,8 @@ void addNodeLinkFields(Builder<NodeSpec>& b) {
     }
 }
 
+/// The keys of a node or group entry in the order the writer puts them in the file (and the
+/// reader asks for them, so "expected one of" lists follow the file too).
 std::vector<NodeField> buildNodeSchema() {
     using NK = NoiseSpec::Kind;
     using AK = AvailabilitySpec::Kind;
@@ -365,16 +377,30 @@ std::vector<NodeField> buildNodeSchema() {
     b.text("id", [](NodeSpec& n) -> std::string& { return n.id; },
            "unique name (required); a group's members are <id>-0, <id>-1, ...")
         .custom = true;
+    {
+        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
+                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
+        f.custom = true;
+    }
     b.enumeration<Tier>("tier", [](NodeSpec& n) -> Tier& { return n.tier; }, {Tier::Cloud, Tier::Edge, Tier::Device},
                         "where it sits (for reports and placement)");
-    b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; }, {Role::Trainer, Role::Aggregator, Role::Both},
-                        "trains, aggregates, or both");
+    b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; },
+                        {Role::Trainer, Role::Aggregator, Role::Both, Role::Relay},
+                        "trains, aggregates, both, or relay: forwards its children's traffic to its "
+                        "parent and back, neither training nor aggregating");
     b.text("parent", [](NodeSpec& n) -> std::string& { return n.parent; },
            "the node (or group member, or group, for a nested group) this one reports to; empty for a root")
         .omitEmpty = true;
     b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
            "label used by placement and model averaging")
         .omitEmpty = true;
+    {
+        auto& f = b.add("position", FieldType::Section,
+                        "where the studio draws the node (centre, canvas units); absent = "
+                        "automatic layout; no effect on a run");
+        f.custom = true;
+        f.typeNote = "[x, y], two numbers";
+    }
     b.section("compute", true, "speed");
     {
         auto& f = b.add("compute.throughput", FieldType::Range, "how fast the node trains (a range in groups)");
@@ -426,11 +452,65 @@ std::vector<NodeField> buildNodeSchema() {
         f.when = when("availability.kind", {"trace"});
         f.unit = "s";
     }
+    {
+        auto& f = b.add("price_per_hour", FieldType::Range,
+                        "billed per started second while held and online (serverless: while computing)");
+        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
+        f.unit = "currency/hour";
+        f.min = atLeast(0);
+    }
+    b.enumeration<Billing>("billing", [](NodeSpec& n) -> Billing& { return n.billing; },
+                           {Billing::Held, Billing::Serverless},
+                           "held: price_per_hour while held (a rented machine); serverless: while it "
+                           "computes, plus invocation_fee_usd per dispatch (functions)")
+        .omitDefault = true;
+    {
+        auto& f = b.real("invocation_fee_usd", [](NodeSpec& n) -> double& { return n.invocationFeeUsd; },
+                         "currency/dispatch", atLeast(0), std::nullopt,
+                         "fee for every dispatch (invocation) of a serverless node");
+        f.when = when("billing", {"serverless"});
+        f.omitDefault = true;
+    }
+    {
+        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
+        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
+        f.min = above(0);
+    }
+    {
+        auto& f = b.real("nic_mbps", [](NodeSpec& n) -> double& { return n.nicMbps; }, "Mbit/s", above(0),
+                         std::nullopt,
+                         "the node's network interface, each direction: caps all its transfers together");
+        f.unsetValue = 0.0;
+        f.omitDefault = true;
+        f.defaultNote = "absent: unlimited";
+    }
+    {
+        auto& f = b.add("link_sharing", FieldType::Enum,
+                        "shared: the members share one link to their parent (per parent member); "
+                        "private: each member has its own copy of the link");
+        f.enumValues = {toString(LinkSharing::Shared), toString(LinkSharing::Private)};
+        f.get = [](const NodeSpec& n) -> FieldValue {
+            return std::string(n.linkSharing ? toString(*n.linkSharing) : "");
+        };
+        f.set = [](NodeSpec& n, const FieldValue& v) {
+            const auto& text = std::get<std::string>(v);
+            n.linkSharing.reset();
+            for (LinkSharing s : {LinkSharing::Shared, LinkSharing::Private})
+                if (text == toString(s)) n.linkSharing = s;
+        };
+        f.omitDefault = true;
+        f.groupsOnly = true;
+        f.defaultNote = "absent: topology.link_sharing";
+    }
     b.section("energy", true, "energy use");
     b.real("energy.per_sample_j", [](NodeSpec& n) -> double& { return n.energy.perSampleJ; }, "J/sample",
            atLeast(0), std::nullopt, "spent for every training sample computed");
     b.real("energy.per_byte_j", [](NodeSpec& n) -> double& { return n.energy.perByteJ; }, "J/byte",
            atLeast(0), std::nullopt, "spent by the sender for every byte sent");
+    b.real("energy.per_byte_forwarded_j", [](NodeSpec& n) -> double& { return n.energy.perByteForwardedJ; },
+           "J/byte", atLeast(0), std::nullopt,
+           "spent for every byte the node forwards between its children and its parent (relays)")
+        .omitDefault = true;
     {
         auto& f = b.section("link", true, "the link to the parent (else topology.default_link)");
         f.optional = true;
@@ -441,29 +521,6 @@ std::vector<NodeField> buildNodeSchema() {
         };
     }
     addNodeLinkFields(b);
-    {
-        auto& f = b.add("position", FieldType::Section,
-                        "where the studio draws the node (centre, canvas units); absent = "
-                        "automatic layout; no effect on a run");
-        f.custom = true;
-        f.typeNote = "[x, y], two numbers";
-    }
-    {
-        auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
-                            atMost(1000000), "groups only (required): members, per member of the parent group when nested");
-        f.custom = true;
-    }
-    {
-        auto& f = b.add("price_per_hour", FieldType::Range, "billed per started second while held and online");
-        bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
-        f.unit = "currency/hour";
-        f.min = atLeast(0);
-    }
-    {
-        auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
-        bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
-        f.min = above(0);
-    }
     return std::move(b.fields);
 }
 
@@ -633,6 +690,11 @@ SpinRange spinRange(const NumericBounds& b, int decimals) {
 
 // --- values and equality ----------------------------------------------------------------------
 
+bool isUnset(const FieldInfo& f, const FieldValue& v) {
+    const auto* d = std::get_if<double>(&v);
+    return f.unsetValue && d && sameNumber(*d, *f.unsetValue);
+}
+
 std::string formatFieldValue(const FieldValue& v) {
     if (const auto* d = std::get_if<double>(&v)) return num(*d);
     if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
@@ -732,6 +794,7 @@ bool samePolicy(const PolicySpec& a, const PolicySpec& b, const std::vector<Poli
 
 bool sameTopology(const TopologySpec& a, const TopologySpec& b) {
     if (a.hasDefaultLink != b.hasDefaultLink) return false;
+    if (a.contention != b.contention || a.linkSharing != b.linkSharing) return false;
     if (a.hasDefaultLink && !sameFields(linkSchema(), a.defaultLink, b.defaultLink)) return false;
     if (a.links.size() != b.links.size()) return false;
     for (std::size_t i = 0; i < a.links.size(); ++i)
@@ -837,7 +900,9 @@ std::string fieldRows(const std::vector<SchemaField<T>>& table, const T& default
             }
         }
         std::string def;
-        if (f.get && !(f.type == FieldType::Text && f.omitEmpty && formatFieldValue(f.get(defaults)).empty()))
+        const bool emptyDefault = f.get && (f.type == FieldType::Text || f.type == FieldType::Enum) &&
+                                  formatFieldValue(f.get(defaults)).empty();
+        if (f.get && !(emptyDefault && (f.omitEmpty || f.omitDefault)) && !isUnset(f, f.get(defaults)))
             def = "`" + formatFieldValue(f.get(defaults)) + "`";
         if (f.type == FieldType::Text && def == "``") def = "empty";
         if (!f.defaultNote.empty()) def += (def.empty() ? "" : " (") + f.defaultNote + (def.empty() ? "" : ")");
@@ -846,6 +911,8 @@ std::string fieldRows(const std::vector<SchemaField<T>>& table, const T& default
             applies = f.when->path.substr(f.when->path.rfind('.') + 1) + ": " + joinNames(f.when->values);
         else if (f.optional)
             applies = "when given";
+        else if (f.groupsOnly)
+            applies = "groups";
         out += "| `" + prefix + f.path + "` | " + cell(typeText(f)) + " | " + cell(f.unit) + " | " + def +
                " | " + cell(bounds) + " | " + cell(applies) + " | " + cell(f.help) + " |\n";
     }

@@ -75,6 +75,14 @@ struct FieldInfo {
     bool flow = false;                ///< Section: written on one line, {a: 1, b: 2}
     bool omitEmpty = false;           ///< Text: not written while empty
     bool optional = false;            ///< Section: may be absent altogether (default_link)
+    /// Written only when it differs from the default (keys added after files were written,
+    /// so that those files save byte for byte as before).
+    bool omitDefault = false;
+    /// Real: the value that stands for "not given" (nic_mbps 0: unlimited). It is never
+    /// written nor checked against the bounds, and refused when a file gives it explicitly.
+    std::optional<double> unsetValue;
+    /// Node keys: only a group's entry may set it (a plain node keeps the default).
+    bool groupsOnly = false;
     /// Read, written, compared and checked by code of its own in scenario_io.cpp /
     /// scenario_validate.cpp (its children too): listed for the documentation.
     bool custom = false;
@@ -145,6 +153,9 @@ SpinRange spinRange(const NumericBounds& b, int decimals);
 bool fieldApplies(const ScenarioField& f, const Scenario& s);
 bool fieldApplies(const LinkField& f, const LinkParams& l);
 bool fieldApplies(const NodeField& f, const NodeSpec& n);
+
+/// True when `v` is the field's "not given" value (exactly, +0 not -0).
+bool isUnset(const FieldInfo& f, const FieldValue& v);
 
 /// The YAML spelling of a value: "0.01", "true", "[200, 100]", "fashion-mnist".
 std::string formatFieldValue(const FieldValue& v);
