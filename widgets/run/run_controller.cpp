@@ -4,6 +4,7 @@
 #include "core/engine/run_control.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
+#include "widgets/run/live_network.h"
 
 #include <QThread>
 #include <QTimer>
@@ -76,7 +77,7 @@ public:
     std::vector<JobPlan> plans;    ///< each trainer's current job (id 0: none)
     std::vector<char> offline;
     std::unordered_map<std::uint64_t, int> jobNode;
-    std::vector<LinkMessage> messages;
+    LiveNetwork network; ///< messages in flight and links in use
     double lastTime = 0.0;
     bool onlineKnown = false;
 
@@ -99,6 +100,7 @@ public:
         }
         plans.assign(n, JobPlan{});
         offline.assign(n, 0);
+        network.start(i);
     }
     void onAggregation(const AggregationRecord& r) override {
         std::lock_guard lock(mutex);
@@ -154,7 +156,15 @@ public:
     void onMessage(const LinkMessage& m) override {
         std::lock_guard lock(mutex);
         syncOnline();
-        if (m.arrive > m.depart) messages.push_back(m);
+        network.message(m);
+    }
+    void onMessageEnd(std::uint64_t id, double t, bool arrived) override {
+        std::lock_guard lock(mutex);
+        network.messageEnd(id, t, arrived);
+    }
+    void onLinkUsage(const std::vector<LinkUsage>& spans) override {
+        std::lock_guard lock(mutex);
+        network.usage(spans);
     }
 
     /// Node states and messages at virtual time t (mutex held).
@@ -163,14 +173,7 @@ public:
         f.virtualTime = t;
         const int n = static_cast<int>(plans.size());
         f.states.assign(n, NodeState::Idle);
-        messages.erase(std::remove_if(messages.begin(), messages.end(), [t](const LinkMessage& m) { return m.arrive <= t; }),
-                       messages.end());
-        constexpr std::size_t kMaxMessages = 2000; // enough to see; bounded drawing cost
-        for (const auto& m : messages) {
-            if (m.depart > t || f.messages.size() >= kMaxMessages) continue;
-            const bool down = m.to >= 0 && m.to < n && parent[m.to] == m.from;
-            f.messages.push_back({m.from, m.to, down, (t - m.depart) / (m.arrive - m.depart)});
-        }
+        std::vector<MessageInFlight> planned; // a trainer's transfers from its job's plan
         for (int i = 0; i < n; ++i) {
             if (offline[i]) {
                 f.states[i] = NodeState::Offline;
@@ -178,16 +181,17 @@ public:
             }
             const JobPlan& p = plans[i];
             if (p.id == 0 || t < p.start || t >= p.arrive) continue;
-            if (t < p.received)
+            if (t < p.received) {
                 f.states[i] = NodeState::Receiving;
-            else if (t < p.computed)
+                planned.push_back({p.aggregator, i, true, (t - p.start) / (p.received - p.start)});
+            } else if (t < p.computed) {
                 f.states[i] = NodeState::Computing;
-            else {
+            } else {
                 f.states[i] = NodeState::Sending;
-                if (f.messages.size() < kMaxMessages)
-                    f.messages.push_back({i, p.aggregator, false, (t - p.computed) / (p.arrive - p.computed)});
+                planned.push_back({i, p.aggregator, false, (t - p.computed) / (p.arrive - p.computed)});
             }
         }
+        network.fill(f, t, planned);
         return f;
     }
 

@@ -2,6 +2,7 @@
 
 #include "widgets/document/scenario_document.h"
 #include "widgets/topology/node_item.h"
+#include "widgets/topology/run_legend.h"
 #include "widgets/topology/topology_scene.h"
 
 #include <QAction>
@@ -70,6 +71,18 @@ TopologyCanvas::TopologyCanvas(ScenarioDocument* doc, QWidget* parent)
 
     connect(scene_, &QGraphicsScene::selectionChanged, this, &TopologyCanvas::updateActions);
     updateActions();
+    legend_ = new RunLegend(viewport());
+    legend_->hide();
+}
+
+void TopologyCanvas::resizeEvent(QResizeEvent* e) {
+    QGraphicsView::resizeEvent(e);
+    placeLegend();
+}
+
+void TopologyCanvas::placeLegend() {
+    legend_->resize(legend_->sizeHint());
+    legend_->move(8, viewport()->height() - legend_->height() - 8);
 }
 
 QList<QAction*> TopologyCanvas::editActions() const {
@@ -176,6 +189,7 @@ void TopologyCanvas::zoomBy(qreal factor) {
     const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     factor = target / zoom();
     scale(factor, factor);
+    scene_->viewScaleChanged();
 }
 
 void TopologyCanvas::zoomIn() {
@@ -209,6 +223,7 @@ void TopologyCanvas::zoomFit() {
     if (zoom() < kMinZoom) zoomBy(kMinZoom / zoom());
     centerOn(r.center());
     setTransformationAnchor(anchor);
+    scene_->viewScaleChanged();
 }
 
 void TopologyCanvas::contextMenuEvent(QContextMenuEvent* e) {
@@ -300,12 +315,23 @@ void TopologyCanvas::setRunNodes(const std::vector<NodeInfo>& nodes) {
     scene_->setRunNodes(nodes);
 }
 
+void TopologyCanvas::setRunLinks(const std::vector<LinkInfo>& links) {
+    scene_->setRunLinks(links);
+    legend_->setShowsLinks(!links.empty());
+    placeLegend();
+}
+
 void TopologyCanvas::showFrame(const ActivityFrame& frame) {
     scene_->showFrame(frame);
+    if (legend_->isHidden()) {
+        placeLegend();
+        legend_->show();
+    }
 }
 
 void TopologyCanvas::clearRunState() {
     scene_->clearRunState();
+    legend_->hide();
 }
 
 } // namespace fog
