@@ -8,6 +8,7 @@
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/run/live_network.h"
+#include "widgets/run/run_controller.h"
 #include "widgets/topology/message_layer.h"
 #include "widgets/topology/run_legend.h"
 #include "widgets/topology/edge_item.h"
@@ -31,6 +32,8 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+
+#include "event_loop_probe.h"
 
 #include <functional>
 #include <map>
@@ -278,6 +281,7 @@ class TestEditor : public QObject {
     void groupCountsPerState();
     void linkUtilisationOnEdges();
     void relayRole();
+    void tenThousandDevicesStayResponsive();
     void thousandNodeBenchmark();
 };
 
@@ -1317,6 +1321,66 @@ void TestEditor::relayRole() {
     QCOMPARE(canvas.topologyScene()->item("edge-a")->role(), Role::Relay);
     doc.undoStack()->undo();
     QCOMPARE(doc.scenario().topology.nodes[1].role, Role::Aggregator);
+}
+
+void TestEditor::tenThousandDevicesStayResponsive() {
+    // edge-1000-devices with 1,000 phones per site (10,000 devices), all selected, timing
+    // only, played at a teaching speed (a frame every 33 ms) on a shown canvas for 5 s.
+    Scenario s = loadScenarioFile(FOG_SOURCE_DIR "/presets/edge-1000-devices.yaml",
+                                  {parseOverride("data={dataset: none, samples_per_trainer: 60}"),
+                                   parseOverride("model={kind: none, wire_bytes: 636040}")});
+    for (auto& n : s.topology.nodes)
+        if (n.id == "phone") n.count = 1000;
+    // Every online phone of a site takes part: thousands of messages in flight at once.
+    s.selection.params["k"] = 1000;
+    s.stop.rounds = 1000000;
+    ScenarioDocument doc;
+    doc.setScenario(s);
+    TopologyCanvas canvas(&doc);
+    canvas.resize(1280, 720);
+    canvas.show();
+    canvas.zoomFit();
+    QTemporaryDir dir;
+    RunController c;
+    c.setPlaybackSpeed(20);
+    connect(&c, &RunController::started, &canvas, [&](const RunInfo& i) {
+        canvas.setRunNodes(i.nodes);
+        canvas.setRunLinks(i.links);
+    });
+    int frames = 0, maxMessages = 0, maxTags = 0;
+    qint64 frameNs = 0, maxFrameNs = 0;
+    connect(&c, &RunController::activity, &canvas, [&](const ActivityFrame& f) {
+        QCOMPARE(static_cast<int>(f.states.size()), 10011);
+        QElapsedTimer t;
+        t.start();
+        canvas.showFrame(f);
+        const qint64 ns = t.nsecsElapsed();
+        frameNs += ns;
+        maxFrameNs = std::max(maxFrameNs, ns);
+        maxMessages = std::max(maxMessages, canvas.topologyScene()->messagesShown());
+        maxTags = std::max(maxTags, canvas.topologyScene()->messageMarksShown());
+        ++frames;
+    });
+    QSignalSpy finished(&c, &RunController::finished);
+    EventLoopProbe probe;
+    QVERIFY(c.start(s, dir.filePath("runs.db"), 1));
+    probe.start();
+    QTest::qWait(5000);
+    QElapsedTimer paint;
+    paint.start();
+    canvas.grab();
+    const qint64 paintMs = paint.elapsed();
+    c.stop();
+    QVERIFY(finished.wait(20000));
+    probe.stop();
+    qInfo("benchmark, 10,000 devices at 20 s per second for 5 s: %d frames, showFrame mean %.2f ms, max %.2f ms, "
+          "up to %d messages and %d tags in a frame, one full paint %lld ms; %s",
+          frames, frames ? frameNs / 1e6 / frames : 0.0, maxFrameNs / 1e6, maxMessages, maxTags,
+          static_cast<long long>(paintMs), qPrintable(probe.report()));
+    QVERIFY(frames > 10);
+    QVERIFY(maxMessages > 0);
+    // As the run view's 1,000-node test: no handler may hold the window for over 100 ms.
+    QVERIFY2(probe.maxBlockedMs() <= 100, qPrintable(probe.report()));
 }
 
 QTEST_MAIN(TestEditor)

@@ -304,10 +304,12 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     if (nicIn_ >= 0 || nicOut_ >= 0) { // the network interface's meters at the right edge
         const QRectF meters(box.right() - 11, box.top() + 8, 7, box.height() - 16);
         int k = 0;
+        QColor empty = pal.color(QPalette::Text);
+        empty.setAlphaF(0.15);
         for (double u : {nicIn_, nicOut_}) {
             const QRectF m(meters.left() + k++ * 4, meters.top(), 3, meters.height());
             p->setPen(Qt::NoPen);
-            p->setBrush(dim);
+            p->setBrush(empty);
             p->drawRect(m);
             if (u > 0) {
                 p->setBrush(EdgeItem::usageColor(u));

@@ -12,96 +12,122 @@
 namespace fog {
 
 namespace {
-constexpr int kPad = 8;
+constexpr int kPad = 6;
 constexpr int kRow = 18;
+constexpr int kGap = 14;
+constexpr int kRamp = 90; // the link-use ramp's length
 } // namespace
 
 RunLegend::RunLegend(QWidget* parent) : QWidget(parent) {
-    setAttribute(Qt::WA_TransparentForMouseEvents);
     QFont f = font();
     f.setPixelSize(11);
     setFont(f);
-    resize(sizeHint());
+    setAutoFillBackground(true);
+    setToolTip(tr("Key to the canvas during a run: message tags (× n: n messages on one line), "
+                  "node states (a group counts its members in each), and how full the links are"));
 }
 
 void RunLegend::setShowsLinks(bool on) {
     if (on == links_) return;
     links_ = on;
-    resize(sizeHint());
+    updateGeometry();
     update();
 }
 
-QSize RunLegend::sizeHint() const {
-    // Rows: messages, states (two rows), links; as wide as the message row.
+QVector<RunLegend::Entry> RunLegend::entries() const {
     const QFontMetrics fm(font());
-    int w = 2 * kPad;
-    for (const bool down : {true, false})
-        w += fm.horizontalAdvance(MessageLayer::label(down)) + 16 + 4 + fm.horizontalAdvance(what(down)) + 8;
-    return {std::max(w, 2 * kPad + 300), 2 * kPad + kRow * (links_ ? 4 : 3)};
+    QVector<Entry> out;
+    for (const bool down : {true, false}) {
+        const QString text = down ? tr("down") : tr("up (× n: n on one line)");
+        out.append({Kind::Message, down, text,
+                    fm.horizontalAdvance(MessageLayer::label(down)) + 16 + 4 + fm.horizontalAdvance(text)});
+    }
+    for (NodeState s : NodeItem::stateOrder()) {
+        const QString text = NodeItem::stateName(s);
+        out.append({Kind::State, static_cast<int>(s), text, 13 + fm.horizontalAdvance(text)});
+    }
+    if (links_) {
+        const QString text = tr("link use 0%");
+        out.append({Kind::Links, 0, text, fm.horizontalAdvance(text) + 4 + kRamp + 4 + fm.horizontalAdvance("100%")});
+    }
+    return out;
 }
 
-QString RunLegend::what(bool down) {
-    return down ? tr("going down") : tr("going up   (× n: n on one line)");
+QVector<QRect> RunLegend::layout(int width) const {
+    QVector<QRect> rects;
+    int x = kPad, y = kPad / 2;
+    for (const Entry& e : entries()) {
+        if (x > kPad && x + e.width > width - kPad) {
+            x = kPad;
+            y += kRow;
+        }
+        rects.append(QRect(x, y, e.width, kRow));
+        x += e.width + kGap;
+    }
+    return rects;
+}
+
+int RunLegend::heightForWidth(int width) const {
+    const QVector<QRect> r = layout(width);
+    return r.isEmpty() ? 0 : r.back().bottom() + 1 + kPad / 2;
+}
+
+QSize RunLegend::sizeHint() const {
+    int w = kPad;
+    for (const Entry& e : entries()) w += e.width + kGap;
+    return {w, kRow + kPad};
 }
 
 void RunLegend::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    QColor bg = palette().color(QPalette::Window);
-    bg.setAlphaF(0.92);
-    p.setPen(QPen(palette().color(QPalette::Mid), 1));
-    p.setBrush(bg);
-    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
     const QColor text = palette().color(QPalette::WindowText);
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.drawLine(0, 0, width(), 0);
     const QFontMetrics fm(font());
-    int y = kPad;
-    // Messages: the same tags as on the canvas.
-    int x = kPad;
-    for (const bool down : {true, false}) {
-        const QString label = MessageLayer::label(down);
-        const int w = fm.horizontalAdvance(label) + 16;
-        p.setPen(Qt::NoPen);
-        p.setBrush(MessageLayer::color(down));
-        p.drawRoundedRect(QRectF(x, y + 2, w, 14), 7, 7);
-        p.setPen(Qt::white);
-        p.drawText(QRect(x, y + 2, w, 14), Qt::AlignCenter, label);
-        x += w + 4;
-        p.setPen(text);
-        const QString words = what(down);
-        p.drawText(QRect(x, y, fm.horizontalAdvance(words) + 2, kRow), Qt::AlignLeft | Qt::AlignVCenter, words);
-        x += fm.horizontalAdvance(words) + 8;
-    }
-    y += kRow;
-    // States, in the order group counts are drawn.
-    x = kPad;
-    int k = 0;
-    for (NodeState s : NodeItem::stateOrder()) {
-        if (k++ == 3) {
-            x = kPad;
-            y += kRow;
+    const QVector<Entry> es = entries();
+    const QVector<QRect> rs = layout(width());
+    for (int i = 0; i < es.size(); ++i) {
+        const Entry& e = es[i];
+        const QRect r = rs[i];
+        switch (e.kind) {
+        case Kind::Message: {
+            const bool down = e.value != 0;
+            const QString label = MessageLayer::label(down);
+            const int w = fm.horizontalAdvance(label) + 16;
+            p.setPen(Qt::NoPen);
+            p.setBrush(MessageLayer::color(down));
+            p.drawRoundedRect(QRectF(r.left(), r.top() + 2, w, 14), 7, 7);
+            p.setPen(Qt::white);
+            p.drawText(QRect(r.left(), r.top() + 2, w, 14), Qt::AlignCenter, label);
+            p.setPen(text);
+            p.drawText(QRect(r.left() + w + 4, r.top(), r.width() - w - 4, kRow), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+            break;
         }
-        p.setPen(QPen(text, 0.6));
-        p.setBrush(stateColor(s));
-        p.drawRect(QRectF(x, y + 4.5, 9, 9));
-        p.setPen(text);
-        const QString name = NodeItem::stateName(s);
-        p.drawText(QRect(x + 13, y, 90, kRow), Qt::AlignLeft | Qt::AlignVCenter, name);
-        x += 100;
-    }
-    y += kRow;
-    if (links_) {
-        p.setPen(text);
-        const QString what = tr("link use:  0%");
-        p.drawText(QRect(kPad, y, fm.horizontalAdvance(what) + 2, kRow), Qt::AlignLeft | Qt::AlignVCenter, what);
-        const int left = kPad + fm.horizontalAdvance(what) + 6, right = width() - kPad - 34;
-        for (int i = left; i < right; ++i) {
-            const double u = static_cast<double>(i - left) / std::max(1, right - left - 1);
-            p.setPen(QPen(EdgeItem::usageColor(u), 1));
-            const double half = 2 + 6 * u;
-            p.drawLine(QPointF(i + 0.5, y + kRow / 2.0 - half), QPointF(i + 0.5, y + kRow / 2.0 + half));
+        case Kind::State:
+            p.setPen(QPen(text, 0.6));
+            p.setBrush(stateColor(static_cast<NodeState>(e.value)));
+            p.drawRect(QRectF(r.left() + 0.5, r.top() + 4.5, 9, 9));
+            p.setPen(text);
+            p.drawText(r.adjusted(13, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+            break;
+        case Kind::Links: {
+            p.setPen(text);
+            const int tw = fm.horizontalAdvance(e.text);
+            p.drawText(QRect(r.left(), r.top(), tw + 2, kRow), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+            const int left = r.left() + tw + 4;
+            for (int i2 = 0; i2 < kRamp; ++i2) {
+                const double u = static_cast<double>(i2) / (kRamp - 1);
+                p.setPen(QPen(EdgeItem::usageColor(u), 1));
+                const double half = 1 + 5 * u;
+                p.drawLine(QPointF(left + i2 + 0.5, r.top() + kRow / 2.0 - half), QPointF(left + i2 + 0.5, r.top() + kRow / 2.0 + half));
+            }
+            p.setPen(text);
+            p.drawText(QRect(left + kRamp + 4, r.top(), r.right() - left - kRamp, kRow), Qt::AlignLeft | Qt::AlignVCenter,
+                       QStringLiteral("100%"));
+            break;
         }
-        p.setPen(text);
-        p.drawText(QRect(right + 4, y, 34, kRow), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("100%"));
+        }
     }
 }
 

@@ -71,7 +71,7 @@ TopologyCanvas::TopologyCanvas(ScenarioDocument* doc, QWidget* parent)
 
     connect(scene_, &QGraphicsScene::selectionChanged, this, &TopologyCanvas::updateActions);
     updateActions();
-    legend_ = new RunLegend(viewport());
+    legend_ = new RunLegend(this); // in a margin under the viewport, never over the drawing
     legend_->hide();
 }
 
@@ -81,8 +81,16 @@ void TopologyCanvas::resizeEvent(QResizeEvent* e) {
 }
 
 void TopologyCanvas::placeLegend() {
-    legend_->resize(legend_->sizeHint());
-    legend_->move(8, viewport()->height() - legend_->height() - 8);
+    const int h = legend_->isHidden() ? 0 : legend_->heightForWidth(viewport()->width());
+    if (viewportMargins().bottom() != h) {
+        // The drawing keeps its centre as the viewport shrinks or grows by the strip.
+        const QPointF centre = mapToScene(viewport()->rect().center());
+        setViewportMargins(0, 0, 0, h);
+        centerOn(centre);
+    }
+    // The margin lies between the viewport and the horizontal scroll bar.
+    const QRect v = viewport()->geometry();
+    legend_->setGeometry(v.left(), v.bottom() + 1, v.width(), h);
 }
 
 QList<QAction*> TopologyCanvas::editActions() const {
@@ -324,14 +332,15 @@ void TopologyCanvas::setRunLinks(const std::vector<LinkInfo>& links) {
 void TopologyCanvas::showFrame(const ActivityFrame& frame) {
     scene_->showFrame(frame);
     if (legend_->isHidden()) {
-        placeLegend();
         legend_->show();
+        placeLegend();
     }
 }
 
 void TopologyCanvas::clearRunState() {
     scene_->clearRunState();
     legend_->hide();
+    placeLegend();
 }
 
 } // namespace fog
