@@ -1153,13 +1153,30 @@ void TestEditor::messagesAggregatePerEdge() {
     QVERIFY(canvas.runLegend()->isVisibleTo(&canvas));
     canvas.grab().save(QDir::temp().filePath("editor-messages.png"));
 
-    // Expanded, the first 400 members are points of their own: one tag each; the rest
-    // attach to the box and share one tag. The message between two members now has a
-    // line to go along.
+    // Unfolded, the members' updates still go along the group's line (drawn from its box):
+    // one tag. The message between two members now has points to go between.
     phones->setExpanded(true);
     canvas.showFrame(f);
     QCOMPARE(scene->messagesShown(), 1003);
-    QCOMPARE(scene->messageMarksShown(), 400 + 1 + 2 + 1);
+    QCOMPARE(scene->messageMarksShown(), 1 + 2 + 1);
+    for (const auto& m : layer->marks())
+        if (m.count == 1000) QVERIFY(!phones->boxRect().translated(phones->pos()).adjusted(1, 1, -1, -1).contains(m.from));
+    // A node whose parent is a member: its messages go to that member's point.
+    NodeSpec probe;
+    probe.id = "probe";
+    probe.tier = Tier::Device;
+    probe.parent = "phones-3";
+    doc.addNode(probe);
+    std::vector<NodeInfo> nodes = baseRunNodes(1000);
+    nodes.push_back(info("probe", "phones-3"));
+    canvas.setRunNodes(nodes);
+    ActivityFrame h;
+    h.states.assign(1006, NodeState::Idle);
+    h.messages = {{1005, 8, false, 0.0}};
+    canvas.showFrame(h);
+    QCOMPARE(scene->messageMarksShown(), 1);
+    QVERIFY(phones->member(3));
+    QVERIFY(phones->member(3)->sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(layer->marks()[0].to));
 
     // Cut messages fade out: not counted as shown, fading meanwhile, gone when the run ends.
     ActivityFrame g;

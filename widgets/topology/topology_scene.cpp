@@ -575,9 +575,18 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
         return runMap_[static_cast<std::size_t>(index)];
     };
     for (const auto& m : frame.messages) {
-        const auto [a, am] = at(m.from);
-        const auto [b, bm] = at(m.to);
+        auto [a, am] = at(m.from);
+        auto [b, bm] = at(m.to);
         if (!a || !b) continue;
+        // Along a drawn parent line, the message leaves and reaches where the line does (an
+        // unfolded group's line starts at its box, not at each member).
+        if (EdgeItem* e = parentEdges_.value(a); e && e->to() == b) {
+            am = e->fromMember();
+            bm = e->toMember();
+        } else if (EdgeItem* e2 = parentEdges_.value(b); e2 && e2->to() == a) {
+            bm = e2->fromMember();
+            am = e2->toMember();
+        }
         const QPointF pa = a->anchor(am), pb = b->anchor(bm);
         if (a == b && pa == pb) continue; // within one folded group: nowhere to go
         MessageLayer::Dot d;
