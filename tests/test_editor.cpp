@@ -1059,17 +1059,27 @@ void TestEditor::liveNetworkMessagesAndEnds() {
     net.message({0, 0, 1, 40.0, 50.0, 1e6, true});
     QVERIFY(frame(39).messages.empty());
 
-    // Plans: drawn unless the engine reports the trainer's transfers itself.
+    // Plans (an engine without ids): drawn unless the engine reports a message from or to
+    // that trainer; none once the engine gives ids, for it then reports every transfer.
+    LiveNetwork plain;
+    plain.start(run);
     const std::vector<MessageInFlight> planned{{1, 3, true, 0.3}, {2, 1, false, 0.6}};
-    f = frame(60, planned);
-    QCOMPARE(f.messages.size(), std::size_t(2));
-    net.message({7, 1, 3, 59.0, 61.0, 1e6, true});
-    f = frame(60, planned);
-    QCOMPARE(f.messages.size(), std::size_t(2)); // t1's plan gives way to message 7
-    QVERIFY(findMessage(f, 7));
+    ActivityFrame p1;
+    plain.fill(p1, 60, planned);
+    QCOMPARE(p1.messages.size(), std::size_t(2));
+    plain.message({0, 1, 3, 59.0, 61.0, 1e6, true});
+    ActivityFrame p2;
+    plain.fill(p2, 60, planned);
+    QCOMPARE(p2.messages.size(), std::size_t(2)); // t1's plan gives way to the engine's message
     int fromPlans = 0;
-    for (const auto& m : f.messages) fromPlans += m.id == 0;
+    for (const auto& m : p2.messages) fromPlans += m.progress == 0.6;
     QCOMPARE(fromPlans, 1);
+    plain.message({7, 0, 1, 59.0, 61.0, 1e6, true});
+    ActivityFrame p3;
+    plain.fill(p3, 60, planned);
+    QCOMPARE(p3.messages.size(), std::size_t(2)); // the engine's two, no plan
+    QVERIFY(findMessage(p3, 7));
+    for (const auto& m : p3.messages) QVERIFY(m.progress == 0.5);
 }
 
 void TestEditor::liveNetworkLinkUse() {

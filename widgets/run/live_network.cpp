@@ -24,6 +24,7 @@ void LiveNetwork::start(const RunInfo& info) {
     byId_.clear();
     noId_.clear();
     earlyEnds_.clear();
+    sawIds_ = false;
 }
 
 void LiveNetwork::message(const LinkMessage& m) {
@@ -38,6 +39,7 @@ void LiveNetwork::message(const LinkMessage& m) {
         if (m.arrive > m.depart) noId_.push_back(e);
         return;
     }
+    sawIds_ = true;
     if (auto it = earlyEnds_.find(m.id); it != earlyEnds_.end()) {
         e.end = it->second.first;
         e.cut = !it->second.second;
@@ -115,6 +117,7 @@ void LiveNetwork::fill(ActivityFrame& f, double t, const std::vector<MessageInFl
         it = over ? byId_.erase(it) : std::next(it);
     }
     for (const MessageInFlight& m : planned) {
+        if (sawIds_) break; // the engine reports every transfer itself
         const int trainer = m.modelDown ? m.to : m.from;
         if (trainer >= 0 && static_cast<std::size_t>(trainer) < n && reported[static_cast<std::size_t>(trainer)]) continue;
         push(m);

@@ -26,7 +26,9 @@ class LiveNetwork {
 
     /// Fills `f.messages` and `f.links` for virtual time `t`. `planned` are the transfers a
     /// job plan implies (model down while a trainer receives, update up while it sends);
-    /// each is drawn unless the engine reports a message of its own from or to that trainer.
+    /// each is drawn unless the engine reports a message of its own from or to that trainer,
+    /// and none once the engine gave any message an id (it then reports every transfer,
+    /// with its real end, which a plan made at dispatch may not match under contention).
     /// Messages whose end is known and past are dropped (a cut one is handed over once, with
     /// `cut` set, for the canvas to fade out); one without an id goes at its `arrive`; one
     /// with an id waits at its target (progress clamped to 1) until its end is reported.
@@ -54,6 +56,7 @@ class LiveNetwork {
     std::vector<Entry> noId_;
     /// Ends reported before their message (never by the engine; kept for robustness).
     std::unordered_map<std::uint64_t, std::pair<double, bool>> earlyEnds_;
+    bool sawIds_ = false;         ///< the engine gives its messages ids (and reports them all)
     std::vector<char> forwarder_; ///< per node: a relay
     std::vector<int> parent_;     ///< per node: its parent's index, -1 for a root
     std::vector<char> sending_, receiving_; ///< scratch, per node
