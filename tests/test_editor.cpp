@@ -1,10 +1,16 @@
 // The topology editor: the document model with undo (every edit kind undone and redone),
 // the canvas (drags, drops, drawn links, copy/paste, delete, layout), the inspector's
-// validation, positions in scenario files, and a 1,000-node benchmark (printed only).
+// validation, positions in scenario files, the run view (messages aggregated per edge, group
+// counts per state, link utilisation, the live network feed), and a 1,000-node benchmark
+// (printed only).
 
 #include "core/scenario/layout.h"
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
+#include "widgets/run/live_network.h"
+#include "widgets/run/run_controller.h"
+#include "widgets/topology/message_layer.h"
+#include "widgets/topology/run_legend.h"
 #include "widgets/topology/edge_item.h"
 #include "widgets/topology/node_item.h"
 #include "widgets/topology/node_palette.h"
@@ -26,6 +32,8 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+
+#include "event_loop_probe.h"
 
 #include <functional>
 #include <map>
@@ -267,6 +275,14 @@ class TestEditor : public QObject {
     void inspectorMultiSelectionIsOneStep();
     void inspectorEditsLinks();
     void groupsExpandAndShowRunState();
+    void liveNetworkMessagesAndEnds();
+    void liveNetworkLinkUse();
+    void messagesAggregatePerEdge();
+    void groupCountsPerState();
+    void linkUtilisationOnEdges();
+    void relayRole();
+    void liveRunDrawsBothWays();
+    void tenThousandDevicesStayResponsive();
     void thousandNodeBenchmark();
 };
 
@@ -941,6 +957,509 @@ void TestEditor::thousandNodeBenchmark() {
     qInfo("benchmark, 1000 nodes: scene build %lld ms, fit + paint %lld ms, select 100 "
           "(inspector following) %lld ms, move 100 %lld ms, auto layout %lld ms",
           build, paint, select, move, layout);
+}
+
+namespace {
+
+NodeInfo info(const char* id, const char* parent = "", const char* role = "trainer") {
+    NodeInfo n;
+    n.id = id;
+    n.parent = parent;
+    n.role = role;
+    return n;
+}
+
+LinkInfo linkInfo(int index, const char* kind, int from, int to, double capacity) {
+    LinkInfo l;
+    l.index = index;
+    l.id = std::string(kind) + " " + std::to_string(from) + "-" + std::to_string(to);
+    l.kind = kind;
+    l.from = from;
+    l.to = to;
+    l.capacityBytesPerS = capacity;
+    return l;
+}
+
+/// baseScenario's run: cloud, edge-a, edge-b, d1, d2, then the group's `phones` members.
+std::vector<NodeInfo> baseRunNodes(int phones) {
+    std::vector<NodeInfo> nodes{info("cloud", "", "aggregator"), info("edge-a", "cloud", "aggregator"),
+                                info("edge-b", "cloud", "aggregator"), info("d1", "edge-a"), info("d2", "edge-a")};
+    for (int k = 0; k < phones; ++k) {
+        NodeInfo n = info("", "edge-b");
+        n.id = "phones-" + std::to_string(k);
+        nodes.push_back(n);
+    }
+    return nodes;
+}
+
+const MessageInFlight* findMessage(const ActivityFrame& f, std::uint64_t id) {
+    for (const auto& m : f.messages)
+        if (m.id == id) return &m;
+    return nullptr;
+}
+
+} // namespace
+
+void TestEditor::liveNetworkMessagesAndEnds() {
+    // cloud(0) <- edge(1) <- t0(2), t1(3)
+    RunInfo run;
+    run.nodes = {info("cloud", "", "aggregator"), info("edge", "cloud", "aggregator"), info("t0", "edge"), info("t1", "edge")};
+    LiveNetwork net;
+    net.start(run);
+    auto frame = [&](double t, std::vector<MessageInFlight> planned = {}) {
+        ActivityFrame f;
+        net.fill(f, t, planned);
+        return f;
+    };
+    // An update with an id: elapsed / projected duration, then waits at its target until its
+    // real end (contention made it late).
+    net.message({5, 2, 1, 0.0, 10.0, 1e6, false});
+    ActivityFrame f = frame(5);
+    QCOMPARE(f.messages.size(), std::size_t(1));
+    QCOMPARE(f.messages[0].id, std::uint64_t(5));
+    QCOMPARE(f.messages[0].modelDown, false);
+    QCOMPARE(f.messages[0].progress, 0.5);
+    QVERIFY(!f.messages[0].cut);
+    f = frame(12);
+    QVERIFY(findMessage(f, 5));
+    QCOMPARE(findMessage(f, 5)->progress, 1.0);
+    net.messageEnd(5, 14, true);
+    QVERIFY(!findMessage(frame(14), 5));
+    QCOMPARE(net.messagesKept(), std::size_t(0));
+
+    // Cut off part-way: handed over once, marked cut, where it stopped; then gone.
+    net.message({6, 1, 3, 0.0, 10.0, 1e6, true});
+    net.messageEnd(6, 4, false);
+    f = frame(4.5);
+    const MessageInFlight* cut = findMessage(f, 6);
+    QVERIFY(cut);
+    QVERIFY(cut->cut);
+    QVERIFY(cut->modelDown);
+    QCOMPARE(cut->progress, 0.4);
+    QVERIFY(!findMessage(frame(5), 6));
+
+    // An end reported before its message (robustness): the message is never drawn alive.
+    net.messageEnd(9, 1, true);
+    net.message({9, 2, 1, 0.0, 3.0, 1.0, false});
+    QVERIFY(!findMessage(frame(2), 9));
+
+    // Without ids (main's engine before contention): the way is read from the tree, and the
+    // message goes at its arrival.
+    net.message({0, 1, 0, 20.0, 30.0, 1e6, true}); // edge -> its parent: an update going up
+    net.message({0, 0, 1, 20.0, 30.0, 1e6, true}); // cloud -> edge: a model going down
+    net.message({0, 0, 1, 25.0, 25.0, 1e6, true}); // zero length: nothing to draw
+    f = frame(22);
+    QCOMPARE(f.messages.size(), std::size_t(2));
+    int up = 0, down = 0;
+    for (const auto& m : f.messages) (m.modelDown ? down : up)++;
+    QCOMPARE(up, 1);
+    QCOMPARE(down, 1);
+    QCOMPARE(f.messages[0].progress, 0.2);
+    QVERIFY(frame(30).messages.empty());
+    // Not yet departed: not drawn.
+    net.message({0, 0, 1, 40.0, 50.0, 1e6, true});
+    QVERIFY(frame(39).messages.empty());
+
+    // Plans (an engine without ids): drawn unless the engine reports a message from or to
+    // that trainer; none once the engine gives ids, for it then reports every transfer.
+    LiveNetwork plain;
+    plain.start(run);
+    const std::vector<MessageInFlight> planned{{1, 3, true, 0.3}, {2, 1, false, 0.6}};
+    ActivityFrame p1;
+    plain.fill(p1, 60, planned);
+    QCOMPARE(p1.messages.size(), std::size_t(2));
+    plain.message({0, 1, 3, 59.0, 61.0, 1e6, true});
+    ActivityFrame p2;
+    plain.fill(p2, 60, planned);
+    QCOMPARE(p2.messages.size(), std::size_t(2)); // t1's plan gives way to the engine's message
+    int fromPlans = 0;
+    for (const auto& m : p2.messages) fromPlans += m.progress == 0.6;
+    QCOMPARE(fromPlans, 1);
+    plain.message({7, 0, 1, 59.0, 61.0, 1e6, true});
+    ActivityFrame p3;
+    plain.fill(p3, 60, planned);
+    QCOMPARE(p3.messages.size(), std::size_t(2)); // the engine's two, no plan
+    QVERIFY(findMessage(p3, 7));
+    for (const auto& m : p3.messages) QVERIFY(m.progress == 0.5);
+}
+
+void TestEditor::liveNetworkLinkUse() {
+    RunInfo run;
+    run.nodes = {info("cloud", "", "aggregator"), info("relay", "cloud", "relay"), info("t0", "relay"), info("t1", "relay")};
+    run.links = {linkInfo(0, "up", 2, 1, 1e6),   linkInfo(1, "down", 1, 2, 1e6), linkInfo(2, "up", 3, 1, 1e6),
+                 linkInfo(3, "up", 1, 0, 1e6),   linkInfo(4, "nic-in", 0, 0, 2e6), linkInfo(5, "down", 0, 1, 1e6)};
+    LiveNetwork net;
+    net.start(run);
+    auto links = [&](double t) {
+        ActivityFrame f;
+        net.fill(f, t, {});
+        std::map<int, LinkLoad> out;
+        for (const auto& l : f.links) out[l.link] = l;
+        return out;
+    };
+    // Spans of t0's upload (through the relay to the cloud), closed as flows come and go.
+    net.usage({{0, 0.0, 1.0, 1e6, 1}, {3, 0.0, 1.0, 1e6, 1}, {4, 0.0, 1.0, 1e6, 1}, {2, 0.0, 1.0, 0.0, 0}});
+    QVERIFY(links(1.5).empty()); // no message in flight: every link is idle
+    net.message({1, 2, 0, 1.0, 5.0, 4e6, false});
+    auto now = links(1.5);
+    QCOMPARE(now.size(), std::size_t(3)); // t0's up link, the relay's up link, the cloud's interface
+    QCOMPARE(now[0].bytesPerS, 1e6);
+    QCOMPARE(now[0].flows, 1);
+    QVERIFY(now.count(3) && now.count(4));
+    QVERIFY(!now.count(2)); // its latest span had no flows
+    QVERIFY(!now.count(1)); // t0 receives nothing
+    // A newer span replaces the older; an older one arriving late changes nothing.
+    net.usage({{0, 1.0, 2.0, 5e5, 2}});
+    net.usage({{0, 0.5, 0.9, 7e5, 3}});
+    now = links(2.5);
+    QCOMPARE(now[0].bytesPerS, 5e5);
+    QCOMPARE(now[0].flows, 2);
+    QCOMPARE(now[0].since, 1.0);
+    // Spans for links the run does not have are ignored.
+    net.usage({{99, 0.0, 1.0, 1.0, 1}, {-1, 0.0, 1.0, 1.0, 1}});
+    net.messageEnd(1, 6.0, true);
+    QVERIFY(links(6.5).empty()); // the upload arrived: idle again
+    // A model going down through the relay: the cloud's down link (its far end is the relay)
+    // and nothing of the ups.
+    net.usage({{5, 6.0, 7.0, 1e6, 1}});
+    net.message({2, 0, 3, 7.0, 9.0, 1e6, true});
+    now = links(7.5);
+    QCOMPARE(now.size(), std::size_t(1));
+    QVERIFY(now.count(5));
+}
+
+void TestEditor::messagesAggregatePerEdge() {
+    Scenario sc = baseScenario();
+    sc.topology.nodes[5].count = 1000;
+    ScenarioDocument doc;
+    doc.setScenario(sc);
+    TopologyCanvas canvas(&doc);
+    TopologyScene* scene = canvas.topologyScene();
+    canvas.resize(1280, 720);
+    canvas.setRunNodes(baseRunNodes(1000));
+    ActivityFrame f;
+    f.states.assign(1005, NodeState::Sending);
+    for (int k = 0; k < 1000; ++k) f.messages.push_back({5 + k, 2, false, k / 1000.0, 100u + static_cast<unsigned>(k)});
+    f.messages.push_back({1, 3, true, 0.25});
+    f.messages.push_back({1, 3, true, 0.75});
+    f.messages.push_back({5, 6, true, 0.5}); // between two members of a collapsed group: not drawn
+    canvas.showFrame(f);
+    QCOMPARE(scene->messagesShown(), 1002);
+    MessageLayer* layer = scene->messageLayer();
+    QCOMPARE(scene->messageMarksShown(), 3); // 1,000 updates as one tag, two models one by one
+    const MessageLayer::Mark* many = nullptr;
+    for (const auto& m : layer->marks())
+        if (m.count > 1) many = &m;
+    QVERIFY(many);
+    QCOMPARE(many->count, 1000);
+    QCOMPARE(many->modelDown, false);
+    QCOMPARE(many->minProgress, 0.0);
+    QCOMPARE(many->maxProgress, 0.999);
+    QCOMPARE(many->progress, 0.5);
+    // The tag runs between the two boxes' borders, not their centres.
+    NodeItem* phones = scene->item("phones");
+    NodeItem* edgeB = scene->item("edge-b");
+    QVERIFY(!phones->boxRect().translated(phones->pos()).adjusted(1, 1, -1, -1).contains(many->from));
+    QVERIFY(!edgeB->boxRect().translated(edgeB->pos()).adjusted(1, 1, -1, -1).contains(many->to));
+    QVERIFY(canvas.runLegend()->isVisibleTo(&canvas));
+    canvas.grab().save(QDir::temp().filePath("editor-messages.png"));
+
+    // Unfolded, the members' updates still go along the group's line (drawn from its box):
+    // one tag. The message between two members now has points to go between.
+    phones->setExpanded(true);
+    canvas.showFrame(f);
+    QCOMPARE(scene->messagesShown(), 1003);
+    QCOMPARE(scene->messageMarksShown(), 1 + 2 + 1);
+    for (const auto& m : layer->marks())
+        if (m.count == 1000) QVERIFY(!phones->boxRect().translated(phones->pos()).adjusted(1, 1, -1, -1).contains(m.from));
+    // A node whose parent is a member: its messages go to that member's point.
+    NodeSpec probe;
+    probe.id = "probe";
+    probe.tier = Tier::Device;
+    probe.parent = "phones-3";
+    doc.addNode(probe);
+    std::vector<NodeInfo> nodes = baseRunNodes(1000);
+    nodes.push_back(info("probe", "phones-3"));
+    canvas.setRunNodes(nodes);
+    ActivityFrame h;
+    h.states.assign(1006, NodeState::Idle);
+    h.messages = {{1005, 8, false, 0.0}};
+    canvas.showFrame(h);
+    QCOMPARE(scene->messageMarksShown(), 1);
+    QVERIFY(phones->member(3));
+    QVERIFY(phones->member(3)->sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(layer->marks()[0].to));
+
+    // Cut messages fade out: not counted as shown, fading meanwhile, gone when the run ends.
+    ActivityFrame g;
+    g.states.assign(1005, NodeState::Idle);
+    for (int k = 0; k < 500; ++k) g.messages.push_back({5 + 600 + k % 400, 2, false, 0.4, 5000u + k, true});
+    phones->setExpanded(false);
+    canvas.showFrame(g);
+    QCOMPARE(scene->messagesShown(), 0);
+    QCOMPARE(layer->fading().size(), 1);
+    QCOMPARE(layer->fading()[0].count, 500);
+    QVERIFY(layer->fading()[0].cut);
+    QVERIFY(layer->fading()[0].opacity > 0);
+    canvas.grab(); // paints the fading tag
+    QTRY_VERIFY_WITH_TIMEOUT(layer->fading().isEmpty(), 3000);
+    canvas.showFrame(g);
+    canvas.clearRunState();
+    QVERIFY(layer->fading().isEmpty());
+    QCOMPARE(scene->messagesShown(), 0);
+    QVERIFY(!canvas.runLegend()->isVisibleTo(&canvas));
+}
+
+void TestEditor::groupCountsPerState() {
+    Scenario sc = baseScenario();
+    sc.topology.nodes[5].count = 1000;
+    ScenarioDocument doc;
+    doc.setScenario(sc);
+    TopologyCanvas canvas(&doc);
+    TopologyScene* scene = canvas.topologyScene();
+    canvas.resize(1280, 720);
+    canvas.setRunNodes(baseRunNodes(1000));
+    ActivityFrame f;
+    f.states.assign(1005, NodeState::Idle);
+    f.states[3] = NodeState::Computing; // d1
+    for (int k = 0; k < 1000; ++k)
+        f.states[static_cast<std::size_t>(5 + k)] =
+            k < 600 ? NodeState::Computing : k < 850 ? NodeState::Sending : k < 870 ? NodeState::Receiving
+                                                     : k < 900 ? NodeState::Idle : NodeState::Offline;
+    canvas.showFrame(f);
+    NodeItem* phones = scene->item("phones");
+    QVERIFY(phones->hasRunCounts());
+    const auto& c = phones->runCounts();
+    QCOMPARE(c[static_cast<std::size_t>(NodeState::Computing)], 600);
+    QCOMPARE(c[static_cast<std::size_t>(NodeState::Sending)], 250);
+    QCOMPARE(c[static_cast<std::size_t>(NodeState::Receiving)], 20);
+    QCOMPARE(c[static_cast<std::size_t>(NodeState::Idle)], 30);
+    QCOMPARE(c[static_cast<std::size_t>(NodeState::Offline)], 100);
+    QVERIFY2(phones->toolTip().contains("computing 600 · sending 250 · receiving 20 · idle 30 · offline 100"),
+             qPrintable(phones->toolTip()));
+    QCOMPARE(scene->item("d1")->runState(), static_cast<int>(NodeState::Computing));
+    QVERIFY(scene->item("d1")->toolTip().contains("computing"));
+    canvas.zoomFit();
+    canvas.grab().save(QDir::temp().filePath("editor-counts.png"));
+    canvas.scale(0.2, 0.2); // far out: the counts become a bar
+    canvas.grab();
+    // Members move between states: the counts follow, and the run's end clears them.
+    std::fill(f.states.begin() + 5, f.states.end(), NodeState::Idle);
+    canvas.showFrame(f);
+    QCOMPARE(phones->runCounts()[static_cast<std::size_t>(NodeState::Idle)], 1000);
+    canvas.clearRunState();
+    QVERIFY(!phones->hasRunCounts());
+    QVERIFY(!phones->toolTip().contains("idle 1000"));
+    QCOMPARE(scene->item("d1")->runState(), -1);
+}
+
+void TestEditor::linkUtilisationOnEdges() {
+    Scenario sc = baseScenario();
+    sc.topology.nodes[5].count = 1000;
+    ScenarioDocument doc;
+    doc.setScenario(sc);
+    TopologyCanvas canvas(&doc);
+    TopologyScene* scene = canvas.topologyScene();
+    canvas.resize(1280, 720);
+    canvas.setRunNodes(baseRunNodes(1000));
+    // d1's up and down links, the explicit link edge-a -> edge-b, one up link per phone and
+    // edge-b's interface.
+    std::vector<LinkInfo> links{linkInfo(0, "up", 3, 1, 1e6), linkInfo(1, "down", 1, 3, 1e6),
+                                linkInfo(2, "link", 1, 2, 4e6), linkInfo(3, "nic-in", 2, 2, 8e6)};
+    for (int k = 0; k < 1000; ++k) links.push_back(linkInfo(4 + k, "up", 5 + k, 2, 1.25e5));
+    canvas.setRunLinks(links);
+    QVERIFY(canvas.runLegend()->showsLinks());
+    NodeItem* d1 = scene->item("d1");
+    EdgeItem* d1Edge = nullptr;
+    for (EdgeItem* e : d1->edges())
+        if (e->isParentLink() && e->from() == d1) d1Edge = e;
+    QVERIFY(d1Edge);
+    QCOMPARE(scene->edgeForRunLink(0), d1Edge);
+    QCOMPARE(scene->edgeForRunLink(1), d1Edge);
+    QCOMPARE(scene->edgeForRunLink(2), scene->linkItems().value(0));
+    QVERIFY(!scene->edgeForRunLink(3));
+    EdgeItem* phonesEdge = scene->edgeForRunLink(4);
+    QVERIFY(phonesEdge && phonesEdge->from() == scene->item("phones"));
+    QCOMPARE(scene->edgeForRunLink(1003), phonesEdge);
+
+    ActivityFrame f;
+    f.states.assign(1005, NodeState::Idle);
+    f.links = {{0, 5e5, 1, 0.0}, {2, 4e6, 2, 0.0}, {3, 2e6, 10, 0.0}};
+    for (int k = 0; k < 10; ++k) f.links.push_back({4 + k, 6.25e4, 1, 0.0});
+    canvas.showFrame(f);
+    QCOMPARE(scene->edgesInUse(), 3);
+    QCOMPARE(d1Edge->usage(), 0.5);
+    QVERIFY2(d1Edge->toolTip().contains("up d1 → edge-a: 4 Mbit/s of 8 Mbit/s (50%), 1 flows"), qPrintable(d1Edge->toolTip()));
+    QVERIFY(d1Edge->toolTip().contains("down edge-a → d1: idle"));
+    EdgeItem* explicitEdge = scene->linkItems().value(0);
+    QCOMPARE(explicitEdge->usage(), 1.0);
+    QVERIFY(explicitEdge->toolTip().startsWith("link edge-a – edge-b")); // its own tip kept
+    QCOMPARE(phonesEdge->usage(), 0.5);
+    QVERIFY2(phonesEdge->toolTip().contains("10 links of 1000 busy, 5 Mbit/s in all, 10 flows; busiest 50% of 1 Mbit/s"),
+             qPrintable(phonesEdge->toolTip()));
+    QVERIFY2(scene->item("edge-b")->toolTip().contains("(25%), 10 flows"), qPrintable(scene->item("edge-b")->toolTip()));
+    QVERIFY(EdgeItem::usageColor(1.0) != EdgeItem::usageColor(0.0));
+    QVERIFY(EdgeItem::usageColor(2.0) == EdgeItem::usageColor(1.0));
+    canvas.zoomFit();
+    canvas.grab().save(QDir::temp().filePath("editor-links.png"));
+
+    // The next frame: only the explicit link is busy; the others go back to plain lines.
+    f.links = {{2, 1e6, 1, 1.0}};
+    canvas.showFrame(f);
+    QCOMPARE(scene->edgesInUse(), 1);
+    QCOMPARE(d1Edge->usage(), -1.0);
+    QVERIFY(!d1Edge->toolTip().contains("d1 → edge-a"));
+    QCOMPARE(explicitEdge->usage(), 0.25);
+    QVERIFY(!scene->item("edge-b")->toolTip().contains("flows"));
+    // A rebuild makes new edges: the links find them again.
+    scene->rebuild();
+    f.links = {{0, 1e6, 1, 2.0}};
+    canvas.showFrame(f);
+    d1Edge = scene->edgeForRunLink(0);
+    QVERIFY(d1Edge);
+    QCOMPARE(d1Edge->usage(), 1.0);
+    // Spans for links the run does not have are ignored; the run's end clears everything.
+    f.links = {{0, 1e6, 1, 2.0}, {5000, 1.0, 1, 0.0}, {-2, 1.0, 1, 0.0}};
+    canvas.showFrame(f);
+    canvas.clearRunState();
+    QCOMPARE(d1Edge->usage(), -1.0);
+    QCOMPARE(scene->edgesInUse(), 0);
+}
+
+void TestEditor::relayRole() {
+    Scenario sc = baseScenario();
+    sc.topology.nodes[2].role = Role::Relay; // edge-b forwards for its phones
+    ScenarioDocument doc;
+    doc.setScenario(sc);
+    TopologyCanvas canvas(&doc);
+    NodeItem* relay = canvas.topologyScene()->item("edge-b");
+    QCOMPARE(relay->role(), Role::Relay);
+    QVERIFY2(relay->toolTip().contains("relay"), qPrintable(relay->toolTip()));
+    canvas.resize(800, 500);
+    canvas.zoomFit();
+    canvas.grab().save(QDir::temp().filePath("editor-relay.png"));
+    // The inspector offers the role, and choosing it is one undoable edit.
+    PropertyInspector inspector(&doc);
+    inspector.setSelection({"edge-a"}, {});
+    auto* role = qobject_cast<QComboBox*>(inspector.editor("role"));
+    QVERIFY(role);
+    QVERIFY(role->findText("relay") >= 0);
+    role->setCurrentIndex(role->findText("relay"));
+    Q_EMIT role->activated(role->currentIndex());
+    QCOMPARE(doc.scenario().topology.nodes[1].role, Role::Relay);
+    QCOMPARE(canvas.topologyScene()->item("edge-a")->role(), Role::Relay);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().topology.nodes[1].role, Role::Aggregator);
+}
+
+void TestEditor::liveRunDrawsBothWays() {
+    // A real (timing-only) run through the run controller: 1 s transfers each way and 2.5 s
+    // of computing, played at 10 s per second; the canvas sees models going down and
+    // updates going up, and the group counting its members receiving, computing and sending.
+    const Scenario s = loadScenarioText(R"(
+schema_version: 1
+name: both ways
+seed: 3
+topology:
+  nodes:
+    - {id: ps, tier: cloud, role: aggregator}
+  groups:
+    - id: dev
+      count: 4
+      tier: device
+      role: trainer
+      parent: ps
+      compute: {throughput: 20}
+      link: {bandwidth_up_mbps: 8, bandwidth_down_mbps: 8, latency_ms: 0}
+data: {dataset: none, samples_per_trainer: 100}
+model: {kind: none, wire_bytes: 1000000}
+training: {batch_size: 10, local_steps: 5}
+sync: {policy: fully-sync}
+stop: {rounds: 3}
+)");
+    ScenarioDocument doc;
+    doc.setScenario(s);
+    TopologyCanvas canvas(&doc);
+    canvas.resize(800, 500);
+    QTemporaryDir dir;
+    RunController c;
+    c.setPlaybackSpeed(10);
+    connect(&c, &RunController::started, &canvas, [&](const RunInfo& i) { canvas.setRunNodes(i.nodes); });
+    int down = 0, up = 0;
+    std::set<NodeState> groupStates;
+    connect(&c, &RunController::activity, &canvas, [&](const ActivityFrame& f) {
+        canvas.showFrame(f);
+        for (const auto& m : canvas.topologyScene()->messageLayer()->marks()) (m.modelDown ? down : up) += m.count;
+        const auto& counts = canvas.topologyScene()->item("dev")->runCounts();
+        for (int k = 0; k < 5; ++k)
+            if (counts[static_cast<std::size_t>(k)] > 0) groupStates.insert(static_cast<NodeState>(k));
+    });
+    QSignalSpy finished(&c, &RunController::finished);
+    QVERIFY(c.start(s, dir.filePath("runs.db"), 1));
+    QVERIFY(finished.wait(30000));
+    QVERIFY2(down > 0 && up > 0, qPrintable(QString("%1 down, %2 up").arg(down).arg(up)));
+    QVERIFY(groupStates.count(NodeState::Receiving));
+    QVERIFY(groupStates.count(NodeState::Computing));
+    QVERIFY(groupStates.count(NodeState::Sending));
+}
+
+void TestEditor::tenThousandDevicesStayResponsive() {
+    // edge-1000-devices with 1,000 phones per site (10,000 devices), all selected, timing
+    // only, played at a teaching speed (a frame every 33 ms) on a shown canvas for 5 s.
+    Scenario s = loadScenarioFile(FOG_SOURCE_DIR "/presets/edge-1000-devices.yaml",
+                                  {parseOverride("data={dataset: none, samples_per_trainer: 60}"),
+                                   parseOverride("model={kind: none, wire_bytes: 636040}")});
+    for (auto& n : s.topology.nodes)
+        if (n.id == "phone") n.count = 1000;
+    // Every online phone of a site takes part: thousands of messages in flight at once.
+    s.selection.params["k"] = 1000;
+    s.stop.rounds = 1000000;
+    ScenarioDocument doc;
+    doc.setScenario(s);
+    TopologyCanvas canvas(&doc);
+    canvas.resize(1280, 720);
+    canvas.show();
+    canvas.zoomFit();
+    QTemporaryDir dir;
+    RunController c;
+    c.setPlaybackSpeed(20);
+    connect(&c, &RunController::started, &canvas, [&](const RunInfo& i) {
+        canvas.setRunNodes(i.nodes);
+        canvas.setRunLinks(i.links);
+    });
+    int frames = 0, maxMessages = 0, maxTags = 0;
+    qint64 frameNs = 0, maxFrameNs = 0;
+    connect(&c, &RunController::activity, &canvas, [&](const ActivityFrame& f) {
+        QCOMPARE(static_cast<int>(f.states.size()), 10011);
+        QElapsedTimer t;
+        t.start();
+        canvas.showFrame(f);
+        const qint64 ns = t.nsecsElapsed();
+        frameNs += ns;
+        maxFrameNs = std::max(maxFrameNs, ns);
+        maxMessages = std::max(maxMessages, canvas.topologyScene()->messagesShown());
+        maxTags = std::max(maxTags, canvas.topologyScene()->messageMarksShown());
+        ++frames;
+    });
+    QSignalSpy finished(&c, &RunController::finished);
+    EventLoopProbe probe;
+    QVERIFY(c.start(s, dir.filePath("runs.db"), 1));
+    probe.start();
+    QTest::qWait(5000);
+    QElapsedTimer paint;
+    paint.start();
+    canvas.grab();
+    const qint64 paintMs = paint.elapsed();
+    c.stop();
+    QVERIFY(finished.wait(20000));
+    probe.stop();
+    qInfo("benchmark, 10,000 devices at 20 s per second for 5 s: %d frames, showFrame mean %.2f ms, max %.2f ms, "
+          "up to %d messages and %d tags in a frame, one full paint %lld ms; %s",
+          frames, frames ? frameNs / 1e6 / frames : 0.0, maxFrameNs / 1e6, maxMessages, maxTags,
+          static_cast<long long>(paintMs), qPrintable(probe.report()));
+    QVERIFY(frames > 10);
+    QVERIFY(maxMessages > 0);
+    // As the run view's 1,000-node test: no handler may hold the window for over 100 ms.
+    QVERIFY2(probe.maxBlockedMs() <= 100, qPrintable(probe.report()));
 }
 
 QTEST_MAIN(TestEditor)

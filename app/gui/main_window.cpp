@@ -483,6 +483,7 @@ void MainWindow::connectController() {
         live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
         timeline_->reset(info);
         canvas_->setRunNodes(info.nodes);
+        canvas_->setRunLinks(info.links);
         eventLog_->reset(info.nodes);
         logEvent(tr("run %1 started: %2, %3 nodes, %4, %5 threads")
                      .arg(runId)

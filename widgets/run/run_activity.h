@@ -5,6 +5,7 @@
 
 #include "core/system/metrics.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace fog {
@@ -14,12 +15,24 @@ struct MessageInFlight {
     int to = -1;
     bool modelDown = true; ///< true: model going down to a trainer; false: update going up
     double progress = 0.0; ///< 0 at departure, 1 at arrival
+    std::uint64_t id = 0;  ///< the engine's message id (0: none, or drawn from a job's plan)
+    bool cut = false;      ///< cut off at `progress` (shown once; the canvas fades it out)
+};
+
+/// The latest closed span of use of one link (RunInfo::links), shown while the link is busy.
+struct LinkLoad {
+    int link = 0;           ///< LinkInfo::index
+    double bytesPerS = 0.0; ///< sum of the rates of its flows
+    int flows = 0;
+    double since = 0.0;     ///< virtual time the span began
 };
 
 struct ActivityFrame {
     double virtualTime = 0.0;
     std::vector<NodeState> states; ///< one per node of RunInfo::nodes
     std::vector<MessageInFlight> messages;
+    /// Links in use now (with contention only; see LiveNetwork::fill for "now").
+    std::vector<LinkLoad> links;
 };
 
 } // namespace fog

@@ -4,6 +4,7 @@
 #include "core/engine/run_control.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
+#include "widgets/run/live_network.h"
 
 #include <QThread>
 #include <QTimer>
@@ -79,7 +80,7 @@ public:
     std::vector<JobPlan> plans;    ///< each trainer's current job (id 0: none)
     std::vector<char> offline;
     std::unordered_map<std::uint64_t, int> jobNode;
-    std::vector<LinkMessage> messages;
+    LiveNetwork network; ///< messages in flight and links in use
     double lastTime = 0.0;
     bool onlineKnown = false;
 
@@ -148,6 +149,7 @@ public:
         }
         plans.assign(n, JobPlan{});
         offline.assign(n, 0);
+        network.start(i);
     }
     void onAggregation(const AggregationRecord& r) override {
         std::lock_guard lock(mutex);
@@ -247,7 +249,7 @@ public:
     void onMessage(const LinkMessage& m) override {
         std::lock_guard lock(mutex);
         syncOnline();
-        if (m.arrive > m.depart) messages.push_back(m);
+        network.message(m);
         flushArrivals(m.depart);
         LogEntry e;
         e.time = m.depart;
@@ -263,7 +265,10 @@ public:
     void onMessageEnd(std::uint64_t id, double time, bool arrived) override {
         std::lock_guard lock(mutex);
         const auto it = messageEnds.find(id);
-        if (it == messageEnds.end()) return;
+        if (it == messageEnds.end()) {
+            network.messageEnd(id, time, arrived);
+            return;
+        }
         flushArrivals(time);
         LogEntry e;
         e.time = time;
@@ -273,6 +278,11 @@ public:
         e.b = it->second.bytes;
         addLog(std::move(e));
         messageEnds.erase(it);
+        network.messageEnd(id, time, arrived);
+    }
+    void onLinkUsage(const std::vector<LinkUsage>& spans) override {
+        std::lock_guard lock(mutex);
+        network.usage(spans);
     }
 
     /// Node states and messages at virtual time t (mutex held).
@@ -281,14 +291,7 @@ public:
         f.virtualTime = t;
         const int n = static_cast<int>(plans.size());
         f.states.assign(n, NodeState::Idle);
-        messages.erase(std::remove_if(messages.begin(), messages.end(), [t](const LinkMessage& m) { return m.arrive <= t; }),
-                       messages.end());
-        constexpr std::size_t kMaxMessages = 2000; // enough to see; bounded drawing cost
-        for (const auto& m : messages) {
-            if (m.depart > t || f.messages.size() >= kMaxMessages) continue;
-            const bool down = m.to >= 0 && m.to < n && parent[m.to] == m.from;
-            f.messages.push_back({m.from, m.to, down, (t - m.depart) / (m.arrive - m.depart)});
-        }
+        std::vector<MessageInFlight> planned; // a trainer's transfers from its job's plan
         for (int i = 0; i < n; ++i) {
             if (offline[i]) {
                 f.states[i] = NodeState::Offline;
@@ -296,16 +299,17 @@ public:
             }
             const JobPlan& p = plans[i];
             if (p.id == 0 || t < p.start || t >= p.arrive) continue;
-            if (t < p.received)
+            if (t < p.received) {
                 f.states[i] = NodeState::Receiving;
-            else if (t < p.computed)
+                planned.push_back({p.aggregator, i, true, (t - p.start) / (p.received - p.start)});
+            } else if (t < p.computed) {
                 f.states[i] = NodeState::Computing;
-            else {
+            } else {
                 f.states[i] = NodeState::Sending;
-                if (f.messages.size() < kMaxMessages)
-                    f.messages.push_back({i, p.aggregator, false, (t - p.computed) / (p.arrive - p.computed)});
+                planned.push_back({i, p.aggregator, false, (t - p.computed) / (p.arrive - p.computed)});
             }
         }
+        network.fill(f, t, planned);
         return f;
     }
 

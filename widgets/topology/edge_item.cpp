@@ -91,7 +91,35 @@ void EdgeItem::adjust() {
 }
 
 QRectF EdgeItem::boundingRect() const {
-    return path_.boundingRect().united(QRectF(line_.p1(), line_.p2()).normalized()).adjusted(-8, -8, 8, 8);
+    return path_.boundingRect().united(QRectF(line_.p1(), line_.p2()).normalized()).adjusted(-9, -9, 9, 9);
+}
+
+QColor EdgeItem::usageColor(double u) {
+    u = std::clamp(u, 0.0, 1.0);
+    const QColor stops[] = {QColor(68, 170, 153), QColor(238, 204, 102), QColor(204, 51, 17)};
+    const double x = u * 2;
+    const int i = std::min(1, static_cast<int>(x));
+    const double f = x - i;
+    const QColor& a = stops[i];
+    const QColor& b = stops[i + 1];
+    return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * f, a.greenF() + (b.greenF() - a.greenF()) * f,
+                            a.blueF() + (b.blueF() - a.blueF()) * f);
+}
+
+void EdgeItem::setUsage(double utilisation, const QString& text) {
+    if (!hasUsage_) idleToolTip_ = toolTip();
+    if (utilisation < 0) {
+        if (!hasUsage_) return;
+        hasUsage_ = false;
+        usage_ = -1.0;
+        setToolTip(idleToolTip_);
+        update();
+        return;
+    }
+    hasUsage_ = true;
+    usage_ = std::clamp(utilisation, 0.0, 1.0);
+    setToolTip(idleToolTip_.isEmpty() ? text : idleToolTip_ + "\n" + text);
+    update();
 }
 
 QPainterPath EdgeItem::shape() const {
@@ -124,6 +152,13 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) {
         pen.setWidthF(isSelected() ? 3 : 2);
     }
     pen.setCapStyle(Qt::RoundCap);
+    if (usage_ >= 0) { // run view: a band under the line, wider and redder as the link fills
+        QPen band(usageColor(usage_), 4 + 12 * usage_);
+        band.setCapStyle(Qt::RoundCap);
+        p->setPen(band);
+        p->setBrush(Qt::NoBrush);
+        p->drawPath(path_);
+    }
     p->setPen(pen);
     if (curved_) {
         p->setBrush(Qt::NoBrush);

@@ -37,6 +37,13 @@ class EdgeItem : public QGraphicsItem {
     QPainterPath shape() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override;
 
+    /// Run view: how busy the link is (0..1, drawn as width and colour under the line) and
+    /// what to say about it (the tool tip); a negative value clears it.
+    void setUsage(double utilisation, const QString& text);
+    double usage() const { return usage_; }
+    /// The colour of a utilisation (0..1): teal, yellow, red.
+    static QColor usageColor(double utilisation);
+
   private:
     NodeItem* from_;
     int fromMember_;
@@ -46,6 +53,9 @@ class EdgeItem : public QGraphicsItem {
     QLineF line_;
     bool curved_ = false;
     QPainterPath path_; ///< what is drawn: the line, or a curve around nodes in the way
+    double usage_ = -1.0;
+    QString idleToolTip_;
+    bool hasUsage_ = false;
 };
 
 } // namespace fog

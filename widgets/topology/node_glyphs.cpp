@@ -4,6 +4,8 @@
 #include <QPainterPath>
 #include <QPixmap>
 
+#include <algorithm>
+
 namespace fog {
 
 QColor tierColor(Tier t) {
@@ -76,6 +78,32 @@ void paintTierGlyph(QPainter* p, const QRectF& r, Tier t, bool group, const QCol
                      .adjusted(d * 0.5, d * 0.5, -d * 0.5, -d * 0.5));
     } else {
         draw(r);
+    }
+    p->restore();
+}
+
+void paintRelayGlyph(QPainter* p, const QRectF& r, Tier t, const QColor& pen) {
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing);
+    const double w = r.width(), h = r.height();
+    const double lw = std::max(1.0, w / 24.0);
+    const QPointF top(r.center().x(), r.top() + 0.30 * h);
+    // The mast: a narrow triangle standing on the bottom edge, with a cross brace.
+    const QPolygonF mast({top, QPointF(r.center().x() - 0.18 * w, r.bottom() - 0.04 * h),
+                          QPointF(r.center().x() + 0.18 * w, r.bottom() - 0.04 * h)});
+    p->setPen(QPen(pen, lw));
+    p->setBrush(tierColor(t));
+    p->drawPolygon(mast);
+    p->drawLine(QPointF(r.center().x() - 0.10 * w, r.top() + 0.62 * h), QPointF(r.center().x() + 0.10 * w, r.top() + 0.62 * h));
+    p->drawEllipse(top, 0.07 * w, 0.07 * w);
+    // Waves on both sides.
+    p->setBrush(Qt::NoBrush);
+    p->setPen(QPen(tierColor(t).darker(115), lw * 1.6, Qt::SolidLine, Qt::RoundCap));
+    for (int i = 1; i <= 2; ++i) {
+        const double rad = 0.14 * w * i;
+        const QRectF arc(top.x() - rad, top.y() - rad, 2 * rad, 2 * rad);
+        p->drawArc(arc, -40 * 16, 80 * 16);
+        p->drawArc(arc, 140 * 16, 80 * 16);
     }
     p->restore();
 }

@@ -18,6 +18,9 @@ namespace fog {
 QColor tierColor(Tier t);
 /// Draws the tier glyph inside `r` with outline `pen` colour and the tier's accent fill.
 void paintTierGlyph(QPainter* p, const QRectF& r, Tier t, bool group, const QColor& pen);
+/// Draws a relay (a mast sending waves both ways: it forwards, it neither trains nor
+/// aggregates) inside `r`, in the tier's accent colour.
+void paintRelayGlyph(QPainter* p, const QRectF& r, Tier t, const QColor& pen);
 /// Palette icon of a template, drawn for the given palette (light or dark).
 QIcon templateIcon(NodeTemplate t, const QPalette& palette, qreal devicePixelRatio);
 

@@ -44,6 +44,8 @@ QString roleText(Role r) {
         return QObject::tr("aggregator");
     case Role::Both:
         return QObject::tr("trains + aggregates");
+    case Role::Relay:
+        return QObject::tr("relay");
     }
     return {};
 }
@@ -134,9 +136,40 @@ void NodeItem::setSpec(const NodeSpec& g, const QString& nestedUnder) {
 void NodeItem::setProblems(const QStringList& messages) {
     const bool changed = messages != problems_;
     problems_ = messages;
-    setToolTip(problems_.isEmpty() ? baseToolTip_
-                                   : baseToolTip_ + "\n\n" + QObject::tr("Problems:") + "\n• " + problems_.join("\n• "));
+    refreshToolTip();
     if (changed) update();
+}
+
+void NodeItem::refreshToolTip() {
+    QString tip = baseToolTip_;
+    if (hasRunCounts_) {
+        QStringList parts;
+        for (NodeState s : stateOrder())
+            parts << QStringLiteral("%1 %2").arg(stateName(s)).arg(runCounts_[static_cast<std::size_t>(s)]);
+        tip += "\n" + parts.join(QStringLiteral(" · "));
+    } else if (runState_ >= 0) {
+        tip += "\n" + stateName(static_cast<NodeState>(runState_));
+    }
+    if (!nicText_.isEmpty()) tip += "\n" + nicText_;
+    if (!problems_.isEmpty()) tip += "\n\n" + QObject::tr("Problems:") + "\n• " + problems_.join("\n• ");
+    setToolTip(tip);
+}
+
+const std::array<NodeState, 5>& NodeItem::stateOrder() {
+    static const std::array<NodeState, 5> order{NodeState::Computing, NodeState::Sending, NodeState::Receiving,
+                                                NodeState::Idle, NodeState::Offline};
+    return order;
+}
+
+QString NodeItem::stateName(NodeState s) {
+    switch (s) {
+    case NodeState::Idle: return QObject::tr("idle");
+    case NodeState::Receiving: return QObject::tr("receiving");
+    case NodeState::Computing: return QObject::tr("computing");
+    case NodeState::Sending: return QObject::tr("sending");
+    case NodeState::Offline: return QObject::tr("offline");
+    }
+    return {};
 }
 
 QRectF NodeItem::membersRect() const {
@@ -200,10 +233,33 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
         p->drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
     }
 
-    if (lod < 0.35) return; // far out: boxes only, text would be unreadable anyway
+    if (lod < 0.35) { // far out: boxes only (text would be unreadable), a group's states as a bar
+        if (group_ && hasRunCounts_) {
+            int total = 0;
+            for (int c : runCounts_) total += c;
+            const QRectF bar = box.adjusted(6, box.height() / 2, -6, -6);
+            qreal x = bar.left();
+            p->setPen(Qt::NoPen);
+            for (NodeState st : stateOrder()) {
+                if (total <= 0) break;
+                const qreal w = bar.width() * runCounts_[static_cast<std::size_t>(st)] / total;
+                p->setBrush(stateColor(st));
+                p->drawRect(QRectF(x, bar.top(), w, bar.height()));
+                x += w;
+            }
+        }
+        return;
+    }
 
-    const QRectF glyph(box.left() + 6, box.top() + 9, 38, 38);
-    paintTierGlyph(p, glyph, tier_, group_, pal.color(QPalette::Text));
+    // A group during a run shows its members per state: a small glyph, the title, then
+    // the counts in two rows across the box.
+    const bool counts = group_ && hasRunCounts_;
+    const QRectF glyph = counts ? QRectF(box.left() + 6, box.top() + 4, 20, 20)
+                                : QRectF(box.left() + 6, box.top() + 9, 38, 38);
+    if (role_ == Role::Relay)
+        paintRelayGlyph(p, glyph, tier_, pal.color(QPalette::Text));
+    else
+        paintTierGlyph(p, glyph, tier_, group_, pal.color(QPalette::Text));
 
     const QRectF text(glyph.right() + 6, box.top() + 5, box.right() - glyph.right() - 10,
                       box.height() - 10);
@@ -225,25 +281,41 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     dim.setAlphaF(0.75);
     p->setPen(dim);
     const QFontMetrics fm(f);
-    p->drawText(QRectF(text.left(), text.top() + 18, text.width(), 14),
-                Qt::AlignLeft | Qt::AlignVCenter,
-                fm.elidedText(figures_, Qt::ElideRight, int(text.width())));
-    p->drawText(QRectF(text.left(), text.top() + 32, text.width(), 14),
-                Qt::AlignLeft | Qt::AlignVCenter,
-                fm.elidedText(cost_, Qt::ElideRight, int(text.width())));
-
-    if (group_ && hasRunCounts_) { // stacked bar: members per state
-        const QRectF bar(box.left() + 8, box.bottom() - 7, box.width() - 16, 4);
-        int total = 0;
-        for (int c : runCounts_)
-            total += c;
-        qreal x = bar.left();
-        p->setPen(Qt::NoPen);
-        for (int s = 0; s < 5 && total > 0; ++s) {
-            const qreal wS = bar.width() * runCounts_[static_cast<std::size_t>(s)] / total;
-            p->setBrush(stateColor(static_cast<NodeState>(s)));
-            p->drawRect(QRectF(x, bar.top(), wS, bar.height()));
-            x += wS;
+    if (counts) {
+        paintRunCounts(p, box, pal);
+    } else {
+        p->drawText(QRectF(text.left(), text.top() + 18, text.width(), 14),
+                    Qt::AlignLeft | Qt::AlignVCenter,
+                    fm.elidedText(figures_, Qt::ElideRight, int(text.width())));
+        // A node during a run says what it does now.
+        const QString last = runState_ >= 0 ? stateName(static_cast<NodeState>(runState_)) : cost_;
+        if (runState_ >= 0) {
+            QFont b = f;
+            b.setBold(true);
+            p->setFont(b);
+            p->setPen(pal.color(QPalette::Text));
+        }
+        p->drawText(QRectF(text.left(), text.top() + 32, text.width(), 14),
+                    Qt::AlignLeft | Qt::AlignVCenter,
+                    fm.elidedText(last, Qt::ElideRight, int(text.width())));
+        p->setFont(f);
+        p->setPen(dim);
+    }
+    if (nicIn_ >= 0 || nicOut_ >= 0) { // the network interface's meters at the right edge
+        const QRectF meters(box.right() - 11, box.top() + 8, 7, box.height() - 16);
+        int k = 0;
+        QColor empty = pal.color(QPalette::Text);
+        empty.setAlphaF(0.15);
+        for (double u : {nicIn_, nicOut_}) {
+            const QRectF m(meters.left() + k++ * 4, meters.top(), 3, meters.height());
+            p->setPen(Qt::NoPen);
+            p->setBrush(empty);
+            p->drawRect(m);
+            if (u > 0) {
+                p->setBrush(EdgeItem::usageColor(u));
+                const qreal h = m.height() * std::clamp(u, 0.0, 1.0);
+                p->drawRect(QRectF(m.left(), m.bottom() - h, m.width(), h));
+            }
         }
     }
     if (expanded_ && count_ > kMaxShownMembers) {
@@ -252,6 +324,40 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
         p->drawText(QRectF(m.left(), m.bottom() - 14, m.width(), 14), Qt::AlignCenter,
                     QObject::tr("+ %1 more").arg(count_ - kMaxShownMembers));
     }
+}
+
+void NodeItem::paintRunCounts(QPainter* p, const QRectF& box, const QPalette& pal) const {
+    QFont f = QApplication::font();
+    f.setPixelSize(11);
+    f.setBold(true);
+    p->setFont(f);
+    const qreal left = box.left() + 7, width = box.width() - 14;
+    const qreal cell = width / 3;
+    QColor zero = pal.color(QPalette::Text);
+    zero.setAlphaF(0.35);
+    int k = 0;
+    for (NodeState s : stateOrder()) {
+        const int row = k < 3 ? 0 : 1, col = k < 3 ? k : k - 3;
+        ++k;
+        const QRectF r(left + col * cell, box.top() + 27 + row * 14, cell, 13);
+        const int n = runCounts_[static_cast<std::size_t>(s)];
+        QColor c = stateColor(s);
+        if (n == 0) c.setAlphaF(0.3);
+        p->setPen(QPen(pal.color(QPalette::Text), 0.6));
+        p->setBrush(c);
+        p->drawRect(QRectF(r.left(), r.center().y() - 4.5, 9, 9));
+        p->setPen(n == 0 ? zero : pal.color(QPalette::Text));
+        p->drawText(r.adjusted(12, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, shortNumber(n));
+    }
+}
+
+void NodeItem::setNicUsage(double in, double out, const QString& text) {
+    if (in == nicIn_ && out == nicOut_ && text == nicText_) return;
+    nicIn_ = in;
+    nicOut_ = out;
+    nicText_ = text;
+    refreshToolTip();
+    update();
 }
 
 QPointF NodeItem::anchor(int member) const {
@@ -296,6 +402,7 @@ void NodeItem::setExpanded(bool on) {
 void NodeItem::setRunState(int state) {
     if (state == runState_) return;
     runState_ = state;
+    refreshToolTip();
     update();
 }
 
@@ -303,6 +410,7 @@ void NodeItem::setRunCounts(const std::array<int, 5>& counts) {
     if (hasRunCounts_ && counts == runCounts_) return;
     runCounts_ = counts;
     hasRunCounts_ = true;
+    refreshToolTip();
     update();
 }
 
@@ -313,8 +421,12 @@ void NodeItem::setMemberState(int k, int state) {
 void NodeItem::clearRun() {
     runState_ = -1;
     hasRunCounts_ = false;
+    runCounts_ = {};
+    nicIn_ = nicOut_ = -1.0;
+    nicText_.clear();
     for (MemberItem* m : members_)
         m->setState(-1);
+    refreshToolTip();
     update();
 }
 

@@ -81,7 +81,17 @@ class NodeItem : public QGraphicsItem {
     /// Run view: how many members are in each NodeState (groups).
     void setRunCounts(const std::array<int, 5>& counts);
     void setMemberState(int k, int state);
+    /// Run view: how many members are in each state (groups; empty when not set).
+    const std::array<int, 5>& runCounts() const { return runCounts_; }
+    bool hasRunCounts() const { return hasRunCounts_; }
+    int runState() const { return runState_; }
+    /// Run view: the node's network interface in use (0..1 in and out; negative: not
+    /// shown) and what to say about it (tool tip).
+    void setNicUsage(double in, double out, const QString& text);
     void clearRun();
+    /// The order group counts are drawn in, and their names.
+    static const std::array<NodeState, 5>& stateOrder();
+    static QString stateName(NodeState s);
     /// Problems the validator found for this node or group (empty: none): a warning
     /// badge on the box, the messages in the tool tip.
     void setProblems(const QStringList& messages);
@@ -93,6 +103,8 @@ class NodeItem : public QGraphicsItem {
 
   private:
     void layoutMembers();
+    void refreshToolTip();
+    void paintRunCounts(QPainter* p, const QRectF& box, const QPalette& pal) const;
     QRectF membersRect() const;
 
     QString id_;
@@ -110,6 +122,8 @@ class NodeItem : public QGraphicsItem {
     int runState_ = -1;
     std::array<int, 5> runCounts_{};
     bool hasRunCounts_ = false;
+    double nicIn_ = -1.0, nicOut_ = -1.0;
+    QString nicText_;
 };
 
 } // namespace fog

@@ -258,7 +258,7 @@ void PropertyInspector::buildMemberFields() {
     });
 
     auto* role = new QComboBox;
-    fillCombo(role, {Role::Trainer, Role::Aggregator, Role::Both});
+    fillCombo(role, {Role::Trainer, Role::Aggregator, Role::Both, Role::Relay});
     addField("role", tr("&Role"), role, OnMember).load = [this, role] {
         if (const NodeSpec* n = firstNode()) setCombo(role, n->role);
     };
@@ -273,7 +273,7 @@ void PropertyInspector::buildMemberFields() {
     addField("parent", tr("&Parent"), parent, OnMember).load = [this, parent] {
         parent->clear();
         parent->addItem(QString());
-        // Offer the aggregators (a group's first members; for a group also the aggregating
+        // Offer the aggregators and relays (a group's first members; for a group also the aggregating
         // groups, to nest it under every member); any node id may be typed.
         const auto& nodes = doc_->scenario().topology.nodes;
         const bool groupSelected = firstGroup() != nullptr;

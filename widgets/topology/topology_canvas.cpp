@@ -2,6 +2,7 @@
 
 #include "widgets/document/scenario_document.h"
 #include "widgets/topology/node_item.h"
+#include "widgets/topology/run_legend.h"
 #include "widgets/topology/topology_scene.h"
 
 #include <QAction>
@@ -70,6 +71,26 @@ TopologyCanvas::TopologyCanvas(ScenarioDocument* doc, QWidget* parent)
 
     connect(scene_, &QGraphicsScene::selectionChanged, this, &TopologyCanvas::updateActions);
     updateActions();
+    legend_ = new RunLegend(this); // in a margin under the viewport, never over the drawing
+    legend_->hide();
+}
+
+void TopologyCanvas::resizeEvent(QResizeEvent* e) {
+    QGraphicsView::resizeEvent(e);
+    placeLegend();
+}
+
+void TopologyCanvas::placeLegend() {
+    const int h = legend_->isHidden() ? 0 : legend_->heightForWidth(viewport()->width());
+    if (viewportMargins().bottom() != h) {
+        // The drawing keeps its centre as the viewport shrinks or grows by the strip.
+        const QPointF centre = mapToScene(viewport()->rect().center());
+        setViewportMargins(0, 0, 0, h);
+        centerOn(centre);
+    }
+    // The margin lies between the viewport and the horizontal scroll bar.
+    const QRect v = viewport()->geometry();
+    legend_->setGeometry(v.left(), v.bottom() + 1, v.width(), h);
 }
 
 QList<QAction*> TopologyCanvas::editActions() const {
@@ -176,6 +197,7 @@ void TopologyCanvas::zoomBy(qreal factor) {
     const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     factor = target / zoom();
     scale(factor, factor);
+    scene_->viewScaleChanged();
 }
 
 void TopologyCanvas::zoomIn() {
@@ -209,6 +231,7 @@ void TopologyCanvas::zoomFit() {
     if (zoom() < kMinZoom) zoomBy(kMinZoom / zoom());
     centerOn(r.center());
     setTransformationAnchor(anchor);
+    scene_->viewScaleChanged();
 }
 
 void TopologyCanvas::contextMenuEvent(QContextMenuEvent* e) {
@@ -300,12 +323,24 @@ void TopologyCanvas::setRunNodes(const std::vector<NodeInfo>& nodes) {
     scene_->setRunNodes(nodes);
 }
 
+void TopologyCanvas::setRunLinks(const std::vector<LinkInfo>& links) {
+    scene_->setRunLinks(links);
+    legend_->setShowsLinks(!links.empty());
+    placeLegend();
+}
+
 void TopologyCanvas::showFrame(const ActivityFrame& frame) {
     scene_->showFrame(frame);
+    if (legend_->isHidden()) {
+        legend_->show();
+        placeLegend();
+    }
 }
 
 void TopologyCanvas::clearRunState() {
     scene_->clearRunState();
+    legend_->hide();
+    placeLegend();
 }
 
 } // namespace fog

@@ -13,6 +13,7 @@ class QAction;
 
 namespace fog {
 
+class RunLegend;
 class ScenarioDocument;
 class TopologyScene;
 
@@ -42,8 +43,11 @@ class TopologyCanvas : public QGraphicsView {
 
     // Run view (forwarded to the scene).
     void setRunNodes(const std::vector<NodeInfo>& nodes);
+    void setRunLinks(const std::vector<LinkInfo>& links);
     void showFrame(const ActivityFrame& frame);
     void clearRunState();
+    /// The key to messages, states and link use, shown during a run.
+    RunLegend* runLegend() const { return legend_; }
 
   public Q_SLOTS:
     void deleteSelection();
@@ -69,10 +73,12 @@ class TopologyCanvas : public QGraphicsView {
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dragMoveEvent(QDragMoveEvent* e) override;
     void dropEvent(QDropEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
   private:
     void zoomBy(qreal factor);
     void updateActions();
+    void placeLegend();
 
     ScenarioDocument* doc_;
     TopologyScene* scene_;
@@ -90,6 +96,7 @@ class TopologyCanvas : public QGraphicsView {
     bool panning_ = false;
     QPoint panFrom_;
     int pasteCount_ = 0;
+    RunLegend* legend_ = nullptr;
 };
 
 } // namespace fog

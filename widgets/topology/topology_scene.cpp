@@ -27,6 +27,27 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+/// Where the segment from inside `r` to `outside` leaves the rectangle.
+QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside) {
+    const QLineF l(inside, outside);
+    const QLineF sides[] = {{r.topLeft(), r.topRight()},
+                            {r.topRight(), r.bottomRight()},
+                            {r.bottomRight(), r.bottomLeft()},
+                            {r.bottomLeft(), r.topLeft()}};
+    QPointF hit;
+    for (const QLineF& s : sides)
+        if (l.intersects(s, &hit) == QLineF::BoundedIntersection) return hit;
+    return inside;
+}
+
+QString rateText(double bytesPerS) {
+    const double bits = 8 * bytesPerS;
+    if (bits >= 1e9) return QObject::tr("%1 Gbit/s").arg(bits / 1e9, 0, 'g', 3);
+    if (bits >= 1e6) return QObject::tr("%1 Mbit/s").arg(bits / 1e6, 0, 'g', 3);
+    if (bits >= 1e3) return QObject::tr("%1 kbit/s").arg(bits / 1e3, 0, 'g', 3);
+    return QObject::tr("%1 bit/s").arg(bits, 0, 'g', 3);
+}
+
 bool splitMemberId(const QString& id, QString& group, int& k) {
     const int dash = id.lastIndexOf('-');
     if (dash <= 0 || dash + 1 >= id.size()) return false;
@@ -90,6 +111,7 @@ void TopologyScene::updateItem(NodeItem* item, EntityRef e) {
 }
 
 void TopologyScene::deleteItem(NodeItem* item) {
+    markLinksDirty();
     for (auto& r : runMap_)
         if (r.first == item) r.first = nullptr;
     const QVector<EdgeItem*> edges = item->edges();
@@ -126,6 +148,7 @@ void TopologyScene::placeUnpositioned() {
 }
 
 void TopologyScene::rebuild() {
+    markLinksDirty();
     for (EdgeItem* e : links_)
         delete e;
     links_.clear();
@@ -196,6 +219,7 @@ void TopologyScene::updateParentEdge(NodeItem* child, const QString& parentId) {
         old->adjust();
         return;
     }
+    markLinksDirty();
     delete old;
     parentEdges_.remove(child);
     if (parent && parent != child) {
@@ -220,6 +244,7 @@ void TopologyScene::rebuildLinks(int at, int shift) {
         keep.push_back(shift != 0 && i >= at ? i + shift : i);
     }
     QSignalBlocker block(this);
+    markLinksDirty();
     for (EdgeItem* e : links_)
         delete e;
     links_.clear();
@@ -519,6 +544,7 @@ void TopologyScene::setRunNodes(const std::vector<NodeInfo>& nodes) {
 }
 
 void TopologyScene::mapRunNodes() {
+    markLinksDirty();
     runMap_.clear();
     for (const QString& id : std::as_const(runIds_)) {
         int member = -1;
@@ -544,31 +570,206 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
         it.key()->setRunCounts(it.value());
     QVector<MessageLayer::Dot> dots;
     dots.reserve(static_cast<int>(frame.messages.size()));
-    auto point = [&](int index, QPointF& out) {
-        if (index < 0 || index >= static_cast<int>(runMap_.size())) return false;
-        auto [item, member] = runMap_[static_cast<std::size_t>(index)];
-        if (!item) return false;
-        out = item->anchor(member);
-        return true;
+    auto at = [&](int index) -> std::pair<NodeItem*, int> {
+        if (index < 0 || index >= static_cast<int>(runMap_.size())) return {nullptr, -1};
+        return runMap_[static_cast<std::size_t>(index)];
     };
     for (const auto& m : frame.messages) {
+        auto [a, am] = at(m.from);
+        auto [b, bm] = at(m.to);
+        if (!a || !b) continue;
+        // Along a drawn parent line, the message leaves and reaches where the line does (an
+        // unfolded group's line starts at its box, not at each member).
+        if (EdgeItem* e = parentEdges_.value(a); e && e->to() == b) {
+            am = e->fromMember();
+            bm = e->toMember();
+        } else if (EdgeItem* e2 = parentEdges_.value(b); e2 && e2->to() == a) {
+            bm = e2->fromMember();
+            am = e2->toMember();
+        }
+        const QPointF pa = a->anchor(am), pb = b->anchor(bm);
+        if (a == b && pa == pb) continue; // within one folded group: nowhere to go
         MessageLayer::Dot d;
-        if (!point(m.from, d.from) || !point(m.to, d.to)) continue;
+        // From border to border: a tag at 0 or 1 sits at the edge of its node, not under it.
+        d.from = exitPoint(a->anchorRect(am), pa, pb);
+        d.to = exitPoint(b->anchorRect(bm), pb, pa);
         d.progress = m.progress;
         d.modelDown = m.modelDown;
+        d.cut = m.cut;
         dots.append(d);
     }
-    messages_->setMessages(std::move(dots));
+    messages_->setMessages(dots);
+    runActive_ = true;
+    showLinkLoads(frame.links);
+}
+
+void TopologyScene::setRunLinks(const std::vector<LinkInfo>& links) {
+    runLinks_ = links;
+    markLinksDirty();
+}
+
+void TopologyScene::markLinksDirty() {
+    linksDirty_ = true;
+    usedEdges_.clear(); // may hold deleted edges: every edge is reset once remapped
+    nicItems_.clear();
+}
+
+void TopologyScene::mapRunLinks() {
+    linksDirty_ = false;
+    const std::size_t n = runLinks_.size();
+    linkEdge_.assign(n, nullptr);
+    linkDirection_.assign(n, 0);
+    linkNic_.assign(n, nullptr);
+    edgeLinkCount_.clear();
+    auto itemOf = [this](int index) -> NodeItem* {
+        return index >= 0 && index < static_cast<int>(runMap_.size()) ? runMap_[static_cast<std::size_t>(index)].first : nullptr;
+    };
+    for (std::size_t k = 0; k < n; ++k) {
+        const LinkInfo& l = runLinks_[k];
+        NodeItem* a = itemOf(l.from);
+        NodeItem* b = itemOf(l.to);
+        if (l.kind.rfind("nic", 0) == 0) {
+            linkNic_[k] = a ? a : b;
+            continue;
+        }
+        if (!a || !b || a == b) continue;
+        // A tree link is drawn on the parent edge, an explicit one on its own line.
+        const bool explicitLink = l.kind == "link";
+        EdgeItem* best = nullptr;
+        for (EdgeItem* e : a->edges()) {
+            const bool joins = (e->from() == a && e->to() == b) || (e->from() == b && e->to() == a);
+            if (!joins) continue;
+            if (!best || e->isParentLink() != explicitLink) best = e;
+        }
+        if (!best) continue;
+        linkEdge_[k] = best;
+        linkDirection_[k] = best->from() == a ? 0 : 1;
+        edgeLinkCount_[best][static_cast<std::size_t>(linkDirection_[k])]++;
+    }
+    for (EdgeItem* e : std::as_const(links_)) e->setUsage(-1, {});
+    for (EdgeItem* e : std::as_const(parentEdges_)) e->setUsage(-1, {});
+    for (NodeItem* it : std::as_const(items_)) it->setNicUsage(-1, -1, {});
+}
+
+EdgeItem* TopologyScene::edgeForRunLink(int link) {
+    if (linksDirty_) mapRunLinks();
+    return link >= 0 && link < static_cast<int>(linkEdge_.size()) ? linkEdge_[static_cast<std::size_t>(link)] : nullptr;
+}
+
+void TopologyScene::showLinkLoads(const std::vector<LinkLoad>& loads) {
+    if (runLinks_.empty()) return;
+    if (linksDirty_) mapRunLinks();
+    struct Side {
+        double rate = 0, capacity = 0, busiest = 0;
+        int flows = 0, busy = 0;
+        double linkCapacity = 0; ///< of the busiest
+    };
+    QHash<EdgeItem*, std::array<Side, 2>> edges;
+    struct Nic {
+        double in = -1, out = -1;
+        QStringList lines;
+    };
+    QHash<NodeItem*, Nic> nics;
+    for (const LinkLoad& l : loads) {
+        if (l.link < 0 || l.link >= static_cast<int>(runLinks_.size())) continue;
+        const auto k = static_cast<std::size_t>(l.link);
+        const LinkInfo& info = runLinks_[k];
+        const double u = info.capacityBytesPerS > 0 ? l.bytesPerS / info.capacityBytesPerS : 0.0;
+        if (NodeItem* it = linkNic_[k]) {
+            Nic& nic = nics[it];
+            const bool in = info.kind == "nic-in";
+            (in ? nic.in : nic.out) = std::max(in ? nic.in : nic.out, u);
+            nic.lines << QObject::tr("%1: %2 of %3 (%4%), %5 flows")
+                             .arg(QString::fromStdString(info.id), rateText(l.bytesPerS), rateText(info.capacityBytesPerS))
+                             .arg(100 * u, 0, 'f', 0)
+                             .arg(l.flows);
+            continue;
+        }
+        EdgeItem* e = linkEdge_[k];
+        if (!e) continue;
+        Side& s = edges[e][static_cast<std::size_t>(linkDirection_[k])];
+        s.rate += l.bytesPerS;
+        s.capacity += info.capacityBytesPerS;
+        s.flows += l.flows;
+        s.busy++;
+        if (u >= s.busiest) {
+            s.busiest = u;
+            s.linkCapacity = info.capacityBytesPerS;
+        }
+    }
+    QSet<EdgeItem*> now;
+    for (auto it = edges.cbegin(); it != edges.cend(); ++it) {
+        EdgeItem* e = it.key();
+        const std::array<int, 2> total = edgeLinkCount_.value(e);
+        const QString a = e->from() ? e->from()->id() : QString(), b = e->to() ? e->to()->id() : QString();
+        QStringList lines;
+        double u = 0;
+        for (int d = 0; d < 2; ++d) {
+            const Side& s = it.value()[static_cast<std::size_t>(d)];
+            const QString way = e->isParentLink() ? (d == 0 ? QObject::tr("up %1 → %2").arg(a, b) : QObject::tr("down %1 → %2").arg(b, a))
+                                                  : (d == 0 ? QStringLiteral("%1 → %2").arg(a, b) : QStringLiteral("%1 → %2").arg(b, a));
+            if (s.busy == 0) {
+                lines << QObject::tr("%1: idle").arg(way);
+                continue;
+            }
+            u = std::max(u, s.busiest);
+            if (total[static_cast<std::size_t>(d)] <= 1)
+                lines << QObject::tr("%1: %2 of %3 (%4%), %5 flows")
+                             .arg(way, rateText(s.rate), rateText(s.capacity))
+                             .arg(100 * s.busiest, 0, 'f', 0)
+                             .arg(s.flows);
+            else
+                lines << QObject::tr("%1: %2 links of %3 busy, %4 in all, %5 flows; busiest %6% of %7")
+                             .arg(way)
+                             .arg(s.busy)
+                             .arg(total[static_cast<std::size_t>(d)])
+                             .arg(rateText(s.rate))
+                             .arg(s.flows)
+                             .arg(100 * s.busiest, 0, 'f', 0)
+                             .arg(rateText(s.linkCapacity));
+        }
+        e->setUsage(u, lines.join('\n'));
+        now.insert(e);
+    }
+    for (EdgeItem* e : std::as_const(usedEdges_))
+        if (!now.contains(e)) e->setUsage(-1, {});
+    usedEdges_ = now;
+    QSet<NodeItem*> nicNow;
+    for (auto it = nics.cbegin(); it != nics.cend(); ++it) {
+        it.key()->setNicUsage(it.value().in, it.value().out, it.value().lines.join('\n'));
+        nicNow.insert(it.key());
+    }
+    for (NodeItem* it : std::as_const(nicItems_))
+        if (!nicNow.contains(it)) it->setNicUsage(-1, -1, {});
+    nicItems_ = nicNow;
 }
 
 void TopologyScene::clearRunState() {
     for (NodeItem* it : std::as_const(items_))
         it->clearRun();
-    messages_->setMessages({});
+    messages_->clear();
+    for (EdgeItem* e : std::as_const(links_)) e->setUsage(-1, {});
+    for (EdgeItem* e : std::as_const(parentEdges_)) e->setUsage(-1, {});
+    usedEdges_.clear();
+    nicItems_.clear();
+    runActive_ = false;
+    update();
 }
 
 int TopologyScene::messagesShown() const {
     return messages_->size();
+}
+
+int TopologyScene::messageMarksShown() const {
+    return messages_->marks().size();
+}
+
+int TopologyScene::edgesInUse() const {
+    return usedEdges_.size();
+}
+
+void TopologyScene::viewScaleChanged() {
+    messages_->refreshGeometry();
 }
 
 } // namespace fog

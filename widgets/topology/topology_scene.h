@@ -12,6 +12,9 @@
 #include <QMap>
 #include <QGraphicsScene>
 #include <QHash>
+#include <QSet>
+
+#include <array>
 
 #include <vector>
 
@@ -63,9 +66,24 @@ class TopologyScene : public QGraphicsScene {
     // --- run view ---
     /// Maps the run's expanded node indices to items (group members to their group).
     void setRunNodes(const std::vector<NodeInfo>& nodes);
+    /// The run's shared capacities (RunInfo::links; empty without contention): each is
+    /// drawn on the edge between its two nodes' items (a node's interface on its item).
+    void setRunLinks(const std::vector<LinkInfo>& links);
     void showFrame(const ActivityFrame& frame);
     void clearRunState();
+    /// Messages shown (however many tags draw them) and the tags drawn.
     int messagesShown() const;
+    int messageMarksShown() const;
+    MessageLayer* messageLayer() const { return messages_; }
+    /// Edges drawn with a utilisation now.
+    int edgesInUse() const;
+    /// The edge a run link is drawn on (nullptr: none, e.g. a node's interface).
+    EdgeItem* edgeForRunLink(int link);
+    /// True from the first frame of a run until clearRunState (the canvas shows a legend).
+    bool runViewActive() const { return runActive_; }
+    bool hasRunLinks() const { return !runLinks_.empty(); }
+    /// Called by the view when its zoom changes (message tags keep their size on screen).
+    void viewScaleChanged();
 
     /// Marks the items with problems (node or group id -> messages): a warning badge and
     /// the messages in the tool tip. Kept across rebuilds until replaced.
@@ -130,6 +148,19 @@ class TopologyScene : public QGraphicsScene {
     QStringList runIds_; ///< the run's node ids, to map again after a rebuild
     QMap<QString, QStringList> problems_;
     void mapRunNodes();
+    /// Run view: links to edges and interfaces to items, again after any rebuild.
+    void mapRunLinks();
+    void showLinkLoads(const std::vector<LinkLoad>& loads);
+    std::vector<LinkInfo> runLinks_;
+    std::vector<EdgeItem*> linkEdge_;   ///< per run link: its edge (nullptr: none)
+    std::vector<int> linkDirection_;    ///< per run link: 0 along its edge, 1 against it
+    std::vector<NodeItem*> linkNic_;    ///< per run link: the item of an interface
+    QHash<EdgeItem*, std::array<int, 2>> edgeLinkCount_; ///< links drawn on an edge, per direction
+    QSet<EdgeItem*> usedEdges_;
+    QSet<NodeItem*> nicItems_;
+    bool linksDirty_ = true;
+    bool runActive_ = false;
+    void markLinksDirty();
 };
 
 } // namespace fog
