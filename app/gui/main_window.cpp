@@ -12,6 +12,8 @@
 #include "widgets/compare/comparison_view.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/plots/live_plots.h"
+#include "widgets/plots/link_plot.h"
+#include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/node_timeline.h"
 #include "widgets/policy/policy_panel.h"
 #include "widgets/policy/settings_panel.h"
@@ -169,6 +171,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         if (controller_->isActive()) return;
         live_->clear();
         timeline_->reset(RunInfo{});
+        linkPlot_->reset(RunInfo{});
         liveRunId_ = 0;
         showingLive_ = true;
         runStatus_->clear();
@@ -408,6 +411,8 @@ void MainWindow::buildDocks() {
     bottomTabs_ = new QTabWidget(this);
     live_ = new LivePlots(bottomTabs_);
     timeline_ = new NodeTimeline(bottomTabs_);
+    linkPlot_ = new LinkThroughputPlot(bottomTabs_);
+    linkCursors(live_, timeline_, linkPlot_);
     eventLog_ = new QPlainTextEdit(bottomTabs_);
     eventLog_->setObjectName("eventLog");
     eventLog_->setReadOnly(true);
@@ -416,6 +421,7 @@ void MainWindow::buildDocks() {
     problems_->setObjectName("problemsList");
     bottomTabs_->addTab(scrollable(live_, bottomTabs_), tr("Live Plots"));
     bottomTabs_->addTab(timeline_, tr("Node Timeline"));
+    bottomTabs_->addTab(linkPlot_, tr("Link Throughput"));
     bottomTabs_->addTab(eventLog_, tr("Events"));
     bottomTabs_->addTab(problems_, tr("Problems"));
     topologySplit_->addWidget(bottomTabs_);
@@ -478,6 +484,7 @@ void MainWindow::connectController() {
         showingLive_ = true;
         live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
         timeline_->reset(info);
+        linkPlot_->reset(info);
         canvas_->setRunNodes(info.nodes);
         eventLog_->clear();
         logEvent(tr("run %1 started: %2, %3 nodes, %4, %5 threads")
@@ -513,6 +520,9 @@ void MainWindow::connectController() {
         if (showingLive_) timeline_->appendIntervals(v);
     });
     connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
+    connect(controller_, &RunController::linkUsage, this, [this](const std::vector<LinkUsage>& spans) {
+        if (showingLive_) linkPlot_->appendUsage(spans);
+    });
     connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
         if (showingLive_) live_->appendEvents(events);
     });
@@ -915,6 +925,7 @@ void MainWindow::showStoredRun(qint64 id) {
     showingLive_ = false;
     const bool shown = live_->showStoredRun(*store_, id);
     timeline_->showStoredRun(*store_, id);
+    linkPlot_->showStoredRun(*store_, id);
     if (!shown) {
         QMessageBox::warning(this, tr("Show run"), tr("Run %1 is no longer in the store.").arg(id));
         return;

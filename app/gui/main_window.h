@@ -30,6 +30,7 @@ class ComparisonView;
 class LivePlots;
 class NodePalette;
 class NodeTimeline;
+class LinkThroughputPlot;
 class PolicyPanel;
 class PropertyInspector;
 class RunController;
@@ -66,6 +67,7 @@ public:
     SettingsPanel* settingsPanel() const { return settings_; }
     LivePlots* livePlots() const { return live_; }
     NodeTimeline* timeline() const { return timeline_; }
+    LinkThroughputPlot* linkPlot() const { return linkPlot_; }
     RunsBrowser* runsBrowser() const { return runs_; }
     ComparisonView* comparison() const { return compare_; }
     QTabWidget* centralTabs() const { return centre_; }
@@ -141,6 +143,7 @@ private:
     SettingsPanel* settings_ = nullptr;
     LivePlots* live_ = nullptr;
     NodeTimeline* timeline_ = nullptr;
+    LinkThroughputPlot* linkPlot_ = nullptr;
     RunsBrowser* runs_ = nullptr;
     QListWidget* problems_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;
