@@ -377,8 +377,8 @@ private Q_SLOTS:
         for (int i = 0; i < p->itemCount(); ++i) {
             if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)))
                 line = line || std::abs(l->point1->coords().y() - expected) < 1e-12;
-            if (auto* t = qobject_cast<QCPItemText*>(p->item(i))) label = label || t->text().contains("(closed form)");
         }
+        for (int i = 0; i < p->graphCount(); ++i) label = label || p->graph(i)->name().startsWith("closed form 1.24");
         QVERIFY(line);
         QVERIFY(label);
     }
@@ -400,8 +400,8 @@ private Q_SLOTS:
         QTest::qWait(100);
         QCustomPlot* p = plots.plot(LivePlots::Panel::RoundTime);
         bool label = false;
-        for (int i = 0; i < p->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(p->item(i))) label = label || t->text().contains("Monte Carlo estimate");
+        for (int i = 0; i < p->graphCount(); ++i)
+            label = label || (p->graph(i)->name().startsWith("Monte Carlo ") && p->legend->hasItemWithPlottable(p->graph(i)));
         QVERIFY(label);
         QVERIFY(plots.figuresText().contains("Monte Carlo estimate (300 rounds)"));
     }
@@ -451,6 +451,74 @@ private Q_SLOTS:
                  qPrintable(timeline.totalsText()));
     }
 
+    // ---- themes
+
+    void linkPlotAndTimelineInLightAndDark() {
+        // A theme change redraws in the new colours; pictures go to $FOG_SCREENSHOT_DIR.
+        const QString dir = qEnvironmentVariable("FOG_SCREENSHOT_DIR", dir_.path());
+        for (const bool dark : {false, true}) {
+            QPalette pal;
+            if (dark) {
+                pal.setColor(QPalette::Window, QColor(45, 45, 48));
+                pal.setColor(QPalette::Base, QColor(30, 30, 32));
+                pal.setColor(QPalette::WindowText, QColor(230, 230, 230));
+                pal.setColor(QPalette::Text, QColor(230, 230, 230));
+                pal.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
+                pal.setColor(QPalette::ToolTipText, QColor(240, 240, 240));
+            }
+            LinkThroughputPlot plot;
+            plot.resize(900, 320);
+            plot.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&plot));
+            plot.reset(infoWithLinks(8));
+            plot.appendUsage(steadyUsage(8));
+            plot.appendUsage({{7, 10.0, 14.0, 3e5, 2}, {6, 10.0, 14.0, 9e5, 1}});
+            plot.setPalette(pal);
+            QTest::qWait(400);
+            plot.setCursorTime(6.0);
+            QVERIFY(plot.cursorText().contains("t = 6.00 s"));
+            QTest::qWait(100); // the queued replot
+            const QImage image = plot.grab().toImage();
+            image.save(QDir(dir).filePath(dark ? "link-throughput-dark.png" : "link-throughput-light.png"));
+            const QColor corner = image.pixelColor(plot.plot()->geometry().topLeft() + QPoint(4, 4));
+            QVERIFY2(dark ? corner.lightness() < 80 : corner.lightness() > 180, qPrintable(corner.name()));
+            bool curve = false; // the busiest link's colour is drawn
+            for (int y = 0; y < image.height() && !curve; ++y)
+                for (int x = 0; x < image.width() && !curve; ++x) curve = image.pixelColor(x, y) == seriesColor(0);
+            QVERIFY(curve);
+
+            // The timeline: receiving and sending apart from computing, with the totals line.
+            NodeTimeline timeline;
+            timeline.resize(900, 260);
+            timeline.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+            RunInfo info;
+            info.nodes.push_back({"server", "cloud", "aggregator", "", 1, 0});
+            std::vector<NodeInterval> ivs;
+            for (int n = 1; n <= 6; ++n) {
+                info.nodes.push_back({"phone-" + std::to_string(n), "device", "trainer", "server", 1, 0});
+                for (int r = 0; r < 5; ++r) {
+                    const double t = r * 4.0, down = 0.4 + 0.1 * n, up = 0.3 * n;
+                    ivs.push_back({n, NodeState::Receiving, t, t + down});
+                    ivs.push_back({n, NodeState::Computing, t + down, t + down + 1.5});
+                    ivs.push_back({n, NodeState::Sending, t + down + 1.5, t + down + 1.5 + up});
+                }
+            }
+            timeline.reset(info);
+            timeline.appendIntervals(ivs);
+            timeline.setPalette(pal);
+            timeline.setCursorTime(6.0);
+            QTest::qWait(200);
+            QVERIFY2(timeline.totalsText().contains("waiting for the network"), qPrintable(timeline.totalsText()));
+            const QImage tl = timeline.grab().toImage();
+            tl.save(QDir(dir).filePath(dark ? "timeline-dark.png" : "timeline-light.png"));
+            bool sending = false;
+            for (int y = 0; y < tl.height() && !sending; ++y)
+                for (int x = 0; x < tl.width() && !sending; ++x) sending = tl.pixelColor(x, y) == stateColor(NodeState::Sending);
+            QVERIFY(sending);
+        }
+    }
+
     // ---- export
 
     void linkPlotExportsToPdf() {
@@ -459,13 +527,31 @@ private Q_SLOTS:
         plot.reset(infoWithLinks(4));
         plot.appendUsage(steadyUsage(4));
         QTRY_VERIFY(plot.plot()->graphCount() > 0);
-        const QString path = dir_.filePath("links.pdf");
+        const QString path = QDir(qEnvironmentVariable("FOG_SCREENSHOT_DIR", dir_.path())).filePath("links.pdf");
         QString error;
         QVERIFY2(savePlot(plot.plot(), path, 800, 400, &error), qPrintable(error));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(5) == "%PDF-");
         QVERIFY(f.size() > 2000);
+
+        // The round-time panel with its closed form (a dashed line, named in the legend).
+        LivePlots plots;
+        plots.resize(1000, 500);
+        Scenario s = timingStar(5, 2.0, NoiseSpec::Kind::Exponential);
+        s.sync.name = "fully-sync";
+        s.topology.hasDefaultLink = true;
+        s.topology.defaultLink.latencyMs = 50;
+        s.topology.contention = false;
+        s.stop.rounds = 200;
+        Recorder rec;
+        runScenario(s, rec);
+        plots.showRun("exp", s, rec.records);
+        plots.setSmoothing(10);
+        QTest::qWait(100);
+        const QString roundPdf = QDir(qEnvironmentVariable("FOG_SCREENSHOT_DIR", dir_.path())).filePath("round-time.pdf");
+        QVERIFY2(savePlot(plots.plot(LivePlots::Panel::RoundTime), roundPdf, 700, 400, &error), qPrintable(error));
+        QVERIFY(QFileInfo(roundPdf).size() > 2000);
     }
 };
 

@@ -167,10 +167,15 @@ void LinkThroughputPlot::rebuildList() {
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(), [this](int a, int b) { return bytes_[a] > bytes_[b]; });
     for (int l : order) {
-        QString text = tr("%1: %2").arg(linkName(l), bytesText(bytes_[l]));
-        if (l < static_cast<int>(links_.size()) && links_[l].capacityBytesPerS > 0)
-            text += tr(" (capacity %1 Mbit/s)").arg(links_[l].capacityBytesPerS / kMbit, 0, 'g', 4);
-        auto* item = new QListWidgetItem(text, list_);
+        auto* item = new QListWidgetItem(tr("%1: %2").arg(linkName(l), bytesText(bytes_[l])), list_);
+        QString tip = tr("%1 carried %2").arg(linkName(l), bytesText(bytes_[l]));
+        if (l < static_cast<int>(links_.size())) {
+            const LinkInfo& info = links_[l];
+            if (info.capacityBytesPerS > 0) tip += tr("\ncapacity %1 Mbit/s").arg(info.capacityBytesPerS / kMbit, 0, 'g', 4);
+            if (!info.kind.empty()) tip += tr("\nkind: %1").arg(QString::fromStdString(info.kind));
+            if (info.members > 1) tip += tr("\nshared by %1 nodes").arg(info.members);
+        }
+        item->setToolTip(tip);
         item->setData(Qt::UserRole, l);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(std::find(shown_.begin(), shown_.end(), l) != shown_.end() ? Qt::Checked : Qt::Unchecked);

@@ -75,7 +75,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     // Wraps in a narrow panel rather than widening it (a projector, a laptop).
     closedFormLabel_->setWordWrap(true);
     closedFormLabel_->setMinimumWidth(120);
-    top->addWidget(closedFormLabel_, 1);
+    top->addStretch(1);
 
     auto* grid = new QGridLayout;
     grid->setSpacing(4);
@@ -119,6 +119,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    // The expected round time on a row of its own: the controls keep their row on a
+    // laptop's width, and the formula reads in one line.
+    layout->addWidget(closedFormLabel_);
     layout->addLayout(grid, 1);
 
     refresh_ = new QTimer(this);
@@ -301,10 +304,12 @@ PlotOptions LivePlots::optionsFor(const PanelState& p) const {
     if (p.kind != PlotKind::TrainLoss && p.kind != PlotKind::RoundTime) o.logY = false;
     if (p.kind == PlotKind::RoundTime && expected_.source == ExpectedRoundTime::Source::ClosedForm) {
         o.expectedRoundTime = expected_.seconds;
-        o.expectedLabel = tr("expected %1 s (closed form)").arg(expected_.seconds, 0, 'g', 4);
+        // Short: the legend shares a small plot with "measured"; the line above the plots
+        // gives the formula.
+        o.expectedLabel = tr("closed form %1 s").arg(expected_.seconds, 0, 'g', 4);
     } else if (p.kind == PlotKind::RoundTime && expected_.source == ExpectedRoundTime::Source::MonteCarlo) {
         o.expectedRoundTime = expected_.seconds;
-        o.expectedLabel = tr("expected %1 s (Monte Carlo estimate, %2 rounds)").arg(expected_.seconds, 0, 'g', 4).arg(expected_.rounds);
+        o.expectedLabel = tr("Monte Carlo %1 s").arg(expected_.seconds, 0, 'g', 4);
     }
     // Raw curves behind smoothed ones: the loss panel adds its own (its test curve is graph 1).
     o.rawBehind = p.kind != PlotKind::TrainLoss;
@@ -317,17 +322,14 @@ QString LivePlots::expectedText() const {
     case ExpectedRoundTime::Source::ClosedForm:
         return tr("Expected round time (closed form): %1").arg(QString::fromStdString(expected_.detail));
     case ExpectedRoundTime::Source::MonteCarlo:
-        return tr("Expected round time, Monte Carlo estimate (%1 rounds): %2 s ± %3 s (%4)")
-            .arg(expected_.rounds)
+        // Why no closed form holds is in the tooltip: the line stays one line on a laptop.
+        return tr("Expected round time: %1 s ± %2 s, Monte Carlo estimate (%3 rounds)")
             .arg(expected_.seconds, 0, 'g', 4)
             .arg(expected_.standardError, 0, 'g', 2)
-            .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why));
+            .arg(expected_.rounds);
     case ExpectedRoundTime::Source::None: break;
     }
-    if (estimating())
-        return tr("Expected round time: %1; Monte Carlo estimate of %2 rounds running…")
-            .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why))
-            .arg(monteCarloRounds_);
+    if (estimating()) return tr("Expected round time: no closed form; Monte Carlo estimate running…");
     if (!expected_.detail.empty() && expected_.detail != closedForm_.why)
         return tr("Expected round time: %1; %2")
             .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why),
@@ -338,8 +340,11 @@ QString LivePlots::expectedText() const {
 
 void LivePlots::updateClosedFormLabel() {
     closedFormLabel_->setText(expectedText());
+    QString why;
+    if (!closedForm_.applies && !closedForm_.why.empty())
+        why = tr("Here: %1.\n\n").arg(QString::fromStdString(closedForm_.why));
     closedFormLabel_->setToolTip(
-        tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or shifted-exponential step "
+        why + tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or shifted-exponential step "
            "times, one aggregator and private links (latency + size / bandwidth, down and up, is added; "
            "papers.md). Elsewhere a timing-only run of the same scenario (no training) estimates the mean round "
            "time in the background: the Monte Carlo estimate."));

@@ -193,6 +193,16 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         line->point1->setCoords(0, o.expectedRoundTime);
         line->point2->setCoords(1, o.expectedRoundTime);
         line->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.5, Qt::DashLine));
+        if (o.legend) {
+            // Named in the legend, beside the measured curve: a label over the plot collided
+            // with the legend's row on small plots.
+            QCPGraph* key = plot->addGraph();
+            key->setName(o.expectedLabel.isEmpty() ? "expected" : o.expectedLabel);
+            key->setPen(line->pen());
+            key->setProperty("fogExpected", true);
+        }
+    }
+    if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime) && !o.legend) {
         auto* text = new QCPItemText(plot);
         text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
         text->position->setTypeY(QCPItemPosition::ptPlotCoords);
