@@ -141,6 +141,23 @@ private Q_SLOTS:
         QCOMPARE(links[7].from, 8);
         QCOMPARE(links[7].capacityBytesPerS, 1.25e6);
 
+        // `db check` compares them too, and names a run that lost spans.
+        auto joined = [](const DbCheck& c) {
+            std::string all;
+            for (const auto& l : c.lines) all += l + "\n";
+            return all;
+        };
+        DbCheck check = checkDatabase(store.path());
+        QVERIFY2(check.ok, joined(check).c_str());
+        QVERIFY2(joined(check).find("link usage: 1 of 1 runs") != std::string::npos, joined(check).c_str());
+        {
+            SqliteDb db(store.path(), SqliteDb::Mode::ReadWrite);
+            db.exec("DELETE FROM link_usage WHERE rowid IN (SELECT rowid FROM link_usage LIMIT 5)");
+        }
+        check = checkDatabase(store.path());
+        QVERIFY(!check.ok);
+        QVERIFY2(joined(check).find(": 299995 of 300000 link usage spans stored") != std::string::npos, joined(check).c_str());
+
         // Deleting the run deletes its link rows.
         QVERIFY(store.deleteRun(id));
         QCOMPARE(store.linkUsage(id).size(), std::size_t(0));

@@ -950,6 +950,7 @@ DbCheck checkDatabase(const std::string& path) {
             }
             line("row counts: " + std::to_string(checked - short_) + " of " + std::to_string(checked) +
                  " finished runs hold every row they produced");
+            if (!checkLinkUsageCounts(db, line)) ok = false;
         }
         out.ok = ok;
     } catch (const StoreError& e) {

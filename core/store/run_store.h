@@ -6,6 +6,7 @@
 #include "core/store/sqlite_db.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -200,6 +201,9 @@ struct DbCheck {
     std::vector<std::string> lines;  ///< what was checked and found, for the user
 };
 DbCheck checkDatabase(const std::string& path);
+/// Part of it: link usage spans stored against produced, per finished run (run_store_links.cpp);
+/// false when some run lacks some. Says nothing for files without the link tables.
+bool checkLinkUsageCounts(SqliteDb& db, const std::function<void(const std::string&)>& line);
 
 std::string joinTags(const std::vector<std::string>& tags);
 std::vector<std::string> splitTags(const std::string& s);

@@ -116,4 +116,25 @@ void RunStore::setProducedLinkUsage(std::int64_t run, std::int64_t spans) {
     s.bind(1, run).bind(2, spans).run();
 }
 
+bool checkLinkUsageCounts(SqliteDb& db, const std::function<void(const std::string&)>& line) {
+    SqliteStmt has(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                       "('link_usage', 'link_usage_produced')");
+    if (!has.step() || has.integer(0) != 2) return true;
+    SqliteStmt c(db, "SELECT p.run_id, p.spans, (SELECT count(*) FROM link_usage u WHERE u.run_id = p.run_id) "
+                     "FROM link_usage_produced p JOIN runs r ON r.id = p.run_id WHERE r.status <> 'failed'");
+    int checked = 0, short_ = 0;
+    while (c.step()) {
+        ++checked;
+        if (c.integer(1) != c.integer(2)) {
+            ++short_;
+            line("run " + std::to_string(c.integer(0)) + ": " + std::to_string(c.integer(2)) + " of " +
+                 std::to_string(c.integer(1)) + " link usage spans stored");
+        }
+    }
+    if (checked > 0)
+        line("link usage: " + std::to_string(checked - short_) + " of " + std::to_string(checked) +
+             " runs with link usage hold every span they produced");
+    return short_ == 0;
+}
+
 } // namespace fog
