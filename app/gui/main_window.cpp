@@ -12,6 +12,8 @@
 #include "widgets/compare/comparison_view.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/plots/live_plots.h"
+#include "widgets/plots/link_plot.h"
+#include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/node_timeline.h"
 #include "widgets/policy/policy_panel.h"
 #include "widgets/policy/settings_panel.h"
@@ -171,6 +173,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         if (controller_->isActive()) return;
         live_->clear();
         timeline_->reset(RunInfo{});
+        linkPlot_->reset(RunInfo{});
         liveRunId_ = 0;
         showingLive_ = true;
         runStatus_->clear();
@@ -416,10 +419,13 @@ void MainWindow::buildDocks() {
     timeline_ = new NodeTimeline(bottomTabs_);
     eventLog_ = new EventLog(bottomTabs_); // widgets/run/event_log.h: bounded, linked to the canvas
     eventLog_->setCanvas(canvas_);
+    linkPlot_ = new LinkThroughputPlot(bottomTabs_);
+    linkCursors(live_, timeline_, linkPlot_);
     problems_ = new QListWidget(bottomTabs_);
     problems_->setObjectName("problemsList");
     bottomTabs_->addTab(scrollable(live_, bottomTabs_), tr("Live Plots"));
     bottomTabs_->addTab(timeline_, tr("Node Timeline"));
+    bottomTabs_->addTab(linkPlot_, tr("Link Throughput"));
     bottomTabs_->addTab(eventLog_, tr("Events"));
     bottomTabs_->addTab(problems_, tr("Problems"));
     topologySplit_->addWidget(bottomTabs_);
@@ -482,6 +488,7 @@ void MainWindow::connectController() {
         showingLive_ = true;
         live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
         timeline_->reset(info);
+        linkPlot_->reset(info);
         canvas_->setRunNodes(info.nodes);
         canvas_->setRunLinks(info.links);
         eventLog_->reset(info.nodes);
@@ -518,6 +525,9 @@ void MainWindow::connectController() {
         if (showingLive_) timeline_->appendIntervals(v);
     });
     connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
+    connect(controller_, &RunController::linkUsage, this, [this](const std::vector<LinkUsage>& spans) {
+        if (showingLive_) linkPlot_->appendUsage(spans);
+    });
     connect(controller_, &RunController::events, this, [this](const std::vector<RunEvent>& events) {
         if (showingLive_) live_->appendEvents(events);
     });
@@ -931,6 +941,7 @@ void MainWindow::showStoredRun(qint64 id) {
     showingLive_ = false;
     const bool shown = live_->showStoredRun(*store_, id);
     timeline_->showStoredRun(*store_, id);
+    linkPlot_->showStoredRun(*store_, id);
     if (!shown) {
         QMessageBox::warning(this, tr("Show run"), tr("Run %1 is no longer in the store.").arg(id));
         return;

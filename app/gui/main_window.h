@@ -31,6 +31,7 @@ class EventLog;
 class LivePlots;
 class NodePalette;
 class NodeTimeline;
+class LinkThroughputPlot;
 class PolicyPanel;
 class PropertyInspector;
 class RunController;
@@ -67,6 +68,7 @@ public:
     SettingsPanel* settingsPanel() const { return settings_; }
     LivePlots* livePlots() const { return live_; }
     NodeTimeline* timeline() const { return timeline_; }
+    LinkThroughputPlot* linkPlot() const { return linkPlot_; }
     RunsBrowser* runsBrowser() const { return runs_; }
     ComparisonView* comparison() const { return compare_; }
     QTabWidget* centralTabs() const { return centre_; }
@@ -146,6 +148,7 @@ private:
     SettingsPanel* settings_ = nullptr;
     LivePlots* live_ = nullptr;
     NodeTimeline* timeline_ = nullptr;
+    LinkThroughputPlot* linkPlot_ = nullptr;
     RunsBrowser* runs_ = nullptr;
     QListWidget* problems_ = nullptr;
     EventLog* eventLog_ = nullptr;

@@ -1,7 +1,10 @@
 #include "core/analysis/closed_form.h"
 
+#include "core/system/topology.h"
+
 #include <cmath>
 #include <cstdio>
+#include <regex>
 
 namespace fog {
 
@@ -42,13 +45,22 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0) {
 
 } // namespace
 
-ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
+double wireBytesOf(const Scenario& s, const std::string& modelDescription) {
+    if (s.model.wireBytes > 0) return s.model.wireBytes;
+    if (s.model.kind == ModelSpec::Kind::None) return 0.0;
+    static const std::regex count(R"(\((\d+) parameters\))");
+    std::smatch m;
+    if (std::regex_search(modelDescription, m, count)) return 4.0 * std::stod(m[1].str());
+    return kNaN;
+}
+
+ClosedFormRoundTime closedFormRoundTime(const Scenario& s, double wireBytes) {
     const SyncPolicyDescriptor* sync = findSyncDescriptor(s.sync.name);
     if (!sync || !sync->hasBarrier) return none("no closed form for the " + s.sync.name + " policy");
     const BarrierKind kind = sync->barrier.kind;
 
     const auto& topo = s.topology;
-    if (topo.hasDefaultLink || !topo.links.empty()) return none("no closed form with communication time");
+    bool anyLink = topo.hasDefaultLink || !topo.links.empty();
     std::string root;
     for (const auto& n : topo.nodes)
         if (!n.group && n.role == Role::Aggregator) {
@@ -67,7 +79,7 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         if (role == Role::Both) return "no closed form with nodes that both train and aggregate";
         if (role != Role::Trainer) return {};
         if (parent != root) return "no closed form for a hierarchy";
-        if (link) return "no closed form with communication time";
+        anyLink = anyLink || link;
         if (a.kind != AvailabilitySpec::Kind::Always) return "no closed form with nodes going offline";
         if (!c.throughput.isExact()) return "no closed form with unequal trainers";
         if (first) {
@@ -80,11 +92,20 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         n += count;
         return {};
     };
-    for (const auto& node : topo.nodes)
+    for (const auto& node : topo.nodes) {
         if (auto why = visit(node.role, node.parent, node.compute, node.availability,
                              node.link.has_value(), node.group ? node.count : 1);
             !why.empty())
             return none(why);
+        if (!topo.contention || (node.role != Role::Trainer && node.id != root)) continue;
+        // With contention, transfers that meet on a capacity share it: the round time is
+        // then random (uploads start at random times). Private links only.
+        if (node.nicMbps > 0) return none("no closed form with a network interface cap (nic_mbps) and contention");
+        if (node.role == Role::Trainer && node.group && node.count > 1 &&
+            node.linkSharing.value_or(topo.linkSharing) == LinkSharing::Shared &&
+            (node.link.has_value() || topo.hasDefaultLink))
+            return none("no closed form with communication over a shared link (contention on)");
+    }
     if (n < 1 || !(throughput > 0)) return none("no closed form without trainers");
     if (noise.kind != NoiseSpec::Kind::Exponential && noise.kind != NoiseSpec::Kind::ShiftedExponential)
         return none(std::string("no closed form for ") + toString(noise.kind) + " step times");
@@ -121,11 +142,43 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& s) {
         formula = format("m / (n λ), m = %g, n = %g", k, n);
         break;
     }
+    // Communication: the same deterministic time down and up for every trainer.
+    double comm = 0.0;
+    if (anyLink) {
+        const double bytes = std::isnan(wireBytes) ? wireBytesOf(s, {}) : wireBytes;
+        if (std::isnan(bytes) || bytes < 0) {
+            ClosedFormRoundTime c = none("the closed form with links needs the model's size on the wire");
+            c.needsWireBytes = true;
+            return c;
+        }
+        try {
+            const Topology t(topo, s.seed);
+            const int r = t.indexOf(root);
+            bool firstTrainer = true;
+            for (int i : t.trainers()) {
+                const double c = t.transfer(r, i, bytes).seconds + t.transfer(i, r, bytes).seconds;
+                if (firstTrainer) comm = c;
+                else if (std::abs(c - comm) > 1e-12 * std::max(1.0, comm))
+                    return none("no closed form with unequal communication times");
+                firstTrainer = false;
+            }
+        } catch (const std::exception& e) {
+            return none(std::string("no closed form: ") + e.what());
+        }
+        if (comm > 0 && kind == BarrierKind::FirstBatches)
+            return none("no closed form for " + s.sync.name + " with communication time");
+    }
+
     ClosedFormRoundTime c;
     c.applies = true;
     c.seconds = expectedRoundTime(kind, n, k, lambda, shift);
     if (std::isnan(c.seconds)) return none("no closed form for these parameters");
     if (shift > 0) formula = format("%.4g s + ", shift) + formula;
+    if (comm > 0) {
+        c.seconds += comm;
+        c.communicationSeconds = comm;
+        formula = format("%.4g s (down + up) + ", comm) + formula;
+    }
     c.formula = formula + format(", λ = %.4g/s: %.4g s", lambda, c.seconds);
     return c;
 }

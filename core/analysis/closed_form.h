@@ -26,13 +26,31 @@ struct ClosedFormRoundTime {
     double seconds = kNaN;
     std::string formula;
     std::string why;
+    /// Deterministic communication per round included in `seconds`: the model down and the
+    /// update up, latency + bytes / bandwidth per hop (0 without links).
+    double communicationSeconds = 0.0;
+    /// True when only the model's size on the wire was missing (links exist, the model has
+    /// no `wire_bytes` and `wireBytes` was not given): known once the model is built.
+    bool needsWireBytes = false;
 };
 
 /// Applies to the sync policies with a round barrier (SyncPolicyDescriptor::barrier:
 /// fully-sync, n-sync, n-batch-sync) and a uniform selection (all, random-k) over one
-/// aggregator whose trainers all
-/// have the same exact throughput and exponential or shifted-exponential noise, one local
-/// step per dispatch, always online, with no link declared (instantaneous communication).
-ClosedFormRoundTime closedFormRoundTime(const Scenario& scenario);
+/// aggregator whose trainers all have the same exact throughput and exponential or
+/// shifted-exponential noise, one local step per dispatch, always online.
+///
+/// Communication: with links, every trainer must be alone on its link (private: a plain
+/// node, a group whose members each have their own link, or `topology.contention` off) and
+/// no network interface cap may apply; then each round adds the same deterministic time,
+/// latency + bytes / bandwidth down and up (Topology::transfer), provided every trainer's
+/// is the same. n-batch-sync has no closed form with communication (a trainer's next
+/// gradient waits for a download). `wireBytes`: bytes of one model on the wire; NaN: from
+/// the scenario (`model.wire_bytes`, 0 for a timing-only model), needsWireBytes otherwise.
+ClosedFormRoundTime closedFormRoundTime(const Scenario& scenario, double wireBytes = kNaN);
+
+/// Bytes of one model on the wire as the engine counts them, from a run's model
+/// description ("mlp (159010 parameters)": 4 bytes each) or the scenario's `wire_bytes`;
+/// NaN when neither says.
+double wireBytesOf(const Scenario& scenario, const std::string& modelDescription);
 
 } // namespace fog

@@ -242,6 +242,7 @@ void RunStore::open(const std::string& path, bool readOnly) {
         throw StoreError(path + ": not a FogStudio run database (not an SQLite file)");
     if (!readOnly) db_->exec("PRAGMA foreign_keys = ON");
     migrate();
+    if (!readOnly) ensureLinkTables();
     if (!readOnly) {
         db_->exec("PRAGMA journal_mode = WAL");
         db_->exec("PRAGMA synchronous = NORMAL");
@@ -340,8 +341,14 @@ std::int64_t RunStore::beginRun(const NewRun& r) {
 void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
                            const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events,
                            RowCounts* stored) {
-    if (records.empty() && intervals.empty() && events.empty()) return;
-    std::size_t r = 0, i = 0, e = 0;
+    appendBatch(run, records, intervals, events, {}, stored);
+}
+
+void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
+                           const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events,
+                           const std::vector<LinkUsage>& linkUsage, RowCounts* stored) {
+    if (records.empty() && intervals.empty() && events.empty() && linkUsage.empty()) return;
+    std::size_t r = 0, i = 0, e = 0, u = 0;
     bool more = true;
     for (bool first = true; more; first = false) {
         // One short transaction per chunk: the lock on the file (and our mutex) is released
@@ -383,13 +390,16 @@ void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord
                 s.run();
             }
         }
+        const std::size_t u0 = u;
+        if (u < linkUsage.size() && budget > 0) writeLinkUsage(*db_, run, linkUsage, u, budget);
         tx.commit();
         if (stored) {
             stored->metrics += static_cast<std::int64_t>(r - r0);
             stored->intervals += static_cast<std::int64_t>(i - i0);
             stored->events += static_cast<std::int64_t>(e - e0);
+            stored->linkUsage += static_cast<std::int64_t>(u - u0);
         }
-        more = r < records.size() || i < intervals.size() || e < events.size();
+        more = r < records.size() || i < intervals.size() || e < events.size() || u < linkUsage.size();
     }
 }
 
@@ -438,6 +448,7 @@ void RunStore::finishRun(std::int64_t run, const RunSummary& summary, const RowC
     SqliteStmt s(*db_, "UPDATE runs SET metrics_produced = ?2, intervals_produced = ?3, events_produced = ?4 "
                        "WHERE id = ?1");
     s.bind(1, run).bind(2, produced.metrics).bind(3, produced.intervals).bind(4, produced.events).run();
+    if (produced.linkUsage > 0) setProducedLinkUsage(run, produced.linkUsage);
 }
 
 RowCounts RunStore::storedRows(std::int64_t run) const {
@@ -451,6 +462,7 @@ RowCounts RunStore::storedRows(std::int64_t run) const {
     c.metrics = count("SELECT count(*) FROM metrics WHERE run_id = ?1");
     c.intervals = count("SELECT count(*) FROM intervals WHERE run_id = ?1");
     c.events = count("SELECT count(*) FROM events WHERE run_id = ?1");
+    if (hasLinkTables()) c.linkUsage = count("SELECT count(*) FROM link_usage WHERE run_id = ?1");
     return c;
 }
 
@@ -490,6 +502,7 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
         r.summary.stopReason = kInterruptedReason;
     }
     if (!s.isNull(29)) r.produced = RowCounts{s.integer(29), s.integer(30), s.integer(31)};
+    if (r.produced) r.produced->linkUsage = producedLinkUsage(r.id);
     // Figures of a run killed mid-way: computed from its rows when it was marked interrupted,
     // or now (read-only, or killed since). A live run's rows are not scanned on every list.
     if (r.status == "interrupted" && !s.isNull(14)) r.summaryFromRows = true;
@@ -658,6 +671,7 @@ struct StoreRecorder::Impl {
     std::vector<AggregationRecord> records;
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
+    std::vector<LinkUsage> linkUsage;
     std::size_t queued = 0;
     std::size_t peak = 0;
     bool stopping = false;
@@ -698,16 +712,18 @@ struct StoreRecorder::Impl {
             auto r = std::move(records);
             auto i = std::move(intervals);
             auto e = std::move(events);
+            auto u = std::move(linkUsage);
             records.clear();
             intervals.clear();
             events.clear();
+            linkUsage.clear();
             queued = 0;
             wakeProducer.notify_all();
             lock.unlock();
             RowCounts done;
             std::string message;
             try {
-                store.appendBatch(run, r, i, e, &done);
+                store.appendBatch(run, r, i, e, u, &done);
             } catch (const std::exception& ex) {
                 message = ex.what();
                 try {
@@ -719,6 +735,7 @@ struct StoreRecorder::Impl {
             stored.metrics += done.metrics;
             stored.intervals += done.intervals;
             stored.events += done.events;
+            stored.linkUsage += done.linkUsage;
             if (!message.empty() && !failed) {
                 failed = true;
                 error = message;
@@ -766,6 +783,7 @@ std::size_t StoreRecorder::peakQueued() const {
 void StoreRecorder::onStart(const RunInfo& info) {
     try {
         impl_->store.setNodes(runId_, info.nodes);
+        if (!info.links.empty()) impl_->store.setLinks(runId_, info.links);
     } catch (const std::exception& e) {
         std::lock_guard lock(impl_->mutex);
         if (!impl_->failed) {
@@ -800,6 +818,15 @@ void StoreRecorder::onEvent(const RunEvent& e) {
     impl_->added(1);
 }
 
+void StoreRecorder::onLinkUsage(const std::vector<LinkUsage>& u) {
+    if (u.empty()) return;
+    auto lock = impl_->room();
+    impl_->produced.linkUsage += static_cast<std::int64_t>(u.size());
+    if (impl_->failed || impl_->stopping) return;
+    impl_->linkUsage.insert(impl_->linkUsage.end(), u.begin(), u.end());
+    impl_->added(u.size());
+}
+
 void StoreRecorder::onFinish(const RunSummary& s) {
     impl_->stop(); // writes everything still queued first
     RowCounts produced, stored;
@@ -817,6 +844,8 @@ void StoreRecorder::onFinish(const RunSummary& s) {
         why << "incomplete: stored " << stored.metrics << " of " << produced.metrics << " metric rows, "
             << stored.events << " of " << produced.events << " events and " << stored.intervals << " of "
             << produced.intervals << " intervals";
+        if (produced.linkUsage > 0 || stored.linkUsage > 0)
+            why << ", " << stored.linkUsage << " of " << produced.linkUsage << " link usage spans";
         if (!error.empty()) why << "; could not store the run: " << error;
         if (!s.stopReason.empty()) why << "; the run itself: " << toString(s.status) << ", " << s.stopReason;
         summary.status = RunStatus::Failed;
@@ -921,6 +950,7 @@ DbCheck checkDatabase(const std::string& path) {
             }
             line("row counts: " + std::to_string(checked - short_) + " of " + std::to_string(checked) +
                  " finished runs hold every row they produced");
+            if (!checkLinkUsageCounts(db, line)) ok = false;
         }
         out.ok = ok;
     } catch (const StoreError& e) {

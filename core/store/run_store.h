@@ -6,6 +6,7 @@
 #include "core/store/sqlite_db.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,8 +22,9 @@ struct RowCounts {
     std::int64_t metrics = 0;
     std::int64_t intervals = 0;
     std::int64_t events = 0;
+    std::int64_t linkUsage = 0; ///< LinkUsage spans (runs with network contention)
     bool operator==(const RowCounts& o) const {
-        return metrics == o.metrics && intervals == o.intervals && events == o.events;
+        return metrics == o.metrics && intervals == o.intervals && events == o.events && linkUsage == o.linkUsage;
     }
     bool operator!=(const RowCounts& o) const { return !(*this == o); }
 };
@@ -109,6 +111,13 @@ public:
     static constexpr std::size_t kRowsPerTransaction = 4096;
     void appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
                      const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events, RowCounts* stored = nullptr);
+    /// The same with link usage spans, written in the same transactions (after the events).
+    void appendBatch(std::int64_t run, const std::vector<AggregationRecord>& records,
+                     const std::vector<NodeInterval>& intervals, const std::vector<RunEvent>& events,
+                     const std::vector<LinkUsage>& linkUsage, RowCounts* stored = nullptr);
+    void appendLinkUsage(std::int64_t run, const std::vector<LinkUsage>& usage);
+    /// The capacities a run's transfers shared (RunInfo::links), replacing any stored.
+    void setLinks(std::int64_t run, const std::vector<LinkInfo>& links);
 
     std::vector<StoredRun> listRuns(const RunFilter& filter = {}) const;
     std::optional<StoredRun> run(std::int64_t id) const;
@@ -116,6 +125,10 @@ public:
     std::vector<NodeInterval> intervals(std::int64_t run) const;
     std::vector<RunEvent> events(std::int64_t run) const;
     std::vector<NodeInfo> nodes(std::int64_t run) const;
+    /// A run's links (LinkInfo::index order) and their usage spans in the order produced;
+    /// empty for runs without contention and for files written before these tables.
+    std::vector<LinkInfo> links(std::int64_t run) const;
+    std::vector<LinkUsage> linkUsage(std::int64_t run) const;
     /// The rows of a run found in the database.
     RowCounts storedRows(std::int64_t run) const;
 
@@ -129,6 +142,14 @@ public:
 private:
     void open(const std::string& path, bool readOnly);
     void migrate();
+    // The link tables (run_store_links.cpp): additive, created on a writable open when
+    // missing, so a file of an older FogStudio gains them and older programs ignore them.
+    void ensureLinkTables();
+    bool hasLinkTables() const; ///< callers hold mutex_
+    std::int64_t producedLinkUsage(std::int64_t run) const; ///< callers hold mutex_; 0: none
+    void setProducedLinkUsage(std::int64_t run, std::int64_t spans); ///< callers hold mutex_
+    static void writeLinkUsage(SqliteDb& db, std::int64_t run, const std::vector<LinkUsage>& usage,
+                               std::size_t& next, std::size_t& budget);
     void markInterrupted();
     StoredRun readRun(class SqliteStmt& s) const;
     void summaryFromRows(StoredRun& r) const;
@@ -162,6 +183,7 @@ public:
     void onAggregation(const AggregationRecord& r) override;
     void onIntervals(const std::vector<NodeInterval>& v) override;
     void onEvent(const RunEvent& e) override;
+    void onLinkUsage(const std::vector<LinkUsage>& u) override;
     void onFinish(const RunSummary& s) override;
     std::int64_t runId() const { return runId_; }
 
@@ -179,6 +201,9 @@ struct DbCheck {
     std::vector<std::string> lines;  ///< what was checked and found, for the user
 };
 DbCheck checkDatabase(const std::string& path);
+/// Part of it: link usage spans stored against produced, per finished run (run_store_links.cpp);
+/// false when some run lacks some. Says nothing for files without the link tables.
+bool checkLinkUsageCounts(SqliteDb& db, const std::function<void(const std::string&)>& line);
 
 std::string joinTags(const std::vector<std::string>& tags);
 std::vector<std::string> splitTags(const std::string& s);

@@ -3,6 +3,7 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/plots/qcustomplot.h"
+#include "widgets/plots/theory_estimator.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSlider>
 #include <QRegularExpression>
@@ -64,13 +66,16 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     logBox_ = new QCheckBox(tr("log scale"));
     logBox_->setToolTip(tr("Logarithmic y axis for loss and round time"));
     top->addWidget(logBox_);
+    resetZoom_ = new QPushButton(tr("Reset zoom"));
+    resetZoom_->setToolTip(tr("Fit every plot to its data again (double-click a plot fits that one)"));
+    top->addWidget(resetZoom_);
     top->addSpacing(12);
     closedFormLabel_ = new QLabel;
     closedFormLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Wraps in a narrow panel rather than widening it (a projector, a laptop).
     closedFormLabel_->setWordWrap(true);
     closedFormLabel_->setMinimumWidth(120);
-    top->addWidget(closedFormLabel_, 1);
+    top->addStretch(1);
 
     auto* grid = new QGridLayout;
     grid->setSpacing(4);
@@ -82,7 +87,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         p.plot = new QCustomPlot(this);
         p.plot->setMinimumSize(160, 100);
         p.plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-        p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit"));
+        p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit; the cursor line follows the "
+                              "mouse on every plot"));
         p.plot->installEventFilter(this);
         p.plot->setProperty("fogPanel", i);
         connect(p.plot, &QCustomPlot::mouseMove, this, [this, i](QMouseEvent* e) { hoverAt(static_cast<Panel>(i), e->pos()); });
@@ -113,6 +119,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    // The expected round time on a row of its own: the controls keep their row on a
+    // laptop's width, and the formula reads in one line.
+    layout->addWidget(closedFormLabel_);
     layout->addLayout(grid, 1);
 
     refresh_ = new QTimer(this);
@@ -124,6 +133,18 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
             [this](int) { setXAxis(static_cast<PlotXAxis>(xCombo_->currentData().toInt())); });
     connect(smoothSlider_, &QSlider::valueChanged, this, &LivePlots::setSmoothing);
     connect(logBox_, &QCheckBox::toggled, this, &LivePlots::setLogScale);
+    connect(resetZoom_, &QPushButton::clicked, this, &LivePlots::resetZoom);
+    theory_ = new TheoryEstimator(this);
+    connect(theory_, &TheoryEstimator::estimated, this, [this](int request, const ExpectedRoundTime& e) {
+        if (request != theoryRequest_) return;
+        expected_ = e;
+        if (e.closedForm.applies) closedForm_ = e.closedForm; // the model's size was needed
+        updateClosedFormLabel();
+        for (auto& p : panels_)
+            if (p.kind == PlotKind::RoundTime) p.autoscale = true;
+        needFullRedraw_ = true;
+        schedule();
+    });
     updateClosedFormLabel();
     redrawAll();
 }
@@ -134,12 +155,53 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     records_.clear();
     predictedTime_ = predictedCost_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
-    closedForm_ = closedFormRoundTime(scenario);
+    startTheory(info, scenario);
     for (auto& p : panels_) p.autoscale = true;
     updateClosedFormLabel();
     needFullRedraw_ = true;
     schedule();
 }
+
+void LivePlots::startTheory(const RunInfo& info, const Scenario& scenario) {
+    const double bytes = wireBytesOf(scenario, info.model);
+    closedForm_ = closedFormRoundTime(scenario, bytes);
+    expected_ = ExpectedRoundTime{};
+    expected_.closedForm = closedForm_;
+    theoryRequest_ = -1;
+    if (closedForm_.applies) {
+        expected_.source = ExpectedRoundTime::Source::ClosedForm;
+        expected_.seconds = closedForm_.seconds;
+        expected_.label = "closed form";
+        expected_.detail = closedForm_.formula;
+        theory_->cancel();
+        return;
+    }
+    expected_.detail = closedForm_.why;
+    // No closed form: estimate one from a timing-only run, in the background. Nothing to
+    // estimate without a scenario (no run shown) or for policies without rounds.
+    if (monteCarloRounds_ <= 0 || scenario.topology.nodes.empty()) {
+        theory_->cancel();
+        return;
+    }
+    // Bounded work: about 3 million dispatches at most, and none past 100,000 nodes (the
+    // timing-only twin would double the run's memory).
+    long long members = 0;
+    for (long long m : memberCounts(scenario.topology)) members += m;
+    if (members > 100000) {
+        expected_.detail = closedForm_.why + "; no Monte Carlo estimate above 100,000 nodes";
+        theory_->cancel();
+        return;
+    }
+    TheoryOptions o;
+    o.monteCarloRounds = static_cast<int>(std::min<long long>(monteCarloRounds_, std::max<long long>(20, 3000000 / std::max(1LL, members))));
+    o.wireBytes = bytes;
+    int trainers = 0;
+    for (const auto& n : info.nodes) trainers += n.role == "trainer" || n.role == "both";
+    if (info.trainSamples > 0 && trainers > 0) o.samplesPerTrainer = static_cast<int>(info.trainSamples / trainers);
+    theoryRequest_ = theory_->request(scenario, o);
+}
+
+bool LivePlots::estimating() const { return theoryRequest_ >= 0 && expected_.source == ExpectedRoundTime::Source::None; }
 
 void LivePlots::clear() {
     reset(RunInfo{}, Scenario{});
@@ -240,23 +302,52 @@ PlotOptions LivePlots::optionsFor(const PanelState& p) const {
     // quantities stay linear.
     if (p.kind == PlotKind::Cost || p.kind == PlotKind::Energy) o.x = PlotXAxis::VirtualTime;
     if (p.kind != PlotKind::TrainLoss && p.kind != PlotKind::RoundTime) o.logY = false;
-    if (p.kind == PlotKind::RoundTime && closedForm_.applies) {
-        o.expectedRoundTime = closedForm_.seconds;
-        o.expectedLabel = tr("expected %1 s (closed form)").arg(closedForm_.seconds, 0, 'g', 4);
+    if (p.kind == PlotKind::RoundTime && expected_.source == ExpectedRoundTime::Source::ClosedForm) {
+        o.expectedRoundTime = expected_.seconds;
+        // Short: the legend shares a small plot with "measured"; the line above the plots
+        // gives the formula.
+        o.expectedLabel = tr("closed form %1 s").arg(expected_.seconds, 0, 'g', 4);
+    } else if (p.kind == PlotKind::RoundTime && expected_.source == ExpectedRoundTime::Source::MonteCarlo) {
+        o.expectedRoundTime = expected_.seconds;
+        o.expectedLabel = tr("Monte Carlo %1 s").arg(expected_.seconds, 0, 'g', 4);
     }
+    // Raw curves behind smoothed ones: the loss panel adds its own (its test curve is graph 1).
+    o.rawBehind = p.kind != PlotKind::TrainLoss;
     o.legend = p.kind == PlotKind::TrainLoss || p.kind == PlotKind::RoundTime;
     return o;
 }
 
+QString LivePlots::expectedText() const {
+    switch (expected_.source) {
+    case ExpectedRoundTime::Source::ClosedForm:
+        return tr("Expected round time (closed form): %1").arg(QString::fromStdString(expected_.detail));
+    case ExpectedRoundTime::Source::MonteCarlo:
+        // Why no closed form holds is in the tooltip: the line stays one line on a laptop.
+        return tr("Expected round time: %1 s ± %2 s, Monte Carlo estimate (%3 rounds)")
+            .arg(expected_.seconds, 0, 'g', 4)
+            .arg(expected_.standardError, 0, 'g', 2)
+            .arg(expected_.rounds);
+    case ExpectedRoundTime::Source::None: break;
+    }
+    if (estimating()) return tr("Expected round time: no closed form; Monte Carlo estimate running…");
+    if (!expected_.detail.empty() && expected_.detail != closedForm_.why)
+        return tr("Expected round time: %1; %2")
+            .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why),
+                 QString::fromStdString(expected_.detail));
+    return tr("Expected round time: %1")
+        .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why));
+}
+
 void LivePlots::updateClosedFormLabel() {
-    if (closedForm_.applies)
-        closedFormLabel_->setText(tr("Expected round time: %1").arg(QString::fromStdString(closedForm_.formula)));
-    else
-        closedFormLabel_->setText(tr("Expected round time: %1")
-                                      .arg(closedForm_.why.empty() ? tr("no closed form")
-                                                                   : QString::fromStdString(closedForm_.why)));
-    closedFormLabel_->setToolTip(tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or "
-                                    "shifted-exponential step times and no communication (papers.md)."));
+    closedFormLabel_->setText(expectedText());
+    QString why;
+    if (!closedForm_.applies && !closedForm_.why.empty())
+        why = tr("Here: %1.\n\n").arg(QString::fromStdString(closedForm_.why));
+    closedFormLabel_->setToolTip(
+        why + tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or shifted-exponential step "
+           "times, one aggregator and private links (latency + size / bandwidth, down and up, is added; "
+           "papers.md). Elsewhere a timing-only run of the same scenario (no training) estimates the mean round "
+           "time in the background: the Monte Carlo estimate."));
 }
 
 void LivePlots::updateFigures() {
@@ -290,7 +381,10 @@ void LivePlots::updateFigures() {
     if (evaluated)
         row(tr("test accuracy"), tr("%1% (round %2)").arg(evaluated->testAccuracy * 100, 0, 'f', 2).arg(evaluated->round));
     row(tr("mean round time"), tr("%1 s").arg(last->time / rounds, 0, 'g', 4));
-    if (closedForm_.applies) row(tr("closed form"), tr("%1 s").arg(closedForm_.seconds, 0, 'g', 4));
+    if (expected_.source == ExpectedRoundTime::Source::ClosedForm)
+        row(tr("closed form"), tr("%1 s").arg(expected_.seconds, 0, 'g', 4));
+    else if (expected_.source == ExpectedRoundTime::Source::MonteCarlo)
+        row(tr("Monte Carlo estimate (%1 rounds)").arg(expected_.rounds), tr("%1 s").arg(expected_.seconds, 0, 'g', 4));
     text += "</table>";
     figures_->setText(text);
 }
@@ -311,6 +405,7 @@ void LivePlots::flush() {
         if (!p.dirty) continue;
         p.dirty = false;
         if (p.autoscale) autoscale(p);
+        if (!std::isnan(cursorTime_)) placeCursor(p);
         p.plot->replot(QCustomPlot::rpQueuedReplot);
     }
 }
@@ -334,6 +429,10 @@ void LivePlots::redraw(PanelState& p) {
         test->setPen(QPen(seriesColor(1), 2));
         appendMetric(p.plot, 1, records_, PlotKind::TestLoss, o);
         smoothGraph(test, o.smoothing);
+        if (o.smoothing > 1) {
+            addRawGraph(p.plot, records_, PlotKind::TrainLoss, o, seriesColor(0), tr("train"));
+            addRawGraph(p.plot, records_, PlotKind::TestLoss, o, seriesColor(1), tr("test"));
+        }
         p.plot->yAxis->setLabel(tr("loss"));
     } else {
         plotMetric(p.plot, {{label, seriesColor(0), records_}}, p.kind, o);
@@ -395,6 +494,99 @@ void LivePlots::redraw(PanelState& p) {
     p.readout->setPen(QPen(palette().color(QPalette::Mid)));
     p.readout->setVisible(false);
     p.readout->setClipToAxisRect(false);
+    // The shared cursor: a vertical line at the same virtual time on every plot.
+    p.cursor = new QCPItemStraightLine(p.plot);
+    QColor fg = palette().color(QPalette::WindowText);
+    fg.setAlpha(140);
+    p.cursor->setPen(QPen(fg, 1, Qt::DotLine));
+    p.cursor->setSelectable(false);
+    p.cursorLabel = new QCPItemText(p.plot);
+    p.cursorLabel->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    p.cursorLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    p.cursorLabel->setPadding(QMargins(5, 3, 5, 3));
+    p.cursorLabel->setBrush(palette().color(QPalette::ToolTipBase));
+    p.cursorLabel->setColor(palette().color(QPalette::ToolTipText));
+    p.cursorLabel->setPen(QPen(palette().color(QPalette::Mid)));
+    p.cursorLabel->setTextAlignment(Qt::AlignLeft);
+    placeCursor(p);
+}
+
+double LivePlots::keyFor(const PanelState& p, double t) const {
+    const PlotXAxis x = optionsFor(p).x;
+    if (x == PlotXAxis::VirtualTime || std::isnan(t)) return t;
+    // The last global round ended at or before t, on this axis.
+    const AggregationRecord* at = nullptr;
+    for (const auto& r : records_) {
+        if (r.level != 0) continue;
+        if (r.time > t) break;
+        at = &r;
+    }
+    if (!at) return kNaN;
+    return x == PlotXAxis::Round ? at->round : at->wallSeconds;
+}
+
+double LivePlots::timeFor(const PanelState& p, double key) const {
+    const PlotXAxis x = optionsFor(p).x;
+    if (x == PlotXAxis::VirtualTime) return key;
+    // The global round nearest to the key on this axis.
+    double best = kNaN, bestDist = 1e300;
+    for (const auto& r : records_) {
+        if (r.level != 0) continue;
+        const double d = std::abs((x == PlotXAxis::Round ? r.round : r.wallSeconds) - key);
+        if (d < bestDist) {
+            bestDist = d;
+            best = r.time;
+        }
+    }
+    return best;
+}
+
+void LivePlots::placeCursor(PanelState& p) {
+    if (!p.cursor) return;
+    const double key = keyFor(p, cursorTime_);
+    const bool show = std::isfinite(key);
+    p.cursor->setVisible(show);
+    p.cursorLabel->setVisible(show);
+    if (!show) return;
+    p.cursor->point1->setCoords(key, 0);
+    p.cursor->point2->setCoords(key, 1);
+    QStringList lines;
+    lines << tr("t = %1 s").arg(cursorTime_, 0, 'f', 2);
+    for (int i = 0; i < p.plot->graphCount(); ++i) {
+        QCPGraph* g = p.plot->graph(i);
+        if (isRawGraph(g) || g->name().isEmpty() || g->data()->isEmpty()) continue;
+        const double v = valueAt(g, key);
+        if (std::isnan(v)) continue;
+        lines << QString("%1: %2").arg(g->name()).arg(v, 0, 'g', 5);
+    }
+    p.cursorLabel->setText(lines.join('\n'));
+    p.cursorLabel->position->setCoords(key, 0.0);
+    // Beside the line, on the side with more room.
+    const bool right = p.plot->xAxis->coordToPixel(key) < p.plot->axisRect()->center().x();
+    p.cursorLabel->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
+}
+
+void LivePlots::setCursorTime(double t) {
+    if (std::isnan(t) && std::isnan(cursorTime_)) return;
+    cursorTime_ = t;
+    for (auto& p : panels_) {
+        placeCursor(p);
+        p.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+QString LivePlots::cursorText(Panel which) const {
+    const PanelState& p = panels_[static_cast<int>(which)];
+    return p.cursorLabel && p.cursorLabel->visible() ? p.cursorLabel->text() : QString();
+}
+
+void LivePlots::resetZoom() {
+    for (auto& p : panels_) {
+        p.autoscale = true;
+        autoscale(p);
+        placeCursor(p);
+        p.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void LivePlots::autoscale(PanelState& p) {
@@ -489,6 +681,12 @@ void LivePlots::hoverAt(Panel which, const QPoint& pos) {
         p.readout->setVisible(show);
         p.plot->replot(QCustomPlot::rpQueuedReplot);
     }
+    // The shared cursor follows the mouse's virtual time on every plot.
+    const double t = timeFor(p, show ? bestKey : key); // near a point: snap to it
+    if (std::isfinite(t) && !records_.empty()) {
+        setCursorTime(t);
+        Q_EMIT cursorMoved(t);
+    }
 }
 
 QString LivePlots::hoverText(Panel which) const {
@@ -526,6 +724,10 @@ bool LivePlots::eventFilter(QObject* watched, QEvent* event) {
                 p.tracer->setVisible(false);
                 p.readout->setVisible(false);
                 p.plot->replot(QCustomPlot::rpQueuedReplot);
+            }
+            if (!std::isnan(cursorTime_)) {
+                setCursorTime(kNaN);
+                Q_EMIT cursorMoved(kNaN);
             }
             break;
         default: break;

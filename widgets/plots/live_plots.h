@@ -5,6 +5,7 @@
 // metrics; replots at a bounded rate.
 
 #include "core/analysis/closed_form.h"
+#include "core/analysis/theory.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
 #include "widgets/plots/run_plots.h"
@@ -20,13 +21,16 @@ class QLabel;
 class QSlider;
 class QTimer;
 class QCustomPlot;
+class QCPItemStraightLine;
 class QCPItemTracer;
 class QCPItemText;
+class QPushButton;
 class QMouseEvent;
 
 namespace fog {
 
 class RunStore;
+class TheoryEstimator;
 
 class LivePlots : public QWidget {
     Q_OBJECT
@@ -65,6 +69,26 @@ public:
     QCustomPlot* plot(Panel p) const { return panels_[static_cast<int>(p)].plot; }
     const std::vector<AggregationRecord>& records() const { return records_; }
     const ClosedFormRoundTime& closedForm() const { return closedForm_; }
+    /// The expected round time drawn on the round-time plot: the closed form, a Monte Carlo
+    /// estimate once its background run is done (source None meanwhile), or none.
+    const ExpectedRoundTime& expected() const { return expected_; }
+    /// Whether a Monte Carlo estimate is being computed.
+    bool estimating() const;
+    /// Rounds of the Monte Carlo estimate where no closed form holds (0: none is made).
+    void setMonteCarloRounds(int rounds) { monteCarloRounds_ = rounds; }
+    int monteCarloRounds() const { return monteCarloRounds_; }
+    /// The line the round-time plot says about the expectation ("Expected round time: ...").
+    QString expectedText() const;
+
+    // ---- the cursor shared by all plots (and, through cursorMoved, the timeline and the
+    // link plot): a vertical line at one virtual time with each curve's value there.
+    /// Shows the cursor at virtual time `t` on every panel (NaN hides it). Does not emit.
+    void setCursorTime(double t);
+    double cursorTime() const { return cursorTime_; }
+    /// The values the cursor shows on `p` (empty when hidden).
+    QString cursorText(Panel p) const;
+    /// Fits every panel to its data again (after zooming or panning).
+    void resetZoom();
     /// Replots done so far (each bounded-rate refresh counts one per changed plot).
     int replotCount() const { return replots_; }
     /// The read-out the hover tracer shows on `p` (empty when hidden).
@@ -76,6 +100,10 @@ public:
     /// plot (what a mouse move does).
     void hoverAt(Panel p, const QPoint& pos);
 
+Q_SIGNALS:
+    /// The mouse moved over a plot to virtual time `t` (NaN: it left).
+    void cursorMoved(double t);
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
@@ -86,6 +114,8 @@ private:
         PlotKind kind = PlotKind::TrainLoss;
         QCPItemTracer* tracer = nullptr;
         QCPItemText* readout = nullptr;
+        QCPItemStraightLine* cursor = nullptr;
+        QCPItemText* cursorLabel = nullptr;
         bool autoscale = true;
         bool dirty = false;
     };
@@ -96,11 +126,21 @@ private:
     void schedule();
     PlotOptions optionsFor(const PanelState& p) const;
     void updateClosedFormLabel();
+    void startTheory(const RunInfo& info, const Scenario& scenario);
+    void placeCursor(PanelState& p);
+    double keyFor(const PanelState& p, double t) const;
+    double timeFor(const PanelState& p, double key) const;
 
     PanelState panels_[kPanels];
     std::vector<AggregationRecord> records_;
     PlotOptions options_;
     ClosedFormRoundTime closedForm_;
+    ExpectedRoundTime expected_;
+    TheoryEstimator* theory_ = nullptr;
+    int theoryRequest_ = -1;
+    int monteCarloRounds_ = 300;
+    double cursorTime_ = kNaN;
+    QPushButton* resetZoom_ = nullptr;
     bool needFullRedraw_ = true;
     int replots_ = 0;
     QString runLabel_ = "run";

@@ -5,6 +5,8 @@
 #include "widgets/plots/run_plots.h"
 
 #include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
 #include <QHelpEvent>
 #include <QToolTip>
 #include <QScrollBar>
@@ -45,11 +47,28 @@ NodeTimeline::NodeTimeline(QWidget* parent) : QWidget(parent) {
     below->addElement(0, 0, plot_->legend);
     plot_->plotLayout()->setRowStretchFactor(1, 0.001);
     scroll_ = new QScrollBar(Qt::Vertical, this);
-    auto* layout = new QHBoxLayout(this);
+    totalsLabel_ = new QLabel(this);
+    totalsLabel_->setWordWrap(true);
+    totalsLabel_->setContentsMargins(4, 2, 4, 2);
+    totalsLabel_->setToolTip(tr("Node-seconds over all nodes: computing, and waiting for the network (receiving "
+                                "the model, sending the update) counted apart. Hover a row for one node's totals."));
+    auto* rows = new QHBoxLayout;
+    rows->setContentsMargins(0, 0, 0, 0);
+    rows->setSpacing(0);
+    rows->addWidget(plot_, 1);
+    rows->addWidget(scroll_);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addWidget(plot_, 1);
-    layout->addWidget(scroll_);
+    layout->addWidget(totalsLabel_);
+    layout->addLayout(rows, 1);
+    plot_->setMouseTracking(true);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        if (until_ <= 0) return;
+        const double t = plot_->xAxis->pixelToCoord(e->pos().x());
+        setCursorTime(t);
+        Q_EMIT cursorMoved(t);
+    });
     connect(scroll_, &QScrollBar::valueChanged, this, [this](int v) {
         if (v == first_) return;
         first_ = v;
@@ -71,6 +90,7 @@ void NodeTimeline::reset(const RunInfo& info) {
     pendingEnds_.clear();
     barriers_.clear();
     cells_.assign(names_.size() * kBins, 0);
+    totals_.assign(names_.size() * kStates, 0.0);
     span_ = until_ = lastBarrier_ = 0.0;
     first_ = 0;
     followX_ = true;
@@ -95,7 +115,10 @@ void NodeTimeline::reset(const RunInfo& info) {
     holders_->setAdaptiveSampling(false);
     addStateLegend(plot_);
     plot_->legend->setVisible(true);
+    cursor_ = new QCPItemStraightLine(plot_);
+    cursor_->setVisible(false);
     applyPalette();
+    updateTotals();
 
     updateRows();
     updateXRange();
@@ -118,6 +141,7 @@ void NodeTimeline::applyPalette() {
         a->grid()->setVisible(false);
     }
     if (barrierLines_) barrierLines_->setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 150), 1, Qt::DashLine));
+    if (cursor_) cursor_->setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 160), 1.2, Qt::DotLine));
     if (holders_)
         holders_->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(fg, 1.2), QBrush(QColor(204, 121, 167)), 10));
@@ -141,13 +165,63 @@ void NodeTimeline::appendIntervals(const std::vector<NodeInterval>& intervals) {
     grow(latest);
     for (const auto& iv : intervals) {
         paint(iv);
+        if (iv.node >= 0 && iv.node < nodeCount() && iv.to > iv.from)
+            totals_[static_cast<std::size_t>(iv.node) * kStates + static_cast<int>(iv.state)] += iv.to - iv.from;
         if (endsWork(iv.state) && iv.node >= 0 && iv.node < nodeCount() && iv.to > lastBarrier_ + kTieSeconds)
             pendingEnds_.push_back({iv.to, iv.node});
     }
     until_ = latest;
     mapDirty_ = true;
+    updateTotals();
     schedule();
 }
+
+double NodeTimeline::totalSeconds(int node, NodeState state) const {
+    if (node < 0 || node >= nodeCount()) return 0.0;
+    return totals_[static_cast<std::size_t>(node) * kStates + static_cast<int>(state)];
+}
+
+double NodeTimeline::totalSeconds(NodeState state) const {
+    double sum = 0.0;
+    for (int n = 0; n < nodeCount(); ++n) sum += totalSeconds(n, state);
+    return sum;
+}
+
+QString NodeTimeline::totalsText() const { return totalsLabel_->text(); }
+
+void NodeTimeline::updateTotals() {
+    const double computing = totalSeconds(NodeState::Computing);
+    const double receiving = totalSeconds(NodeState::Receiving);
+    const double sending = totalSeconds(NodeState::Sending);
+    const double busy = computing + receiving + sending;
+    if (busy <= 0) {
+        totalsLabel_->setText(tr("Node time: nothing yet"));
+        return;
+    }
+    auto pct = [busy](double v) { return QString::number(100.0 * v / busy, 'f', 1); };
+    totalsLabel_->setText(tr("Node time (all nodes): computing %1 s (%2%), waiting for the network %3 s (%4%: "
+                             "receiving %5 s, sending %6 s)")
+                              .arg(computing, 0, 'f', 1)
+                              .arg(pct(computing))
+                              .arg(receiving + sending, 0, 'f', 1)
+                              .arg(pct(receiving + sending))
+                              .arg(receiving, 0, 'f', 1)
+                              .arg(sending, 0, 'f', 1));
+}
+
+void NodeTimeline::setCursorTime(double t) {
+    if (!cursor_) return;
+    const bool show = std::isfinite(t);
+    if (!show && !cursor_->visible()) return;
+    cursor_->setVisible(show);
+    if (show) {
+        cursor_->point1->setCoords(t, 0);
+        cursor_->point2->setCoords(t, 1);
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool NodeTimeline::cursorVisible() const { return cursor_ && cursor_->visible(); }
 
 void NodeTimeline::appendMetrics(const std::vector<AggregationRecord>& records) {
     std::vector<const AggregationRecord*> rounds;
@@ -311,6 +385,12 @@ bool NodeTimeline::eventFilter(QObject* watched, QEvent* event) {
             followX_ = true;
             schedule();
             return true;
+        case QEvent::Leave:
+            if (cursorVisible()) {
+                setCursorTime(kNaN);
+                Q_EMIT cursorMoved(kNaN);
+            }
+            break;
         case QEvent::ToolTip: {
             // Read-out under the mouse: node, virtual time, state, and the round it is in.
             auto* help = static_cast<QHelpEvent*>(event);
@@ -323,6 +403,11 @@ bool NodeTimeline::eventFilter(QObject* watched, QEvent* event) {
             auto it = std::lower_bound(barriers_.begin(), barriers_.end(), t,
                                        [](const Barrier& b, double v) { return b.time < v; });
             QString text = tr("%1 at %2 s: %3").arg(names_[node]).arg(t, 0, 'f', 3).arg(toString(stateAt(node, t)));
+            text += tr("\nin all: computing %1 s, receiving %2 s, sending %3 s, offline %4 s")
+                        .arg(totalSeconds(node, NodeState::Computing), 0, 'f', 2)
+                        .arg(totalSeconds(node, NodeState::Receiving), 0, 'f', 2)
+                        .arg(totalSeconds(node, NodeState::Sending), 0, 'f', 2)
+                        .arg(totalSeconds(node, NodeState::Offline), 0, 'f', 2);
             if (it != barriers_.end()) {
                 text += tr("\nround %1 ends at %2 s").arg(it->round).arg(it->time, 0, 'f', 3);
                 if (it->holder >= 0) text += tr(", last arrival: %1").arg(names_[it->holder]);

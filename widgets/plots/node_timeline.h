@@ -15,6 +15,8 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPGraph;
+class QCPItemStraightLine;
+class QLabel;
 class QScrollBar;
 class QTimer;
 
@@ -53,6 +55,23 @@ public:
     void scrollToRow(int row);
     QCustomPlot* plot() const { return plot_; }
 
+    /// Virtual seconds `node` spent in `state` (exact, from the intervals; waiting for the
+    /// network is Receiving + Sending, apart from Computing).
+    double totalSeconds(int node, NodeState state) const;
+    /// The same summed over all nodes.
+    double totalSeconds(NodeState state) const;
+    /// The line above the timeline: time computing vs waiting for the network, all nodes.
+    QString totalsText() const;
+
+    /// The cursor shared with the other plots: a vertical line at virtual time `t` (NaN
+    /// hides it). Does not emit.
+    void setCursorTime(double t);
+    bool cursorVisible() const;
+
+Q_SIGNALS:
+    /// The mouse moved over the timeline to virtual time `t` (NaN: it left).
+    void cursorMoved(double t);
+
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
@@ -73,6 +92,11 @@ private:
     QCPGraph* barrierLines_ = nullptr;
     QCPGraph* holders_ = nullptr;
     QScrollBar* scroll_ = nullptr;
+    QLabel* totalsLabel_ = nullptr;
+    QCPItemStraightLine* cursor_ = nullptr;
+    static constexpr int kStates = 5;
+    std::vector<double> totals_; ///< seconds per (node, state)
+    void updateTotals();
     QTimer* refresh_ = nullptr;
 
     std::vector<QString> names_;

@@ -184,11 +184,25 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         g->setProperty("lastTime", prev); // appendMetric measures the next round from here
         if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
     }
+    if (o.smoothing > 1 && o.rawBehind)
+        for (std::size_t i = 0; i < series.size(); ++i)
+            addRawGraph(plot, series[i].metrics, kind, o,
+                        series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), series[i].label);
     if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
         auto* line = new QCPItemStraightLine(plot);
         line->point1->setCoords(0, o.expectedRoundTime);
         line->point2->setCoords(1, o.expectedRoundTime);
         line->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.5, Qt::DashLine));
+        if (o.legend) {
+            // Named in the legend, beside the measured curve: a label over the plot collided
+            // with the legend's row on small plots.
+            QCPGraph* key = plot->addGraph();
+            key->setName(o.expectedLabel.isEmpty() ? "expected" : o.expectedLabel);
+            key->setPen(line->pen());
+            key->setProperty("fogExpected", true);
+        }
+    }
+    if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime) && !o.legend) {
         auto* text = new QCPItemText(plot);
         text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
         text->position->setTypeY(QCPItemPosition::ptPlotCoords);
@@ -222,6 +236,34 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
     }
     fixFlatRange(plot);
+}
+
+QCPGraph* addRawGraph(QCustomPlot* plot, const std::vector<AggregationRecord>& metrics, PlotKind kind,
+                      const PlotOptions& o, const QColor& color, const QString& name) {
+    QVector<double> xs, ys;
+    double prev = 0.0;
+    points(metrics, kind, o, xs, ys, prev);
+    QCPGraph* g = plot->addGraph();
+    g->setName(name + " (raw)");
+    QColor faint = color;
+    faint.setAlpha(70);
+    g->setPen(QPen(faint, 1));
+    g->setData(xs, ys, true);
+    if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setProperty("fogRaw", true);
+    g->removeFromLegend();
+    g->setLayer("grid"); // behind the smoothed curves
+    return g;
+}
+
+bool isRawGraph(const QCPGraph* g) { return g && g->property("fogRaw").toBool(); }
+
+double valueAt(const QCPGraph* g, double key) {
+    if (!g || g->data()->isEmpty()) return kNaN;
+    auto it = g->data()->findEnd(key, false); // first point with a key > key
+    if (it == g->data()->constBegin()) return kNaN;
+    --it;
+    return it->value;
 }
 
 void fixFlatRange(QCustomPlot* plot) {

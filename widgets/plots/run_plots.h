@@ -34,7 +34,19 @@ struct PlotOptions {
     /// form such as H_n / lambda.
     double expectedRoundTime = kNaN;
     QString expectedLabel;
+    /// With smoothing: also draw each series unsmoothed, faint, behind the smoothed curve.
+    /// The raw graphs come after all series' graphs (graph i stays series i) and carry the
+    /// property "fogRaw" = true.
+    bool rawBehind = true;
 };
+
+/// Adds the faint unsmoothed copy of `metrics` that plotMetric draws behind a smoothed curve.
+QCPGraph* addRawGraph(QCustomPlot* plot, const std::vector<AggregationRecord>& metrics, PlotKind kind,
+                      const PlotOptions& options, const QColor& color, const QString& name);
+/// Whether `g` is such a raw copy (read-outs skip it).
+bool isRawGraph(const QCPGraph* g);
+/// The value of `g` in effect at `key`: its last point at or before `key` (NaN before the first).
+double valueAt(const QCPGraph* g, double key);
 
 /// The i-th colour of a palette that stays distinguishable on light and dark backgrounds.
 QColor seriesColor(int i);

@@ -47,6 +47,7 @@ void registerRunMetaTypes() {
     qRegisterMetaType<std::vector<fog::NodeInterval>>();
     qRegisterMetaType<std::vector<fog::RunEvent>>();
     qRegisterMetaType<std::vector<fog::LogEntry>>();
+    qRegisterMetaType<std::vector<fog::LinkUsage>>();
     qRegisterMetaType<fog::RunController::State>();
 }
 
@@ -66,6 +67,7 @@ public:
     std::vector<AggregationRecord> records;
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
+    std::vector<LinkUsage> linkUsage; ///< link usage spans (the link throughput plot)
     /// Most intervals and events one batch hands to the GUI thread (about 30 batches a
     /// second); what is past them is only counted.
     static constexpr std::size_t kMaxPendingIntervals = 100000;
@@ -208,6 +210,13 @@ public:
         }
     }
     void onFinish(const RunSummary&) override {}
+    void onLinkUsage(const std::vector<LinkUsage>& u) override {
+        std::lock_guard lock(mutex);
+        network.usage(u); // the canvas's link use (latest span per link)
+        // Display only, like the intervals (the store keeps every span).
+        const std::size_t take = std::min(u.size(), kMaxPendingIntervals - std::min(kMaxPendingIntervals, linkUsage.size()));
+        linkUsage.insert(linkUsage.end(), u.begin(), u.begin() + static_cast<std::ptrdiff_t>(take));
+    }
     void onDispatch(const JobPlan& p) override {
         std::lock_guard lock(mutex);
         syncOnline();
@@ -280,10 +289,7 @@ public:
         messageEnds.erase(it);
         network.messageEnd(id, time, arrived);
     }
-    void onLinkUsage(const std::vector<LinkUsage>& spans) override {
-        std::lock_guard lock(mutex);
-        network.usage(spans);
-    }
+
 
     /// Node states and messages at virtual time t (mutex held).
     ActivityFrame frame(double t) {
@@ -489,6 +495,7 @@ void RunController::drain() {
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
     std::vector<LogEntry> log;
+    std::vector<LinkUsage> usage;
     records.swap(spareRecords_);
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
@@ -516,6 +523,7 @@ void RunController::drain() {
         records.swap(feed_->records);
         intervals.swap(feed_->intervals);
         events.swap(feed_->events);
+        usage.swap(feed_->linkUsage);
         if (feed_->skippedEvents || feed_->skippedIntervals) {
             events.push_back({feed_->lastTime, RunEventKind::NotShown, -1,
                               std::to_string(feed_->skippedEvents) + " availability events and " +
@@ -557,6 +565,7 @@ void RunController::drain() {
     if (!records.empty()) Q_EMIT metrics(records);
     if (!events.empty()) Q_EMIT this->events(events);
     if (!log.empty()) Q_EMIT this->log(log);
+    if (!usage.empty()) Q_EMIT linkUsage(usage);
     if (frame) Q_EMIT activity(*frame);
     if (enginePaused && state_ == State::Running) enterPaused();
     if (!until.isEmpty()) Q_EMIT runUntilReached(until);

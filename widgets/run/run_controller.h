@@ -84,6 +84,8 @@ Q_SIGNALS:
     void metrics(const std::vector<fog::AggregationRecord>& records);
     void intervals(const std::vector<fog::NodeInterval>& intervals);
     void events(const std::vector<fog::RunEvent>& events);
+    /// Link usage spans (runs with network contention), batched like the intervals.
+    void linkUsage(const std::vector<fog::LinkUsage>& spans);
     /// Node states and messages in flight at the run's current virtual instant: every
     /// update at teaching speeds, a few per second otherwise.
     void activity(const fog::ActivityFrame& frame);
@@ -136,3 +138,4 @@ Q_DECLARE_METATYPE(fog::ActivityFrame)
 Q_DECLARE_METATYPE(std::vector<fog::AggregationRecord>)
 Q_DECLARE_METATYPE(std::vector<fog::NodeInterval>)
 Q_DECLARE_METATYPE(std::vector<fog::RunEvent>)
+Q_DECLARE_METATYPE(std::vector<fog::LinkUsage>)
