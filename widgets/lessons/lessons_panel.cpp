@@ -153,6 +153,7 @@ void LessonsPanel::showLesson(int row) {
         return;
     }
     const PresetLesson& l = lessons_[static_cast<std::size_t>(row)];
+    list_->scrollToItem(list_->item(row));
     text_->setMarkdown(currentText());
     for (const auto& v : l.variants) variants_->addItem(QString::fromStdString(v));
     repeats_->setValue(std::max(1, l.repeats));
