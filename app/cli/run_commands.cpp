@@ -269,12 +269,13 @@ void printVariantTable(const RunStore& store, std::int64_t sweepId, const std::v
 /// `run FILE` on a file with variants: every variant x repeat as one stored sweep.
 int runVariants(const std::string& file, const CliOptions& o) {
     if (!o.until.isEmpty()) {
-        std::cerr << "fogstudio-cli: --until ends one run; the file has variants: choose one with --variant NAME\n";
+        std::cerr << "fogstudio-cli: --until ends one run; the file has variants or repeats: choose one run with "
+                     "--variant NAME --repeat 1\n";
         return 2;
     }
     if (o.noStore) {
-        std::cerr << "fogstudio-cli: a file with variants is stored as one group of runs; --no-store works with "
-                     "--variant NAME (one repeat)\n";
+        std::cerr << "fogstudio-cli: a file with variants or repeats is stored as one group of runs; --no-store "
+                     "works with one run: --variant NAME --repeat 1\n";
         return 2;
     }
     SweepSpec spec;

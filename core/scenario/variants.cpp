@@ -330,8 +330,8 @@ std::vector<VariantConfig> variantConfigurations(const Scenario& s, const std::s
     std::vector<VariantConfig> configs;
     if (s.variants.empty()) {
         if (!only.empty())
-            throw ScenarioError({{s.sourcePath.empty() ? "--variant" : s.sourcePath, 0, 0, "variants",
-                                  "there is no variant '" + only + "': the file has no variants"}});
+            throw ScenarioError({{s.sourcePath.empty() ? "--variant" : s.sourcePath, 0, 0, "",
+                                  "has no variants, so there is no variant '" + only + "'"}});
         configs.push_back({});
     }
     std::vector<std::string> names;
