@@ -488,6 +488,13 @@ int cmdSweep(const CliOptions& o) {
         std::cerr << e.what() << "\n";
         return 2;
     }
+    if (!spec.file.empty() && !o.quiet) try {
+            // A file with variants: the sweep varies its base scenario; say how to run them.
+            if (const Scenario s = loadScenarioFile(spec.file, spec.base); hasVariants(s))
+                std::cerr << "fogstudio-cli: note: " << spec.file
+                          << " has variants; this sweep varies its base scenario (run FILE runs the variants)\n";
+        } catch (const ScenarioError&) { // reported by the sweep itself
+        }
     auto store = openStore(o);
     if (!store) return 1;
     if (store->readOnly()) {
