@@ -9,14 +9,19 @@
 #include <QDir>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QImageReader>
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -113,6 +118,7 @@ void LessonsPanel::setDirectories(const QString& presetsDir, const QString& docs
     lessons_.clear();
     problems_.clear();
     if (!presetsDir.isEmpty()) lessons_ = presetLessons(presetsDir.toStdString(), &problems_);
+    docsDir_ = docsDir;
     text_->setSearchPaths(docsDir.isEmpty() ? QStringList{} : QStringList{docsDir});
     list_->clear();
     for (const auto& l : lessons_) {
@@ -153,11 +159,41 @@ void LessonsPanel::showLesson(int row) {
         return;
     }
     const PresetLesson& l = lessons_[static_cast<std::size_t>(row)];
-    list_->scrollToItem(list_->item(row));
     text_->setMarkdown(currentText());
+    fitImages();
+    // Again once laid out (a panel just shown has no size yet).
+    QTimer::singleShot(0, this, [this, row] {
+        if (QListWidgetItem* item = list_->item(row)) list_->scrollToItem(item);
+        fitImages();
+    });
     for (const auto& v : l.variants) variants_->addItem(QString::fromStdString(v));
     repeats_->setValue(std::max(1, l.repeats));
     setBusy(running());
+}
+
+void LessonsPanel::fitImages() {
+    // The lessons' figures are 900 px wide: shown at the panel's width (the height follows),
+    // so the text never needs a horizontal scroll bar.
+    const int width = std::max(120, text_->viewport()->width() - 16);
+    QTextCursor cursor(text_->document());
+    for (QTextBlock b = text_->document()->begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it) {
+            const QTextFragment f = it.fragment();
+            if (!f.isValid() || !f.charFormat().isImageFormat()) continue;
+            QTextImageFormat image = f.charFormat().toImageFormat();
+            const QSize size = QImageReader(QDir(docsDir_).filePath(image.name())).size();
+            image.setWidth(width);
+            image.setHeight(size.isValid() && size.width() > 0 ? width * double(size.height()) / size.width()
+                                                                : width * 0.56); // 1800x1000, most of them
+            cursor.setPosition(f.position());
+            cursor.setPosition(f.position() + f.length(), QTextCursor::KeepAnchor);
+            cursor.setCharFormat(image);
+        }
+}
+
+void LessonsPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitImages();
 }
 
 void LessonsPanel::setBusy(bool busy) {

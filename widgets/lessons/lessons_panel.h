@@ -74,14 +74,19 @@ Q_SIGNALS:
     /// Something to tell the user (status bar).
     void message(const QString& text);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void showLesson(int row);
+    void fitImages();
     void setBusy(bool busy);
     void onProgress(int done, int total, const QString& line);
     void onDone(const QList<qint64>& ids, bool cancelled, int failed, const QString& error);
 
     std::vector<PresetLesson> lessons_;
     std::vector<std::string> problems_;
+    QString docsDir_;
     RunStore* store_ = nullptr;
     std::function<int()> threads_;
 
