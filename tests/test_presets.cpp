@@ -9,6 +9,7 @@
 #include "core/data/dataset.h"
 #include "core/system/topology.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/variants.h"
 #include "core/sweep/sweep.h"
 
 #include <QtTest>
@@ -34,12 +35,14 @@ struct Outcome {
     std::optional<TargetReach> reach;
 };
 
-/// Loads presets/<file> with `overrides` and seed of sweep repeat `repeat`, runs it on two
-/// threads and finds where the test accuracy first reached `target`.
-Outcome runPreset(const std::string& file, std::vector<Override> overrides, int repeat, double target) {
-    const Scenario base = loadScenarioFile(kPresets + file);
+/// Loads presets/<file> (its `variant`, if named) with `overrides` and seed of sweep repeat
+/// `repeat`, runs it on two threads and finds where the test accuracy first reached `target`.
+Outcome runPreset(const std::string& file, std::vector<Override> overrides, int repeat, double target,
+                  const std::string& variant = {}) {
+    const std::string path = kPresets + file;
+    const Scenario base = variant.empty() ? loadScenarioFile(path) : loadVariantFile(path, variant);
     overrides.push_back({"seed", std::to_string(repeatSeed(base.seed, repeat))});
-    const Scenario s = loadScenarioFile(kPresets + file, overrides);
+    const Scenario s = variant.empty() ? loadScenarioFile(path, overrides) : loadVariantFile(path, variant, overrides);
     Outcome o;
     o.summary = runScenario(s, o.rec, 2);
     o.reach = reachTarget(o.rec.records, target);
@@ -240,10 +243,9 @@ private Q_SLOTS:
     // single-server baseline; MA moves fewer bytes.
     void geoDistributedCloudless() {
         if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
-        const Outcome sync = runPreset("geo-single-ps.yaml", {}, 0, 0.8);
-        const Outcome ga =
-            runPreset("geo-single-ps.yaml", {{"sync", "{policy: async-ga, k: 8, mixing: 0.25}"}}, 0, 0.8);
-        const Outcome ma = runPreset("geo-regional-ma.yaml", {}, 0, 0.8);
+        const Outcome sync = runPreset("geo-three-regions.yaml", {}, 0, 0.8, "fully-sync");
+        const Outcome ga = runPreset("geo-three-regions.yaml", {}, 0, 0.8, "asgd-ga");
+        const Outcome ma = runPreset("geo-three-regions.yaml", {}, 0, 0.8, "regional-ma");
         qInfo("%s", qPrintable(describe("fully-sync", sync)));
         qInfo("%s", qPrintable(describe("async-ga", ga)));
         qInfo("%s", qPrintable(describe("model-averaging", ma)));
@@ -263,8 +265,8 @@ private Q_SLOTS:
     void hierarchicalBeatsFlat() {
         if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
         for (int repeat = 0; repeat < 2; ++repeat) {
-            const Outcome tiers = runPreset("hierarchical-three-tier.yaml", {}, repeat, 0.75);
-            const Outcome flat = runPreset("hierarchical-flat.yaml", {}, repeat, 0.75);
+            const Outcome tiers = runPreset("hierarchical-tiers.yaml", {}, repeat, 0.75);
+            const Outcome flat = runPreset("hierarchical-tiers.yaml", {}, repeat, 0.75, "flat");
             qInfo("%s", qPrintable(describe("three-tier", tiers)));
             qInfo("%s", qPrintable(describe("flat", flat)));
             QVERIFY(tiers.reach && flat.reach);

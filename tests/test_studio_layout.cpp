@@ -9,6 +9,7 @@
 #include "app/gui/presets.h"
 #include "app/gui/theme.h"
 #include "app/export/plot_export.h"
+#include "widgets/lessons/lessons_panel.h"
 #include "widgets/compare/comparison_view.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/plots/live_plots.h"
@@ -225,7 +226,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(30000));
         QTRY_VERIFY(w.livePlots()->plot(LivePlots::Panel::Cost)->graph(0)->dataCount() > 0);
         QVERIFY(w.timeline()->nodeCount() > 0);
-        QVERIFY(w.openPreset(presetsDirectory() + "/geo-regional-ma.yaml"));
+        QVERIFY(openVariantInDocument(w.document(), presetsDirectory() + "/geo-three-regions.yaml", "regional-ma"));
         QVERIFY(w.livePlots()->records().empty());
         QTRY_COMPARE(w.livePlots()->plot(LivePlots::Panel::Cost)->graph(0)->dataCount(), 0);
         QCOMPARE(w.timeline()->nodeCount(), 0);
@@ -313,7 +314,7 @@ private Q_SLOTS:
         w.resize(1280, 720);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openPreset(presetsDirectory() + "/geo-regional-ma.yaml"));
+        QVERIFY(openVariantInDocument(w.document(), presetsDirectory() + "/geo-three-regions.yaml", "regional-ma"));
         QApplication::processEvents();
         w.canvas()->zoomFit();
         TopologyScene* scene = w.canvas()->topologyScene();
@@ -361,12 +362,12 @@ private Q_SLOTS:
     void hierarchicalTreeIsVisible() {
         MainWindow w(options());
         w.show();
-        QVERIFY(w.openPreset(presetsDirectory() + "/hierarchical-three-tier.yaml"));
+        QVERIFY(w.openPreset(presetsDirectory() + "/hierarchical-tiers.yaml"));
         NodeItem* edge = w.canvas()->topologyScene()->item("edge");
         QVERIFY(edge);
         QVERIFY(edge->isExpanded()); // its members are the devices' parents: shown
-        // geo-regional-ma: the workers sit under their regional servers, not beside them.
-        QVERIFY(w.openPreset(presetsDirectory() + "/geo-regional-ma.yaml"));
+        // geo-three-regions, variant regional-ma: the workers sit under their regional servers, not beside them.
+        QVERIFY(openVariantInDocument(w.document(), presetsDirectory() + "/geo-three-regions.yaml", "regional-ma"));
         TopologyScene* scene = w.canvas()->topologyScene();
         QVERIFY(scene->item("gz")->pos().y() > scene->item("ps-gz")->pos().y());
     }

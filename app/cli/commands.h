@@ -29,6 +29,7 @@ struct CliOptions {
     QString out;          ///< --out
     QString format;       ///< --format
     QString until;        ///< run --until CONDITION (core/engine/condition.h)
+    QString variant;      ///< run --variant NAME: one variant of the file
     int repeat = 1;
     int parallel = 1;
     int limit = 0;

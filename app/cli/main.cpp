@@ -7,6 +7,7 @@
 #include "core/cluster/cluster_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/lessons.h"
 #include "core/scenario/schema.h"
 
 #include <QCommandLineParser>
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <iostream>
 #include <thread>
@@ -28,7 +30,11 @@ it trains a real model on real data while a virtual clock accounts the time, mon
 energy the same job would take on the system a scenario file describes.
 
 Commands:
-  run FILE                 Run a scenario, store it, print its results.
+  run FILE                 Run a scenario, store it, print its results. A file with
+                           variants (variants:, vary:, repeats:) runs every variant x
+                           repeat with common random numbers, stores them as one sweep
+                           labelled by variant and prints a comparison table;
+                           --variant NAME runs one variant (--repeat R: R repeats).
   validate FILE... [--set K=V]...
                            Check scenario files (with the overrides applied); print
                            every problem as file:line:column.
@@ -65,6 +71,9 @@ Commands:
   policies                 The sync and selection policies with their parameters.
   schema [--markdown]      Every scenario key: type, default, bounds, when it applies.
                            --markdown prints the key reference of docs/scenario.md.
+  lessons [--markdown] [DIR]
+                           The presets' lessons (question, what to look for, steps);
+                           --markdown prints the lessons of docs/lessons.md.
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
@@ -92,6 +101,8 @@ Options:
 Examples:
   fogstudio-cli run presets/quickstart.yaml
   fogstudio-cli run presets/quickstart.yaml --set sync.policy=fully-sync --json
+  fogstudio-cli run presets/volatile-spot-sync.yaml --repeat 2
+  fogstudio-cli run presets/volatile-spot-sync.yaml --variant n-sync
   fogstudio-cli sweep presets/quickstart.yaml --vary selection.k=4,8,16 --repeat 3
   fogstudio-cli seek presets/quickstart.yaml --objective min:cost \
       --constraint 'accuracy>=0.7@600' --param 'selection.k=int:2..10:2'
@@ -168,6 +179,38 @@ int cmdSchema(bool markdown) {
     return 0;
 }
 
+/// The presets' lessons: a list, or the Markdown of docs/lessons.md.
+int cmdLessons(const QStringList& args, bool markdown) {
+    if (args.size() > 1) return usageError("lessons takes at most one DIR (default: the presets folder)");
+    std::string dir = args.isEmpty() ? std::string() : args[0].toStdString();
+    if (dir.empty()) {
+        const std::string app = QCoreApplication::applicationDirPath().toStdString();
+        for (const std::string& c : {app + "/../share/fogstudio/presets", app + "/../../presets", std::string("presets")})
+            if (std::filesystem::exists(c + "/quickstart.yaml")) {
+                dir = c;
+                break;
+            }
+        if (dir.empty()) return usageError("no presets folder found: give DIR");
+    }
+    std::vector<std::string> problems;
+    const auto lessons = fog::presetLessons(dir, &problems);
+    for (const auto& p : problems) std::cerr << "fogstudio-cli: " << p << "\n";
+    if (markdown) {
+        std::cout << fog::lessonsMarkdown(lessons);
+        return problems.empty() ? 0 : 1;
+    }
+    for (const auto& l : lessons) {
+        std::cout << l.lesson.number << ". " << l.lesson.title << "\n   presets/" << l.fileName;
+        if (!l.variants.empty()) {
+            std::cout << " (variants:";
+            for (const auto& v : l.variants) std::cout << " " << v;
+            std::cout << "; " << l.repeats << " repeats)";
+        }
+        std::cout << "\n   " << fog::lessonPlainText(l.lesson.question) << "\n";
+    }
+    return problems.empty() ? 0 : 1;
+}
+
 int cmdPolicies() {
     auto print = [](const char* title, const std::vector<fog::PolicyInfo>& infos) {
         std::cout << title << "\n";
@@ -238,6 +281,8 @@ int main(int argc, char** argv) {
     parser.addOption(markdown);
     const QCommandLineOption devices("devices", "", "N"); // bench scale
     const QCommandLineOption until("until", "", "CONDITION"); // run
+    const QCommandLineOption variant("variant", "", "NAME");  // run
+    parser.addOption(variant);
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
@@ -262,6 +307,7 @@ int main(int argc, char** argv) {
     o.sets = parser.values(set);
     if (parser.values(until).size() > 1) return usageError("--until takes one condition (the first that holds would end the run)");
     o.until = parser.value(until);
+    o.variant = parser.value(variant);
     o.varies = parser.values(vary);
     o.tags = parser.values(tag);
     o.json = parser.isSet(json);
@@ -320,6 +366,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmdValidate(o.args, o.sets);
     if (cmd == "policies") return cmdPolicies();
     if (cmd == "schema") return cmdSchema(parser.isSet(markdown));
+    if (cmd == "lessons") return cmdLessons(o.args, parser.isSet(markdown));
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);

@@ -8,6 +8,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/run_control.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/variants.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
 #include "core/analysis/analysis.h"
@@ -215,6 +216,121 @@ void printSweepTable(const RunStore& store, std::int64_t sweepId, double target)
     std::cout << "\n";
 }
 
+/// Per variant (configuration), in the order run: mean +/- standard deviation over repeats.
+void printVariantTable(const RunStore& store, std::int64_t sweepId, const std::vector<std::string>& order,
+                       double target) {
+    std::map<std::string, std::vector<StoredRun>> byConfig;
+    for (const auto& r : store.listRuns({"", "", sweepId, 0})) byConfig[r.sweepConfig].push_back(r);
+    auto meanSd = [](const std::vector<double>& xs, double scale, int digits) {
+        std::vector<double> v;
+        for (double x : xs)
+            if (!std::isnan(x)) v.push_back(x * scale);
+        if (v.empty()) return std::string("-");
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(digits) << mean;
+        if (v.size() > 1) {
+            double ss = 0;
+            for (double x : v) ss += (x - mean) * (x - mean);
+            s << " +/- " << std::sqrt(ss / static_cast<double>(v.size() - 1));
+        }
+        return s.str();
+    };
+    std::size_t width = 9;
+    for (const auto& c : order) width = std::max(width, c.size() + 2);
+    std::cout << "\nVariants, mean +/- standard deviation over repeats (common random numbers):\n" << std::left
+              << std::setw(static_cast<int>(width)) << "variant" << std::setw(6) << "runs" << std::setw(20)
+              << "final accuracy (%)" << std::setw(22) << "virtual time (s)" << std::setw(22) << "cost"
+              << "time to " << 100 * target << "% (s)\n";
+    for (const auto& config : order) {
+        const auto& runs = byConfig[config];
+        std::vector<double> acc, time, cost, reach;
+        int reached = 0;
+        for (const auto& r : runs) {
+            acc.push_back(r.summary.finalTestAccuracy);
+            time.push_back(r.summary.virtualTime);
+            cost.push_back(r.summary.cost);
+            const auto t = reachTarget(store.metrics(r.id), target);
+            reach.push_back(t ? t->time : kNaN);
+            reached += t ? 1 : 0;
+        }
+        std::string reachCell = meanSd(reach, 1, 1);
+        if (reached < static_cast<int>(runs.size()))
+            reachCell += " (" + std::to_string(reached) + "/" + std::to_string(runs.size()) + " reached)";
+        std::cout << std::left << std::setw(static_cast<int>(width)) << config << std::setw(6) << runs.size()
+                  << std::setw(20) << meanSd(acc, 100, 2) << std::setw(22) << meanSd(time, 1, 1) << std::setw(22)
+                  << meanSd(cost, 1, 4) << reachCell << "\n";
+    }
+    std::cout << "\n";
+}
+
+/// `run FILE` on a file with variants: every variant x repeat as one stored sweep.
+int runVariants(const std::string& file, const CliOptions& o) {
+    if (!o.until.isEmpty()) {
+        std::cerr << "fogstudio-cli: --until ends one run; the file has variants or repeats: choose one run with "
+                     "--variant NAME --repeat 1\n";
+        return 2;
+    }
+    if (o.noStore) {
+        std::cerr << "fogstudio-cli: a file with variants or repeats is stored as one group of runs; --no-store "
+                     "works with one run: --variant NAME --repeat 1\n";
+        return 2;
+    }
+    SweepSpec spec;
+    spec.file = file;
+    spec.variants = true;
+    spec.variant = o.variant.toStdString();
+    spec.repeats = o.repeatGiven ? o.repeat : 0;
+    for (const QString& s : o.sets) spec.base.push_back(parseOverride(s.toStdString()));
+    spec.name = o.name.toStdString();
+    spec.parallel = o.parallel;
+    spec.threadsPerRun = std::max(1, o.threads / std::max(1, o.parallel));
+    for (const auto& t : o.tags) spec.tags.push_back(t.toStdString());
+    const SweepPlan plan = planSweep(spec); // every variant checked before anything runs
+    std::vector<std::string> order;
+    for (const auto& it : plan.items)
+        if (std::find(order.begin(), order.end(), it.config) == order.end()) order.push_back(it.config);
+    if (!o.quiet)
+        std::cout << file << ": " << order.size() << (order.size() == 1 ? " variant" : " variants") << " x "
+                  << plan.items.size() / std::max<std::size_t>(1, order.size()) << " repeats = " << plan.items.size()
+                  << " runs\n";
+    auto store = openStore(o);
+    if (!store) return 1;
+    if (store->readOnly()) {
+        std::cerr << "fogstudio-cli: " << store->path() << ": the database is read-only for this program; "
+                  << "the runs were not started\n";
+        return 1;
+    }
+    installInterruptHandler();
+    ProgressBar bar(!o.quiet);
+    const SweepResult r = runSweep(
+        spec, *store,
+        [&](const SweepProgress& p) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf, " #%d: %s, acc %.2f%%, t=%.1f s, cost %.4f", p.repeat,
+                          toString(p.summary.status), 100.0 * p.summary.finalTestAccuracy, p.summary.virtualTime,
+                          p.summary.cost);
+            bar.update(p.done, p.total, "", p.config + buf);
+        },
+        interruptFlag());
+    bar.finish();
+    printVariantTable(*store, r.sweepId, order, o.target);
+    for (const auto& e : r.errors) std::cerr << "fogstudio-cli: " << e << "\n";
+    int stored = 0;
+    for (const auto id : r.runIds) stored += id != 0;
+    std::cout << "sweep " << r.sweepId << ": " << stored << " runs stored in " << store->path();
+    if (r.failed) std::cout << " (" << r.failed << " failed)";
+    std::cout << "\ncompare them with: fogstudio-cli export plots --sweep " << r.sweepId << " --out DIR"
+              << "\nexport them with: fogstudio-cli export summary --sweep " << r.sweepId << "\n";
+    if (r.cancelled) {
+        std::cout << "cancelled: resume with: fogstudio-cli sweep --resume " << r.sweepId << "\n";
+        return 130;
+    }
+    return r.failed || !r.errors.empty() ? 1 : 0;
+}
+
 } // namespace
 
 void installInterruptHandler() {
@@ -253,15 +369,29 @@ int cmdRun(const CliOptions& o) {
         }
     }
     Scenario scenario;
+    NewRun meta;
     try {
         std::vector<Override> overrides;
         for (const QString& s : o.sets) overrides.push_back(parseOverride(s.toStdString()));
         scenario = loadScenarioFile(file, overrides);
+        if (hasVariants(scenario) || !o.variant.isEmpty() || o.repeatGiven) {
+            // One variant, once: a plain run (--until, --no-store and --json work), labelled.
+            const auto configs = variantConfigurations(scenario, o.variant.toStdString());
+            const int repeats = o.repeatGiven ? o.repeat : scenario.repeats;
+            if (configs.size() != 1 || repeats != 1) return runVariants(file, o);
+            std::vector<Override> all = configs.front().overrides;
+            all.insert(all.end(), overrides.begin(), overrides.end());
+            scenario = withoutVariants(loadScenarioFile(file, all));
+            if (!configs.front().variant.empty()) meta.name = scenario.name + " [" + configs.front().label + "]";
+        }
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 1;
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return 1;
     }
-    return runScenario(scenario, o, NewRun{}, file, until);
+    return runScenario(scenario, o, meta, file, until);
 }
 
 int rerun(const CliOptions& o, std::int64_t id) {
@@ -358,6 +488,13 @@ int cmdSweep(const CliOptions& o) {
         std::cerr << e.what() << "\n";
         return 2;
     }
+    if (!spec.file.empty() && !o.quiet) try {
+            // A file with variants: the sweep varies its base scenario; say how to run them.
+            if (const Scenario s = loadScenarioFile(spec.file, spec.base); hasVariants(s))
+                std::cerr << "fogstudio-cli: note: " << spec.file
+                          << " has variants; this sweep varies its base scenario (run FILE runs the variants)\n";
+        } catch (const ScenarioError&) { // reported by the sweep itself
+        }
     auto store = openStore(o);
     if (!store) return 1;
     if (store->readOnly()) {

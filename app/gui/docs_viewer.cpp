@@ -33,15 +33,16 @@ DocsViewer::DocsViewer(const QString& directory, const QString& page, QWidget* p
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     QPushButton* back = buttons->addButton(tr("Back"), QDialogButtonBox::ActionRole);
     QPushButton* index = buttons->addButton(tr("The studio"), QDialogButtonBox::ActionRole);
-    QPushButton* folder = buttons->addButton(tr("Open Folder"), QDialogButtonBox::ActionRole);
-    folder->setToolTip(directory);
+    QPushButton* lessons = buttons->addButton(tr("Lessons"), QDialogButtonBox::ActionRole);
+    connect(lessons, &QPushButton::clicked, this, [this, directory] {
+        browser_->setSource(QUrl::fromLocalFile(QDir(directory).filePath("lessons.md")), QTextDocument::MarkdownResource);
+    });
     connect(back, &QPushButton::clicked, browser_, &QTextBrowser::backward);
     connect(browser_, &QTextBrowser::backwardAvailable, back, &QPushButton::setEnabled);
     back->setEnabled(false);
     connect(index, &QPushButton::clicked, this, [this, directory] {
         browser_->setSource(QUrl::fromLocalFile(QDir(directory).filePath("studio.md")), QTextDocument::MarkdownResource);
     });
-    connect(folder, &QPushButton::clicked, this, [directory] { QDesktopServices::openUrl(QUrl::fromLocalFile(directory)); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(browser_, 1);

@@ -2,11 +2,13 @@
 
 #include "app/gui/autosave.h"
 #include "app/gui/main_window.h"
+#include "widgets/lessons/lessons_panel.h"
 #include "widgets/run/run_controller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QSpinBox>
 #include <QTimer>
 
 #include <iostream>
@@ -44,6 +46,11 @@ int main(int argc, char** argv) {
                                           "without asking (also FOGSTUDIO_RECOVER=yes).");
     QCommandLineOption noRecover("no-recover", "Discard that autosave without asking (also FOGSTUDIO_RECOVER=no).");
     parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare, recover, noRecover});
+    // Teaching (widgets/lessons): open on a lesson; with --run, run it.
+    QCommandLineOption lesson("lesson", "Show the Lessons panel on lesson N; with --run, run its variants (a "
+                                        "screenshot is taken once they are done).", "N");
+    QCommandLineOption repeats("repeats", "With --lesson: repeats of every variant (default: the preset's).", "R");
+    parser.addOptions({lesson, repeats});
     parser.process(app);
 
     fog::StudioOptions options;
@@ -83,7 +90,19 @@ int main(int argc, char** argv) {
     if (!shot.isEmpty() && parser.isSet(shotDelay)) {
         QTimer::singleShot(static_cast<int>(1000 * parser.value(shotDelay).toDouble()), &window, grab);
     }
-    if (parser.isSet(run)) {
+    fog::LessonsPanel* lessons = parser.isSet(lesson) ? window.findChild<fog::LessonsPanel*>() : nullptr;
+    if (lessons) {
+        window.action("actionLessons")->trigger();
+        for (int row = 0; row < static_cast<int>(lessons->lessons().size()); ++row)
+            if (lessons->lessons()[static_cast<std::size_t>(row)].lesson.number == parser.value(lesson).toInt())
+                lessons->setCurrentIndex(row);
+        if (parser.isSet(repeats)) lessons->repeatsBox()->setValue(parser.value(repeats).toInt());
+    }
+    if (lessons && parser.isSet(run)) {
+        QTimer::singleShot(200, lessons, &fog::LessonsPanel::runLesson);
+        if (!shot.isEmpty() && !parser.isSet(shotDelay))
+            QObject::connect(lessons, &fog::LessonsPanel::lessonFinished, &window, [grab] { QTimer::singleShot(1500, grab); });
+    } else if (parser.isSet(run)) {
         QTimer::singleShot(200, &window, [&window] { window.startRun(); });
         if (!shot.isEmpty() && !parser.isSet(shotDelay))
             QObject::connect(window.controller(), &fog::RunController::finished, &window,

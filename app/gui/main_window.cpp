@@ -11,6 +11,7 @@
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
 #include "widgets/document/scenario_document.h"
+#include "widgets/lessons/lessons_panel.h"
 #include "widgets/plots/live_plots.h"
 #include "widgets/plots/link_plot.h"
 #include "widgets/plots/linked_cursor.h"
@@ -268,6 +269,11 @@ void MainWindow::buildActions() {
          [this] { compareRuns(runs_->selectedRunIds()); });
 
     make("actionDocs", tr("&Documentation"), QKeySequence::HelpContents, &MainWindow::showDocs);
+    make("actionLessons", tr("&Lessons"), QKeySequence(), [this] {
+        QDockWidget* d = findChild<QDockWidget*>("lessonsDock");
+        d->show();
+        d->raise();
+    });
     make("actionAbout", tr("&About FogStudio"), QKeySequence(), &MainWindow::showAbout);
 }
 
@@ -339,6 +345,7 @@ void MainWindow::buildMenus() {
     run->addAction(tr("S&weep..."), this, &MainWindow::openSweepDialog)->setObjectName("actionSweep");
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(action("actionLessons"));
     help->addAction(action("actionDocs"));
     help->addAction(action("actionAbout"));
 }
@@ -462,6 +469,25 @@ void MainWindow::buildDocks() {
             showPage(findChild<QTabWidget*>("sideTabs"), inspector_);
         }
     });
+
+    // Lessons (widgets/lessons): a preset's question and steps; its variants run as one group.
+    auto* lessons = new LessonsPanel(this);
+    lessons->setDirectories(presetsDirectory(), docsDirectory());
+    lessons->setStore(storeError_.isEmpty() ? store_.get() : nullptr);
+    lessons->setThreadsProvider([this] { return threads_->value(); });
+    QDockWidget* lessonsDock = dock("lessonsDock", tr("Lessons"), lessons, Qt::RightDockWidgetArea);
+    tabifyDockWidget(findChild<QDockWidget*>("sideDock"), lessonsDock);
+    findChild<QDockWidget*>("sideDock")->raise();
+    connect(lessons, &LessonsPanel::openPresetRequested, this, [this](const QString& path) { openPreset(path); });
+    connect(lessons, &LessonsPanel::openVariantRequested, this, [this](const QString& path, const QString& v) {
+        QString error;
+        if (!maybeSave()) return;
+        if (!openVariantInDocument(document_, path, v, &error)) QMessageBox::warning(this, tr("Open variant"), error);
+        else fitAfterLayout();
+    });
+    connect(lessons, &LessonsPanel::runsChanged, runs_, &RunsBrowser::refresh);
+    connect(lessons, &LessonsPanel::lessonFinished, this, [this](const QList<qint64>& ids) { compareRuns(ids); });
+    connect(lessons, &LessonsPanel::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
 
     connect(runs_, &RunsBrowser::compareRequested, this, &MainWindow::compareRuns);
     connect(runs_, &RunsBrowser::runActivated, this, &MainWindow::showStoredRun);

@@ -5,6 +5,7 @@
 
 #include "core/cluster/cluster_scheduler.h"
 #include "core/data/regular_file.h"
+#include "core/scenario/variants.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -80,6 +81,7 @@ bool readClusterScenario(YamlContext& ctx, const YAML::Node& root, ClusterScenar
         ctx.error("kind", m.node("kind").Mark(), "must be 'cluster' for a cluster scenario, got '" + kind + "'");
     m.get("name", s.name);
     m.get("description", s.description);
+    readLesson(m, s.lesson); // a preset's lesson text (core/scenario/variants.h)
     m.get("seed", s.seed);
     m.require("clusters", "a list of edge clusters, each with servers");
     forEachItem(ctx, m.node("clusters"), "clusters", [&](const YAML::Node& item, const std::string& p, std::size_t) {
@@ -694,6 +696,7 @@ std::string saveClusterScenarioText(const ClusterScenario& s) {
         out << YAML::EndSeq;
     }
     out << YAML::EndMap;
+    emitLesson(out, s.lesson);
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }

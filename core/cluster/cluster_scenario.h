@@ -4,6 +4,8 @@
 // arrival process, and the scheduler that places tasks. A second kind of scenario beside the
 // training one (`kind: cluster` in the YAML file); no Qt here.
 
+#include "core/spec/scenario.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -99,6 +101,7 @@ struct ClusterScenario {
     SchedulerSpec scheduler;
     std::string sourcePath;
     std::string sourceText; ///< the file as read, stored with runs
+    LessonSpec lesson; ///< a preset's lesson text (core/scenario/variants.h)
 };
 
 /// speed(c, g) of the formula above, with c and g capped at the type's max.

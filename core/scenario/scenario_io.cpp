@@ -7,6 +7,7 @@
 #include "core/data/regular_file.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/variants.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <yaml-cpp/eventhandler.h>
@@ -445,6 +446,7 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
             t.data.partition.kind = PartitionSpec::Kind::Natural;
         return false;
     });
+    readVariantSections(m, s); // variants, vary, repeats, lesson (core/scenario/variants.h)
     return true;
 }
 
@@ -786,6 +788,15 @@ Scenario load(const std::string& text, const std::string& label,
             }
         all.push_back(std::move(d));
     }
+    if (std::all_of(all.begin(), all.end(), [](const Diagnostic& d) { return inVariantSections(d.path); })) {
+        // Each variant applied to a copy of the file and validated (variants.h).
+        auto more = checkVariants(s, label, [&](const std::vector<Override>& v) {
+            std::vector<Override> o = v;
+            o.insert(o.end(), overrides.begin(), overrides.end());
+            return load(text, label, o, baseDir);
+        });
+        all.insert(all.end(), more.begin(), more.end());
+    }
     if (!all.empty()) {
         sortDiagnostics(all);
         if (all.size() > kMaxDiagnostics) {
@@ -1100,6 +1111,7 @@ std::string saveScenarioText(const Scenario& s) {
         else return false;
         return true;
     });
+    emitVariantSections(out, s); // variants, vary, repeats, lesson (core/scenario/variants.h)
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }

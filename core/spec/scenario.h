@@ -235,6 +235,41 @@ struct EvaluationSpec {
     int everyRounds = 1;
 };
 
+/// One named variant of a scenario: overrides in `--set` form (key path, YAML value text),
+/// applied to the file before it is read (core/scenario/variants.h).
+struct VariantSpec {
+    struct Setting {
+        std::string path;  ///< e.g. sync, sync.n, topology.groups[1].parent
+        std::string value; ///< YAML text, in one canonical (flow) form
+        int line = 0;      ///< where the key is in the file (0 if built in code)
+        int column = 0;
+    };
+    std::string name;
+    std::vector<Setting> set;
+    int line = 0;
+    int column = 0;
+};
+
+/// `vary:` one key of a grid: every value is run (crossed with the other keys and variants).
+struct VarySpec {
+    std::string path;
+    std::vector<std::string> values; ///< YAML texts, canonical form
+    int line = 0;
+    int column = 0;
+};
+
+/// A preset's lesson: the text the studio's Lessons panel and docs/lessons.md show.
+struct LessonSpec {
+    int number = 0;            ///< order in docs/lessons.md; 0: no lesson
+    std::string title;
+    std::string source;        ///< the paper or setting it reproduces (Markdown)
+    std::string question;      ///< Markdown
+    std::string lookFor;       ///< what to look for (Markdown)
+    std::vector<std::string> steps; ///< Markdown, one step each
+    std::string body;          ///< the rest: set-up, commands, figures, agreement (Markdown)
+    bool empty() const { return number == 0 && title.empty() && question.empty() && body.empty(); }
+};
+
 struct Scenario {
     int schemaVersion = kScenarioSchemaVersion;
     std::string name = "untitled";
@@ -249,6 +284,12 @@ struct Scenario {
     StopSpec stop;
     EvaluationSpec evaluation;
     std::string sourcePath; ///< file it was read from, for messages; not saved
+    /// Named variants to run together (`variants:`), a grid (`vary:`) crossed with them, and
+    /// repeats of each (core/scenario/variants.h). Empty: the scenario is one run.
+    std::vector<VariantSpec> variants;
+    std::vector<VarySpec> vary;
+    int repeats = 1;
+    LessonSpec lesson; ///< presets that teach something (docs/lessons.md)
 };
 
 const char* toString(Tier t);

@@ -1,6 +1,7 @@
 #include "core/sweep/sweep.h"
 
 #include "core/engine/engine.h"
+#include "core/scenario/variants.h"
 #include "core/store/sqlite_db.h"
 #include "core/util/random.h"
 
@@ -65,7 +66,8 @@ std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
 }
 
 std::string storedScenarioText(const Scenario& scenario) {
-    Scenario copy = scenario;
+    // A run is one run: the file's variants and lesson are not part of what it ran.
+    Scenario copy = withoutVariants(scenario);
     copy.data = withAbsoluteDataPaths(scenario.data);
     return saveScenarioText(copy);
 }
@@ -161,31 +163,52 @@ bool shellSplit(const std::string& text, std::vector<std::string>& words) {
 SweepPlan planSweep(const SweepSpec& spec) {
     SweepPlan plan;
     std::vector<Diagnostic> problems;
-    for (const auto& config : sweepConfigurations(spec.axes)) {
-        std::vector<Override> all = spec.base;
-        all.insert(all.end(), config.begin(), config.end());
-        try {
-            const Scenario s = loadScenarioFile(spec.file, all);
-            for (int r = 0; r < std::max(1, spec.repeats); ++r) {
-                SweepItem it{s, describe(config), r};
-                it.scenario.seed = repeatSeed(s.seed, r);
-                plan.items.push_back(std::move(it));
-            }
-        } catch (const ScenarioError& e) {
-            problems.insert(problems.end(), e.diagnostics.begin(), e.diagnostics.end());
-        }
+    // The file's variants (each with its point of the `vary:` grid), or just the base.
+    std::vector<VariantConfig> variants{VariantConfig{}};
+    int repeats = std::max(1, spec.repeats);
+    if (spec.variants) {
+        const Scenario base = loadScenarioFile(spec.file, spec.base); // checks every variant
+        variants = variantConfigurations(base, spec.variant);
+        if (spec.repeats <= 0) repeats = base.repeats;
     }
+    // Each configuration was checked as a variant above (or is not run): no need to check
+    // all the file's variants again in every load.
+    SuspendVariantChecks checked;
+    for (const auto& variant : variants)
+        for (const auto& config : sweepConfigurations(spec.axes)) {
+            std::vector<Override> all = variant.overrides;
+            all.insert(all.end(), spec.base.begin(), spec.base.end());
+            all.insert(all.end(), config.begin(), config.end());
+            std::string label = describe(config);
+            if (spec.variants && (variant.label != "(base)" || config.empty()))
+                label = config.empty() ? variant.label : variant.label + " " + label;
+            try {
+                const Scenario s = withoutVariants(loadScenarioFile(spec.file, all));
+                for (int r = 0; r < repeats; ++r) {
+                    SweepItem it{s, label, r};
+                    it.scenario.seed = repeatSeed(s.seed, r);
+                    plan.items.push_back(std::move(it));
+                }
+            } catch (const ScenarioError& e) {
+                for (Diagnostic d : e.diagnostics) {
+                    if (spec.variants && !variant.label.empty()) d.message += " (configuration " + label + ")";
+                    problems.push_back(std::move(d));
+                }
+            }
+        }
     if (!problems.empty()) throw ScenarioError(problems);
 
     std::ostringstream specText;
     specText << shellQuote(spec.file);
+    if (spec.variants) specText << " --variants";
+    if (spec.variants && !spec.variant.empty()) specText << " --variant " << shellQuote(spec.variant);
     for (const auto& o : spec.base) specText << " --set " << shellQuote(o.path + "=" + o.value);
     for (const auto& a : spec.axes) {
         std::string v = a.path + "=";
         for (std::size_t i = 0; i < a.values.size(); ++i) v += (i ? "," : "") + a.values[i];
         specText << " --vary " << shellQuote(v);
     }
-    specText << " --repeat " << std::max(1, spec.repeats);
+    specText << " --repeat " << repeats;
     plan.specText = specText.str();
     plan.name = spec.name.empty() ? plan.items.front().scenario.name : spec.name;
     return plan;
@@ -202,14 +225,19 @@ SweepSpec parseSweepSpecText(const std::string& text) {
     spec.file = words[0];
     for (std::size_t i = 1; i < words.size(); ++i) {
         const std::string& w = words[i];
+        if (w == "--variants") {
+            spec.variants = true;
+            continue;
+        }
         if (i + 1 >= words.size()) throw bad("'" + w + "' has no value");
         const std::string& v = words[++i];
         if (w == "--set") spec.base.push_back(parseOverride(v));
         else if (w == "--vary") spec.axes.push_back(parseSweepAxis(v));
         else if (w == "--repeat") spec.repeats = std::max(1, std::atoi(v.c_str()));
+        else if (w == "--variant") spec.variant = v;
         else throw bad("unknown word '" + w + "'");
     }
-    if (spec.axes.empty()) throw bad("no --vary");
+    if (spec.axes.empty() && !spec.variants) throw bad("no --vary");
     return spec;
 }
 

@@ -34,7 +34,12 @@ struct SweepSpec {
     std::string file;
     std::vector<Override> base; ///< --set overrides applied to every run
     std::vector<SweepAxis> axes;
+    /// Repeats of each configuration; with `variants`, 0 or less takes the file's `repeats:`.
     int repeats = 1;
+    /// Run the file's variants and `vary:` grid (core/scenario/variants.h), crossed with
+    /// `axes`; each run is labelled by its variant. False: the file's base scenario only.
+    bool variants = false;
+    std::string variant; ///< with `variants`: only this one
     int parallel = 1;       ///< runs at once
     int threadsPerRun = 1;  ///< worker threads of each run
     std::vector<std::string> tags;
