@@ -109,6 +109,24 @@ private Q_SLOTS:
         QCOMPARE(h.net.links()[0].members, n);
     }
 
+    void manyFlowsInOneCellAreNotQuadratic() {
+        // 5,000 flows in one cell, started together, of different sizes: they form one class,
+        // so each start or end recomputes one class (not 5,000 flows), and the flows end in
+        // size order at the processor-sharing times.
+        const int n = 5000;
+        Harness h(star(n, link(8, 8), LinkSharing::Shared));
+        std::vector<std::uint64_t> ids;
+        for (int i = 0; i < n; ++i) ids.push_back(h.send("w-" + std::to_string(i), "server", 1000.0 * (1 + i % 2)));
+        h.run();
+        const auto& st = h.net.stats();
+        QVERIFY2(st.classesRecomputed <= 2 * st.flowEvents, std::to_string(st.classesRecomputed).c_str());
+        QCOMPARE(st.maxComponent, std::uint64_t(1));
+        // 5,000 x 1 KB at 1 MB/s shared: the small ones end at 5,000 x 1 KB / 1 MB/s = 5 s;
+        // the large ones have 1 KB each left, 2,500 of them: 2.5 s more.
+        QVERIFY(std::abs(h.ends.at(ids[0]) - 5.0) < 1e-9);
+        QVERIFY(std::abs(h.ends.at(ids[1]) - 7.5) < 1e-9);
+    }
+
     void privateLinksDoNotShare() {
         Harness h(star(4, link(8, 8), LinkSharing::Private));
         for (int i = 0; i < 4; ++i) h.send("w-" + std::to_string(i), "server", 1e6);

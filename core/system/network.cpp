@@ -76,7 +76,7 @@ int Network::linkResource(const PathHop& h) const {
 double Network::rateOf(std::uint64_t id) const {
     const auto it = transfers_.find(id);
     if (it == transfers_.end() || it->second.flow < 0) return 0.0;
-    return flows_[static_cast<std::size_t>(it->second.flow)].rate / 8.0;
+    return classes_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(it->second.flow)].cls)].rate / 8.0;
 }
 
 // ---------------------------------------------------------------- transfers
@@ -102,7 +102,8 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
     startHop(id, x, now);
     // Projected arrival: this hop at its current rate, the others alone on their links.
     const Flow& f = flows_[static_cast<std::size_t>(x.flow)];
-    double arrive = f.end + x.hops[0].link->latencyMs / 1000.0;
+    const Class& c = classes_[static_cast<std::size_t>(f.cls)];
+    double arrive = now + f.bits / c.rate + x.hops[0].link->latencyMs / 1000.0;
     for (std::size_t k = 1; k < x.hops.size(); ++k) {
         const LinkParams& l = *x.hops[k].link;
         arrive += l.latencyMs / 1000.0 + bytes * 8.0 / bitsPerSecond(x.hops[k].up ? l.bandwidthUpMbps : l.bandwidthDownMbps);
@@ -111,79 +112,116 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
     return id;
 }
 
-int Network::newFlow() {
-    if (!freeFlows_.empty()) {
-        const int f = freeFlows_.back();
-        freeFlows_.pop_back();
-        flows_[static_cast<std::size_t>(f)] = Flow{};
-        return f;
-    }
-    flows_.emplace_back();
-    return static_cast<int>(flows_.size()) - 1;
+int Network::classFor(const int* res, int nres) {
+    std::array<int, 3> key{-1, -1, -1};
+    for (int k = 0; k < nres; ++k) key[static_cast<std::size_t>(k)] = res[k];
+    const auto it = classOf_.find(key);
+    if (it != classOf_.end()) return it->second;
+    const int c = static_cast<int>(classes_.size());
+    classes_.emplace_back();
+    Class& x = classes_.back();
+    x.nres = nres;
+    for (int k = 0; k < nres; ++k) x.res[k] = res[k];
+    classOf_.emplace(key, c);
+    return c;
 }
 
-void Network::attach(int f) {
-    Flow& fl = flows_[static_cast<std::size_t>(f)];
-    for (int k = 0; k < fl.nres; ++k) {
-        auto& list = res_[static_cast<std::size_t>(fl.res[k])].flows;
-        fl.pos[k] = static_cast<int>(list.size());
-        list.push_back(f);
-    }
-}
-
-void Network::detach(int f, std::vector<int>& dirty) {
-    Flow& fl = flows_[static_cast<std::size_t>(f)];
-    for (int k = 0; k < fl.nres; ++k) {
-        const int r = fl.res[k];
-        auto& list = res_[static_cast<std::size_t>(r)].flows;
-        const int at = fl.pos[k];
-        const int moved = list.back();
-        list[static_cast<std::size_t>(at)] = moved;
-        list.pop_back();
-        if (moved != f) {
-            Flow& m = flows_[static_cast<std::size_t>(moved)];
-            for (int j = 0; j < m.nres; ++j)
-                if (m.res[j] == r) m.pos[j] = at;
-        }
-        dirty.push_back(r);
-    }
-    fl.active = false;
+double Network::bitsLeft(int f, double now) const {
+    const Flow& fl = flows_[static_cast<std::size_t>(f)];
+    const Class& c = classes_[static_cast<std::size_t>(fl.cls)];
+    const double served = c.served + c.rate * (now - c.last);
+    return std::clamp(fl.tag - served, 0.0, fl.bits);
 }
 
 void Network::startHop(std::uint64_t id, Xfer& x, double now) {
     const PathHop& h = x.hops[x.hop];
-    const int f = newFlow();
+    int res[3];
+    int nres = 0;
+    res[nres++] = linkResource(h);
+    if (const int out = nicRes_[static_cast<std::size_t>(h.sender)]; out >= 0) res[nres++] = out;
+    if (const int in = nicRes_[static_cast<std::size_t>(h.receiver)]; in >= 0) res[nres++] = in + 1;
+    const int c = classFor(res, nres);
+    int f;
+    if (!freeFlows_.empty()) {
+        f = freeFlows_.back();
+        freeFlows_.pop_back();
+    } else {
+        f = static_cast<int>(flows_.size());
+        flows_.emplace_back();
+    }
+    Class& cl = classes_[static_cast<std::size_t>(c)];
+    if (cl.count == 0) {
+        // A class filling again starts its service count afresh (a lone flow's end is then
+        // exactly start + bits / rate).
+        cl.served = 0.0;
+        cl.last = now;
+        cl.rate = 0.0;
+        for (int k = 0; k < cl.nres; ++k) {
+            auto& list = res_[static_cast<std::size_t>(cl.res[k])].classes;
+            cl.pos[k] = static_cast<int>(list.size());
+            list.push_back(c);
+        }
+    }
     Flow& fl = flows_[static_cast<std::size_t>(f)];
+    fl = Flow{};
     fl.bits = x.bytes * 8.0;
-    fl.remaining = fl.bits;
-    fl.last = now;
+    fl.cls = c;
     fl.transfer = id;
-    fl.active = true;
-    fl.res[fl.nres++] = linkResource(h);
-    if (const int out = nicRes_[static_cast<std::size_t>(h.sender)]; out >= 0) fl.res[fl.nres++] = out;
-    if (const int in = nicRes_[static_cast<std::size_t>(h.receiver)]; in >= 0) fl.res[fl.nres++] = in + 1;
-    attach(f);
+    fl.tag = (cl.served + cl.rate * (now - cl.last)) + fl.bits;
+    if (cl.count == 0) fl.tag = fl.bits;
+    cl.tags.insert({fl.tag, f});
+    ++cl.count;
     x.flow = f;
     ++flowsMoving_;
     ++stats_.flowEvents;
     stats_.maxConcurrent = std::max<std::uint64_t>(stats_.maxConcurrent, flowsMoving_);
-    const std::vector<int> dirty(fl.res, fl.res + fl.nres);
+    const std::vector<int> dirty(res, res + nres);
     recompute(dirty, now);
+    refreshEnd(c); // its smallest tag may be the new flow's
+    flows_[static_cast<std::size_t>(f)].epoch = classes_[static_cast<std::size_t>(c)].epoch;
     armWakeup();
 }
 
-void Network::hopSent(std::uint64_t id, double now) {
+void Network::removeFlow(int f, std::vector<int>& dirty) {
+    Flow& fl = flows_[static_cast<std::size_t>(f)];
+    Class& cl = classes_[static_cast<std::size_t>(fl.cls)];
+    cl.tags.erase({fl.tag, f});
+    --cl.count;
+    --flowsMoving_;
+    ++stats_.flowEvents;
+    for (int k = 0; k < cl.nres; ++k) dirty.push_back(cl.res[k]);
+    if (cl.count > 0) return;
+    // Empty: out of its capacities' lists and of the ends.
+    ends_.erase({cl.end, fl.cls});
+    for (int k = 0; k < cl.nres; ++k) {
+        const int r = cl.res[k];
+        auto& list = res_[static_cast<std::size_t>(r)].classes;
+        const int at = cl.pos[k];
+        const int moved = list.back();
+        list[static_cast<std::size_t>(at)] = moved;
+        list.pop_back();
+        if (moved != fl.cls) {
+            Class& m = classes_[static_cast<std::size_t>(moved)];
+            for (int j = 0; j < m.nres; ++j)
+                if (m.res[j] == r) m.pos[j] = at;
+        }
+    }
+    cl.rate = 0.0;
+    cl.served = 0.0;
+}
+
+void Network::hopSent(int f, double now, bool steady, double rate) {
+    const std::uint64_t id = flows_[static_cast<std::size_t>(f)].transfer;
+    freeFlows_.push_back(f);
     Xfer& x = transfers_.at(id);
     const PathHop& h = x.hops[x.hop];
-    const int f = x.flow;
-    const Flow& fl = flows_[static_cast<std::size_t>(f)];
     const LinkParams& l = *h.link;
     const double mbps = h.up ? l.bandwidthUpMbps : l.bandwidthDownMbps;
     charge_({x.from, h.sender, static_cast<int>(x.hop), x.bytes, h.link});
     // Topology::transfer's term for this hop, summed in the same way.
     x.acc += l.latencyMs / 1000.0 + x.bytes * 8.0 / (mbps * 1e6);
-    x.undisturbed = x.undisturbed && !fl.disturbed && fl.rate == bitsPerSecond(mbps);
-    freeFlows_.push_back(f);
+    // Undisturbed: one rate from start to end, the link's whole bandwidth.
+    x.undisturbed = x.undisturbed && steady && rate == bitsPerSecond(mbps);
     x.flow = -1;
     // Alone all the way: exactly Topology::transfer's arrival; else latency after the last byte.
     double t = now + l.latencyMs / 1000.0;
@@ -213,17 +251,15 @@ void Network::cut(std::uint64_t id, double now) {
     Xfer& x = it->second;
     if (x.flow >= 0) {
         const int f = x.flow;
-        Flow& fl = flows_[static_cast<std::size_t>(f)];
-        const double left = std::max(0.0, fl.remaining - fl.rate * (now - fl.last));
+        const double sent = flows_[static_cast<std::size_t>(f)].bits - bitsLeft(f, now);
         const PathHop& h = x.hops[x.hop];
-        charge_({x.from, h.sender, static_cast<int>(x.hop), std::max(0.0, fl.bits - left) / 8.0, h.link});
-        ends_.erase({fl.end, f});
+        charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link});
+        const int c = flows_[static_cast<std::size_t>(f)].cls;
         std::vector<int> dirty;
-        detach(f, dirty);
-        --flowsMoving_;
-        ++stats_.flowEvents;
+        removeFlow(f, dirty);
         freeFlows_.push_back(f);
         recompute(dirty, now);
+        refreshEnd(c);
         armWakeup();
     }
     transfers_.erase(it);
@@ -235,10 +271,9 @@ void Network::finish(double now) {
     // nothing moves after the end).
     for (auto& [id, x] : transfers_) {
         if (x.flow >= 0) {
-            const Flow& fl = flows_[static_cast<std::size_t>(x.flow)];
-            const double left = std::max(0.0, fl.remaining - fl.rate * (now - fl.last));
             const PathHop& h = x.hops[x.hop];
-            charge_({x.from, h.sender, static_cast<int>(x.hop), std::max(0.0, fl.bits - left) / 8.0, h.link});
+            const double sent = flows_[static_cast<std::size_t>(x.flow)].bits - bitsLeft(x.flow, now);
+            charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link});
         }
         observer_->onMessageEnd(id, now, false);
     }
@@ -246,9 +281,13 @@ void Network::finish(double now) {
     ends_.clear();
     for (std::size_t r = 0; r < res_.size(); ++r) {
         closeSpan(static_cast<int>(r), now);
-        res_[r].flows.clear();
+        res_[r].classes.clear();
         res_[r].spanFlows = 0;
         res_[r].usedRate = 0.0;
+    }
+    for (auto& c : classes_) {
+        c.count = 0;
+        c.tags.clear();
     }
     flowsMoving_ = 0;
     flush(true);
@@ -260,35 +299,38 @@ void Network::recompute(const std::vector<int>& dirty, double now) {
     ++stats_.recomputes;
     const std::uint64_t epoch = ++epoch_;
     compRes_.clear();
-    compFlows_.clear();
+    compClasses_.clear();
     stack_.clear();
-    // The connected component of the changed capacities: flows sharing a capacity with them,
-    // transitively. Rates elsewhere cannot change.
+    // The connected component of the changed capacities: classes sharing a capacity with
+    // them, transitively. Rates elsewhere cannot change.
     for (int r : dirty)
         if (res_[static_cast<std::size_t>(r)].mark != epoch) {
             res_[static_cast<std::size_t>(r)].mark = epoch;
             stack_.push_back(r);
         }
+    std::uint64_t flows = 0;
     while (!stack_.empty()) {
         const int r = stack_.back();
         stack_.pop_back();
         compRes_.push_back(r);
-        for (int f : res_[static_cast<std::size_t>(r)].flows) {
-            Flow& fl = flows_[static_cast<std::size_t>(f)];
-            if (fl.mark == epoch) continue;
-            fl.mark = epoch;
-            fl.fixed = false;
-            compFlows_.push_back(f);
-            for (int k = 0; k < fl.nres; ++k) {
-                Resource& x = res_[static_cast<std::size_t>(fl.res[k])];
+        for (int c : res_[static_cast<std::size_t>(r)].classes) {
+            Class& cl = classes_[static_cast<std::size_t>(c)];
+            if (cl.mark == epoch) continue;
+            cl.mark = epoch;
+            cl.fixed = false;
+            compClasses_.push_back(c);
+            flows += static_cast<std::uint64_t>(cl.count);
+            for (int k = 0; k < cl.nres; ++k) {
+                Resource& x = res_[static_cast<std::size_t>(cl.res[k])];
                 if (x.mark == epoch) continue;
                 x.mark = epoch;
-                stack_.push_back(fl.res[k]);
+                stack_.push_back(cl.res[k]);
             }
         }
     }
-    stats_.flowsRecomputed += compFlows_.size();
-    stats_.maxComponent = std::max<std::uint64_t>(stats_.maxComponent, compFlows_.size());
+    stats_.classesRecomputed += compClasses_.size();
+    stats_.flowsRecomputed += flows;
+    stats_.maxComponent = std::max<std::uint64_t>(stats_.maxComponent, compClasses_.size());
 
     // Progressive filling: the capacity with the smallest fair share fixes its flows at that
     // share; their other capacities lose it; repeat. Ties break by capacity index.
@@ -298,56 +340,66 @@ void Network::recompute(const std::vector<int>& dirty, double now) {
     for (int r : compRes_) {
         Resource& x = res_[static_cast<std::size_t>(r)];
         x.left = x.capacity;
-        x.unfixed = static_cast<int>(x.flows.size());
+        x.unfixed = 0;
+        for (int c : x.classes) x.unfixed += classes_[static_cast<std::size_t>(c)].count;
         if (x.unfixed > 0) heap.push({share(x), r});
     }
     std::size_t fixedCount = 0;
-    std::vector<std::pair<int, double>> fixedRates; // (flow, its new rate)
-    fixedRates.reserve(compFlows_.size());
-    while (!heap.empty() && fixedCount < compFlows_.size()) {
+    std::vector<std::pair<int, double>> fixedRates; // (class, its new per-flow rate)
+    fixedRates.reserve(compClasses_.size());
+    while (!heap.empty() && fixedCount < compClasses_.size()) {
         const auto [s, r] = heap.top();
         heap.pop();
         Resource& x = res_[static_cast<std::size_t>(r)];
         if (x.unfixed == 0 || s != share(x)) continue; // stale
-        for (int f : x.flows) {
-            Flow& fl = flows_[static_cast<std::size_t>(f)];
-            if (fl.fixed) continue;
-            fl.fixed = true;
+        for (int c : x.classes) {
+            Class& cl = classes_[static_cast<std::size_t>(c)];
+            if (cl.fixed) continue;
+            cl.fixed = true;
             ++fixedCount;
-            fixedRates.push_back({f, s});
-            for (int k = 0; k < fl.nres; ++k) {
-                Resource& y = res_[static_cast<std::size_t>(fl.res[k])];
-                y.left -= s;
-                --y.unfixed;
-                if (fl.res[k] != r && y.unfixed > 0) heap.push({share(y), fl.res[k]});
+            fixedRates.push_back({c, s});
+            for (int k = 0; k < cl.nres; ++k) {
+                Resource& y = res_[static_cast<std::size_t>(cl.res[k])];
+                y.left -= s * cl.count;
+                y.unfixed -= cl.count;
+                if (cl.res[k] != r && y.unfixed > 0) heap.push({share(y), cl.res[k]});
             }
         }
     }
-    for (const auto& [f, rate] : fixedRates) {
-        Flow& fl = flows_[static_cast<std::size_t>(f)];
-        if (rate == fl.rate) continue;
-        if (fl.rate > 0) {
-            fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.last));
-            fl.disturbed = true;
-            ends_.erase({fl.end, f});
-        }
-        fl.last = now;
-        fl.rate = rate;
-        fl.end = rate > 0 ? now + fl.remaining / rate : now + 1e300;
-        ends_.insert({fl.end, f});
+    for (const auto& [c, rate] : fixedRates) {
+        Class& cl = classes_[static_cast<std::size_t>(c)];
+        if (rate == cl.rate) continue;
+        cl.served += cl.rate * (now - cl.last);
+        cl.last = now;
+        cl.rate = rate;
+        ++cl.epoch;
+        refreshEnd(c);
     }
     // Usage spans of the capacities whose load changed.
     for (int r : compRes_) {
         Resource& x = res_[static_cast<std::size_t>(r)];
         double sum = 0.0;
-        for (int f : x.flows) sum += flows_[static_cast<std::size_t>(f)].rate;
-        const int count = static_cast<int>(x.flows.size());
+        int count = 0;
+        for (int c : x.classes) {
+            const Class& cl = classes_[static_cast<std::size_t>(c)];
+            sum += cl.rate * cl.count;
+            count += cl.count;
+        }
         if (sum == x.usedRate && count == x.spanFlows) continue;
         closeSpan(r, now);
         x.usedRate = sum;
         x.spanFlows = count;
     }
     flush(false);
+}
+
+void Network::refreshEnd(int c) {
+    Class& cl = classes_[static_cast<std::size_t>(c)];
+    ends_.erase({cl.end, c});
+    if (cl.count == 0) return;
+    const double tag = cl.tags.begin()->first;
+    cl.end = cl.rate > 0 ? cl.last + (tag - cl.served) / cl.rate : 1e300;
+    ends_.insert({cl.end, c});
 }
 
 void Network::closeSpan(int r, double now) {
@@ -374,20 +426,37 @@ void Network::armWakeup() {
 
 void Network::wake(double t) {
     if (const auto w = wakeups_.find(t); w != wakeups_.end()) wakeups_.erase(w);
+    // The classes whose smallest tag is reached: their flows with that tag (or one the
+    // service has passed) are done.
     std::vector<int> due;
+    std::vector<int> touched;
     while (!ends_.empty() && ends_.begin()->first <= t) {
-        due.push_back(ends_.begin()->second);
+        const int c = ends_.begin()->second;
         ends_.erase(ends_.begin());
+        Class& cl = classes_[static_cast<std::size_t>(c)];
+        const double served = cl.served + cl.rate * (t - cl.last);
+        const double first = cl.tags.begin()->first;
+        for (auto it = cl.tags.begin(); it != cl.tags.end() && (it->first == first || it->first <= served); ++it)
+            due.push_back(it->second);
+        touched.push_back(c);
     }
     if (!due.empty()) {
+        struct Done {
+            int flow;
+            bool steady; ///< its class's rate never changed while it moved
+            double rate;
+        };
+        std::vector<Done> done;
         std::vector<int> dirty;
         for (int f : due) {
-            detach(f, dirty);
-            --flowsMoving_;
-            ++stats_.flowEvents;
+            const Flow& fl = flows_[static_cast<std::size_t>(f)];
+            const Class& cl = classes_[static_cast<std::size_t>(fl.cls)];
+            done.push_back({f, cl.epoch == fl.epoch, cl.rate});
+            removeFlow(f, dirty);
         }
         recompute(dirty, t);
-        for (int f : due) hopSent(flows_[static_cast<std::size_t>(f)].transfer, t);
+        for (int c : touched) refreshEnd(c);
+        for (const Done& d : done) hopSent(d.flow, t, d.steady, d.rate);
     }
     armWakeup();
 }

@@ -20,6 +20,7 @@
 #include "core/system/metrics.h"
 #include "core/system/topology.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,8 +47,9 @@ public:
         std::uint64_t transfers = 0;      ///< transfers started
         std::uint64_t flowEvents = 0;     ///< flows started and ended
         std::uint64_t recomputes = 0;     ///< progressive fillings run
-        std::uint64_t flowsRecomputed = 0; ///< flows visited by them (the cost measure)
-        std::uint64_t maxComponent = 0;   ///< largest component of flows recomputed at once
+        std::uint64_t classesRecomputed = 0; ///< flow classes visited by them (the cost measure)
+        std::uint64_t flowsRecomputed = 0;   ///< flows whose rate those classes settled
+        std::uint64_t maxComponent = 0;   ///< most classes recomputed at once
         std::uint64_t maxConcurrent = 0;  ///< most flows on the network at once
     };
 
@@ -78,30 +80,40 @@ public:
 
 private:
     struct Resource {
-        double capacity = 0.0; ///< bits per second
-        std::vector<int> flows;
-        double usedRate = 0.0; ///< sum of the flows' rates in the open span
+        double capacity = 0.0;   ///< bits per second
+        std::vector<int> classes; ///< the non-empty classes crossing it
+        double usedRate = 0.0;   ///< sum of the flows' rates in the open span
         int spanFlows = 0;
         double spanStart = 0.0;
         // progressive filling scratch
         std::uint64_t mark = 0;
         double left = 0.0;
-        int unfixed = 0;
+        int unfixed = 0; ///< flows not yet fixed
     };
-    struct Flow {
-        double remaining = 0.0; ///< bits still to send as of `last`
-        double rate = 0.0;      ///< bits per second
-        double last = 0.0;
-        double end = 0.0;
-        double bits = 0.0;
+    /// The flows crossing the same capacities: max-min gives them one rate, so the network
+    /// computes rates per class, and a class's flows finish in the order of their tags
+    /// (processor sharing): a flow joining when the class's per-flow service is S(t) with b
+    /// bits ends when S reaches S(t) + b. A rate change touches the class, not its flows.
+    struct Class {
         int res[3] = {-1, -1, -1};
         int pos[3] = {0, 0, 0};
         int nres = 0;
-        std::uint64_t transfer = 0;
+        int count = 0;       ///< flows in it
+        double rate = 0.0;   ///< per flow, bits per second
+        double served = 0.0; ///< S at `last`: bits each flow got since the class filled
+        double last = 0.0;
+        double end = 0.0;    ///< when its smallest tag is reached (in ends_ while count > 0)
+        std::uint64_t epoch = 0; ///< rate changes so far
+        std::set<std::pair<double, int>> tags; ///< (tag, flow)
         std::uint64_t mark = 0;
         bool fixed = false;
-        bool disturbed = false; ///< its rate changed after it started
-        bool active = false;
+    };
+    struct Flow {
+        double bits = 0.0;
+        double tag = 0.0;
+        int cls = -1;
+        std::uint64_t transfer = 0;
+        std::uint64_t epoch = 0; ///< the class's epoch once its start was settled
     };
     struct Xfer {
         int from = -1;
@@ -118,12 +130,15 @@ private:
     };
 
     void startHop(std::uint64_t id, Xfer& x, double now);
-    void hopSent(std::uint64_t id, double now);
+    void hopSent(int flow, double now, bool steady, double rate);
     void hopArrived(std::uint64_t id, double now);
-    int newFlow();
-    void attach(int f);
-    void detach(int f, std::vector<int>& dirty);
+    int classFor(const int* res, int nres);
+    /// Bits flow f has left to send at `now`.
+    double bitsLeft(int f, double now) const;
+    /// Takes flow f out of its class; its capacities go to `dirty`.
+    void removeFlow(int f, std::vector<int>& dirty);
     void recompute(const std::vector<int>& dirty, double now);
+    void refreshEnd(int c);
     void closeSpan(int r, double now);
     void wake(double t);
     void armWakeup();
@@ -138,10 +153,12 @@ private:
     std::vector<int> upRes_;  ///< node -> its uplink's resource (up; down is +1), -1: none
     std::vector<int> nicRes_; ///< node -> nic out (in is +1), -1: unlimited
     std::vector<int> explicitRes_;
+    std::vector<Class> classes_;
+    std::map<std::array<int, 3>, int> classOf_;
     std::vector<Flow> flows_;
     std::vector<int> freeFlows_;
     std::map<std::uint64_t, Xfer> transfers_;
-    std::set<std::pair<double, int>> ends_; ///< (end, flow) of the flows moving
+    std::set<std::pair<double, int>> ends_; ///< (end, class) of the classes with flows
     std::multiset<double> wakeups_;         ///< wake-up events queued
     std::vector<LinkUsage> usage_;
     std::uint64_t nextId_ = 1;
@@ -149,7 +166,7 @@ private:
     std::size_t flowsMoving_ = 0;
     Stats stats_;
     // scratch
-    std::vector<int> compRes_, compFlows_, stack_;
+    std::vector<int> compRes_, compClasses_, stack_;
 };
 
 } // namespace fog
