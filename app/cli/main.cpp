@@ -242,7 +242,8 @@ int main(int argc, char** argv) {
     parser.addOption(markdown);
     const QCommandLineOption devices("devices", "", "N"); // bench scale
     const QCommandLineOption sharedLink("shared-link", ""); // bench: clients share one link
-    parser.addOption(sharedLink);
+    const QCommandLineOption presetTable("presets", "");    // bench network
+    parser.addOptions({sharedLink, presetTable});
     const QCommandLineOption until("until", "", "CONDITION"); // run
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
@@ -334,7 +335,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
-    if (cmd == "bench" && o.args.value(0) == "network") return fog::cli::runNetworkBench(o.args.mid(1), std::cout);
+    if (cmd == "bench" && o.args.value(0) == "network") return fog::cli::runNetworkBench(parser.isSet(presetTable) ? QStringList{"--presets", o.args.value(1, "presets")} : QStringList{}, std::cout);
     if (cmd == "bench" && o.args.value(0) == "scale") return fog::cli::runScaleBench(parser.isSet(devices) ? QStringList{"--devices", parser.value(devices)} : QStringList{}, std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
