@@ -2,10 +2,10 @@
 // and forward, exactness of a lone transfer, accounting of cut transfers, relays, nic
 // limits, serverless billing, and determinism of whole runs with contention.
 
-#include "engine_fixtures.h"
 #include "core/engine/event_queue.h"
 #include "core/system/network.h"
 #include "core/system/topology.h"
+#include "engine_fixtures.h"
 
 #include <QtTest>
 
@@ -39,28 +39,35 @@ struct Harness : RunObserver {
     std::vector<LinkUsage> usage;
 
     explicit Harness(const TopologySpec& spec)
-        : topo(spec, 1), net(
-                             topo, [this](double t, std::function<void()> fn) { queue.schedule(t, std::move(fn)); },
-                             [this](const Network::HopBytes& h) {
-                                 bytes += h.bytes;
-                                 if (h.link) price += h.link->pricePerGb * h.bytes / 1e9;
-                                 if (h.sender != h.source) forwarded[h.sender] += h.bytes;
-                             },
-                             this) {}
-    void onLinkUsage(const std::vector<LinkUsage>& u) override { usage.insert(usage.end(), u.begin(), u.end()); }
+        : topo(spec, 1),
+          net(
+              topo,
+              [this](double t, std::function<void()> fn) { queue.schedule(t, std::move(fn)); },
+              [this](const Network::HopBytes& h) {
+                  bytes += h.bytes;
+                  if (h.link) price += h.link->pricePerGb * h.bytes / 1e9;
+                  if (h.sender != h.source) forwarded[h.sender] += h.bytes;
+              },
+              this) {}
+    void onLinkUsage(const std::vector<LinkUsage>& u) override {
+        usage.insert(usage.end(), u.begin(), u.end());
+    }
 
     std::uint64_t send(const std::string& from, const std::string& to, double bytesToSend) {
         auto slot = std::make_shared<std::uint64_t>(0);
-        const std::uint64_t id = net.start(topo.indexOf(from), topo.indexOf(to), bytesToSend, queue.now(), true,
-                                           [this, slot] { ends[*slot] = queue.now(); });
+        const std::uint64_t id =
+            net.start(topo.indexOf(from), topo.indexOf(to), bytesToSend, queue.now(), true,
+                      [this, slot] { ends[*slot] = queue.now(); });
         *slot = id;
         return id;
     }
     void runUntil(double t) {
-        while (!queue.idle() && queue.nextTime() <= t) queue.pop().fn();
+        while (!queue.idle() && queue.nextTime() <= t)
+            queue.pop().fn();
     }
     void run() {
-        while (!queue.idle()) queue.pop().fn();
+        while (!queue.idle())
+            queue.pop().fn();
     }
 };
 
@@ -90,20 +97,23 @@ Scenario tenTrainers(LinkSharing sharing) {
 
 class TestNetwork : public QObject {
     Q_OBJECT
-private Q_SLOTS:
+  private Q_SLOTS:
     void equalFlowsFinishTogether_data() {
         QTest::addColumn<int>("n");
-        for (int n : {1, 2, 5, 100}) QTest::newRow(std::to_string(n).c_str()) << n;
+        for (int n : {1, 2, 5, 100})
+            QTest::newRow(std::to_string(n).c_str()) << n;
     }
     void equalFlowsFinishTogether() {
         // n flows on one 8 Mbps (1 MB/s) shared link, 1 MB each: n x 1 s, all together.
         QFETCH(int, n);
         Harness h(star(n, link(8, 8), LinkSharing::Shared));
         std::vector<std::uint64_t> ids;
-        for (int i = 0; i < n; ++i) ids.push_back(h.send("w-" + std::to_string(i), "server", 1e6));
+        for (int i = 0; i < n; ++i)
+            ids.push_back(h.send("w-" + std::to_string(i), "server", 1e6));
         QCOMPARE(h.net.rateOf(ids[0]), 1e6 / n);
         h.run();
-        for (auto id : ids) QCOMPARE(h.ends.at(id), static_cast<double>(n));
+        for (auto id : ids)
+            QCOMPARE(h.ends.at(id), static_cast<double>(n));
         QCOMPARE(h.bytes, 1e6 * n);
         QCOMPARE(h.net.links().size(), std::size_t(2)); // one shared link, two directions
         QCOMPARE(h.net.links()[0].members, n);
@@ -116,10 +126,12 @@ private Q_SLOTS:
         const int n = 5000;
         Harness h(star(n, link(8, 8), LinkSharing::Shared));
         std::vector<std::uint64_t> ids;
-        for (int i = 0; i < n; ++i) ids.push_back(h.send("w-" + std::to_string(i), "server", 1000.0 * (1 + i % 2)));
+        for (int i = 0; i < n; ++i)
+            ids.push_back(h.send("w-" + std::to_string(i), "server", 1000.0 * (1 + i % 2)));
         h.run();
         const auto& st = h.net.stats();
-        QVERIFY2(st.classesRecomputed <= 2 * st.flowEvents, std::to_string(st.classesRecomputed).c_str());
+        QVERIFY2(st.classesRecomputed <= 2 * st.flowEvents,
+                 std::to_string(st.classesRecomputed).c_str());
         QCOMPARE(st.maxComponent, std::uint64_t(1));
         // 5,000 x 1 KB at 1 MB/s shared: the small ones end at 5,000 x 1 KB / 1 MB/s = 5 s;
         // the large ones have 1 KB each left, 2,500 of them: 2.5 s more.
@@ -129,9 +141,11 @@ private Q_SLOTS:
 
     void privateLinksDoNotShare() {
         Harness h(star(4, link(8, 8), LinkSharing::Private));
-        for (int i = 0; i < 4; ++i) h.send("w-" + std::to_string(i), "server", 1e6);
+        for (int i = 0; i < 4; ++i)
+            h.send("w-" + std::to_string(i), "server", 1e6);
         h.run();
-        for (const auto& [id, t] : h.ends) QCOMPARE(t, 1.0);
+        for (const auto& [id, t] : h.ends)
+            QCOMPARE(t, 1.0);
         QCOMPARE(h.net.links().size(), std::size_t(8));
     }
 
@@ -141,7 +155,8 @@ private Q_SLOTS:
         // Progressive filling: B's fair share 4 < S's 5, so f2 = f3 = 4 Mbps; S has 6 left
         // for f1 alone: f1 = 6 Mbps. f1 and f2 end on different bottlenecks.
         TopologySpec t;
-        for (const char* id : {"S", "A", "B", "C"}) t.nodes.push_back(makeNode(id, Role::Aggregator, ""));
+        for (const char* id : {"S", "A", "B", "C"})
+            t.nodes.push_back(makeNode(id, Role::Aggregator, ""));
         t.nodes[0].nicMbps = 10;
         t.nodes[2].nicMbps = 8;
         t.links.push_back({"S", "A", link(100, 100), 0});
@@ -164,7 +179,8 @@ private Q_SLOTS:
 
     void aloneEqualsTopologyTransferExactly_data() {
         QTest::addColumn<double>("bytes");
-        for (double b : {1.0, 636040.0, 1.25e6, 3.3333e7}) QTest::newRow(std::to_string(b).c_str()) << b;
+        for (double b : {1.0, 636040.0, 1.25e6, 3.3333e7})
+            QTest::newRow(std::to_string(b).c_str()) << b;
     }
     void aloneEqualsTopologyTransferExactly() {
         // Device -> edge -> cloud and back down: latency + bytes / bandwidth per hop, to the bit.
@@ -186,8 +202,14 @@ private Q_SLOTS:
         const auto down = h.send("cloud", "phone-2", bytes);
         const double t1 = h.queue.now();
         h.run();
-        QCOMPARE(h.ends.at(up), t0 + h.topo.transfer(h.topo.indexOf("phone-1"), h.topo.indexOf("cloud"), bytes).seconds);
-        QCOMPARE(h.ends.at(down), t1 + h.topo.transfer(h.topo.indexOf("cloud"), h.topo.indexOf("phone-2"), bytes).seconds);
+        QCOMPARE(
+            h.ends.at(up),
+            t0 +
+                h.topo.transfer(h.topo.indexOf("phone-1"), h.topo.indexOf("cloud"), bytes).seconds);
+        QCOMPARE(
+            h.ends.at(down),
+            t1 +
+                h.topo.transfer(h.topo.indexOf("cloud"), h.topo.indexOf("phone-2"), bytes).seconds);
         QVERIFY(std::abs(h.bytes - 4 * bytes) <= 1e-9 * bytes); // per hop
     }
 
@@ -257,7 +279,8 @@ private Q_SLOTS:
         QCOMPARE(h.usage[1].to, 3.0);
         QCOMPARE(h.usage[1].flows, 1);
         double carried = 0.0;
-        for (const auto& u : h.usage) carried += u.bytesPerS * (u.to - u.from);
+        for (const auto& u : h.usage)
+            carried += u.bytesPerS * (u.to - u.from);
         QCOMPARE(carried, 3e6);
     }
 
@@ -333,6 +356,37 @@ private Q_SLOTS:
         QVERIFY(std::abs(r.bytes - 1.5e6) < 1e-3);
         QVERIFY(std::abs(r.cost - 1.5e6 * 2.0 / 1e9) < 1e-12);
         QVERIFY(std::abs(r.energyJ - 0.5) < 1e-9);
+    }
+
+    void nSyncDiscardPaysTheBytesSent() {
+        // n-sync with n = 1 of two trainers, each on its own 8 Mbps link, 1 MB models. Both
+        // download in 1 s; a (0.02 s step) uploads 1.02 .. 2.02 s and closes the round; b
+        // (0.5 s step) has uploaded since 1.5 s: 0.52 MB when its job is discarded. The
+        // round's bytes: 2 MB down + 1 MB + 0.52 MB up; energy 1e-6 J per byte sent.
+        // (Contention off: 3 MB, the discarded upload unpaid.)
+        Scenario s = timingStar(1, 50.0, NoiseSpec::Kind::None);
+        s.topology.nodes.resize(1);
+        for (const auto& [id, speed] : {std::make_pair("a", 50.0), std::make_pair("b", 2.0)}) {
+            NodeSpec n = makeNode(id, Role::Trainer, "server", speed);
+            n.link = link(8, 8);
+            n.energy.perByteJ = 1e-6;
+            s.topology.nodes.push_back(n);
+        }
+        s.sync.name = "n-sync";
+        s.sync.params["n"] = 1;
+        s.model.wireBytes = 1e6;
+        s.stop.rounds = 1;
+        Recorder rec;
+        runScenario(s, rec);
+        const auto r = rec.level(0);
+        QCOMPARE(r[0].participants, 1);
+        QVERIFY(std::abs(r[0].time - 2.02) < 1e-9);
+        QVERIFY(std::abs(r[0].bytes - 3.52e6) < 1e-3);
+        QVERIFY(std::abs(r[0].energyJ - 1.52) < 1e-9);
+        s.topology.contention = false;
+        Recorder off;
+        runScenario(s, off);
+        QCOMPARE(off.level(0)[0].bytes, 3e6);
     }
 
     void relayForwardsAndPaysEnergy() {

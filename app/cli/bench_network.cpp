@@ -19,9 +19,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 namespace fog::cli {
@@ -60,7 +60,8 @@ Scenario tenThousand(int sites, int phonesPerSite, int rounds) {
     wan.pricePerGb = 0.02;
     site.link = wan;
     site.energy.perByteForwardedJ = 1e-8;
-    site.linkSharing = LinkSharing::Private; // each site its own uplink; the phones share their site's cell
+    site.linkSharing =
+        LinkSharing::Private; // each site its own uplink; the phones share their site's cell
     s.topology.nodes.push_back(site);
     NodeSpec phone;
     phone.group = true;
@@ -122,27 +123,35 @@ void report(std::ostream& out, const std::string& title, const Scenario& s) {
     const Measured off = measure(s, false);
     const Measured on = measure(s, true);
     auto line = [&](const char* label, const Measured& m) {
-        out << "  " << label << std::fixed << std::setprecision(3) << std::setw(9) << m.wall << " s wall, "
-            << std::setw(9) << m.events << " events, " << std::setprecision(0) << std::setw(9)
-            << (m.wall > 0 ? static_cast<double>(m.events) / m.wall : 0.0) << " events/s; " << m.summary.rounds
-            << " rounds in " << std::setprecision(1) << m.summary.virtualTime << " virtual s, cost "
-            << std::setprecision(2) << m.summary.cost << " $, " << std::setprecision(1) << m.summary.bytes / 1e9
+        out << "  " << label << std::fixed << std::setprecision(3) << std::setw(9) << m.wall
+            << " s wall, " << std::setw(9) << m.events << " events, " << std::setprecision(0)
+            << std::setw(9) << (m.wall > 0 ? static_cast<double>(m.events) / m.wall : 0.0)
+            << " events/s; " << m.summary.rounds << " rounds in " << std::setprecision(1)
+            << m.summary.virtualTime << " virtual s, cost " << std::setprecision(2)
+            << m.summary.cost << " $, " << std::setprecision(1) << m.summary.bytes / 1e9
             << " GB moved (" << toString(m.summary.status) << ")\n";
     };
     line("contention off ", off);
     line("contention on  ", on);
-    out << std::setprecision(2) << "  wall ratio on/off: " << (off.wall > 0 ? on.wall / off.wall : 0.0)
+    out << std::setprecision(2)
+        << "  wall ratio on/off: " << (off.wall > 0 ? on.wall / off.wall : 0.0)
         << "; virtual time ratio on/off: "
-        << (off.summary.virtualTime > 0 ? on.summary.virtualTime / off.summary.virtualTime : 0.0) << "\n";
+        << (off.summary.virtualTime > 0 ? on.summary.virtualTime / off.summary.virtualTime : 0.0)
+        << "\n";
     if (on.hasNet) {
         const auto& n = on.net;
-        out << "  network: " << n.transfers << " transfers, " << n.flowEvents << " flow starts/ends, "
-            << n.recomputes << " recomputes; per flow start/end " << std::setprecision(2)
-            << (n.flowEvents ? static_cast<double>(n.classesRecomputed) / static_cast<double>(n.flowEvents) : 0.0)
+        out << "  network: " << n.transfers << " transfers, " << n.flowEvents
+            << " flow starts/ends, " << n.recomputes << " recomputes; per flow start/end "
+            << std::setprecision(2)
+            << (n.flowEvents
+                    ? static_cast<double>(n.classesRecomputed) / static_cast<double>(n.flowEvents)
+                    : 0.0)
             << " flow classes recomputed (the work), settling the rates of " << std::setprecision(1)
-            << (n.flowEvents ? static_cast<double>(n.flowsRecomputed) / static_cast<double>(n.flowEvents) : 0.0)
-            << " flows; largest component " << n.maxComponent << " classes, most flows at once " << n.maxConcurrent
-            << "\n";
+            << (n.flowEvents
+                    ? static_cast<double>(n.flowsRecomputed) / static_cast<double>(n.flowEvents)
+                    : 0.0)
+            << " flows; largest component " << n.maxComponent << " classes, most flows at once "
+            << n.maxConcurrent << "\n";
     }
 }
 
@@ -154,28 +163,36 @@ int presetTable(const std::string& dir, int maxRounds, std::ostream& out) {
     for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".yaml") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-    out << "bench network --presets: every training preset, data subset (max(4000, 50/trainer) train, 500 "
+    out << "bench network --presets: every training preset, data subset (max(4000, 50/trainer) "
+           "train, 500 "
            "test), at most "
-        << maxRounds << " global rounds, 2 threads; s/round = virtual time of the last global round / rounds\n";
-    out << "| preset | rounds | s/round off | s/round on | ratio | cost off $ | cost on $ | GB off | GB on |\n";
+        << maxRounds
+        << " global rounds, 2 threads; s/round = virtual time of the last global round / rounds\n";
+    out << "| preset | rounds | s/round off | s/round on | ratio | cost off $ | cost on $ | GB off "
+           "| GB on |\n";
     out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& f : files) {
         const std::string name = std::filesystem::path(f).filename().string();
         std::ifstream in(f);
         std::stringstream text;
         text << in.rdbuf();
-        if (text.str().find("\nkind: cluster") != std::string::npos || name.rfind("tapfinger", 0) == 0) continue;
+        if (text.str().find("\nkind: cluster") != std::string::npos ||
+            name.rfind("tapfinger", 0) == 0)
+            continue;
         try {
             const Scenario full = loadScenarioFile(f);
             std::size_t trainers = 0;
             const auto members = memberCounts(full.topology);
             for (std::size_t i = 0; i < full.topology.nodes.size(); ++i)
-                if (roleTrains(full.topology.nodes[i].role)) trainers += static_cast<std::size_t>(members[i]);
-            const int rounds = full.stop.rounds > 0 ? std::min(full.stop.rounds, maxRounds) : maxRounds;
-            const Scenario s = loadScenarioFile(
-                f, {{"data.max_train_samples", std::to_string(std::max<std::size_t>(4000, 50 * trainers))},
-                    {"data.max_test_samples", "500"},
-                    {"stop.rounds", std::to_string(rounds)}});
+                if (roleTrains(full.topology.nodes[i].role))
+                    trainers += static_cast<std::size_t>(members[i]);
+            const int rounds =
+                full.stop.rounds > 0 ? std::min(full.stop.rounds, maxRounds) : maxRounds;
+            const Scenario s =
+                loadScenarioFile(f, {{"data.max_train_samples",
+                                      std::to_string(std::max<std::size_t>(4000, 50 * trainers))},
+                                     {"data.max_test_samples", "500"},
+                                     {"stop.rounds", std::to_string(rounds)}});
             struct Row {
                 double perRound = 0, cost = 0, gb = 0;
                 int rounds = 0;
@@ -195,10 +212,11 @@ int presetTable(const std::string& dir, int maxRounds, std::ostream& out) {
                 return row;
             };
             const Row off = one(false), on = one(true);
-            out << std::fixed << "| " << name << " | " << on.rounds << " | " << std::setprecision(2) << off.perRound
-                << " | " << on.perRound << " | " << (off.perRound > 0 ? on.perRound / off.perRound : 0.0) << " | "
-                << std::setprecision(4) << off.cost << " | " << on.cost << " | " << std::setprecision(3) << off.gb
-                << " | " << on.gb << " |\n";
+            out << std::fixed << "| " << name << " | " << on.rounds << " | " << std::setprecision(2)
+                << off.perRound << " | " << on.perRound << " | "
+                << (off.perRound > 0 ? on.perRound / off.perRound : 0.0) << " | "
+                << std::setprecision(4) << off.cost << " | " << on.cost << " | "
+                << std::setprecision(3) << off.gb << " | " << on.gb << " |\n";
             out.flush();
         } catch (const std::exception& e) {
             out << "| " << name << " | failed: " << e.what() << " |\n";
@@ -210,22 +228,29 @@ int presetTable(const std::string& dir, int maxRounds, std::ostream& out) {
 } // namespace
 
 int runNetworkBench(const QStringList& args, std::ostream& out) {
-    if (args.value(0) == "--presets") return presetTable(args.value(1, "presets").toStdString(), 5, out);
+    if (args.value(0) == "--presets")
+        return presetTable(args.value(1, "presets").toStdString(), 5, out);
     try {
         const std::string preset = "presets/edge-1000-devices.yaml";
         if (std::filesystem::exists(preset)) {
-            const Scenario s = loadScenarioFile(
-                preset, {{"data", "{dataset: none, samples_per_trainer: 60}"}, {"model", "{kind: none, wire_bytes: 636040}"}});
+            const Scenario s =
+                loadScenarioFile(preset, {{"data", "{dataset: none, samples_per_trainer: 60}"},
+                                          {"model", "{kind: none, wire_bytes: 636040}"}});
             report(out, "bench network: " + preset + " (timing only, 1 thread)", s);
         } else {
-            out << "bench network: " << preset << " not found (run from the source folder); skipped\n";
+            out << "bench network: " << preset
+                << " not found (run from the source folder); skipped\n";
         }
-        report(out, "bench network: 10,000 devices (100 relay sites with private uplinks x 100 phones sharing "
-                    "their site's cell), fully-sync, "
-                    "timing only, 5 rounds (1 thread)",
+        report(out,
+               "bench network: 10,000 devices (100 relay sites with private uplinks x 100 phones "
+               "sharing "
+               "their site's cell), fully-sync, "
+               "timing only, 5 rounds (1 thread)",
                tenThousand(100, 100, 5));
-        report(out, "bench network: worst case, 10,000 devices in ONE shared cell, fully-sync, timing only, "
-                    "1 round (1 thread)",
+        report(out,
+               "bench network: worst case, 10,000 devices in ONE shared cell, fully-sync, timing "
+               "only, "
+               "1 round (1 thread)",
                tenThousand(1, 10000, 1));
     } catch (const std::exception& e) {
         std::cerr << "fogstudio-cli: bench network: " << e.what() << "\n";

@@ -27,7 +27,8 @@ void Engine::chargeHop(const Network::HopBytes& h) {
     // The source pays its energy per byte on the bytes its own hop sent; every node that
     // forwards bytes (a relay, any intermediate hop) pays its energy per byte forwarded.
     if (h.hop == 0) nodes_.addEnergy(h.source, h.bytes * topo_.entry(h.source).energy.perByteJ);
-    if (h.sender != h.source) nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ);
+    if (h.sender != h.source)
+        nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ);
 }
 
 void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
@@ -94,7 +95,8 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
         }
         const double earliest = now() + down + computeSeconds + up;
         job.doomed = nodes_.nextChange(trainer) < earliest;
-        if (learner_ && !job.doomed) submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+        if (learner_ && !job.doomed)
+            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
     } else {
         computeSeconds = expectedComputeSeconds(trainer, job.stepsRequested, fj.batchSize);
     }
@@ -102,13 +104,19 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     nodes_.setJob(trainer, job.id);
     timelines_.setState(trainer, NodeState::Idle, now());
     const std::uint64_t id = job.id;
-    const JobPlan plan{id, trainer, aggregator, job.tStart, job.tStart + down, job.tStart + down + computeSeconds,
+    const JobPlan plan{id,
+                       trainer,
+                       aggregator,
+                       job.tStart,
+                       job.tStart + down,
+                       job.tStart + down + computeSeconds,
                        job.tStart + down + computeSeconds + up};
     jobs_.emplace(id, std::move(job));
     auto& slot = flowJobs_[id];
     slot = std::move(fj);
     if (opt.download)
-        slot.transfer = network_->start(aggregator, trainer, modelBytes_, now(), true, [this, id] { onDownloaded(id); });
+        slot.transfer = network_->start(aggregator, trainer, modelBytes_, now(), true,
+                                        [this, id] { onDownloaded(id); });
     observer_->onDispatch(plan);
     if (!opt.download) onDownloaded(id);
     return id;
@@ -149,7 +157,8 @@ void Engine::onDownloaded(std::uint64_t jobId) {
         }
         const double earliest = t + idealSeconds(job.trainer, job.aggregator);
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
-        if (learner_ && !job.doomed) submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+        if (learner_ && !job.doomed)
+            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
     }
     job.tComputed = t;
     at(t, [this, jobId] { onComputed(jobId); });
@@ -159,8 +168,8 @@ void Engine::onComputed(std::uint64_t jobId) {
     const auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
     const Job& job = it->second;
-    flowJobs_.at(jobId).transfer =
-        network_->start(job.trainer, job.aggregator, modelBytes_, now(), false, [this, jobId] { onArrival(jobId); });
+    flowJobs_.at(jobId).transfer = network_->start(job.trainer, job.aggregator, modelBytes_, now(),
+                                                   false, [this, jobId] { onArrival(jobId); });
 }
 
 void Engine::cutJobTransfer(std::uint64_t jobId) {

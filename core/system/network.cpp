@@ -13,12 +13,15 @@ std::string memberStem(const std::string& id) {
     return dash == std::string::npos ? id : id.substr(0, dash + 1) + "*";
 }
 
-double bitsPerSecond(double mbps) { return mbps * 1e6; }
+double bitsPerSecond(double mbps) {
+    return mbps * 1e6;
+}
 
 } // namespace
 
 Network::Network(const Topology& topology, Schedule schedule, Charge charge, RunObserver* observer)
-    : topo_(topology), schedule_(std::move(schedule)), charge_(std::move(charge)), observer_(observer) {
+    : topo_(topology), schedule_(std::move(schedule)), charge_(std::move(charge)),
+      observer_(observer) {
     const int n = topo_.size();
     upRes_.assign(static_cast<std::size_t>(n), -1);
     nicRes_.assign(static_cast<std::size_t>(n), -1);
@@ -37,7 +40,8 @@ Network::Network(const Topology& topology, Schedule schedule, Charge charge, Run
         const int p = topo_.parent(i);
         if (!l || p < 0) continue;
         const NodeSpec& e = topo_.entry(i);
-        const bool isShared = e.group && e.linkSharing.value_or(spec.linkSharing) == LinkSharing::Shared;
+        const bool isShared =
+            e.group && e.linkSharing.value_or(spec.linkSharing) == LinkSharing::Shared;
         if (isShared) {
             const auto key = std::make_pair(topo_.entryIndex(i), p);
             if (const auto it = shared.find(key); it != shared.end()) {
@@ -48,7 +52,8 @@ Network::Network(const Topology& topology, Schedule schedule, Charge charge, Run
             }
         }
         const std::string self = isShared ? memberStem(topo_.id(i)) : topo_.id(i);
-        const int up = add(self + " -> " + topo_.id(p), "up", isShared ? -1 : i, p, l->bandwidthUpMbps);
+        const int up =
+            add(self + " -> " + topo_.id(p), "up", isShared ? -1 : i, p, l->bandwidthUpMbps);
         add(topo_.id(p) + " -> " + self, "down", p, isShared ? -1 : i, l->bandwidthDownMbps);
         upRes_[static_cast<std::size_t>(i)] = up;
         if (isShared) shared.emplace(std::make_pair(topo_.entryIndex(i), p), up);
@@ -56,7 +61,8 @@ Network::Network(const Topology& topology, Schedule schedule, Charge charge, Run
     for (int k = 0; k < topo_.explicitLinkCount(); ++k) {
         const auto [a, b] = topo_.explicitLinkEnds(k);
         const LinkParams& l = topo_.explicitLinkParams(k);
-        explicitRes_.push_back(add(topo_.id(a) + " -> " + topo_.id(b), "link", a, b, l.bandwidthUpMbps));
+        explicitRes_.push_back(
+            add(topo_.id(a) + " -> " + topo_.id(b), "link", a, b, l.bandwidthUpMbps));
         add(topo_.id(b) + " -> " + topo_.id(a), "link", b, a, l.bandwidthDownMbps);
     }
     for (int i = 0; i < n; ++i) {
@@ -69,19 +75,22 @@ Network::Network(const Topology& topology, Schedule schedule, Charge charge, Run
 
 int Network::linkResource(const PathHop& h) const {
     const int base = h.child >= 0 ? upRes_[static_cast<std::size_t>(h.child)]
-                                   : explicitRes_[static_cast<std::size_t>(h.explicitLink)];
+                                  : explicitRes_[static_cast<std::size_t>(h.explicitLink)];
     return base + (h.up ? 0 : 1);
 }
 
 double Network::rateOf(std::uint64_t id) const {
     const auto it = transfers_.find(id);
     if (it == transfers_.end() || it->second.flow < 0) return 0.0;
-    return classes_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(it->second.flow)].cls)].rate / 8.0;
+    return classes_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(it->second.flow)].cls)]
+               .rate /
+           8.0;
 }
 
 // ---------------------------------------------------------------- transfers
 
-std::uint64_t Network::start(int from, int to, double bytes, double now, bool model, std::function<void()> done) {
+std::uint64_t Network::start(int from, int to, double bytes, double now, bool model,
+                             std::function<void()> done) {
     const std::uint64_t id = nextId_++;
     ++stats_.transfers;
     Xfer& x = transfers_[id];
@@ -106,7 +115,9 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
     double arrive = now + f.bits / c.rate + x.hops[0].link->latencyMs / 1000.0;
     for (std::size_t k = 1; k < x.hops.size(); ++k) {
         const LinkParams& l = *x.hops[k].link;
-        arrive += l.latencyMs / 1000.0 + bytes * 8.0 / bitsPerSecond(x.hops[k].up ? l.bandwidthUpMbps : l.bandwidthDownMbps);
+        arrive +=
+            l.latencyMs / 1000.0 +
+            bytes * 8.0 / bitsPerSecond(x.hops[k].up ? l.bandwidthUpMbps : l.bandwidthDownMbps);
     }
     observer_->onMessage({id, from, to, now, arrive, bytes, model});
     return id;
@@ -114,14 +125,16 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
 
 int Network::classFor(const int* res, int nres) {
     std::array<int, 3> key{-1, -1, -1};
-    for (int k = 0; k < nres; ++k) key[static_cast<std::size_t>(k)] = res[k];
+    for (int k = 0; k < nres; ++k)
+        key[static_cast<std::size_t>(k)] = res[k];
     const auto it = classOf_.find(key);
     if (it != classOf_.end()) return it->second;
     const int c = static_cast<int>(classes_.size());
     classes_.emplace_back();
     Class& x = classes_.back();
     x.nres = nres;
-    for (int k = 0; k < nres; ++k) x.res[k] = res[k];
+    for (int k = 0; k < nres; ++k)
+        x.res[k] = res[k];
     classOf_.emplace(key, c);
     return c;
 }
@@ -189,7 +202,8 @@ void Network::removeFlow(int f, std::vector<int>& dirty) {
     --cl.count;
     --flowsMoving_;
     ++stats_.flowEvents;
-    for (int k = 0; k < cl.nres; ++k) dirty.push_back(cl.res[k]);
+    for (int k = 0; k < cl.nres; ++k)
+        dirty.push_back(cl.res[k]);
     if (cl.count > 0) return;
     // Empty: out of its capacities' lists and of the ends.
     ends_.erase({cl.end, fl.cls});
@@ -272,7 +286,8 @@ void Network::finish(double now) {
     for (auto& [id, x] : transfers_) {
         if (x.flow >= 0) {
             const PathHop& h = x.hops[x.hop];
-            const double sent = flows_[static_cast<std::size_t>(x.flow)].bits - bitsLeft(x.flow, now);
+            const double sent =
+                flows_[static_cast<std::size_t>(x.flow)].bits - bitsLeft(x.flow, now);
             charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link});
         }
         observer_->onMessageEnd(id, now, false);
@@ -341,7 +356,8 @@ void Network::recompute(const std::vector<int>& dirty, double now) {
         Resource& x = res_[static_cast<std::size_t>(r)];
         x.left = x.capacity;
         x.unfixed = 0;
-        for (int c : x.classes) x.unfixed += classes_[static_cast<std::size_t>(c)].count;
+        for (int c : x.classes)
+            x.unfixed += classes_[static_cast<std::size_t>(c)].count;
         if (x.unfixed > 0) heap.push({share(x), r});
     }
     std::size_t fixedCount = 0;
@@ -404,7 +420,8 @@ void Network::refreshEnd(int c) {
 
 void Network::closeSpan(int r, double now) {
     Resource& x = res_[static_cast<std::size_t>(r)];
-    if (x.spanFlows > 0 && now > x.spanStart) usage_.push_back({r, x.spanStart, now, x.usedRate / 8.0, x.spanFlows});
+    if (x.spanFlows > 0 && now > x.spanStart)
+        usage_.push_back({r, x.spanStart, now, x.usedRate / 8.0, x.spanFlows});
     x.spanStart = now;
 }
 
@@ -436,7 +453,8 @@ void Network::wake(double t) {
         Class& cl = classes_[static_cast<std::size_t>(c)];
         const double served = cl.served + cl.rate * (t - cl.last);
         const double first = cl.tags.begin()->first;
-        for (auto it = cl.tags.begin(); it != cl.tags.end() && (it->first == first || it->first <= served); ++it)
+        for (auto it = cl.tags.begin();
+             it != cl.tags.end() && (it->first == first || it->first <= served); ++it)
             due.push_back(it->second);
         touched.push_back(c);
     }
@@ -455,8 +473,10 @@ void Network::wake(double t) {
             removeFlow(f, dirty);
         }
         recompute(dirty, t);
-        for (int c : touched) refreshEnd(c);
-        for (const Done& d : done) hopSent(d.flow, t, d.steady, d.rate);
+        for (int c : touched)
+            refreshEnd(c);
+        for (const Done& d : done)
+            hopSent(d.flow, t, d.steady, d.rate);
     }
     armWakeup();
 }

@@ -30,27 +30,27 @@
 namespace fog {
 
 class Network {
-public:
+  public:
     /// Calls fn at virtual time t (the engine's queue).
     using Schedule = std::function<void(double t, std::function<void()> fn)>;
     /// Bytes one hop carried, reported when the hop's last byte left or the transfer was cut.
     struct HopBytes {
-        int source = -1;   ///< the transfer's origin
-        int sender = -1;   ///< the hop's sender (the source, or a node forwarding)
-        int hop = 0;       ///< position on the path (0: the source's own hop)
+        int source = -1; ///< the transfer's origin
+        int sender = -1; ///< the hop's sender (the source, or a node forwarding)
+        int hop = 0;     ///< position on the path (0: the source's own hop)
         double bytes = 0.0;
         const LinkParams* link = nullptr; ///< null: a path with no link (instantaneous, free)
     };
     using Charge = std::function<void(const HopBytes&)>;
 
     struct Stats {
-        std::uint64_t transfers = 0;      ///< transfers started
-        std::uint64_t flowEvents = 0;     ///< flows started and ended
-        std::uint64_t recomputes = 0;     ///< progressive fillings run
+        std::uint64_t transfers = 0;         ///< transfers started
+        std::uint64_t flowEvents = 0;        ///< flows started and ended
+        std::uint64_t recomputes = 0;        ///< progressive fillings run
         std::uint64_t classesRecomputed = 0; ///< flow classes visited by them (the cost measure)
         std::uint64_t flowsRecomputed = 0;   ///< flows whose rate those classes settled
-        std::uint64_t maxComponent = 0;   ///< most classes recomputed at once
-        std::uint64_t maxConcurrent = 0;  ///< most flows on the network at once
+        std::uint64_t maxComponent = 0;      ///< most classes recomputed at once
+        std::uint64_t maxConcurrent = 0;     ///< most flows on the network at once
     };
 
     Network(const Topology& topology, Schedule schedule, Charge charge, RunObserver* observer);
@@ -61,7 +61,8 @@ public:
     /// Starts moving `bytes` from `from` to `to` now; `done` runs (from an event) when the
     /// last hop's latency has passed. Reports onMessage with the projected arrival. Returns
     /// the transfer's id (also the message id).
-    std::uint64_t start(int from, int to, double bytes, double now, bool model, std::function<void()> done);
+    std::uint64_t start(int from, int to, double bytes, double now, bool model,
+                        std::function<void()> done);
     /// Cuts a transfer at `now`: its flow frees its share at once and the bytes already sent
     /// on the current hop are charged; `done` never runs. Unknown ids are ignored.
     void cut(std::uint64_t id, double now);
@@ -78,11 +79,11 @@ public:
     /// unknown); for tests.
     double rateOf(std::uint64_t id) const;
 
-private:
+  private:
     struct Resource {
-        double capacity = 0.0;   ///< bits per second
+        double capacity = 0.0;    ///< bits per second
         std::vector<int> classes; ///< the non-empty classes crossing it
-        double usedRate = 0.0;   ///< sum of the flows' rates in the open span
+        double usedRate = 0.0;    ///< sum of the flows' rates in the open span
         int spanFlows = 0;
         double spanStart = 0.0;
         // progressive filling scratch
@@ -102,7 +103,7 @@ private:
         double rate = 0.0;   ///< per flow, bits per second
         double served = 0.0; ///< S at `last`: bits each flow got since the class filled
         double last = 0.0;
-        double end = 0.0;    ///< when its smallest tag is reached (in ends_ while count > 0)
+        double end = 0.0;        ///< when its smallest tag is reached (in ends_ while count > 0)
         std::uint64_t epoch = 0; ///< rate changes so far
         std::set<std::pair<double, int>> tags; ///< (tag, flow)
         std::uint64_t mark = 0;
@@ -121,10 +122,10 @@ private:
         double bytes = 0.0;
         std::vector<PathHop> hops;
         std::size_t hop = 0;
-        int flow = -1;        ///< the current hop's flow (-1: in latency)
-        double t0 = 0.0;      ///< start of the transfer
-        double acc = 0.0;     ///< sum of the hops' solo times so far (Topology::transfer's sum)
-        double ideal = 0.0;   ///< the transfer's solo time (Topology::transfer)
+        int flow = -1;      ///< the current hop's flow (-1: in latency)
+        double t0 = 0.0;    ///< start of the transfer
+        double acc = 0.0;   ///< sum of the hops' solo times so far (Topology::transfer's sum)
+        double ideal = 0.0; ///< the transfer's solo time (Topology::transfer)
         bool undisturbed = true;
         std::function<void()> done;
     };
