@@ -87,7 +87,9 @@ class RecordingContext final : public PolicyContext {
         return e_.dispatch(r);
     }
     void cancelJob(std::uint64_t id) override { e_.cancelJob(id); }
-    double send(int from, int to, double bytes) override { return e_.send(from, to, bytes); }
+    void send(int from, int to, double bytes, std::function<void()> delivered) override {
+        e_.send(from, to, bytes, std::move(delivered));
+    }
     void at(double t, std::function<void()> fn) override { e_.at(t, std::move(fn)); }
     void reportAggregation(AggregationRecord r, const ParamsPtr& model) override {
         e_.reportAggregation(r, model);

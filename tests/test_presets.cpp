@@ -38,11 +38,12 @@ struct Outcome {
 /// Loads presets/<file> (its `variant`, if named) with `overrides` and seed of sweep repeat
 /// `repeat`, runs it on two threads and finds where the test accuracy first reached `target`.
 Outcome runPreset(const std::string& file, std::vector<Override> overrides, int repeat, double target,
-                  const std::string& variant = {}) {
+                  const std::string& variant = {}, bool privateLinks = false) {
     const std::string path = kPresets + file;
     const Scenario base = variant.empty() ? loadScenarioFile(path) : loadVariantFile(path, variant);
     overrides.push_back({"seed", std::to_string(repeatSeed(base.seed, repeat))});
-    const Scenario s = variant.empty() ? loadScenarioFile(path, overrides) : loadVariantFile(path, variant, overrides);
+    Scenario s = variant.empty() ? loadScenarioFile(path, overrides) : loadVariantFile(path, variant, overrides);
+    if (privateLinks) s.topology.linkSharing = LinkSharing::Private; // each phone its own link
     Outcome o;
     o.summary = runScenario(s, o.rec, 2);
     o.reach = reachTarget(o.rec.records, target);
@@ -201,8 +202,12 @@ private Q_SLOTS:
         const std::vector<Override> shorter{{"stop", "{virtual_time_s: 100, target_accuracy: 0.78}"}};
         auto dropO = shorter;
         dropO.push_back({"sync", "{policy: fedavg, deadline_s: 3}"});
-        const Outcome flexible = runPreset(file, shorter, 0, 0.78);
-        const Outcome drop = runPreset(file, dropO, 0, 0.78);
+        // The paper's phones each have their own connection: the claim is about private
+        // links. With the default shared cell per group (issue 12) the story changes: in
+        // 100 s flexible FedAvg runs 18 rounds to 73.9% and FedAvg with the deadline 33
+        // rounds to 76.3%, neither reaching 78% (measured; docs/network.md).
+        const Outcome flexible = runPreset(file, shorter, 0, 0.78, {}, true);
+        const Outcome drop = runPreset(file, dropO, 0, 0.78, {}, true);
         qInfo("%s", qPrintable(describe("flexible (unbiased)", flexible)));
         qInfo("%s", qPrintable(describe("fedavg, deadline", drop)));
         QVERIFY(flexible.reach.has_value());

@@ -93,9 +93,18 @@ int runBench(const BenchOptions& o, std::ostream& out) {
     const int clients = o.quick ? 20 : 100, perRound = 10, epochs = o.quick ? 1 : 5;
     const int rounds = o.quick ? 3 : o.rounds;
     Scenario s = referenceScenario(clients, perRound, epochs, rounds);
+    if (o.sharedLink) {
+        LinkParams l;
+        l.bandwidthUpMbps = l.bandwidthDownMbps = 100;
+        l.latencyMs = 10;
+        s.topology.nodes[1].link = l;
+        s.topology.nodes[1].linkSharing = LinkSharing::Shared;
+        s.topology.contention = true;
+    }
     out << "Reference workload: Fashion-MNIST, " << clients << " IID clients, " << perRound
         << " per round, FedAvg, " << epochs << " local epochs, batch 10, SGD lr 0.01 momentum 0.5,\n"
-        << "MLP 784-200-10 with dropout 0.5, " << rounds << " rounds, no virtual delays.\n\n";
+        << "MLP 784-200-10 with dropout 0.5, " << rounds << " rounds, "
+        << (o.sharedLink ? "the clients share one 100 Mbps link (contention on).\n\n" : "no virtual delays.\n\n");
 
     double t0 = wallNow();
     std::vector<double> weights(static_cast<std::size_t>(clients), 1.0);

@@ -10,6 +10,9 @@ struct BenchOptions {
     int threads = 2;
     int rounds = 10;
     bool quick = false;
+    /// The clients share one 100 Mbps link (10 ms) to the server, so that the emulator's
+    /// flow-level network (contention on) runs; the plain loop has no network either way.
+    bool sharedLink = false;
 };
 
 int runBench(const BenchOptions& options, std::ostream& out);

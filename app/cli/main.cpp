@@ -2,6 +2,7 @@
 
 #include "app/cli/bench.h"
 #include "app/cli/bench_scale.h"
+#include "app/cli/bench_network.h"
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
 #include "core/cluster/cluster_io.h"
@@ -78,6 +79,8 @@ Commands:
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
   bench scale [--devices N]  Engine memory and set-up time with N devices (default 10^6).
+  bench network [--presets [DIR]]  Flow-level network sharing: speed with contention on vs
+                           off; --presets: every preset's round time and cost on vs off.
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -96,7 +99,8 @@ Options:
   --json           run: print the summary as JSON.
   --quiet          No progress output.
   --target A       export summary: the accuracy for time/cost-to-target (default 0.8).
-  bench: --threads N (default 2), --rounds R (default 10), --quick (small workload).
+  bench: --threads N (default 2), --rounds R (default 10), --quick (small workload),
+         --shared-link (the clients share one 100 Mbps link: flow-level contention at work).
 
 Examples:
   fogstudio-cli run presets/quickstart.yaml
@@ -280,6 +284,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption markdown("markdown", "");
     parser.addOption(markdown);
     const QCommandLineOption devices("devices", "", "N"); // bench scale
+    const QCommandLineOption sharedLink("shared-link", ""); // bench: clients share one link
+    const QCommandLineOption presetTable("presets", "");    // bench network
+    parser.addOptions({sharedLink, presetTable});
     const QCommandLineOption until("until", "", "CONDITION"); // run
     const QCommandLineOption variant("variant", "", "NAME");  // run
     parser.addOption(variant);
@@ -375,12 +382,14 @@ int main(int argc, char** argv) {
     if (cmd == "export") return fog::cli::cmdExport(o);
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
+    if (cmd == "bench" && o.args.value(0) == "network") return fog::cli::runNetworkBench(parser.isSet(presetTable) ? QStringList{"--presets", o.args.value(1, "presets")} : QStringList{}, std::cout);
     if (cmd == "bench" && o.args.value(0) == "scale") return fog::cli::runScaleBench(parser.isSet(devices) ? QStringList{"--devices", parser.value(devices)} : QStringList{}, std::cout);
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;
         if (!wholeNumber(rounds, b.rounds, 1)) return 2;
         b.quick = parser.isSet(quick);
+        b.sharedLink = parser.isSet(sharedLink);
         return fog::cli::runBench(b, std::cout);
     }
     return usageError("unknown command '" + cmd.toStdString() + "'");

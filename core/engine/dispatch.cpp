@@ -44,7 +44,9 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     const int batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
     if (!nodes_.online(trainer) || nodes_.job(trainer))
         throw EngineError("internal: dispatch to an offline or busy trainer");
+    if (network_) return dispatchFlows(request);
     nodes_.hold(trainer, now());
+    nodes_.chargeInvocation(trainer);
     Job job;
     job.id = nextJobId_++;
     job.trainer = trainer;
@@ -55,7 +57,16 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     job.tag = opt.tag;
     job.tStart = now();
 
-    job.tReceived = opt.download ? send(aggregator, trainer, modelBytes_) : now();
+    job.tReceived = now();
+    if (opt.download) {
+        // The model goes down (no contention: the arrival is known now).
+        const Transfer tr = topo_.transfer(aggregator, trainer, modelBytes_);
+        trafficCost_ += tr.price;
+        bytes_ += modelBytes_;
+        nodes_.addEnergy(aggregator, modelBytes_ * topo_.entry(aggregator).energy.perByteJ);
+        observer_->onMessage({0, aggregator, trainer, now(), now() + tr.seconds, modelBytes_, true});
+        job.tReceived = now() + tr.seconds;
+    }
     std::vector<std::int64_t> samples;
     std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
     double t = job.tReceived;
@@ -125,12 +136,20 @@ void Engine::onArrival(std::uint64_t jobId) {
         result.samples = job.samples;
         result.steps = static_cast<int>(job.batchSizes.size());
     }
+    if (network_) {
+        // The update's bytes were charged hop by hop as they went (chargeHop).
+        job.tArrive = now();
+        flowJobs_.erase(jobId);
+        slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
+    }
     endJobCompute(job, now());
-    // The update travels back: traffic, its price and the sender's energy.
-    const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
-    trafficCost_ += up.price;
-    bytes_ += modelBytes_;
-    nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ);
+    if (!network_) {
+        // The update travels back: traffic, its price and the sender's energy.
+        const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
+        trafficCost_ += up.price;
+        bytes_ += modelBytes_;
+        nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ);
+    }
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());
     selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
@@ -142,6 +161,7 @@ void Engine::cancelJob(std::uint64_t id) {
     if (it == jobs_.end()) return;
     Job job = std::move(it->second);
     jobs_.erase(it);
+    cutJobTransfer(id); // an upload cut part-way pays for the bytes sent
     if (job.work) job.work->cancel();
     writeJobIntervals(job, now());
     endJobCompute(job, now());
@@ -157,19 +177,25 @@ void Engine::endJobCompute(const Job& job, double until) {
         done += job.batchSizes[s];
     samplesComputed_ += done;
     nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ);
+    // Serverless trainers pay for the seconds they computed (no-op for held ones).
+    if (job.tReceived < until) nodes_.chargeCompute(job.trainer, std::min(job.tComputed, until) - job.tReceived);
 }
 
 void Engine::writeJobIntervals(const Job& job, double until) {
     timelines_.jobIntervals(job.trainer, job.tStart, job.tReceived, job.tComputed, job.tArrive, until);
 }
 
-double Engine::send(int from, int to, double bytes) {
+void Engine::send(int from, int to, double bytes, std::function<void()> delivered) {
+    if (network_) {
+        network_->start(from, to, bytes, now(), true, std::move(delivered));
+        return;
+    }
     const Transfer tr = topo_.transfer(from, to, bytes);
     trafficCost_ += tr.price;
     bytes_ += bytes;
     nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ);
     observer_->onMessage({0, from, to, now(), now() + tr.seconds, bytes, true});
-    return now() + tr.seconds;
+    at(now() + tr.seconds, std::move(delivered));
 }
 
 } // namespace fog

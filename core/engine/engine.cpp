@@ -126,6 +126,15 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
 
+    // Contention: transfers share links and interfaces (docs/network.md). Nothing to share
+    // (no link, no interface limit): every transfer is instantaneous either way.
+    if (topo_.spec().contention) {
+        network_ = std::make_unique<Network>(
+            topo_, [this](double t, std::function<void()> fn) { at(t, std::move(fn)); },
+            [this](const Network::HopBytes& h) { chargeHop(h); }, observer_);
+        if (network_->links().empty()) network_.reset();
+    }
+
     // Safety net limits, relative to this scenario (see stallSeconds()).
     stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.size());
     for (int t : trainers) {
@@ -234,6 +243,7 @@ RunSummary Engine::run() {
     for (const auto& n : topo_.nodes())
         info.nodes.push_back({n.spec.id, toString(n.spec.tier), toString(n.spec.role), n.spec.parent,
                               n.throughput, n.spec.pricePerHour});
+    if (network_) info.links = network_->links();
     observer_->onStart(info);
     info = RunInfo{};
 
@@ -274,6 +284,7 @@ RunSummary Engine::run() {
             }
             ev.fn();
             control_->eventHandled(); // an event step ends here
+            ++eventsRun_;
             if (const auto& b = stopRules_.budget();
                 b && !stopped_ && nodes_.costMayReach(trafficCost_, now(), b->condition.threshold) &&
                 costAt(now()) >= b->condition.threshold) {
@@ -319,12 +330,15 @@ RunSummary Engine::finish() {
             writeJobIntervals(job, end);
             endJobCompute(job, end);
             timelines_.restart(i, NodeState::Idle, end);
+            flowJobs_.erase(id);
         } else {
             timelines_.setState(i, timelines_.state(i), end);
         }
         nodes_.release(i, end);
     }
     timelines_.flush(*observer_, true);
+    // Transfers still moving are cut at the end: the bytes sent so far are charged.
+    if (network_) network_->finish(end);
     for (auto& [id, job] : jobs_)
         if (job.work) job.work->wait();
 
@@ -381,6 +395,7 @@ void Engine::goOffline(int node) {
     if (const std::uint64_t id = nodes_.job(node)) {
         Job job = jobs_.at(id);
         jobs_.erase(id);
+        cutJobTransfer(id); // frees its share of the links at once; the bytes sent are paid
         nodes_.setJob(node, 0);
         if (job.work) job.work->cancel();
         writeJobIntervals(job, now());
@@ -492,6 +507,7 @@ void Engine::reportAggregation(AggregationRecord record, const ParamsPtr& model)
     record.round = globalRound_;
     last_ = record;
     timelines_.flush(*observer_, true);
+    if (network_) network_->flush(true);
     observer_->onAggregation(record);
 
     if (record.level == 0) {

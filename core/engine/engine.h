@@ -32,6 +32,7 @@
 #include "core/policies/policy_params.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
+#include "core/system/network.h"
 #include "core/system/topology.h"
 #include "core/util/random.h"
 
@@ -124,7 +125,7 @@ public:
     /// the policy hears onArrival or onLost. Returns the job id.
     std::uint64_t dispatch(const DispatchRequest& request) override;
     void cancelJob(std::uint64_t id) override;
-    double send(int from, int to, double bytes) override;
+    void send(int from, int to, double bytes, std::function<void()> delivered) override;
     /// Calls `fn` at virtual time `t`; throws EngineError for a time before now().
     void at(double t, std::function<void()> fn) override;
     void reportAggregation(AggregationRecord record, const ParamsPtr& model) override;
@@ -145,6 +146,12 @@ public:
     std::uint64_t stallEvents() const { return stallEvents_; }
     double stallSeconds() const;
 
+    /// The flow-level network, or null when transfers do not contend (topology.contention
+    /// off, or no link or interface to share).
+    const Network* network() const { return network_.get(); }
+    /// Events the run loop has run so far (benchmarks).
+    std::uint64_t eventsRun() const { return eventsRun_; }
+
 private:
     // availability (engine.cpp)
     void startNode(int node);
@@ -157,6 +164,16 @@ private:
     void endJobCompute(const Job& job, double until);
     void writeJobIntervals(const Job& job, double until);
     double stepSeconds(int trainer, int batch);
+    // flow_dispatch.cpp: jobs as state machines when transfers contend
+    std::uint64_t dispatchFlows(const DispatchRequest& request);
+    void onDownloaded(std::uint64_t jobId);
+    void onComputed(std::uint64_t jobId);
+    void submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model, std::uint64_t seedIndex,
+                    double priority);
+    /// Cuts the job's transfer in progress (cancelled, lost, end of run).
+    void cutJobTransfer(std::uint64_t jobId);
+    void chargeHop(const Network::HopBytes& h);
+    double idealSeconds(int from, int to) const { return topo_.transfer(from, to, modelBytes_).seconds; }
     // the loop (engine.cpp)
     void paceTo(double t);
     void checkArmedCondition(bool atRound, double accuracy);
@@ -197,6 +214,19 @@ private:
     StopRules stopRules_;
     Evaluation evaluation_;
     std::map<std::uint64_t, Job> jobs_;
+    /// Per job in flight with contention: what the later stages need.
+    struct FlowJob {
+        ParamsPtr model;
+        std::uint64_t transfer = 0;  ///< the network transfer in progress (0: none)
+        std::uint64_t seedIndex = 0; ///< the trainer's dispatch count at dispatch (the job's seed)
+        int batchSize = 0;
+        double deadline = 0.0;
+        bool gradient = false;
+        bool drawn = false;             ///< steps drawn at dispatch (durations below)
+        std::vector<double> durations;
+    };
+    std::map<std::uint64_t, FlowJob> flowJobs_;
+    std::unique_ptr<Network> network_;
     std::uint64_t nextJobId_ = 1;
 
     int globalRound_ = 0;
@@ -218,6 +248,7 @@ private:
     double longestMeanDown_ = 0.0;         ///< Markov availability
     double lastTraceChange_ = 0.0;         ///< end of the last finite trace interval
     std::uint64_t eventsSinceProgress_ = 0;
+    std::uint64_t eventsRun_ = 0;
     double lastProgress_ = 0.0;
 
     // Teaching-speed pacing: wall time follows virtual time from this anchor (engine thread).

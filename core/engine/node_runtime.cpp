@@ -154,7 +154,7 @@ void NodeRuntime::hold(int n, double now) {
     Slot& r = slots_[n];
     r.acquired = true;
     touch(n);
-    if (r.holding || !r.online) return;
+    if (r.holding || !r.online || serverless(n)) return;
     r.holding = true;
     r.holdSince = now;
     const double p = pricePerSecond(n);
@@ -175,6 +175,21 @@ void NodeRuntime::release(int n, double now) {
     holdingRateSince_ -= p * r.holdSince;
     billedSum_ += bill;
     boundMagnitude_ += p + p * r.holdSince + std::abs(bill);
+}
+
+void NodeRuntime::charge(int n, double usd) {
+    touch(n);
+    slots_[n].billed += usd;
+    billedSum_ += usd;
+    boundMagnitude_ += std::abs(usd);
+}
+
+void NodeRuntime::chargeInvocation(int n) {
+    if (serverless(n)) charge(n, topo_.entry(n).invocationFeeUsd);
+}
+
+void NodeRuntime::chargeCompute(int n, double seconds) {
+    if (serverless(n) && seconds > 0) charge(n, seconds * topo_.pricePerHour(n) / 3600.0);
 }
 
 double NodeRuntime::costAt(double base, double t) const {

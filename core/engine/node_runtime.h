@@ -42,6 +42,11 @@ public:
     void hold(int n, double now);
     void release(int n, double now);
     bool acquired(int n) const { return slots_[n].acquired; }
+    /// Serverless nodes (Billing::Serverless) are never billed while held: each dispatch
+    /// costs the node's invocation fee and each second of computing its price per hour / 3600
+    /// (exact seconds, not started ones). Both are no-ops for nodes billed while held.
+    void chargeInvocation(int n);
+    void chargeCompute(int n, double seconds);
     /// `base` (traffic) plus every node's billing up to `t`, summed in node order.
     double costAt(double base, double t) const;
     /// False when the cost at `t` is certainly below `budget` (a bound kept up to date in
@@ -83,6 +88,8 @@ private:
     double availabilityUniform(int n);
     double availabilityExponential(int n, double mean);
     void touch(int n);
+    void charge(int n, double usd);
+    bool serverless(int n) const { return topo_.entry(n).billing == Billing::Serverless; }
     double pricePerSecond(int n) const { return topo_.pricePerHour(n) / 3600.0; }
 
     const Topology& topo_;

@@ -28,26 +28,35 @@ public:
 
 protected:
     void onBarrier(PolicyContext& e, std::size_t g) override {
-        arrivals_.push_back(e.send(groups_[g].aggregator, root_, e.modelBytes()));
+        // The edge's model goes up; the cloud averages once every edge's model is there.
+        ++inFlight_;
+        e.send(groups_[g].aggregator, root_, e.modelBytes(), [this, &e] {
+            --inFlight_;
+            if (allAtBarrier_ && inFlight_ == 0) averageAndSendDown(e);
+        });
     }
     void onAllAtBarrier(PolicyContext& e) override {
-        const double t = *std::max_element(arrivals_.begin(), arrivals_.end());
-        arrivals_.clear();
-        e.at(t, [this, &e] {
-            averageGroups();
-            reportGlobal(e, global_);
-            for (std::size_t g = 0; g < groups_.size(); ++g)
-                resumeAt(e, g, e.send(root_, groups_[g].aggregator, e.modelBytes()));
-        });
+        allAtBarrier_ = true;
+        if (inFlight_ == 0) e.at(e.now(), [this, &e] { averageAndSendDown(e); });
     }
 
 private:
+    void averageAndSendDown(PolicyContext& e) {
+        allAtBarrier_ = false;
+        averageGroups();
+        reportGlobal(e, global_);
+        for (std::size_t g = 0; g < groups_.size(); ++g) {
+            const ParamsPtr model = global_;
+            e.send(root_, groups_[g].aggregator, e.modelBytes(), [this, &e, g, model] { resume(e, g, model); });
+        }
+    }
     void addGroup(int aggregator) {
         Group g;
         g.aggregator = aggregator;
         groups_.push_back(std::move(g));
     }
-    std::vector<double> arrivals_;
+    int inFlight_ = 0; ///< edge models on their way up
+    bool allAtBarrier_ = false;
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "core/policies/two_level.h"
 
 #include <algorithm>
+#include <map>
 
 namespace fog {
 
@@ -32,32 +33,80 @@ public:
         if (groups_.empty())
             throw EngineError("sync policy " + p.policy() + " found no trainer right under a regional "
                               "parameter server (a root aggregator)");
-        ready_.assign(groups_.size(), 0.0);
     }
 
 protected:
     void onBarrier(PolicyContext& e, std::size_t g) override {
         // Send to every other region now; region j can average once all models reached it.
+        const long k = current_;
+        Exchange& x = exchange(k);
         for (std::size_t j = 0; j < groups_.size(); ++j) {
             if (j == g) continue;
-            const double arrival = e.send(groups_[g].aggregator, groups_[j].aggregator, e.modelBytes());
-            ready_[j] = std::max(ready_[j], arrival);
+            ++x.incoming[j];
+            ++x.inFlight;
+            e.send(groups_[g].aggregator, groups_[j].aggregator, e.modelBytes(), [this, &e, j, k] {
+                Exchange& x = exchanges_.at(k);
+                --x.incoming[j];
+                --x.inFlight;
+                if (!x.allAtBarrier) return;
+                if (x.inFlight == 0) reportGlobal(e, x.model);
+                resumeReady(e, k);
+            });
         }
-        ready_[g] = std::max(ready_[g], e.now());
     }
     void onAllAtBarrier(PolicyContext& e) override {
         // Every model is fixed at the barrier, so the average is known now; each region
         // applies it when the last model reaches it, and the exchange is done when all have.
+        const long k = current_++;
+        Exchange& x = exchange(k);
         averageGroups();
-        const double done = *std::max_element(ready_.begin(), ready_.end());
-        const ParamsPtr model = global_;
-        e.at(done, [this, &e, model] { reportGlobal(e, model); });
-        for (std::size_t g = 0; g < groups_.size(); ++g) resumeAt(e, g, ready_[g]);
-        std::fill(ready_.begin(), ready_.end(), 0.0);
+        x.model = global_;
+        x.allAtBarrier = true;
+        if (x.inFlight == 0) e.at(e.now(), [this, &e, model = x.model] { reportGlobal(e, model); });
+        resumeReady(e, k);
     }
 
 private:
-    std::vector<double> ready_;
+    /// One exchange of models between the regions (a later one may start while regions of
+    /// this one still wait for their last model).
+    struct Exchange {
+        std::vector<int> incoming; ///< per region: models still on their way to it
+        std::vector<char> resumed;
+        int inFlight = 0;
+        bool allAtBarrier = false;
+        bool queued = false;
+        ParamsPtr model;
+    };
+    Exchange& exchange(long k) {
+        Exchange& x = exchanges_[k];
+        if (x.incoming.empty()) {
+            x.incoming.assign(groups_.size(), 0);
+            x.resumed.assign(groups_.size(), 0);
+        }
+        return x;
+    }
+    /// Regions holding every model resume in region order, in one event at this instant
+    /// (after the other arrivals of the same instant).
+    void resumeReady(PolicyContext& e, long k) {
+        Exchange& x = exchanges_.at(k);
+        if (x.queued) return;
+        x.queued = true;
+        e.at(e.now(), [this, &e, k] {
+            Exchange& x = exchanges_.at(k);
+            x.queued = false;
+            bool all = true;
+            for (std::size_t g = 0; g < groups_.size(); ++g) {
+                if (!x.resumed[g] && x.incoming[g] == 0) {
+                    x.resumed[g] = 1;
+                    resume(e, g, x.model);
+                }
+                all = all && x.resumed[g];
+            }
+            if (all && x.inFlight == 0) exchanges_.erase(k);
+        });
+    }
+    std::map<long, Exchange> exchanges_;
+    long current_ = 0;
 };
 
 } // namespace

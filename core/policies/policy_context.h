@@ -40,6 +40,9 @@ struct Job {
     long version = 0;      ///< model version pulled (for staleness)
     bool gradient = false; ///< gradient of one step vs parameter change of local SGD
     int tag = 0;           ///< free for the policy
+    /// The job's timeline. With network contention (docs/network.md) the times after tStart
+    /// are +infinity until they happen (transfers end when the network says); policies see
+    /// a job only at arrival or loss.
     double tStart = 0, tReceived = 0, tComputed = 0, tArrive = 0;
     std::vector<int> batchSizes;
     std::vector<double> stepEnds; ///< virtual time at which each step ends
@@ -131,8 +134,10 @@ public:
     virtual std::uint64_t dispatch(const DispatchRequest& request) = 0;
     /// Abandons a job: the trainer is idle now and its result will not be delivered.
     virtual void cancelJob(std::uint64_t id) = 0;
-    /// Moves `bytes` between two nodes (time, traffic, price, energy); returns the arrival time.
-    virtual double send(int from, int to, double bytes) = 0;
+    /// Moves `bytes` between two nodes (time, traffic, price, energy); `delivered` runs at
+    /// the arrival (from an event: never inside send). With network contention the arrival
+    /// depends on the other transfers, so it is known only when it happens.
+    virtual void send(int from, int to, double bytes, std::function<void()> delivered) = 0;
     /// Calls `fn` at virtual time `t` (>= now).
     virtual void at(double t, std::function<void()> fn) = 0;
     /// Reports an aggregation. Level 0 advances the global round, evaluates `model` every

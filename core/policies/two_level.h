@@ -45,6 +45,8 @@ protected:
     void reportGlobal(PolicyContext& e, const ParamsPtr& model);
     /// Group `g` continues from the global model at time `t`.
     void resumeAt(PolicyContext& e, std::size_t g, double t);
+    /// Group `g` continues from `model` now.
+    void resume(PolicyContext& e, std::size_t g, const ParamsPtr& model);
     void beginGroupRound(PolicyContext& e, std::size_t g);
     void completeGroupRound(PolicyContext& e, std::size_t g);
 

@@ -341,4 +341,38 @@ Transfer Topology::transfer(int from, int to, double bytes) const {
     return t;
 }
 
+std::vector<PathHop> Topology::path(int from, int to) const {
+    std::vector<PathHop> hops;
+    if (from == to) return hops;
+    bool forward = true;
+    if (const LinkParams* l = directLink(from, to, forward)) {
+        const std::pair<int, int> key = forward ? std::make_pair(from, to) : std::make_pair(to, from);
+        auto it = std::lower_bound(
+            links_.begin(), links_.end(), key,
+            [](const auto& x, const std::pair<int, int>& k) { return x.first < k; });
+        hops.push_back({from, to, -1, static_cast<int>(it - links_.begin()), forward, l});
+        return hops;
+    }
+    std::vector<int> upFrom, upTo;
+    for (int n = from; n >= 0; n = parent(n))
+        upFrom.push_back(n);
+    for (int n = to; n >= 0; n = parent(n))
+        upTo.push_back(n);
+    int lca = -1;
+    for (int a : upFrom)
+        if (std::find(upTo.begin(), upTo.end(), a) != upTo.end()) {
+            lca = a;
+            break;
+        }
+    if (lca < 0) return hops; // two trees joined by nothing: instantaneous (as transfer())
+    for (int n : upFrom) {
+        if (n == lca) break;
+        if (const LinkParams* l = uplink(n)) hops.push_back({n, parent(n), n, -1, true, l});
+    }
+    const auto down = std::find(upTo.begin(), upTo.end(), lca);
+    for (auto it = std::make_reverse_iterator(down); it != upTo.rend(); ++it)
+        if (const LinkParams* l = uplink(*it)) hops.push_back({parent(*it), *it, *it, -1, false, l});
+    return hops;
+}
+
 } // namespace fog

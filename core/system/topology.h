@@ -53,6 +53,17 @@ struct Transfer {
     double price = 0.0;
 };
 
+/// One hop of a transfer's path (store and forward): `sender` to `receiver` over a link.
+/// Hops without a link (instantaneous and free) are not listed.
+struct PathHop {
+    int sender = -1;
+    int receiver = -1;
+    int child = -1;        ///< a tree hop: the node whose link to its parent it uses (-1: explicit)
+    int explicitLink = -1; ///< an explicit link: its index (explicitLinkCount())
+    bool up = true;        ///< tree: child to parent; explicit: from the link's `from` to its `to`
+    const LinkParams* link = nullptr;
+};
+
 class Topology {
   public:
     /// Expands nodes and groups, nested groups under every member of their parent group
@@ -122,6 +133,14 @@ class Topology {
     /// them if there is one, else hop by hop along the tree (store and forward) through
     /// their lowest common ancestor. Latency + bytes / bandwidth per hop.
     Transfer transfer(int from, int to, double bytes) const;
+    /// The hops `transfer` uses, in travel order (the network model's flows follow them).
+    std::vector<PathHop> path(int from, int to) const;
+    /// Explicit links (deduplicated, sorted by (from, to)).
+    int explicitLinkCount() const { return static_cast<int>(links_.size()); }
+    std::pair<int, int> explicitLinkEnds(int k) const { return links_[static_cast<std::size_t>(k)].first; }
+    const LinkParams& explicitLinkParams(int k) const { return links_[static_cast<std::size_t>(k)].second; }
+    /// The topology section as written (contention, link sharing, entries).
+    const TopologySpec& spec() const { return spec_; }
 
     /// Bytes held per node (member records, ids and the id index), for scale reports.
     std::size_t bytesUsed() const;

@@ -1,0 +1,183 @@
+// Jobs when transfers contend for the network (topology.contention, docs/network.md): a job
+// is a small state machine, model download flow -> compute -> update upload flow ->
+// arrival, whose transfers end when the network says (core/system/network.h). Without
+// contention dispatch.cpp plans the whole timeline at dispatch instead.
+//
+// The real training goes to the pool as early as possible: at dispatch when the steps do
+// not depend on when the download ends (no finite compute deadline: the steps' durations
+// are drawn now and placed once the model is there), else when the download ends.
+
+#include "core/engine/batch_feeder.h"
+#include "core/engine/engine.h"
+#include "core/engine/work_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fog {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+void Engine::chargeHop(const Network::HopBytes& h) {
+    if (h.link) trafficCost_ += h.link->pricePerGb * h.bytes / 1e9;
+    bytes_ += h.bytes;
+    // The source pays its energy per byte on the bytes its own hop sent; every node that
+    // forwards bytes (a relay, any intermediate hop) pays its energy per byte forwarded.
+    if (h.hop == 0) nodes_.addEnergy(h.source, h.bytes * topo_.entry(h.source).energy.perByteJ);
+    if (h.sender != h.source)
+        nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ);
+}
+
+void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
+                        std::uint64_t seedIndex, double priority) {
+    LocalJob lj;
+    lj.start = model;
+    lj.samples = std::move(samples);
+    lj.batchSizes = job.batchSizes;
+    lj.learningRate = learningRate();
+    lj.momentum = scenario_.training.momentum;
+    lj.weightDecay = scenario_.training.weightDecay;
+    lj.gradientOnly = job.gradient;
+    lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(job.trainer)), seedIndex);
+    auto result = std::make_shared<LocalResult>();
+    job.result = result;
+    const Learner* learner = learner_.get();
+    const std::atomic<bool>* cancelAll = &control_->cancelFlag();
+    job.work = pool_->submit(priority, [learner, lj = std::move(lj), result,
+                                        cancelAll](const std::atomic<bool>& cancelled) {
+        *result = learner->run(lj, [&] { return cancelled.load() || cancelAll->load(); });
+    });
+}
+
+std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
+    const int trainer = request.trainer;
+    const int aggregator = request.aggregator;
+    const DispatchOptions& opt = request.options;
+    nodes_.hold(trainer, now());
+    nodes_.chargeInvocation(trainer);
+    Job job;
+    job.id = nextJobId_++;
+    job.trainer = trainer;
+    job.aggregator = aggregator;
+    job.round = request.round;
+    job.version = request.version;
+    job.gradient = request.gradient;
+    job.tag = opt.tag;
+    job.tStart = now();
+    job.tReceived = job.tComputed = job.tArrive = kInf;
+    job.stepsRequested = std::max(1, request.steps);
+
+    FlowJob fj;
+    fj.model = request.model;
+    fj.seedIndex = nodes_.jobsRun(trainer);
+    fj.batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
+    fj.deadline = opt.computeDeadline;
+    fj.gradient = request.gradient;
+    // Lower bounds (every transfer alone on its path): the projection observers get, and
+    // whether the trainer certainly goes offline before it could deliver.
+    const double down = opt.download ? idealSeconds(aggregator, trainer) : 0.0;
+    const double up = idealSeconds(trainer, aggregator);
+    double computeSeconds = 0.0;
+    if (!std::isfinite(opt.computeDeadline)) {
+        fj.drawn = true;
+        std::vector<std::int64_t> samples;
+        std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
+        for (int s = 0; s < job.stepsRequested; ++s) {
+            const int bs = feeder_->take(trainer, fj.batchSize, track);
+            const double d = stepSeconds(trainer, bs);
+            computeSeconds += d;
+            job.batchSizes.push_back(bs);
+            fj.durations.push_back(d);
+            job.samples += bs;
+        }
+        const double earliest = now() + down + computeSeconds + up;
+        job.doomed = nodes_.nextChange(trainer) < earliest;
+        if (learner_ && !job.doomed)
+            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+    } else {
+        computeSeconds = expectedComputeSeconds(trainer, job.stepsRequested, fj.batchSize);
+    }
+    nodes_.countJob(trainer);
+    nodes_.setJob(trainer, job.id);
+    timelines_.setState(trainer, NodeState::Idle, now());
+    const std::uint64_t id = job.id;
+    const JobPlan plan{id,
+                       trainer,
+                       aggregator,
+                       job.tStart,
+                       job.tStart + down,
+                       job.tStart + down + computeSeconds,
+                       job.tStart + down + computeSeconds + up};
+    jobs_.emplace(id, std::move(job));
+    auto& slot = flowJobs_[id];
+    slot = std::move(fj);
+    if (opt.download)
+        slot.transfer = network_->start(aggregator, trainer, modelBytes_, now(), true,
+                                        [this, id] { onDownloaded(id); });
+    observer_->onDispatch(plan);
+    if (!opt.download) onDownloaded(id);
+    return id;
+}
+
+void Engine::onDownloaded(std::uint64_t jobId) {
+    const auto it = jobs_.find(jobId);
+    if (it == jobs_.end()) return;
+    Job& job = it->second;
+    FlowJob& fj = flowJobs_.at(jobId);
+    fj.transfer = 0;
+    job.tReceived = now();
+    double t = job.tReceived;
+    if (fj.drawn) {
+        for (double d : fj.durations) {
+            t += d;
+            job.stepEnds.push_back(t);
+        }
+        fj.durations.clear();
+    } else {
+        // A finite compute deadline: which steps fit depends on when the model arrived.
+        std::vector<std::int64_t> samples;
+        std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
+        for (int s = 0; s < job.stepsRequested; ++s) {
+            const std::size_t before = samples.size();
+            const int bs = feeder_->take(job.trainer, fj.batchSize, track);
+            const double d = stepSeconds(job.trainer, bs);
+            if (s > 0 && t + d > fj.deadline) {
+                feeder_->putBack(job.trainer, bs);
+                samples.resize(before);
+                job.partial = true;
+                break;
+            }
+            t += d;
+            job.batchSizes.push_back(bs);
+            job.stepEnds.push_back(t);
+            job.samples += bs;
+        }
+        const double earliest = t + idealSeconds(job.trainer, job.aggregator);
+        job.doomed = nodes_.nextChange(job.trainer) < earliest;
+        if (learner_ && !job.doomed)
+            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+    }
+    job.tComputed = t;
+    at(t, [this, jobId] { onComputed(jobId); });
+}
+
+void Engine::onComputed(std::uint64_t jobId) {
+    const auto it = jobs_.find(jobId);
+    if (it == jobs_.end()) return; // cancelled or lost meanwhile
+    const Job& job = it->second;
+    flowJobs_.at(jobId).transfer = network_->start(job.trainer, job.aggregator, modelBytes_, now(),
+                                                   false, [this, jobId] { onArrival(jobId); });
+}
+
+void Engine::cutJobTransfer(std::uint64_t jobId) {
+    if (!network_) return;
+    const auto it = flowJobs_.find(jobId);
+    if (it == flowJobs_.end()) return;
+    if (it->second.transfer) network_->cut(it->second.transfer, now());
+    flowJobs_.erase(it);
+}
+
+} // namespace fog
