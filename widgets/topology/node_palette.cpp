@@ -10,6 +10,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 namespace fog {
 
 namespace {
@@ -35,7 +37,8 @@ class TemplateList : public QListWidget {
 };
 
 constexpr NodeTemplate kTemplates[] = {NodeTemplate::CloudRegion, NodeTemplate::EdgeServer,
-                                       NodeTemplate::Device, NodeTemplate::DeviceGroup};
+                                       NodeTemplate::Device, NodeTemplate::DeviceGroup,
+                                       NodeTemplate::Relay};
 
 } // namespace
 
@@ -53,7 +56,11 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     for (NodeTemplate t : kTemplates) {
         auto* item = new QListWidgetItem(templateLabel(t), list_);
         item->setData(Qt::UserRole, templateName(t));
-        item->setToolTip(tr("Drag onto the canvas, or double-click to add"));
+        item->setToolTip(t == NodeTemplate::Relay
+                             ? tr("Forwards its children's traffic to its parent. Drop it on an "
+                                  "aggregator to hang it below, or on the line between a node or "
+                                  "group and its parent to put it in between")
+                             : tr("Drag onto the canvas, or double-click to add"));
     }
     refreshIcons();
     auto emitAdd = [this](QListWidgetItem* item) {
@@ -70,7 +77,7 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout;
     form->addRow(tr("Devices per &group:"), count_);
     layout->addLayout(form);
-    list_->setMaximumHeight(4 * 44 + 12);
+    list_->setMaximumHeight(int(std::size(kTemplates)) * 44 + 12);
     layout->addStretch();
 }
 
