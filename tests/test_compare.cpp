@@ -447,6 +447,20 @@ private Q_SLOTS:
         QVERIFY2(cursor->text(0).contains(la + ": 80") && cursor->text(0).contains(lb + ": 60"),
                  qPrintable(cursor->text(0)));
         QVERIFY2(cursor->text(0).startsWith("t = 50.0 s"), qPrintable(cursor->text(0)));
+        // Every read-out lies wholly inside its plot's axis rect, whatever the side it takes.
+        for (int i = 0; i < 3; ++i) {
+            QCustomPlot* p = i == 0 ? acc : i == 1 ? loss : cost;
+            for (double key : {10.0, 50.0, 60.0, 100.0}) {
+                cursor->setKey(key);
+                p->replot();
+                const QRectF r = cursor->labelRect(i);
+                QVERIFY(!r.isEmpty());
+                QVERIFY2(QRectF(p->axisRect()->rect()).adjusted(-1, -1, 1, 1).contains(r),
+                         qPrintable(QString("plot %1 at %2: label %3,%4 %5x%6 outside the axis rect")
+                                        .arg(i).arg(key).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
+            }
+        }
+        cursor->setKey(50.0);
         // A drag pans; it does not move the cursor.
         QMouseEvent dragMove(QEvent::MouseMove, at + QPointF(30, 0), loss->mapToGlobal(at + QPointF(30, 0)),
                              Qt::NoButton, Qt::LeftButton, Qt::NoModifier);

@@ -7,6 +7,7 @@
 #include "widgets/plots/run_plots.h"
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <QMouseEvent>
 
 #include <cmath>
@@ -97,8 +98,15 @@ void PlotCursor::place(Items& it) {
     lines += cursorValueLines(it.plot, key_);
     it.label->setText(lines.join('\n'));
     it.label->position->setCoords(key_, 0.0);
-    // Beside the line, on the side with more room.
-    const bool right = it.plot->xAxis->coordToPixel(key_) < it.plot->axisRect()->center().x();
+    // Beside the line: on its right where the read-out fits there, else on its left where
+    // it fits, else on the side with more room (a read-out is not cut by the axis rect).
+    const QRect rect = it.plot->axisRect()->rect();
+    const double px = it.plot->xAxis->coordToPixel(key_);
+    const QMargins pad = it.label->padding();
+    const double width =
+        QFontMetrics(it.label->font()).boundingRect(QRect(), 0, it.label->text()).width() + pad.left() + pad.right() + 2;
+    const double roomRight = rect.right() - px, roomLeft = px - rect.left();
+    const bool right = width <= roomRight || (width > roomLeft && roomRight >= roomLeft);
     it.label->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
 }
 
@@ -115,6 +123,13 @@ QString PlotCursor::text(int i) const {
     if (i < 0 || i >= static_cast<int>(items_.size())) return {};
     const Items& it = items_[static_cast<std::size_t>(i)];
     return it.label && it.label->visible() ? it.label->text() : QString();
+}
+
+QRectF PlotCursor::labelRect(int i) const {
+    if (i < 0 || i >= static_cast<int>(items_.size())) return {};
+    const Items& it = items_[static_cast<std::size_t>(i)];
+    if (!it.label || !it.label->visible()) return {};
+    return QRectF(it.label->topLeft->pixelPosition(), it.label->bottomRight->pixelPosition());
 }
 
 double PlotCursor::keyAtPixel(int i, double x) const {

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 
@@ -45,6 +46,8 @@ class PlotCursor : public QObject {
     double key() const { return key_; }
     /// The read-out shown on plot `i` (empty while hidden).
     QString text(int i) const;
+    /// Where that read-out is drawn, in widget pixels of plot `i` (empty while hidden).
+    QRectF labelRect(int i) const;
     /// The key a mouse at pixel x of plot `i` points to (snapped to a point within 8 px).
     double keyAtPixel(int i, double x) const;
 
