@@ -447,7 +447,10 @@ private Q_SLOTS:
         QVERIFY2(cursor->text(0).contains(la + ": 80") && cursor->text(0).contains(lb + ": 60"),
                  qPrintable(cursor->text(0)));
         QVERIFY2(cursor->text(0).startsWith("t = 50.0 s"), qPrintable(cursor->text(0)));
-        // Every read-out lies wholly inside its plot's axis rect, whatever the side it takes.
+        // Every read-out lies wholly inside its plot's axis rect, whatever the side it takes,
+        // also when it is wider than the room either side of the line (three runs).
+        v.setRuns({f.a, f.b, f.c});
+        QTest::qWait(50);
         for (int i = 0; i < 3; ++i) {
             QCustomPlot* p = i == 0 ? acc : i == 1 ? loss : cost;
             for (double key : {10.0, 50.0, 60.0, 100.0}) {
@@ -460,6 +463,7 @@ private Q_SLOTS:
                                         .arg(i).arg(key).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
             }
         }
+        v.setRuns({f.a, f.b});
         cursor->setKey(50.0);
         // A drag pans; it does not move the cursor.
         QMouseEvent dragMove(QEvent::MouseMove, at + QPointF(30, 0), loss->mapToGlobal(at + QPointF(30, 0)),

@@ -10,6 +10,7 @@
 #include <QFontMetrics>
 #include <QMouseEvent>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -75,6 +76,7 @@ void PlotCursor::restore() {
             it.label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
             it.label->setPadding(QMargins(5, 3, 5, 3));
             it.label->setTextAlignment(Qt::AlignLeft);
+            if (p->layer("overlay")) it.label->setLayer("overlay"); // above the legend
         }
         // The widget palette's colours (light and dark themes).
         QColor fg = p->palette().color(QPalette::WindowText);
@@ -97,17 +99,18 @@ void PlotCursor::place(Items& it) {
     QStringList lines{heading_ ? heading_(key_) : QString::number(key_, 'g', 6)};
     lines += cursorValueLines(it.plot, key_);
     it.label->setText(lines.join('\n'));
-    it.label->position->setCoords(key_, 0.0);
     // Beside the line: on its right where the read-out fits there, else on its left where
-    // it fits, else on the side with more room (a read-out is not cut by the axis rect).
+    // it fits, else over the line, shifted to lie wholly inside the axis rect.
     const QRect rect = it.plot->axisRect()->rect();
     const double px = it.plot->xAxis->coordToPixel(key_);
     const QMargins pad = it.label->padding();
     const double width =
         QFontMetrics(it.label->font()).boundingRect(QRect(), 0, it.label->text()).width() + pad.left() + pad.right() + 2;
-    const double roomRight = rect.right() - px, roomLeft = px - rect.left();
-    const bool right = width <= roomRight || (width > roomLeft && roomRight >= roomLeft);
-    it.label->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
+    double left = px;
+    if (px + width > rect.right()) left = px - width >= rect.left() ? px - width : rect.right() - width;
+    left = std::max(left, double(rect.left()));
+    it.label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    it.label->position->setCoords(it.plot->xAxis->pixelToCoord(left), 0.0);
 }
 
 void PlotCursor::setKey(double key) {
