@@ -51,8 +51,9 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     list_->setDragEnabled(true);
     list_->setDragDropMode(QAbstractItemView::DragOnly);
     list_->setSelectionMode(QAbstractItemView::SingleSelection);
-    list_->setIconSize(QSize(32, 32));
-    list_->setSpacing(2);
+    list_->setIconSize(QSize(26, 26)); // five entries and the group size fit a 1280x720 window
+
+    list_->setSpacing(1);
     for (NodeTemplate t : kTemplates) {
         auto* item = new QListWidgetItem(templateLabel(t), list_);
         item->setData(Qt::UserRole, templateName(t));
@@ -78,6 +79,10 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Devices per &group:"), count_);
     layout->addLayout(form);
     list_->setMaximumHeight(int(std::size(kTemplates)) * 44 + 12);
+    // Every entry in view without scrolling (the relay, last, was hidden below the fold on a
+    // 1280x720 screen).
+    list_->setMinimumHeight(list_->count() * (list_->sizeHintForRow(0) + 2 * list_->spacing()) +
+                            2 * list_->frameWidth());
     layout->addStretch();
 }
 
