@@ -8,6 +8,7 @@
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
 #include "widgets/compare/run_picker_dialog.h"
+#include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/qcustomplot.h"
 #include "widgets/plots/run_plots.h"
 #include "widgets/runs/runs_browser.h"
@@ -23,6 +24,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
@@ -410,6 +412,141 @@ private Q_SLOTS:
         QCOMPARE(plots.count(), 1);
         QCOMPARE(report.count(), 1);
         QCOMPARE(report.last().at(0).value<QList<qint64>>(), QList<qint64>{f.b});
+    }
+
+    void comparisonCursorSmoothingAndZoom() {
+        Fixture f = makeFixture(freshPath());
+        ComparisonView v;
+        v.setStore(f.store.get());
+        v.resize(1280, 720);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.setRuns({f.a, f.b});
+        QCustomPlot* acc = v.curvePlot(PlotKind::TestAccuracy);
+        QCustomPlot* loss = v.curvePlot(PlotKind::TrainLoss);
+        QCustomPlot* cost = v.curvePlot(PlotKind::Cost);
+        PlotCursor* cursor = v.cursor();
+        QVERIFY(cursor);
+        QVERIFY(std::isnan(cursor->key()));
+        QVERIFY(cursor->text(0).isEmpty());
+
+        // Hovering the loss plot near t = 50 s: the cursor snaps to the point there and the
+        // same line shows on all three plots, with each run's value at that time.
+        QSignalSpy moved(cursor, &PlotCursor::moved);
+        const QPointF at(loss->xAxis->coordToPixel(50.0) + 3, loss->axisRect()->center().y());
+        QMouseEvent move(QEvent::MouseMove, at, loss->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(loss, &move);
+        QCOMPARE(moved.count(), 1);
+        QCOMPARE(cursor->key(), 50.0);
+        const QString la = v.runLabel(f.a), lb = v.runLabel(f.b);
+        // A: round 5 at 50 s (loss 0.2, cost 5, accuracy 80); B: round 2 (loss 0.5, cost 1, 60).
+        QVERIFY2(cursor->text(1).contains(la + ": 0.2") && cursor->text(1).contains(lb + ": 0.5"),
+                 qPrintable(cursor->text(1)));
+        QVERIFY2(cursor->text(2).contains(la + ": 5") && cursor->text(2).contains(lb + ": 1"),
+                 qPrintable(cursor->text(2)));
+        QVERIFY2(cursor->text(0).contains(la + ": 80") && cursor->text(0).contains(lb + ": 60"),
+                 qPrintable(cursor->text(0)));
+        QVERIFY2(cursor->text(0).startsWith("t = 50.0 s"), qPrintable(cursor->text(0)));
+        // Every read-out lies wholly inside its plot's axis rect, whatever the side it takes,
+        // also when it is wider than the room either side of the line (three runs).
+        v.setRuns({f.a, f.b, f.c});
+        QTest::qWait(50);
+        for (int i = 0; i < 3; ++i) {
+            QCustomPlot* p = i == 0 ? acc : i == 1 ? loss : cost;
+            for (double key : {10.0, 50.0, 60.0, 100.0}) {
+                cursor->setKey(key);
+                p->replot();
+                const QRectF r = cursor->labelRect(i);
+                QVERIFY(!r.isEmpty());
+                QVERIFY2(QRectF(p->axisRect()->rect()).adjusted(-1, -1, 1, 1).contains(r),
+                         qPrintable(QString("plot %1 at %2: label %3,%4 %5x%6 outside the axis rect")
+                                        .arg(i).arg(key).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
+            }
+        }
+        v.setRuns({f.a, f.b});
+        cursor->setKey(50.0);
+        // A drag pans; it does not move the cursor.
+        QMouseEvent dragMove(QEvent::MouseMove, at + QPointF(30, 0), loss->mapToGlobal(at + QPointF(30, 0)),
+                             Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(loss, &dragMove);
+        QCOMPARE(cursor->key(), 50.0);
+        // Leaving the plot hides it everywhere.
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(loss, &leave);
+        QVERIFY(std::isnan(cursor->key()));
+        QVERIFY(cursor->text(0).isEmpty() && cursor->text(2).isEmpty());
+
+        // Smoothing: the smoothed curves stay graphs 0 and 1, the raw ones faint behind them.
+        QCOMPARE(v.smoothing(), 1);
+        QCOMPARE(loss->graphCount(), 2);
+        v.setSmoothing(3);
+        QCOMPARE(loss->graphCount(), 4);
+        QVERIFY(!isRawGraph(loss->graph(0)) && isRawGraph(loss->graph(2)) && isRawGraph(loss->graph(3)));
+        QVERIFY(loss->graph(2)->pen().color().alpha() < loss->graph(0)->pen().color().alpha());
+        const double rawLast = loss->graph(2)->data()->at(4)->value;
+        QCOMPARE(rawLast, 0.2);
+        QVERIFY(std::abs(loss->graph(0)->data()->at(4)->value - (1.0 / 3 + 1.0 / 4 + 1.0 / 5) / 3) < 1e-12);
+        QCOMPARE(acc->legend->itemCount(), 2); // raw copies stay out of the legend
+        // The cursor survives the redraw and reads the smoothed curves, not the raw ones.
+        cursor->setKey(50.0);
+        QVERIFY2(cursor->text(1).contains(la + ": 0.26111"), qPrintable(cursor->text(1)));
+        QCOMPARE(cursor->text(1).count('\n'), 2); // heading + two runs
+        // On the rounds axis the heading says the round.
+        v.setXAxis(PlotXAxis::Round);
+        cursor->setKey(4.0);
+        QVERIFY2(cursor->text(1).startsWith("round 4"), qPrintable(cursor->text(1)));
+        v.setXAxis(PlotXAxis::VirtualTime);
+        cursor->setKey(kNaN);
+
+        // Zoom with the wheel: the curve plots keep one x range; Reset zoom fits them again.
+        const QCPRange full = acc->xAxis->range();
+        QVERIFY(full.upper >= 100.0);
+        const QPointF c = acc->axisRect()->center();
+        QWheelEvent wheel(c, acc->mapToGlobal(c), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(acc, &wheel);
+        QVERIFY2(acc->xAxis->range().size() < full.size() * 0.9,
+                 qPrintable(QString("%1 vs %2").arg(acc->xAxis->range().size()).arg(full.size())));
+        QCOMPARE(loss->xAxis->range(), acc->xAxis->range());
+        QCOMPARE(cost->xAxis->range(), acc->xAxis->range());
+        QToolButton* reset = nullptr;
+        for (QToolButton* b : v.findChildren<QToolButton*>())
+            if (b->text() == "Reset zoom") reset = b;
+        QVERIFY(reset);
+        reset->click();
+        QCOMPARE(acc->xAxis->range(), full);
+        QCOMPARE(loss->xAxis->range(), full);
+        QCOMPARE(v.smoothing(), 3); // resetting the zoom keeps the smoothing
+        QCOMPARE(loss->graphCount(), 4);
+        v.grab().save(QDir::temp().filePath("compare-cursor.png"));
+
+        // The visual check (FOG_SHOT_DIR set, under xvfb-run): the cursor shown, light and dark.
+        const QString dir = qEnvironmentVariable("FOG_SHOT_DIR");
+        if (dir.isEmpty()) return;
+        v.setRuns({f.a, f.b, f.c});
+        v.resize(1280, 720);
+        QTest::qWait(200);
+        v.cursor()->setKey(60.0);
+        QTest::qWait(100);
+        v.grab().save(dir + "/compare-cursor-light.png");
+        const QPalette light = QApplication::palette();
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+        dark.setColor(QPalette::WindowText, QColor(0xdf, 0xe1, 0xe5));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+        dark.setColor(QPalette::Text, QColor(0xdf, 0xe1, 0xe5));
+        dark.setColor(QPalette::Button, QColor(0x3c, 0x3f, 0x41));
+        dark.setColor(QPalette::ButtonText, QColor(0xdf, 0xe1, 0xe5));
+        dark.setColor(QPalette::ToolTipBase, QColor(0x3c, 0x3f, 0x41));
+        dark.setColor(QPalette::ToolTipText, QColor(0xdf, 0xe1, 0xe5));
+        dark.setColor(QPalette::Mid, QColor(0x55, 0x58, 0x5c));
+        QApplication::setPalette(dark);
+        QTest::qWait(200);
+        v.cursor()->restore(); // the cursor takes the new colours with the redraw
+        v.cursor()->setKey(60.0);
+        QTest::qWait(100);
+        v.grab().save(dir + "/compare-cursor-dark.png");
+        QApplication::setPalette(light);
     }
 
     void scatterHasParetoFrontAndClickShowsScenario() {

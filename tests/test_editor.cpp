@@ -7,6 +7,7 @@
 #include "core/scenario/layout.h"
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
+#include "widgets/policy/settings_panel.h"
 #include "widgets/run/live_network.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/topology/message_layer.h"
@@ -24,6 +25,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMimeData>
@@ -284,6 +286,10 @@ class TestEditor : public QObject {
     void liveRunDrawsBothWays();
     void tenThousandDevicesStayResponsive();
     void thousandNodeBenchmark();
+    void inspectorEditsNetworkKeys();
+    void inspectorBillingAndForwardingEnergy();
+    void settingsPanelEditsNetworkKeys();
+    void paletteRelayInsertsIntoParentChain();
 };
 
 void TestEditor::buildThroughApi() {
@@ -633,7 +639,7 @@ void TestEditor::dropFromPaletteAndDrawLinks() {
     NodePalette palette;
     palette.setGroupCount(12);
     QListWidget* list = palette.list();
-    QCOMPARE(list->count(), 4);
+    QCOMPARE(list->count(), 5); // cloud, edge, device, group, relay
     std::unique_ptr<QMimeData> mime(list->model()->mimeData({list->model()->index(2, 0)}));
     QVERIFY(mime && mime->hasFormat(kNodeTemplateMime));
     sendDrop(canvas, scene->item("edge-b")->pos(), mime.get());
@@ -1463,4 +1469,288 @@ void TestEditor::tenThousandDevicesStayResponsive() {
 }
 
 QTEST_MAIN(TestEditor)
+namespace {
+
+/// Types `text` into an inspector line edit and finishes the edit (as Enter or leaving does).
+void typeInto(QLineEdit* edit, const QString& text) {
+    edit->setText(text);
+    edit->setModified(true);
+    Q_EMIT edit->editingFinished();
+}
+
+void choose(QComboBox* combo, int index) {
+    combo->setCurrentIndex(index);
+    Q_EMIT combo->activated(index);
+}
+
+} // namespace
+
+/// With FOG_SHOT_DIR set (a visual check under xvfb-run, not an assertion): saves `w`, at
+/// 1280x720, as <dir>/<name>-light.png, then with a dark palette as <dir>/<name>-dark.png.
+void shotLightAndDark(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("FOG_SHOT_DIR");
+    if (dir.isEmpty()) return;
+    w->resize(1280, 720);
+    w->show();
+    QTest::qWait(200);
+    w->grab().save(dir + "/" + name + "-light.png");
+    const QPalette light = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+    dark.setColor(QPalette::WindowText, QColor(0xdf, 0xe1, 0xe5));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+    dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2d, 0x30));
+    dark.setColor(QPalette::Text, QColor(0xdf, 0xe1, 0xe5));
+    dark.setColor(QPalette::Button, QColor(0x3c, 0x3f, 0x41));
+    dark.setColor(QPalette::ButtonText, QColor(0xdf, 0xe1, 0xe5));
+    dark.setColor(QPalette::ToolTipBase, QColor(0x3c, 0x3f, 0x41));
+    dark.setColor(QPalette::ToolTipText, QColor(0xdf, 0xe1, 0xe5));
+    dark.setColor(QPalette::Highlight, QColor(0x35, 0x74, 0xf0));
+    dark.setColor(QPalette::HighlightedText, Qt::white);
+    dark.setColor(QPalette::Mid, QColor(0x55, 0x58, 0x5c));
+    dark.setColor(QPalette::PlaceholderText, QColor(0x8c, 0x8f, 0x94));
+    QApplication::setPalette(dark);
+    QTest::qWait(200);
+    w->grab().save(dir + "/" + name + "-dark.png");
+    QApplication::setPalette(light);
+    QTest::qWait(50);
+}
+
+void TestEditor::inspectorEditsNetworkKeys() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    PropertyInspector inspector(&doc);
+    inspector.setSelection({"phones"}, {});
+    for (const char* key : {"nic_mbps", "link_sharing", "billing", "energy.per_byte_forwarded_j"})
+        QVERIFY2(inspector.isFieldVisible(key), key);
+    QVERIFY(!inspector.isFieldVisible("invocation_fee_usd")); // only with serverless billing
+
+    // nic_mbps: empty is unlimited (the schema's unset value), a number caps the interface.
+    auto* nic = qobject_cast<QLineEdit*>(inspector.editor("nic_mbps"));
+    QVERIFY(nic);
+    QCOMPARE(nic->text(), QString());
+    QCOMPARE(nic->placeholderText(), QString("unlimited"));
+    const int steps = doc.undoStack()->count();
+    typeInto(nic, "500");
+    QCOMPARE(node(doc, "phones").nicMbps, 500.0);
+    QCOMPARE(nic->text(), QString("500"));
+    QCOMPARE(doc.undoStack()->count(), steps + 1);
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "phones").nicMbps, 0.0);
+    QCOMPARE(nic->text(), QString());
+    doc.undoStack()->redo();
+    QCOMPARE(nic->text(), QString("500"));
+    inspector.setSelection({"phones"}, {}); // the next edit is a step of its own
+    typeInto(nic, "");
+    QCOMPARE(node(doc, "phones").nicMbps, 0.0); // back to unlimited
+    QCOMPARE(nic->text(), QString());
+    QCOMPARE(doc.undoStack()->count(), steps + 2);
+    // 0 written out is refused with the loader's words, as are negative values.
+    typeInto(nic, "0");
+    QCOMPARE(node(doc, "phones").nicMbps, 0.0);
+    QVERIFY2(inspector.message("nic_mbps").contains("must be > 0, got 0 (absent: unlimited)"),
+             qPrintable(inspector.message("nic_mbps")));
+    typeInto(nic, "-3");
+    QVERIFY2(inspector.message("nic_mbps").contains("must be > 0, got -3"), qPrintable(inspector.message("nic_mbps")));
+    typeInto(nic, "fast");
+    QVERIFY2(inspector.message("nic_mbps").contains("must be a number, got 'fast'"),
+             qPrintable(inspector.message("nic_mbps")));
+    QCOMPARE(node(doc, "phones").nicMbps, 0.0);
+    doc.undoStack()->undo(); // the clearing
+    QCOMPARE(node(doc, "phones").nicMbps, 500.0);
+    QCOMPARE(nic->text(), QString("500"));
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "phones").nicMbps, 0.0);
+    QVERIFY(inspector.message("nic_mbps").isEmpty());
+
+    // link_sharing: absent (the scenario's default, named), shared or private; groups only.
+    auto* sharing = qobject_cast<QComboBox*>(inspector.editor("link_sharing"));
+    QVERIFY(sharing);
+    QCOMPARE(sharing->currentIndex(), 0);
+    QVERIFY2(sharing->currentText().contains("shared"), qPrintable(sharing->currentText()));
+    choose(sharing, sharing->findText("shared"));
+    QVERIFY(node(doc, "phones").linkSharing == LinkSharing::Shared); // said explicitly
+    choose(sharing, sharing->findText("private"));
+    QVERIFY(node(doc, "phones").linkSharing == LinkSharing::Private);
+    doc.undoStack()->undo(); // typed in a row: one step
+    QVERIFY(!node(doc, "phones").linkSharing);
+    QCOMPARE(sharing->currentIndex(), 0);
+    doc.undoStack()->redo();
+    QVERIFY(node(doc, "phones").linkSharing == LinkSharing::Private);
+    QCOMPARE(sharing->currentText(), QString("private"));
+    inspector.setSelection({"phones"}, {});
+    choose(sharing, 0);
+    QVERIFY(!node(doc, "phones").linkSharing);
+    doc.undoStack()->undo();
+    QVERIFY(node(doc, "phones").linkSharing == LinkSharing::Private);
+    doc.undoStack()->undo();
+    QVERIFY(!node(doc, "phones").linkSharing);
+    // The scenario default follows topology.link_sharing.
+    doc.edit("private default", [](Scenario& s) { s.topology.linkSharing = LinkSharing::Private; });
+    QVERIFY2(sharing->itemText(0).contains("private"), qPrintable(sharing->itemText(0)));
+    // A plain node has no link_sharing (the loader refuses it there); nic_mbps it has.
+    inspector.setSelection({"edge-b"}, {});
+    QVERIFY(!inspector.isFieldVisible("link_sharing"));
+    QVERIFY(inspector.isFieldVisible("nic_mbps"));
+    // A node and a group selected: link_sharing applies to the group only, in one step.
+    inspector.setSelection({"edge-b", "phones"}, {});
+    QVERIFY(inspector.isFieldVisible("link_sharing"));
+    const int before = doc.undoStack()->count();
+    choose(sharing, sharing->findText("private"));
+    QVERIFY(node(doc, "phones").linkSharing == LinkSharing::Private);
+    QVERIFY(!node(doc, "edge-b").linkSharing);
+    QCOMPARE(doc.undoStack()->count(), before + 1);
+    QVERIFY2(errorsOf(doc.scenario()).isEmpty(), qPrintable(errorsOf(doc.scenario())));
+    // Saved and read back: the keys the inspector set are in the file.
+    typeInto(nic, "250");
+    const Scenario back = loadScenarioText(saveScenarioText(doc.scenario()));
+    QCOMPARE(back.topology.nodes[static_cast<std::size_t>(nodeIndex(back, "phones"))].nicMbps, 250.0);
+    QVERIFY(back.topology.nodes[static_cast<std::size_t>(nodeIndex(back, "phones"))].linkSharing ==
+            LinkSharing::Private);
+}
+
+void TestEditor::inspectorBillingAndForwardingEnergy() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    PropertyInspector inspector(&doc);
+    inspector.setSelection({"d1"}, {});
+    auto* billing = qobject_cast<QComboBox*>(inspector.editor("billing"));
+    QVERIFY(billing);
+    QCOMPARE(billing->currentText(), QString("held"));
+    QVERIFY(!inspector.isFieldVisible("invocation_fee_usd"));
+    choose(billing, billing->findText("serverless"));
+    QVERIFY(node(doc, "d1").billing == Billing::Serverless);
+    QVERIFY(inspector.isFieldVisible("invocation_fee_usd")); // shown with serverless only
+    auto* fee = qobject_cast<QLineEdit*>(inspector.editor("invocation_fee_usd"));
+    QVERIFY(fee);
+    typeInto(fee, "-1");
+    QVERIFY2(inspector.message("invocation_fee_usd").contains("must be >= 0, got -1"),
+             qPrintable(inspector.message("invocation_fee_usd")));
+    QCOMPARE(node(doc, "d1").invocationFeeUsd, 0.0);
+    typeInto(fee, "0.0002");
+    QCOMPARE(node(doc, "d1").invocationFeeUsd, 0.0002);
+    QVERIFY(inspector.message("invocation_fee_usd").isEmpty());
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "d1").invocationFeeUsd, 0.0);
+    doc.undoStack()->undo();
+    QVERIFY(node(doc, "d1").billing == Billing::Held);
+    QVERIFY(!inspector.isFieldVisible("invocation_fee_usd"));
+
+    auto* fwd = qobject_cast<QLineEdit*>(inspector.editor("energy.per_byte_forwarded_j"));
+    QVERIFY(fwd);
+    QCOMPARE(fwd->text(), QString("0"));
+    QVERIFY(!fwd->toolTip().isEmpty()); // the schema's help
+    typeInto(fwd, "-2e-8");
+    QVERIFY2(inspector.message("energy.per_byte_forwarded_j").contains("must be >= 0, got -2"),
+             qPrintable(inspector.message("energy.per_byte_forwarded_j")));
+    typeInto(fwd, "2e-8");
+    QCOMPARE(node(doc, "d1").energy.perByteForwardedJ, 2e-8);
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "d1").energy.perByteForwardedJ, 0.0);
+    QCOMPARE(fwd->text(), QString("0"));
+}
+
+void TestEditor::settingsPanelEditsNetworkKeys() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    SettingsPanel panel;
+    panel.setDocument(&doc);
+    auto* contention = qobject_cast<QCheckBox*>(panel.editorFor("topology.contention"));
+    auto* sharing = qobject_cast<QComboBox*>(panel.editorFor("topology.link_sharing"));
+    QVERIFY(contention && sharing);
+    QVERIFY(contention->isChecked());
+    QCOMPARE(sharing->currentText(), QString("shared"));
+    contention->setChecked(false);
+    QVERIFY(!doc.scenario().topology.contention);
+    sharing->setCurrentIndex(sharing->findText("private"));
+    QVERIFY(doc.scenario().topology.linkSharing == LinkSharing::Private);
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario().topology.linkSharing == LinkSharing::Shared);
+    QCOMPARE(sharing->currentText(), QString("shared"));
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario().topology.contention);
+    QVERIFY(contention->isChecked());
+}
+
+void TestEditor::paletteRelayInsertsIntoParentChain() {
+    ScenarioDocument doc;
+    doc.setScenario(baseScenario());
+    doc.autoLayout();
+    TopologyCanvas canvas(&doc);
+    canvas.resize(900, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    canvas.zoomFit();
+    TopologyScene* scene = canvas.topologyScene();
+
+    NodePalette palette;
+    QListWidget* list = palette.list();
+    QCOMPARE(list->count(), 5);
+    QCOMPARE(list->item(4)->text(), QString("Relay"));
+    QVERIFY(!list->item(4)->icon().isNull());
+    const NodeSpec t = nodeFromTemplate(NodeTemplate::Relay);
+    QVERIFY(t.role == Role::Relay && t.tier == Tier::Edge);
+    std::unique_ptr<QMimeData> mime(list->model()->mimeData({list->model()->index(4, 0)}));
+    QVERIFY(mime && mime->hasFormat(kNodeTemplateMime));
+
+    // Dropped on the line between the phones and edge-b: edge-b <- relay <- phones.
+    const QPointF mid = (scene->item("phones")->pos() + scene->item("edge-b")->pos()) / 2;
+    for (QGraphicsItem* g : scene->items(mid)) QVERIFY(g->type() != NodeItem::Type); // on the line only
+    const int steps = doc.undoStack()->count();
+    sendDrop(canvas, mid, mime.get());
+    QCOMPARE(doc.undoStack()->count(), steps + 1); // one undo step
+    const NodeSpec& relay = doc.scenario().topology.nodes.back();
+    QCOMPARE(relay.id, std::string("relay"));
+    QCOMPARE(relay.parent, std::string("edge-b"));
+    QCOMPARE(node(doc, "phones").parent, std::string("relay"));
+    QVERIFY2(errorsOf(doc.scenario()).isEmpty(), qPrintable(errorsOf(doc.scenario())));
+    QCOMPARE(scene->item("relay")->role(), Role::Relay);
+    doc.undoStack()->undo();
+    QCOMPARE(node(doc, "phones").parent, std::string("edge-b"));
+    QVERIFY(!doc.find("relay").valid());
+    doc.undoStack()->redo();
+    QCOMPARE(node(doc, "phones").parent, std::string("relay"));
+
+    // Dropped on an aggregator, it hangs below it (then reports problems until something
+    // reports to it, as the loader would).
+    sendDrop(canvas, scene->item("edge-a")->pos(), mime.get());
+    const NodeSpec& second = doc.scenario().topology.nodes.back();
+    QCOMPARE(second.parent, std::string("edge-a"));
+    QVERIFY(errorsOf(doc.scenario()).contains("nothing reports to it"));
+    // Its inspector: relay role, nic and forwarding energy editable.
+    PropertyInspector inspector(&doc);
+    inspector.setSelection({QString::fromStdString(second.id)}, {});
+    QCOMPARE(qobject_cast<QComboBox*>(inspector.editor("role"))->currentText(), QString("relay"));
+    QVERIFY(inspector.isFieldVisible("energy.per_byte_forwarded_j"));
+    QVERIFY(inspector.generalMessage().contains("nothing reports to it") ||
+            inspector.message("role").contains("nothing reports to it"));
+
+    // The visual check: palette, canvas with the relay, inspector on the group.
+    if (!qEnvironmentVariableIsSet("FOG_SHOT_DIR")) return;
+    doc.undoStack()->undo(); // the second relay
+    doc.changeEntities({"phones"}, [](NodeSpec& g) {
+        g.nicMbps = 100;
+        g.linkSharing = LinkSharing::Private;
+        g.billing = Billing::Serverless;
+        g.invocationFeeUsd = 2e-7;
+    }, "shot");
+    QWidget window;
+    auto* row = new QHBoxLayout(&window);
+    auto* pal = new NodePalette;
+    pal->setMaximumWidth(200);
+    auto* view = new TopologyCanvas(&doc);
+    auto* insp = new PropertyInspector(&doc);
+    insp->setMinimumWidth(360);
+    insp->setMaximumWidth(380);
+    row->addWidget(pal);
+    row->addWidget(view, 1);
+    row->addWidget(insp);
+    insp->setSelection({"phones"}, {});
+    window.resize(1280, 720);
+    window.show();
+    QTest::qWait(100);
+    view->zoomFit();
+    shotLightAndDark(&window, "editor-network-keys");
+}
+
 #include "test_editor.moc"

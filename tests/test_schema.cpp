@@ -597,6 +597,20 @@ void TestSchema::inspectorFollowsTheSchema() {
         const QString key = QString::fromStdString(f.path);
         if (f.custom || f.type == FieldType::Section || !inspector.editor(key)) continue;
         const bool conditional = f.when || f.parent() == "link";
+        if (f.groupsOnly) { // hidden on a node (the loader refuses it there), shown on a group
+            Scenario s = base();
+            doc.setScenario(s);
+            inspector.setSelection({"worker"}, {});
+            QVERIFY2(!inspector.isFieldVisible(key), f.path.c_str());
+            s.topology.nodes[1].group = true;
+            s.topology.nodes[1].count = 3;
+            doc.setScenario(s);
+            inspector.setSelection({"worker"}, {});
+            QVERIFY2(inspector.isFieldVisible(key), f.path.c_str());
+            QVERIFY2(!inspector.editor(key)->toolTip().isEmpty(), f.path.c_str());
+            ++checked;
+            continue;
+        }
         for (const bool applying : {true, false}) {
             if (!applying && !conditional) continue;
             Scenario s = base();

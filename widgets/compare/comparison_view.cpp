@@ -5,6 +5,7 @@
 #include "core/store/run_store.h"
 #include "widgets/compare/cluster_comparison.h"
 #include "widgets/compare/run_picker_dialog.h"
+#include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/qcustomplot.h"
 #include "widgets/runs/runs_table_model.h"
 
@@ -22,6 +23,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableWidget>
@@ -146,6 +148,17 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
     exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...", "Save the comparison's plots");
     exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Export report...", "Write an HTML or PDF report of these runs");
+    smoothSpin_ = new QSpinBox(this);
+    smoothSpin_->setRange(1, 50);
+    smoothSpin_->setValue(1);
+    smoothSpin_->setSuffix(" pt");
+    smoothSpin_->setKeyboardTracking(false);
+    smoothSpin_->setToolTip("Smoothing: a trailing moving average over this many points; the raw curves stay faint "
+                            "behind the smoothed ones (1 = raw only)");
+    resetZoom_ = new QToolButton(this);
+    resetZoom_->setText("Reset zoom");
+    resetZoom_->setAutoRaise(true);
+    resetZoom_->setToolTip("Fit every plot to its data again (wheel zooms, dragging pans, double-click fits one)");
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(addButton_);
@@ -154,6 +167,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(new QLabel("x axis:", this));
     bar->addWidget(xCombo_);
     bar->addWidget(legendButton_);
+    bar->addWidget(new QLabel("smooth:", this));
+    bar->addWidget(smoothSpin_);
+    bar->addWidget(resetZoom_);
     bar->addSpacing(12);
     bar->addWidget(new QLabel("target:", this));
     bar->addWidget(targetSpin_);
@@ -318,6 +334,14 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
         connect(p, &QCustomPlot::mouseDoubleClick, this, [this] { redrawCurves(); });
     }
     connect(trade_, &QCustomPlot::mouseDoubleClick, this, [this] { redrawTradeOff(); });
+    // One hover cursor over the three curve plots: the same x on all, each curve's value there.
+    cursor_ = new PlotCursor(curvePlots, this);
+    cursor_->setHeading([this](double key) {
+        return x_ == PlotXAxis::Round ? QString("round %1").arg(key, 0, 'g', 6)
+                                      : QString("t = %1").arg(formatSeconds(key));
+    });
+    connect(smoothSpin_, &QSpinBox::valueChanged, this, [this] { redrawCurves(); });
+    connect(resetZoom_, &QToolButton::clicked, this, &ComparisonView::resetZoom);
     connect(trade_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->position(); });
     connect(trade_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         // A click, not the end of a pan.
@@ -477,6 +501,15 @@ void ComparisonView::setXAxis(PlotXAxis x) {
 
 void ComparisonView::setLegendVisible(bool on) { legendButton_->setChecked(on); }
 
+int ComparisonView::smoothing() const { return smoothSpin_->value(); }
+
+void ComparisonView::setSmoothing(int window) { smoothSpin_->setValue(window); }
+
+void ComparisonView::resetZoom() {
+    redrawCurves(); // draws every curve plot fitted to all the runs
+    redrawTradeOff();
+}
+
 bool ComparisonView::legendVisible() const { return legendButton_->isChecked(); }
 
 TradeOffMode ComparisonView::tradeOffMode() const {
@@ -630,6 +663,8 @@ void ComparisonView::redrawCurves() {
         const QSignalBlocker block(p->xAxis);
         PlotOptions o;
         o.x = x_;
+        o.smoothing = smoothSpin_ ? smoothSpin_->value() : 1;
+        o.rawBehind = true;
         // One legend is enough: the runs list beside the plots has the same colours.
         o.legend = kind == PlotKind::TestAccuracy && legendButton_->isChecked();
         plotMetric(p, series, kind, o);
@@ -664,8 +699,10 @@ void ComparisonView::redrawCurves() {
         QCustomPlot* p = curvePlot(kind);
         const QSignalBlocker block(p->xAxis);
         if (haveRange) p->xAxis->setRange(xRange);
-        p->replot();
     }
+    if (cursor_) cursor_->restore(); // plotMetric cleared the plots' items
+    for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost})
+        curvePlot(kind)->replot();
 }
 
 void ComparisonView::redrawTradeOff() {

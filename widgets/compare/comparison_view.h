@@ -3,7 +3,9 @@
 // accuracy, training loss, cost), the time-cost trade-off scatter with its Pareto front,
 // the scenario of the run clicked, and a summary table with time / cost / energy to a
 // target accuracy (mean ± 95% CI over the repeats of a sweep configuration). Each run has
-// one colour in every pane. Export is left to the window, through signals.
+// one colour in every pane. The curve plots share a hover cursor (widgets/plots/linked_cursor),
+// a smoothing window (raw curves faint behind the smoothed ones) and zoom/pan with a reset.
+// Export is left to the window, through signals.
 
 #include "widgets/compare/comparison_summary.h"
 #include "widgets/plots/run_plots.h"
@@ -20,12 +22,14 @@ class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
+class QSpinBox;
 class QTableWidget;
 class QToolButton;
 
 namespace fog {
 
 class ClusterComparison;
+class PlotCursor;
 class RunStore;
 
 class ComparisonView : public QWidget {
@@ -64,6 +68,10 @@ public:
     QString runLabel(qint64 id) const;
 
     QCustomPlot* curvePlot(PlotKind kind) const; ///< TestAccuracy, TrainLoss or Cost
+    /// The hover cursor shared by the three curve plots (keys on the x axis shown).
+    PlotCursor* cursor() const { return cursor_; }
+    /// Moving-average window of the curves, in points (1 = raw).
+    int smoothing() const;
     QCustomPlot* tradeOffPlot() const { return trade_; }
     /// The four plots, in display order, with a file-name stem each (for exporting them).
     QList<QPair<QString, QCustomPlot*>> plots() const;
@@ -94,6 +102,10 @@ public Q_SLOTS:
     void setTradeOffAtTarget(bool atTarget);
     /// The legend of the accuracy plot (on by default; exported figures follow it).
     void setLegendVisible(bool on);
+    /// Smooths the curves over `window` points (1..50), the raw ones faint behind them.
+    void setSmoothing(int window);
+    /// Fits every plot to its data again (after zooming or panning).
+    void resetZoom();
     /// Re-reads every compared run from the store (e.g. after a run finished).
     void reload();
     /// Forgets deleted runs.
@@ -138,6 +150,9 @@ private:
     QToolButton* removeButton_;
     QComboBox* xCombo_;
     QToolButton* legendButton_;
+    QSpinBox* smoothSpin_ = nullptr;
+    QToolButton* resetZoom_;
+    PlotCursor* cursor_ = nullptr;
     QDoubleSpinBox* targetSpin_;
     QComboBox* tradeMode_; ///< trade-off at the end of the runs, or at the target accuracy
     QToolButton* exportPlots_;

@@ -1,5 +1,7 @@
 #include "widgets/plots/live_plots.h"
 
+#include "widgets/plots/linked_cursor.h"
+
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/plots/qcustomplot.h"
@@ -552,13 +554,7 @@ void LivePlots::placeCursor(PanelState& p) {
     p.cursor->point2->setCoords(key, 1);
     QStringList lines;
     lines << tr("t = %1 s").arg(cursorTime_, 0, 'f', 2);
-    for (int i = 0; i < p.plot->graphCount(); ++i) {
-        QCPGraph* g = p.plot->graph(i);
-        if (isRawGraph(g) || g->name().isEmpty() || g->data()->isEmpty()) continue;
-        const double v = valueAt(g, key);
-        if (std::isnan(v)) continue;
-        lines << QString("%1: %2").arg(g->name()).arg(v, 0, 'g', 5);
-    }
+    lines += cursorValueLines(p.plot, key);
     p.cursorLabel->setText(lines.join('\n'));
     p.cursorLabel->position->setCoords(key, 0.0);
     // Beside the line, on the side with more room.

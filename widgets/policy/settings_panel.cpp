@@ -86,6 +86,10 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     addKey(stop, tr("Budget"), "stop.budget", 2, tr(" $ (0 = none)"));
     addKey(stop, tr("Evaluate every"), "evaluation.every_rounds", 0, tr(" rounds"));
 
+    QFormLayout* network = section(tr("Network"));
+    addKey(network, tr("Links are shared"), "topology.contention");
+    addKey(network, tr("Group link sharing"), "topology.link_sharing");
+
     layout->addStretch(1);
     setEnabled(false);
 }

@@ -114,8 +114,12 @@ QIcon templateIcon(NodeTemplate t, const QPalette& palette, qreal dpr) {
     pm.setDevicePixelRatio(dpr);
     pm.fill(Qt::transparent);
     QPainter p(&pm);
-    paintTierGlyph(&p, QRectF(4, 4, size - 8, size - 8), templateTier(t),
-                   t == NodeTemplate::DeviceGroup, palette.color(QPalette::WindowText));
+    if (t == NodeTemplate::Relay)
+        paintRelayGlyph(&p, QRectF(4, 4, size - 8, size - 8), templateTier(t),
+                        palette.color(QPalette::WindowText));
+    else
+        paintTierGlyph(&p, QRectF(4, 4, size - 8, size - 8), templateTier(t),
+                       t == NodeTemplate::DeviceGroup, palette.color(QPalette::WindowText));
     return QIcon(pm);
 }
 

@@ -10,6 +10,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 namespace fog {
 
 namespace {
@@ -35,7 +37,8 @@ class TemplateList : public QListWidget {
 };
 
 constexpr NodeTemplate kTemplates[] = {NodeTemplate::CloudRegion, NodeTemplate::EdgeServer,
-                                       NodeTemplate::Device, NodeTemplate::DeviceGroup};
+                                       NodeTemplate::Device, NodeTemplate::DeviceGroup,
+                                       NodeTemplate::Relay};
 
 } // namespace
 
@@ -48,12 +51,17 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     list_->setDragEnabled(true);
     list_->setDragDropMode(QAbstractItemView::DragOnly);
     list_->setSelectionMode(QAbstractItemView::SingleSelection);
-    list_->setIconSize(QSize(32, 32));
-    list_->setSpacing(2);
+    list_->setIconSize(QSize(26, 26)); // five entries and the group size fit a 1280x720 window
+
+    list_->setSpacing(1);
     for (NodeTemplate t : kTemplates) {
         auto* item = new QListWidgetItem(templateLabel(t), list_);
         item->setData(Qt::UserRole, templateName(t));
-        item->setToolTip(tr("Drag onto the canvas, or double-click to add"));
+        item->setToolTip(t == NodeTemplate::Relay
+                             ? tr("Forwards its children's traffic to its parent. Drop it on an "
+                                  "aggregator to hang it below, or on the line between a node or "
+                                  "group and its parent to put it in between")
+                             : tr("Drag onto the canvas, or double-click to add"));
     }
     refreshIcons();
     auto emitAdd = [this](QListWidgetItem* item) {
@@ -70,7 +78,11 @@ NodePalette::NodePalette(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout;
     form->addRow(tr("Devices per &group:"), count_);
     layout->addLayout(form);
-    list_->setMaximumHeight(4 * 44 + 12);
+    list_->setMaximumHeight(int(std::size(kTemplates)) * 44 + 12);
+    // Every entry in view without scrolling (the relay, last, was hidden below the fold on a
+    // 1280x720 screen).
+    list_->setMinimumHeight(list_->count() * (list_->sizeHintForRow(0) + 2 * list_->spacing()) +
+                            2 * list_->frameWidth());
     layout->addStretch();
 }
 

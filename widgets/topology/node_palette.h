@@ -1,5 +1,5 @@
 #pragma once
-// The palette beside the canvas: cloud region, edge server, device and group of N devices.
+// The palette beside the canvas: cloud region, edge server, device, group of N devices, relay.
 // Drag an entry onto the canvas, or double-click it to add one at the canvas centre.
 
 #include "widgets/topology/node_templates.h"

@@ -14,6 +14,8 @@ QString templateName(NodeTemplate t) {
         return QStringLiteral("device");
     case NodeTemplate::DeviceGroup:
         return QStringLiteral("group");
+    case NodeTemplate::Relay:
+        return QStringLiteral("relay");
     }
     return {};
 }
@@ -28,13 +30,15 @@ QString templateLabel(NodeTemplate t) {
         return QObject::tr("Device");
     case NodeTemplate::DeviceGroup:
         return QObject::tr("Group of devices");
+    case NodeTemplate::Relay:
+        return QObject::tr("Relay");
     }
     return {};
 }
 
 bool templateFromName(const QString& name, NodeTemplate& out) {
     for (NodeTemplate t : {NodeTemplate::CloudRegion, NodeTemplate::EdgeServer,
-                           NodeTemplate::Device, NodeTemplate::DeviceGroup})
+                           NodeTemplate::Device, NodeTemplate::DeviceGroup, NodeTemplate::Relay})
         if (templateName(t) == name) {
             out = t;
             return true;
@@ -47,6 +51,7 @@ Tier templateTier(NodeTemplate t) {
     case NodeTemplate::CloudRegion:
         return Tier::Cloud;
     case NodeTemplate::EdgeServer:
+    case NodeTemplate::Relay:
         return Tier::Edge;
     default:
         return Tier::Device;
@@ -71,6 +76,14 @@ NodeSpec nodeFromTemplate(NodeTemplate t) {
         n.compute.throughput = Range::exactly(5000);
         n.pricePerHour = 0.4;
         n.link = LinkParams{1000, 1000, 10, 0.02};
+        break;
+    case NodeTemplate::Relay:
+        // A cell tower or WAN hop: forwards its children's traffic over a fibre backhaul,
+        // always on (the loader's rule for relays), spending a little energy per byte.
+        n.id = "relay";
+        n.role = Role::Relay;
+        n.energy.perByteForwardedJ = 5e-8;
+        n.link = LinkParams{1000, 1000, 5, 0};
         break;
     case NodeTemplate::Device:
     case NodeTemplate::DeviceGroup:

@@ -47,6 +47,13 @@ bool within(const QString& path, const QString& prefix) {
     return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
 }
 
+/// What an empty field of a key with a "not given" value means ("unlimited").
+QString unsetText(const FieldInfo& f) {
+    QString note = QString::fromStdString(f.defaultNote);
+    if (note.startsWith(QLatin1String("absent: "))) note = note.mid(8);
+    return note;
+}
+
 template <class E> void fillCombo(QComboBox* c, std::initializer_list<E> values) {
     for (E v : values)
         c->addItem(QString::fromLatin1(toString(v)), static_cast<int>(v));
@@ -167,7 +174,7 @@ QLineEdit* PropertyInspector::numberEdit(const QString& key, const QString& labe
                                          const std::function<void(NodeSpec&, double)>& set) {
     auto* edit = new QLineEdit;
     Field& f = addField(key, label, edit, kinds);
-    f.load = [this, edit, get, kinds] {
+    f.load = [this, edit, get, kinds, key] {
         // Several items: their common value, or blank marked "(mixed)" when they differ.
         std::vector<double> values;
         const auto& t = doc_->scenario().topology;
@@ -177,14 +184,33 @@ QLineEdit* PropertyInspector::numberEdit(const QString& key, const QString& labe
         }
         const bool mixed = std::any_of(values.begin(), values.end(),
                                        [&](double v) { return v != values.front(); });
-        edit->setPlaceholderText(mixed ? tr("(mixed)") : QString());
-        edit->setText(values.empty() || mixed ? QString() : num(values.front()));
+        // A key whose "not given" value has a meaning (nic_mbps 0: unlimited) shows it empty.
+        const NodeField* nf = findNodeField(key.toStdString());
+        const bool unset = !values.empty() && !mixed && nf && isUnset(*nf, FieldValue(values.front()));
+        if (nf && nf->unsetValue)
+            edit->setPlaceholderText(mixed ? tr("(mixed)") : unsetText(*nf));
+        else
+            edit->setPlaceholderText(mixed ? tr("(mixed)") : QString());
+        edit->setText(values.empty() || mixed || unset ? QString() : num(values.front()));
     };
     connect(edit, &QLineEdit::editingFinished, this, [this, key, edit, set, kinds] {
         if (loading_ || !edit->isModified()) return;
         edit->setModified(false);
         double v = 0;
-        if (!parseField(*field(key), edit->text(), v)) return;
+        const NodeField* nf = findNodeField(key.toStdString());
+        if (nf && nf->unsetValue && edit->text().trimmed().isEmpty()) {
+            v = *nf->unsetValue; // empty: back to "not given"
+        } else {
+            if (!parseField(*field(key), edit->text(), v)) return;
+            if (nf && isUnset(*nf, FieldValue(v))) {
+                // The loader refuses the "not given" value written out, with this message.
+                field(key)->rejected = QString::fromStdString(boundsProblem(fieldBounds(*nf), v) + " (" +
+                                                              nf->defaultNote + ")") +
+                                       tr("; leave it empty for that");
+                showMessages();
+                return;
+            }
+        }
         commitMembers(
             key, tr("Set %1").arg(key), [&](NodeSpec& n) { set(n, v); }, kinds);
     });
@@ -427,6 +453,19 @@ void PropertyInspector::buildMemberFields() {
         [](const NodeSpec& g) { return g.pricePerHour.max; },
         [](NodeSpec& g, double v) { g.pricePerHour.max = v; });
     field("price_per_hour.max")->msgKey.clear();
+    auto* billing = new QComboBox;
+    fillCombo(billing, {Billing::Held, Billing::Serverless});
+    addField("billing", tr("&Billing"), billing, OnMember).load = [this, billing] {
+        if (const NodeSpec* n = firstNode()) setCombo(billing, n->billing);
+    };
+    connect(billing, qOverload<int>(&QComboBox::activated), this, [this, billing] {
+        const Billing b = comboValue<Billing>(billing);
+        commitMembers("billing", tr("Set billing"), [b](NodeSpec& n) { n.billing = b; });
+    });
+    numberEdit(
+        "invocation_fee_usd", tr("  Fee per invocation ($)"), OnMember,
+        [](const NodeSpec& n) { return n.invocationFeeUsd; },
+        [](NodeSpec& n, double v) { n.invocationFeeUsd = v; });
     numberEdit(
         "energy.per_sample_j", tr("Energy per sample (J)"), OnMember,
         [](const NodeSpec& n) { return n.energy.perSampleJ; },
@@ -436,6 +475,10 @@ void PropertyInspector::buildMemberFields() {
         [](const NodeSpec& n) { return n.energy.perByteJ; },
         [](NodeSpec& n, double v) { n.energy.perByteJ = v; });
     numberEdit(
+        "energy.per_byte_forwarded_j", tr("Energy per byte forwarded (J)"), OnMember,
+        [](const NodeSpec& n) { return n.energy.perByteForwardedJ; },
+        [](NodeSpec& n, double v) { n.energy.perByteForwardedJ = v; });
+    numberEdit(
         "data_share", tr("Data share (relative)"), OnMember,
         [](const NodeSpec& n) { return n.dataShare.min; },
         [](NodeSpec& n, double v) { setLower(n, n.dataShare, v); });
@@ -444,6 +487,29 @@ void PropertyInspector::buildMemberFields() {
         [](const NodeSpec& g) { return g.dataShare.max; },
         [](NodeSpec& g, double v) { g.dataShare.max = v; });
     field("data_share.max")->msgKey.clear();
+
+    // The network interface: empty is the schema's "not given" value (unlimited).
+    numberEdit(
+        "nic_mbps", tr("Network interface (Mbit/s)"), OnMember,
+        [](const NodeSpec& n) { return n.nicMbps; }, [](NodeSpec& n, double v) { n.nicMbps = v; });
+
+    auto* sharing = new QComboBox;
+    sharing->addItem(QString(), -1); // absent: the scenario's topology.link_sharing
+    for (LinkSharing v : {LinkSharing::Shared, LinkSharing::Private})
+        sharing->addItem(QString::fromLatin1(toString(v)), static_cast<int>(v));
+    addField("link_sharing", tr("Link &sharing"), sharing, OnGroup).load = [this, sharing] {
+        sharing->setItemText(0, tr("scenario default (%1)")
+                                    .arg(QString::fromLatin1(toString(doc_->scenario().topology.linkSharing))));
+        const NodeSpec* g = firstGroup();
+        sharing->setCurrentIndex(g && g->linkSharing ? sharing->findData(static_cast<int>(*g->linkSharing)) : 0);
+    };
+    connect(sharing, qOverload<int>(&QComboBox::activated), this, [this, sharing] {
+        const int v = sharing->currentData().toInt();
+        const std::optional<LinkSharing> s =
+            v < 0 ? std::nullopt : std::optional<LinkSharing>(static_cast<LinkSharing>(v));
+        commitMembers(
+            "link_sharing", tr("Set link sharing"), [s](NodeSpec& g) { g.linkSharing = s; }, OnGroup);
+    });
 
     auto* ownLink = new QCheckBox(tr("own link to the parent"));
     ownLink->setToolTip(tr("Unchecked: the scenario's default link (or none: instantaneous)"));

@@ -359,6 +359,7 @@ QPointF TopologyScene::dragPosition(const NodeItem* item, QPointF proposed) cons
 // --- adding ----------------------------------------------------------------------------------
 
 QString TopologyScene::addFromTemplate(NodeTemplate t, QPointF pos, int count) {
+    const QPointF dropped = pos; // a line is hit where the drop was, not at a grid point
     pos = snap(pos);
     NodeItem* target = nodeItemAt(pos);
     const EntityRef targetRef = target ? doc_->find(target->id()) : EntityRef{};
@@ -384,14 +385,43 @@ QString TopologyScene::addFromTemplate(NodeTemplate t, QPointF pos, int count) {
         return doc_->addNode(g);
     }
     NodeSpec n = nodeFromTemplate(t);
+    // A relay dropped on the line from a child to its parent goes in between (one undo step).
+    if (t == NodeTemplate::Relay && !target)
+        if (EdgeItem* edge = edgeNear(dropped, views().isEmpty() ? nullptr : views().front()->viewport()); edge && edge->isParentLink() && edge->from())
+            return insertRelay(n, edge, pos);
     n.x = pos.x();
     n.y = pos.y();
     n.hasPosition = true;
-    if (onAggregator && n.role == Role::Trainer)
+    if (onAggregator && (n.role == Role::Trainer || n.role == Role::Relay))
         n.parent = doc_->nodeIdFor(targetRef).toStdString();
     if (onAggregator && t == NodeTemplate::EdgeServer && doc_->tierOf(targetRef) == Tier::Cloud)
         n.parent = doc_->nodeIdFor(targetRef).toStdString();
     return doc_->addNode(n);
+}
+
+QString TopologyScene::insertRelay(NodeSpec relay, EdgeItem* edge, QPointF pos) {
+    const QString child = edge->from()->id();
+    const EntityRef childRef = doc_->find(child);
+    const QString parent = childRef.valid() ? doc_->parentOf(childRef) : QString();
+    const EntityRef parentRef = doc_->find(parent);
+    // A node cannot hang under a whole group (a nested group's parent): no insertion then.
+    if (parent.isEmpty() || (parentRef.valid() && doc_->isGroup(parentRef))) {
+        relay.x = pos.x();
+        relay.y = pos.y();
+        relay.hasPosition = true;
+        return doc_->addNode(relay);
+    }
+    const QLineF line = edge->line();
+    const QPointF mid = snap(line.pointAt(0.5));
+    relay.x = mid.x();
+    relay.y = mid.y();
+    relay.hasPosition = true;
+    relay.parent = parent.toStdString();
+    doc_->undoStack()->beginMacro(tr("Insert relay"));
+    const QString id = doc_->addNode(relay);
+    doc_->setParent(child, id);
+    doc_->undoStack()->endMacro();
+    return id;
 }
 
 // --- mouse -----------------------------------------------------------------------------------

@@ -60,8 +60,11 @@ class TopologyScene : public QGraphicsScene {
     void setLinkMode(bool on) { linkMode_ = on; }
 
     /// Adds a node or group from a palette template at `pos` (snapped). Dropped on an
-    /// aggregator, a trainer gets it as parent. One undo step; returns the new id.
+    /// aggregator, a trainer or a relay gets it as parent; a relay dropped on a parent line
+    /// is inserted into it. One undo step; returns the new id.
     QString addFromTemplate(NodeTemplate t, QPointF pos, int count = 10);
+    /// Adds `relay` between the child of a parent line and its parent (one undo step).
+    QString insertRelay(NodeSpec relay, EdgeItem* edge, QPointF pos);
 
     // --- run view ---
     /// Maps the run's expanded node indices to items (group members to their group).
