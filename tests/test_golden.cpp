@@ -10,6 +10,7 @@
 #include "engine_fixtures.h"
 
 #include "core/data/dataset.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 
 #include <QtTest>
@@ -113,6 +114,9 @@ private Q_SLOTS:
         for (const auto& f : files) {
             if (readAll(kPresets + f).find("\nkind: cluster") != std::string::npos) continue;
             if (f.rfind("tapfinger", 0) == 0) continue; // cluster experiment, not training
+            // Events and trace files are read but not yet applied by the engine (issue 13):
+            // such a preset cannot run yet, so it has no golden transcript.
+            if (!unappliedEventsReason(loadScenarioFile(kPresets + f)).empty()) continue;
             QTest::newRow(f.c_str()) << QString::fromStdString(f);
         }
     }

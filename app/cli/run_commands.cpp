@@ -7,6 +7,7 @@
 #include "core/engine/condition.h"
 #include "core/engine/engine.h"
 #include "core/engine/run_control.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
@@ -97,6 +98,11 @@ StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSum
 /// what the database holds: the exit status follows what was stored, not what ran.
 int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
                 const std::optional<Condition>& until = std::nullopt) {
+    // Events and traces are read and validated, not yet applied: refuse rather than ignore.
+    if (std::string why = unappliedEventsReason(scenario); !why.empty()) {
+        std::cerr << "fogstudio-cli: " << label << ": " << why << "\n";
+        return 1;
+    }
     ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
     installInterruptHandler();
     RunSummary summary;
@@ -257,6 +263,7 @@ int cmdRun(const CliOptions& o) {
         std::vector<Override> overrides;
         for (const QString& s : o.sets) overrides.push_back(parseOverride(s.toStdString()));
         scenario = loadScenarioFile(file, overrides);
+        for (const QString& e : o.events) addEventArgument(scenario, e.toStdString());
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 1;

@@ -2,6 +2,7 @@
 
 #include "core/engine/engine.h"
 #include "core/store/sqlite_db.h"
+#include "core/scenario/events_io.h"
 #include "core/util/random.h"
 
 #include <cstdlib>
@@ -166,6 +167,7 @@ SweepPlan planSweep(const SweepSpec& spec) {
         all.insert(all.end(), config.begin(), config.end());
         try {
             const Scenario s = loadScenarioFile(spec.file, all);
+            refuseUnappliedEvents(s); // events and traces are not applied yet (events_io.h)
             for (int r = 0; r < std::max(1, spec.repeats); ++r) {
                 SweepItem it{s, describe(config), r};
                 it.scenario.seed = repeatSeed(s.seed, r);
