@@ -10,6 +10,7 @@
 #include "engine_fixtures.h"
 
 #include "core/data/dataset.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/variants.h"
 
@@ -132,6 +133,9 @@ private Q_SLOTS:
             if (f.rfind("tapfinger", 0) == 0) continue; // cluster experiment, not training
             if (std::any_of(std::begin(kMerged), std::end(kMerged), [&](const Merged& m) { return f == m.file; }))
                 continue;
+            // Events and trace files are read but not yet applied by the engine (issue 13):
+            // such a preset cannot run yet, so it has no golden transcript.
+            if (!unappliedEventsReason(loadScenarioFile(kPresets + f)).empty()) continue;
             QTest::newRow(f.c_str()) << QString::fromStdString(f) << QString() << QString::fromStdString(f.substr(0, f.size() - 5));
         }
         for (const Merged& m : kMerged)

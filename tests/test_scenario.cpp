@@ -555,7 +555,11 @@ void TestScenario::presetsSaveStably() {
             const std::string text = saveScenarioText(s);
             Scenario back;
             try {
-                back = loadScenarioText(text, path + " (saved)");
+                // Relative paths (trace files) resolve against the file's folder, as they did:
+                // the lenient reader takes the folder and lists every problem the loader has.
+                LenientScenario read = readScenarioTextLenient(text, path + " (saved)", s.data.baseDir);
+                if (!read.problems.empty()) throw ScenarioError(read.problems);
+                back = read.scenario;
             } catch (const ScenarioError& e) {
                 QFAIL(e.what());
             }

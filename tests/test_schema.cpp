@@ -658,6 +658,7 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     g.billing = Billing::Serverless;
     g.invocationFeeUsd = 2e-7;
     g.energy.perByteForwardedJ = 1e-9;
+    g.bidUsdPerHour = 0.5; // a spot bid (core/scenario/events_io.h)
     s.topology.nodes[0].role = Role::Relay;
     const std::string set = saveScenarioText(s);
     for (const auto& key : later)

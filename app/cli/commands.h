@@ -30,6 +30,7 @@ struct CliOptions {
     QString format;       ///< --format
     QString until;        ///< run --until CONDITION (core/engine/condition.h)
     QString variant;      ///< run --variant NAME: one variant of the file
+    QStringList events;   ///< run --event 'at 600: link edge-1.up=2' (core/scenario/events_io.h)
     int repeat = 1;
     int parallel = 1;
     int limit = 0;

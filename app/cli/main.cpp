@@ -95,6 +95,9 @@ Options:
   --no-store       run: do not store the run.
   --until C        run: end the run as soon as C holds, and say so: round>=R,
                    accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
+  --event E        run: add a timed event, e.g. 'at 600: link edge-1.up=2' (docs/scenario.md,
+                   "Events and traces"); events are validated but not yet applied, so such
+                   a run is refused.
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
@@ -290,6 +293,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption until("until", "", "CONDITION"); // run
     const QCommandLineOption variant("variant", "", "NAME");  // run
     parser.addOption(variant);
+    const QCommandLineOption event("event", "", "EVENT");     // run
+    parser.addOption(event);
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
@@ -315,6 +320,7 @@ int main(int argc, char** argv) {
     if (parser.values(until).size() > 1) return usageError("--until takes one condition (the first that holds would end the run)");
     o.until = parser.value(until);
     o.variant = parser.value(variant);
+    o.events = parser.values(event);
     o.varies = parser.values(vary);
     o.tags = parser.values(tag);
     o.json = parser.isSet(json);

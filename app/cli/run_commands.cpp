@@ -7,6 +7,7 @@
 #include "core/engine/condition.h"
 #include "core/engine/engine.h"
 #include "core/engine/run_control.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/variants.h"
 #include "core/store/run_store.h"
@@ -98,6 +99,11 @@ StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSum
 /// what the database holds: the exit status follows what was stored, not what ran.
 int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
                 const std::optional<Condition>& until = std::nullopt) {
+    // Events and traces are read and validated, not yet applied: refuse rather than ignore.
+    if (std::string why = unappliedEventsReason(scenario); !why.empty()) {
+        std::cerr << "fogstudio-cli: " << label << ": " << why << "\n";
+        return 1;
+    }
     ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
     installInterruptHandler();
     RunSummary summary;
@@ -378,12 +384,19 @@ int cmdRun(const CliOptions& o) {
             // One variant, once: a plain run (--until, --no-store and --json work), labelled.
             const auto configs = variantConfigurations(scenario, o.variant.toStdString());
             const int repeats = o.repeatGiven ? o.repeat : scenario.repeats;
-            if (configs.size() != 1 || repeats != 1) return runVariants(file, o);
+            if (configs.size() != 1 || repeats != 1) {
+                if (!o.events.isEmpty()) {
+                    std::cerr << "fogstudio-cli run: --event applies to a single run: add --variant NAME --repeat 1\n";
+                    return 2;
+                }
+                return runVariants(file, o);
+            }
             std::vector<Override> all = configs.front().overrides;
             all.insert(all.end(), overrides.begin(), overrides.end());
             scenario = withoutVariants(loadScenarioFile(file, all));
             if (!configs.front().variant.empty()) meta.name = scenario.name + " [" + configs.front().label + "]";
         }
+        for (const QString& e : o.events) addEventArgument(scenario, e.toStdString());
     } catch (const ScenarioError& e) {
         std::cerr << e.what() << "\n";
         return 1;

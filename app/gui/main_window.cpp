@@ -7,6 +7,7 @@
 #include "app/gui/presets.h"
 #include "core/cluster/cluster_io.h"
 #include "widgets/cluster/cluster_window.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
@@ -825,6 +826,11 @@ bool MainWindow::ensureStarted() {
                              tr("The scenario has %n problem(s); fix them before running:\n\n%1", nullptr,
                                 static_cast<int>(diagnostics.size()))
                                  .arg(QString::fromStdString(diagnostics.front().path + " " + diagnostics.front().message)));
+        return false;
+    }
+    // Timed events and traces are validated but not yet applied: refuse rather than ignore.
+    if (const std::string why = unappliedEventsReason(document_->scenario()); !why.empty()) {
+        QMessageBox::warning(this, tr("Run"), tr("This scenario %1.").arg(QString::fromStdString(why)));
         return false;
     }
     QSettings().setValue("run/threads", threads_->value());

@@ -5,6 +5,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/data/regular_file.h"
+#include "core/scenario/events_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/schema.h"
 #include "core/scenario/variants.h"
@@ -439,6 +440,10 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
             if (r.has(p)) readPolicy(ctx, r.node(p), p, p == "sync" ? t.sync : t.selection);
             return true;
         }
+        if (p == "events") { // core/scenario/events_io.h
+            if (r.has("events")) readEventsSection(ctx, r.node("events"), t);
+            return true;
+        }
         // A stop block lists the limits wanted: the 10-round default applies only without one.
         if (p == "stop" && r.has("stop")) t.stop.rounds = 0;
         // Synthetic devices come with their own samples: their partition is natural.
@@ -777,6 +782,7 @@ Scenario load(const std::string& text, const std::string& label,
         else
             ctx.diagnostics().push_back({label, d.line, d.column, d.path, d.message});
     }
+    loadScenarioTraces(ctx, s, baseDir); // trace files named in the scenario (events_io.h)
 
     std::vector<Diagnostic> all = setErrors;
     for (Diagnostic d : ctx.diagnostics()) {
@@ -1036,6 +1042,7 @@ void emitNode(YAML::Emitter& out, const NodeSpec& n) {
                 o << YAML::Key << "position" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(x.x)
                   << num(x.y) << YAML::EndSeq;
         } else if (p == "availability.offline") {
+            if (!x.availability.file.empty() && x.availability.offline.empty()) return true; // a trace file
             o << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;
             for (const auto& iv : x.availability.offline)
                 o << YAML::Flow << YAML::BeginSeq << num(iv.fromS) << num(iv.toS) << YAML::EndSeq;
@@ -1108,6 +1115,7 @@ std::string saveScenarioText(const Scenario& s) {
         else if (p == "topology") emitTopology(o, x);
         else if (p == "sync") emitPolicy(o, "sync", x.sync, findSyncPolicy(x.sync.name));
         else if (p == "selection") emitPolicy(o, "selection", x.selection, findSelectionPolicy(x.selection.name));
+        else if (p == "events") emitEventsSection(o, x);
         else return false;
         return true;
     });

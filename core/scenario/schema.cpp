@@ -340,6 +340,15 @@ std::vector<ScenarioField> buildScenarioSchema() {
     b.section("evaluation", true, "how often the test set is scored");
     b.integer("evaluation.every_rounds", [](Scenario& s) -> int& { return s.evaluation.everyRounds; },
               "rounds", atLeast(1), std::nullopt, "score the test set every this many rounds (and at the last)");
+    {
+        auto& f = b.add("events", FieldType::Section,
+                        "timed events: at a virtual time or when round / accuracy / cost reaches a "
+                        "value, change a link, a node, availability, group size or a policy "
+                        "parameter (docs/scenario.md#events-and-traces); read and validated, not "
+                        "yet applied by the engine");
+        f.custom = true;
+        f.typeNote = "list of {at or when, action}";
+    }
     return std::move(b.fields);
 }
 
@@ -352,6 +361,30 @@ std::vector<LinkField> buildLinkSchema() {
 
 /// Link keys of a node's optional `link`: read as the defaults while there is none; setting
 /// one gives the node a link of its own.
+/// Trace files and the spot bid (docs/scenario.md, "Events and traces").
+void addNodeTraceFields(Builder<NodeSpec>& b) {
+    b.text("availability.file", [](NodeSpec& n) -> std::string& { return n.availability.file; },
+           "CSV availability trace (1 online, 0 offline; a group's `value` column: the share "
+           "online) instead of `offline`; not yet applied by the engine")
+        .when = when("availability.kind", {"trace"});
+    b.fields.back().omitEmpty = true;
+    b.text("price_trace", [](NodeSpec& n) -> std::string& { return n.priceTrace; },
+           "CSV price trace (currency/hour) replacing price_per_hour over time; not yet applied "
+           "by the engine")
+        .omitEmpty = true;
+    auto& f = b.real("bid_usd_per_hour", [](NodeSpec& n) -> double& { return n.bidUsdPerHour; },
+                     "currency/hour", above(0), std::nullopt,
+                     "spot bid: reclaimed (offline) while price_trace is above it; needs "
+                     "price_trace; not yet applied by the engine");
+    f.unsetValue = 0.0;
+    f.omitDefault = true;
+    f.defaultNote = "absent: no bid";
+    b.text("link.trace", [](NodeSpec& n) -> std::string& { return n.linkTrace; },
+           "CSV bandwidth trace of the link to the parent (Mbit/s, both directions), relative to "
+           "the scenario's folder; not yet applied by the engine")
+        .omitEmpty = true;
+}
+
 void addNodeLinkFields(Builder<NodeSpec>& b) {
     Builder<LinkParams> link;
     addLinkFields(link, "", [](LinkParams& l) -> LinkParams& { return l; });
@@ -521,6 +554,7 @@ std::vector<NodeField> buildNodeSchema() {
         };
     }
     addNodeLinkFields(b);
+    addNodeTraceFields(b);
     return std::move(b.fields);
 }
 

@@ -2,6 +2,8 @@
 // The scenario: everything a run needs, as a person writes it in YAML. Plain data, no
 // behaviour; `scenario_io.h` reads, validates and writes it, `topology.h` expands it.
 
+#include "core/spec/events.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -70,6 +72,9 @@ struct AvailabilitySpec {
         double toS = 0.0;
     };
     std::vector<Interval> offline; ///< Trace: sorted, disjoint offline intervals
+    /// Trace: a CSV availability trace (1 online, 0 offline) instead of `offline`, relative
+    /// to the scenario's folder (docs/scenario.md, "Events and traces"); empty: none.
+    std::string file;
 };
 
 struct EnergySpec {
@@ -115,6 +120,13 @@ struct NodeSpec {
     double x = 0.0;           ///< position on the editor's canvas (scene units, item centre)
     double y = 0.0;
     int line = 0; ///< source line in the scenario file (0 if built in code)
+    /// A CSV price trace (currency/hour) overriding pricePerHour while it has values.
+    std::string priceTrace;
+    /// Spot bid: the node is reclaimed (offline) while the price trace is above it; 0: none.
+    double bidUsdPerHour = 0.0;
+    /// A CSV bandwidth trace (Mbit/s, both directions) of the link to the parent (`link.trace`),
+    /// overriding its bandwidths over time; empty: none.
+    std::string linkTrace;
 };
 
 /// An explicit link between two nodes (overrides the parent link or joins two regions).
@@ -290,6 +302,7 @@ struct Scenario {
     std::vector<VarySpec> vary;
     int repeats = 1;
     LessonSpec lesson; ///< presets that teach something (docs/lessons.md)
+    EventsSpec events; ///< timed events and the loaded trace files (core/spec/events.h)
 };
 
 const char* toString(Tier t);

@@ -3,6 +3,7 @@
 #include "core/engine/engine.h"
 #include "core/scenario/variants.h"
 #include "core/store/sqlite_db.h"
+#include "core/scenario/events_io.h"
 #include "core/util/random.h"
 
 #include <cstdlib>
@@ -184,6 +185,7 @@ SweepPlan planSweep(const SweepSpec& spec) {
                 label = config.empty() ? variant.label : variant.label + " " + label;
             try {
                 const Scenario s = withoutVariants(loadScenarioFile(spec.file, all));
+                refuseUnappliedEvents(s); // events and traces are not applied yet (events_io.h)
                 for (int r = 0; r < repeats; ++r) {
                     SweepItem it{s, label, r};
                     it.scenario.seed = repeatSeed(s.seed, r);
