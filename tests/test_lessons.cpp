@@ -6,6 +6,7 @@
 #include "app/gui/docs_viewer.h"
 #include "app/gui/main_window.h"
 #include "core/cluster/cluster_io.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/lessons.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
@@ -13,6 +14,8 @@
 #include "widgets/lessons/lessons_panel.h"
 
 #include <QAction>
+#include <fstream>
+#include <iterator>
 #include <QComboBox>
 #include <QDir>
 #include <QDialogButtonBox>
@@ -75,8 +78,17 @@ private Q_SLOTS:
         QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
         // Every preset but the quickstart teaches something; numbers are 1, 2, 3, ...
         int files = 0;
+        // Presets whose timed events or traces the engine does not apply yet (issue 13) cannot
+        // be run as a lesson: they have none until then.
+        auto runnable = [](const std::string& path) {
+            std::ifstream in(path);
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (text.find("\nkind: cluster") != std::string::npos) return true; // a cluster file
+            return unappliedEventsReason(loadScenarioFile(path)).empty();
+        };
         for (const auto& e : std::filesystem::directory_iterator(kPresets))
-            files += e.path().extension() == ".yaml" && e.path().filename() != "quickstart.yaml";
+            files += e.path().extension() == ".yaml" && e.path().filename() != "quickstart.yaml" &&
+                     runnable(e.path().string());
         QCOMPARE(static_cast<int>(lessons.size()), files);
         for (std::size_t i = 0; i < lessons.size(); ++i) {
             const auto& l = lessons[i];

@@ -4,6 +4,7 @@
 // prints the comparison table.
 
 #include "core/scenario/lessons.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/variants.h"
 #include "core/store/run_store.h"
@@ -137,13 +138,17 @@ private Q_SLOTS:
     void savingIsByteStable_data() {
         QTest::addColumn<QString>("file");
         for (const auto& e : std::filesystem::directory_iterator(kPresets))
-            QTest::newRow(e.path().filename().string().c_str()) << QString::fromStdString(e.path().string());
+            if (e.is_regular_file() && e.path().extension() == ".yaml")
+                QTest::newRow(e.path().filename().string().c_str()) << QString::fromStdString(e.path().string());
         QTest::newRow("grid") << QString();
     }
     void savingIsByteStable() {
         QFETCH(QString, file);
         const std::string path = file.toStdString();
         if (path.find("tapfinger") != std::string::npos) return; // cluster: test_lessons reads its lesson
+        // Trace files resolve against the preset's folder: test_scenario (presetsSaveStably)
+        // round-trips such presets with that folder.
+        if (!path.empty() && !unappliedEventsReason(loadScenarioFile(path)).empty()) return;
         const std::string grid = kBase + kVariants + "vary:\n  stop.rounds: [10, 20]\n";
         const Scenario s = path.empty() ? loadScenarioText(grid, "v") : loadScenarioFile(path);
         const std::string once = saveScenarioText(s);

@@ -85,7 +85,9 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
         return false;
     }
     try {
-        Scenario s = loadScenarioText(file.readAll().toStdString(), ss(path));
+        // A file on disk resolves its relative paths (data, trace files) against its folder.
+        Scenario s = path.startsWith(QLatin1String(":/")) ? loadScenarioText(file.readAll().toStdString(), ss(path))
+                                                          : loadScenarioFile(ss(path));
         s.sourcePath = ss(path);
         setScenario(s);
         setFilePath(path);
