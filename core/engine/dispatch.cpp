@@ -37,6 +37,21 @@ double Engine::stepSeconds(int trainer, int batch) {
     return batch / throughput * noiseDraw(noise, nodes_.computeRng(trainer));
 }
 
+Job Engine::openJob(const DispatchRequest& request) {
+    nodes_.hold(request.trainer, now());
+    nodes_.chargeInvocation(request.trainer);
+    Job job;
+    job.id = nextJobId_++;
+    job.trainer = request.trainer;
+    job.aggregator = request.aggregator;
+    job.round = request.round;
+    job.version = request.version;
+    job.gradient = request.gradient;
+    job.tag = request.options.tag;
+    job.tStart = now();
+    return job;
+}
+
 std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     const int trainer = request.trainer;
     const int aggregator = request.aggregator;
@@ -45,17 +60,7 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     if (!nodes_.online(trainer) || nodes_.job(trainer))
         throw EngineError("internal: dispatch to an offline or busy trainer");
     if (network_) return dispatchFlows(request);
-    nodes_.hold(trainer, now());
-    nodes_.chargeInvocation(trainer);
-    Job job;
-    job.id = nextJobId_++;
-    job.trainer = trainer;
-    job.aggregator = aggregator;
-    job.round = request.round;
-    job.version = request.version;
-    job.gradient = request.gradient;
-    job.tag = opt.tag;
-    job.tStart = now();
+    Job job = openJob(request);
 
     job.tReceived = now();
     if (opt.download) {

@@ -166,6 +166,8 @@ private:
     double stepSeconds(int trainer, int batch);
     // flow_dispatch.cpp: jobs as state machines when transfers contend
     std::uint64_t dispatchFlows(const DispatchRequest& request);
+    /// A new job for `request`: the trainer held (and charged an invocation), ids and start set.
+    Job openJob(const DispatchRequest& request);
     void onDownloaded(std::uint64_t jobId);
     void onComputed(std::uint64_t jobId);
     void submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model, std::uint64_t seedIndex,

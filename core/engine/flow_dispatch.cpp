@@ -56,17 +56,7 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     const int trainer = request.trainer;
     const int aggregator = request.aggregator;
     const DispatchOptions& opt = request.options;
-    nodes_.hold(trainer, now());
-    nodes_.chargeInvocation(trainer);
-    Job job;
-    job.id = nextJobId_++;
-    job.trainer = trainer;
-    job.aggregator = aggregator;
-    job.round = request.round;
-    job.version = request.version;
-    job.gradient = request.gradient;
-    job.tag = opt.tag;
-    job.tStart = now();
+    Job job = openJob(request);
     job.tReceived = job.tComputed = job.tArrive = kInf;
     job.stepsRequested = std::max(1, request.steps);
 

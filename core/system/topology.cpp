@@ -302,42 +302,19 @@ const LinkParams* Topology::directLink(int from, int to, bool& forward) const {
 Transfer Topology::transfer(int from, int to, double bytes) const {
     Transfer t;
     if (from == to || bytes < 0) return t;
-    bool forward = true;
-    if (const LinkParams* l = directLink(from, to, forward)) {
-        t.seconds = hopSeconds(*l, forward, bytes);
-        t.price = l->pricePerGb * bytes / 1e9;
-        return t;
-    }
-    // Path up from `from` to the lowest common ancestor, then down to `to`.
-    std::vector<int> upFrom, upTo;
-    for (int n = from; n >= 0; n = parent(n))
-        upFrom.push_back(n);
-    for (int n = to; n >= 0; n = parent(n))
-        upTo.push_back(n);
-    int lca = -1;
-    for (int a : upFrom)
-        if (std::find(upTo.begin(), upTo.end(), a) != upTo.end()) {
-            lca = a;
-            break;
-        }
-    auto hop = [&](int child, bool up) {
-        const LinkParams* l = uplink(child);
-        if (!l) return;
-        t.seconds += hopSeconds(*l, up, bytes);
-        t.price += l->pricePerGb * bytes / 1e9;
+    const std::vector<PathHop> hops = path(from, to);
+    auto add = [&](const PathHop& h) {
+        t.seconds += hopSeconds(*h.link, h.up, bytes);
+        t.price += h.link->pricePerGb * bytes / 1e9;
     };
-    if (lca < 0) {
-        // Two trees joined by nothing: treat as instantaneous (the validator warns of this).
-        return t;
-    }
-    for (int n : upFrom) {
-        if (n == lca) break;
-        hop(n, true);
-    }
-    for (int n : upTo) {
-        if (n == lca) break;
-        hop(n, false);
-    }
+    // Summed as the ideal network always has (bit for bit): the hops up from `from`, then
+    // the hops down to `to` from `to` upwards (path() lists those from the top down).
+    const auto firstDown =
+        std::find_if(hops.begin(), hops.end(), [](const PathHop& h) { return h.child >= 0 && !h.up; });
+    for (auto it = hops.begin(); it != firstDown; ++it)
+        add(*it);
+    for (auto it = hops.rbegin(); it != std::make_reverse_iterator(firstDown); ++it)
+        add(*it);
     return t;
 }
 
