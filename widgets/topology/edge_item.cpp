@@ -15,7 +15,9 @@ namespace fog {
 
 namespace {
 
-/// Where the segment from inside `r` to `outside` leaves the rectangle.
+
+} // namespace
+
 QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside) {
     const QLineF l(inside, outside);
     const QLineF sides[] = {{r.topLeft(), r.topRight()},
@@ -27,8 +29,6 @@ QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside
         if (l.intersects(s, &hit) == QLineF::BoundedIntersection) return hit;
     return inside;
 }
-
-} // namespace
 
 EdgeItem::EdgeItem(NodeItem* from, int fromMember, NodeItem* to, int toMember, int linkIndex)
     : from_(from), fromMember_(fromMember), to_(to), toMember_(toMember), linkIndex_(linkIndex) {

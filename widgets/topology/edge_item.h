@@ -8,6 +8,10 @@
 
 namespace fog {
 
+/// Where the segment from inside `r` to `outside` leaves the rectangle (`inside` if it
+/// does not).
+QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside);
+
 class NodeItem;
 
 class EdgeItem : public QGraphicsItem {

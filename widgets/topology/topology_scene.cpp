@@ -27,18 +27,6 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-/// Where the segment from inside `r` to `outside` leaves the rectangle.
-QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside) {
-    const QLineF l(inside, outside);
-    const QLineF sides[] = {{r.topLeft(), r.topRight()},
-                            {r.topRight(), r.bottomRight()},
-                            {r.bottomRight(), r.bottomLeft()},
-                            {r.bottomLeft(), r.topLeft()}};
-    QPointF hit;
-    for (const QLineF& s : sides)
-        if (l.intersects(s, &hit) == QLineF::BoundedIntersection) return hit;
-    return inside;
-}
 
 QString rateText(double bytesPerS) {
     const double bits = 8 * bytesPerS;
