@@ -13,11 +13,6 @@
 
 namespace fog {
 
-namespace {
-
-
-} // namespace
-
 QPointF exitPoint(const QRectF& r, const QPointF& inside, const QPointF& outside) {
     const QLineF l(inside, outside);
     const QLineF sides[] = {{r.topLeft(), r.topRight()},
