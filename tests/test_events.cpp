@@ -327,6 +327,23 @@ events:
         QCOMPARE(per.columns.size(), std::size_t(10));
         QCOMPARE(per.column("phones-9")->timeS, (std::vector<double>{0, 109}));
         QVERIFY(saveScenarioText(e).find("traces/each/{member}.csv") != std::string::npos);
+
+        // As a run stores it (absolute references), the text loads from anywhere, with the
+        // same series, and saves back to itself.
+        for (const Scenario* from : std::vector<const Scenario*>{&s, &e}) {
+            Scenario stored = *from;
+            makeTracePathsAbsolute(stored, root + "/study");
+            const std::string text = saveScenarioText(stored);
+            QVERIFY2(text.find(root + "/study/traces/") != std::string::npos, text.c_str());
+            Scenario back;
+            try {
+                back = loadScenarioText(text, "<stored>");
+            } catch (const ScenarioError& err) {
+                QFAIL(err.what());
+            }
+            QCOMPARE(saveScenarioText(back), text);
+            QCOMPARE(back.events.traces.size(), std::size_t(3));
+        }
     }
 
     void traceProblemsInTheScenario_data() {

@@ -655,6 +655,26 @@ void checkUse(const TraceTable& t, const TraceUse& u, const TopologySpec& topo, 
 
 } // namespace
 
+void makeTracePathsAbsolute(Scenario& s, const std::string& baseDir) {
+    auto absolute = [&](std::string& ref) {
+        if (ref.empty()) return;
+        std::filesystem::path f(ref);
+        if (!f.is_relative()) return;
+        if (!baseDir.empty()) f = std::filesystem::path(baseDir) / f;
+        std::error_code ec;
+        const auto abs = std::filesystem::absolute(f, ec);
+        const std::string now = (ec ? f : abs).lexically_normal().string();
+        const auto it = s.events.traces.find(ref);
+        if (it != s.events.traces.end() && !s.events.traces.count(now)) s.events.traces[now] = it->second;
+        ref = now;
+    };
+    for (auto& n : s.topology.nodes) {
+        absolute(n.availability.file);
+        absolute(n.priceTrace);
+        absolute(n.linkTrace);
+    }
+}
+
 void loadScenarioTraces(YamlContext& ctx, Scenario& s, const std::string& baseDir) {
     std::vector<TraceUse> uses;
     TopologySpec& t = s.topology;

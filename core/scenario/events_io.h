@@ -30,6 +30,12 @@ void emitEventsSection(YAML::Emitter& out, const Scenario& s);
 /// Problems go to `ctx`: in the CSV file (file:line:column) or at the reference.
 void loadScenarioTraces(YamlContext& ctx, Scenario& s, const std::string& baseDir);
 
+/// Every trace reference of the scenario (availability.file, price_trace, link.trace) made
+/// absolute against `baseDir` (else the working directory), `{member}` patterns kept: for
+/// storing a run's scenario or writing it elsewhere, so that it finds the same files from
+/// anywhere. Loaded series move with their references.
+void makeTracePathsAbsolute(Scenario& s, const std::string& baseDir);
+
 /// Reads one trace CSV (`label` names it in messages). Throws ScenarioError with
 /// file:line:column for an empty file, a bad header, a non-number, a negative value or a
 /// time that does not increase.

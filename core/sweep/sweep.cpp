@@ -70,6 +70,7 @@ std::string storedScenarioText(const Scenario& scenario) {
     // A run is one run: the file's variants and lesson are not part of what it ran.
     Scenario copy = withoutVariants(scenario);
     copy.data = withAbsoluteDataPaths(scenario.data);
+    makeTracePathsAbsolute(copy, scenario.data.baseDir);
     return saveScenarioText(copy);
 }
 

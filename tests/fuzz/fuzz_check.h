@@ -4,6 +4,7 @@
 // out as YAML that loads back and writes out again to the same text (the writer's promise in
 // scenario_io.h). A broken property aborts, which libFuzzer reports as a crash with the input.
 
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 
 #include <cstdio>
@@ -27,8 +28,11 @@ inline void checkDiagnostics(const fog::ScenarioError& e) {
     }
 }
 
-/// A validated scenario survives save -> load -> save unchanged.
-inline void checkRoundTrip(const fog::Scenario& s) {
+/// A validated scenario survives save -> load -> save unchanged. The text is saved as a run
+/// stores it: relative trace references made absolute, since "<saved>" has no folder.
+inline void checkRoundTrip(const fog::Scenario& loaded) {
+    fog::Scenario s = loaded;
+    fog::makeTracePathsAbsolute(s, loaded.data.baseDir);
     const std::string first = fog::saveScenarioText(s);
     fog::Scenario again;
     try {
