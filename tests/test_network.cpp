@@ -313,6 +313,48 @@ class TestNetwork : public QObject {
         QCOMPARE(rec.summary.bytes, recOff.summary.bytes); // one hop each way: same count
     }
 
+    void privateLinksWithChurnAndDeadlineMatchTheIdealNetwork() {
+        // Private links share nothing, so contention on must give the run of the model without
+        // contention, also when trainers go offline while their model is still on the way and
+        // rounds cut local work at a compute deadline (the flexible-participation setting):
+        // the steps are drawn at dispatch in both models, so batch orders and compute streams
+        // advance alike (found when the preset's lesson differed between the two).
+        Scenario s = timingStar(12, 40.0, NoiseSpec::Kind::LogNormal);
+        s.training.localSteps = 20;
+        s.training.batchSize = 2;
+        s.model.wireBytes = 2e6;
+        NodeSpec& g = s.topology.nodes[1];
+        g.link = link(8, 20, 30);
+        g.linkSharing = LinkSharing::Private;
+        g.compute.throughput = Range{5.0, 50.0};
+        g.availability.kind = AvailabilitySpec::Kind::Markov;
+        g.availability.meanUpS = 6.0;
+        g.availability.meanDownS = 2.0;
+        s.sync.name = "flexible";
+        s.sync.params["compute_deadline_s"] = 1.0;
+        s.stop.rounds = 60;
+        Recorder on, off;
+        runScenario(s, on);
+        Scenario ideal = s;
+        ideal.topology.contention = false;
+        runScenario(ideal, off);
+        QVERIFY(on.count("offline") > 10);     // churn happened
+        QVERIFY(on.count("partial-work") > 10); // and deadlines cut work
+        QCOMPARE(on.records.size(), off.records.size());
+        for (std::size_t i = 0; i < on.records.size(); ++i) {
+            QCOMPARE(on.records[i].time, off.records[i].time);
+            QCOMPARE(on.records[i].participants, off.records[i].participants);
+        }
+        QCOMPARE(on.summary.samplesComputed, off.summary.samplesComputed);
+        QCOMPARE(on.summary.lostJobs, off.summary.lostJobs);
+        QCOMPARE(on.events.size(), off.events.size());
+        for (std::size_t i = 0; i < on.events.size(); ++i) {
+            QCOMPARE(on.events[i].time, off.events[i].time);
+            QCOMPARE(on.events[i].node, off.events[i].node);
+            QCOMPARE(on.events[i].detail, off.events[i].detail);
+        }
+    }
+
     void contentionOffIsTheIdealNetwork() {
         Scenario s = tenTrainers(LinkSharing::Shared);
         s.topology.contention = false;

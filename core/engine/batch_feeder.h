@@ -30,6 +30,14 @@ public:
     int take(int trainer, int size, std::vector<std::int64_t>* samples);
     /// Gives back the last batch taken (unused: the next one starts with it).
     void putBack(int trainer, int size) { cursor_[trainer] -= static_cast<std::uint64_t>(size); }
+    /// Gives back an earlier batch after the later ones were given back; false (nothing
+    /// changes) when it was taken before the current epoch began.
+    bool putBackWithinEpoch(int trainer, int size) {
+        auto& cursor = cursor_[trainer];
+        if (cursor == kNotStarted || cursor < static_cast<std::uint64_t>(size)) return false;
+        cursor -= static_cast<std::uint64_t>(size);
+        return true;
+    }
 
 private:
     struct Order {

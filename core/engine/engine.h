@@ -226,6 +226,8 @@ private:
         bool gradient = false;
         bool drawn = false;             ///< steps drawn at dispatch (durations below)
         std::vector<double> durations;
+        /// With a compute deadline: the samples drawn at dispatch, submitted once the model is there.
+        std::vector<std::int64_t> samples;
     };
     std::map<std::uint64_t, FlowJob> flowJobs_;
     std::unique_ptr<Network> network_;

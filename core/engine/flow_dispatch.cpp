@@ -88,7 +88,30 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
         if (learner_ && !job.doomed)
             submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
     } else {
-        computeSeconds = expectedComputeSeconds(trainer, job.stepsRequested, fj.batchSize);
+        // A finite compute deadline: the steps are drawn now as dispatch.cpp draws them, for
+        // a model arriving after its ideal download time, so that the trainer's batch order
+        // and compute stream advance alike with and without contention (also when the job is
+        // lost before its model arrives). A download slowed by sharing fits fewer steps: they
+        // are cut when it ends (onDownloaded).
+        std::vector<std::int64_t>* track = learner_ ? &fj.samples : nullptr;
+        const double t0 = now() + down;
+        double t = t0;
+        for (int s = 0; s < job.stepsRequested; ++s) {
+            const std::size_t before = fj.samples.size();
+            const int bs = feeder_->take(trainer, fj.batchSize, track);
+            const double d = stepSeconds(trainer, bs);
+            if (s > 0 && t + d > fj.deadline) {
+                feeder_->putBack(trainer, bs); // unused: the next dispatch starts with it
+                fj.samples.resize(before);
+                job.partial = true;
+                break;
+            }
+            t += d;
+            job.batchSizes.push_back(bs);
+            fj.durations.push_back(d);
+            job.samples += bs;
+        }
+        computeSeconds = t - t0;
     }
     nodes_.countJob(trainer);
     nodes_.setJob(trainer, job.id);
@@ -127,28 +150,38 @@ void Engine::onDownloaded(std::uint64_t jobId) {
         }
         fj.durations.clear();
     } else {
-        // A finite compute deadline: which steps fit depends on when the model arrived.
-        std::vector<std::int64_t> samples;
-        std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
-        for (int s = 0; s < job.stepsRequested; ++s) {
-            const std::size_t before = samples.size();
-            const int bs = feeder_->take(job.trainer, fj.batchSize, track);
-            const double d = stepSeconds(job.trainer, bs);
-            if (s > 0 && t + d > fj.deadline) {
-                feeder_->putBack(job.trainer, bs);
-                samples.resize(before);
-                job.partial = true;
+        // Drawn at dispatch for the ideal download time; a model that came later (shared
+        // links) leaves time for fewer steps before the deadline.
+        const std::size_t drawn = fj.durations.size();
+        std::size_t keep = drawn;
+        for (std::size_t s = 0; s < drawn; ++s) {
+            if (s > 0 && t + fj.durations[s] > fj.deadline) {
+                keep = s;
                 break;
             }
-            t += d;
-            job.batchSizes.push_back(bs);
+            t += fj.durations[s];
             job.stepEnds.push_back(t);
-            job.samples += bs;
         }
+        if (keep < drawn) {
+            // The batches that no longer fit go back, the latest first (within the trainer's
+            // current epoch: one taken before a reshuffle stays used).
+            std::int64_t dropped = 0;
+            bool back = true;
+            for (std::size_t s = drawn; s-- > keep;) {
+                const int bs = job.batchSizes[s];
+                back = back && feeder_->putBackWithinEpoch(job.trainer, bs);
+                dropped += bs;
+            }
+            job.batchSizes.resize(keep);
+            job.samples -= dropped;
+            job.partial = true;
+            if (learner_) fj.samples.resize(fj.samples.size() - static_cast<std::size_t>(dropped));
+        }
+        fj.durations.clear();
         const double earliest = t + idealSeconds(job.trainer, job.aggregator);
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
         if (learner_ && !job.doomed)
-            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+            submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest);
     }
     job.tComputed = t;
     at(t, [this, jobId] { onComputed(jobId); });
