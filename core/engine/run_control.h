@@ -83,6 +83,11 @@ public:
     /// teaching speeds (for live views).
     double clock() const { return clock_.load(); }
 
+    /// Asks for a snapshot of the run's state (RunObserver::onSnapshot, Reason::Requested;
+    /// the run store keeps it): taken between two events at the engine's current instant,
+    /// also while paused (the run stays paused).
+    void requestSnapshot();
+
     // ---- Engine side (engine thread only) ----
     /// Blocks while paused; returns at once when cancelled. `externalCancel` (may be null) is
     /// a flag set elsewhere, even in a signal handler: it is looked at every 10 ms.
@@ -100,6 +105,9 @@ public:
     /// Returns what to do; nothing if `c` was replaced meanwhile (from another thread).
     std::optional<OnCondition> conditionHeld(const Condition& c, const RunProgress& p);
     void setClock(double t) { clock_.store(t); }
+    /// True once per requestSnapshot() (cheap: one atomic exchange). waitWhilePaused returns
+    /// while a request is pending, so that a paused run serves it.
+    bool takeSnapshotRequest() { return snapshotRequested_.exchange(false); }
 
 private:
     enum class Step { None, Round, Event };
@@ -123,6 +131,7 @@ private:
     std::atomic<bool> cancelled_{false};
     std::atomic<double> speed_{0.0};
     std::atomic<double> clock_{0.0};
+    std::atomic<bool> snapshotRequested_{false};
 };
 
 } // namespace fog

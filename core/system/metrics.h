@@ -3,6 +3,7 @@
 // and the run store all observe the same stream.
 
 #include "core/system/run_event.h"
+#include "core/system/run_snapshot.h"
 
 #include <cstdint>
 #include <limits>
@@ -148,6 +149,9 @@ public:
     virtual void onMessageEnd(std::uint64_t /*id*/, double /*time*/, bool /*arrived*/) {}
     /// Closed spans of link use, batched (with contention only).
     virtual void onLinkUsage(const std::vector<LinkUsage>&) {}
+    /// A snapshot of the run's state (core/system/run_snapshot.h), on the engine's thread.
+    /// An observer that throws ends the run as failed with its message (a fork's replay check).
+    virtual void onSnapshot(const RunSnapshot&) {}
 };
 
 /// Forwards to several observers (e.g. the terminal and the store).
@@ -183,6 +187,9 @@ public:
     }
     void onLinkUsage(const std::vector<LinkUsage>& u) override {
         for (auto* o : observers_) o->onLinkUsage(u);
+    }
+    void onSnapshot(const RunSnapshot& s) override {
+        for (auto* o : observers_) o->onSnapshot(s);
     }
 
 private:
