@@ -11,12 +11,14 @@
 // thread only.
 
 #include "core/engine/condition.h"
+#include "core/spec/events.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fog {
 
@@ -79,6 +81,13 @@ public:
     /// empty when none held since the last call.
     std::string takeReached();
 
+    /// A live intervention: `e` (its trigger is ignored) is queued and the engine applies it
+    /// between two events at its current virtual instant, as an `at` event there (also while
+    /// paused: the change shows at once and the run stays paused). What was applied, with
+    /// the instant and ordering key a re-run needs, reaches RunObserver::onIntervention.
+    /// Events naming an unknown target are reported as a RunEvent and not applied.
+    void intervene(TimedEvent e);
+
     /// The virtual instant the run has reached, advancing smoothly between events at
     /// teaching speeds (for live views).
     double clock() const { return clock_.load(); }
@@ -105,6 +114,9 @@ public:
     /// Returns what to do; nothing if `c` was replaced meanwhile (from another thread).
     std::optional<OnCondition> conditionHeld(const Condition& c, const RunProgress& p);
     void setClock(double t) { clock_.store(t); }
+    /// Interventions queued since the last call, in the order intervene() was called.
+    /// Cheap (one atomic load) when there are none.
+    std::vector<TimedEvent> takeInterventions();
     /// True once per requestSnapshot() (cheap: one atomic exchange). waitWhilePaused returns
     /// while a request is pending, so that a paused run serves it.
     bool takeSnapshotRequest() { return snapshotRequested_.exchange(false); }
@@ -131,6 +143,8 @@ private:
     std::atomic<bool> cancelled_{false};
     std::atomic<double> speed_{0.0};
     std::atomic<double> clock_{0.0};
+    std::vector<TimedEvent> interventions_;
+    std::atomic<bool> hasInterventions_{false};
     std::atomic<bool> snapshotRequested_{false};
 };
 
