@@ -460,7 +460,7 @@ private Q_SLOTS:
         ForkChanges changes;
         changes.sets = {"w.bandwidth_up_mbps=0.5"};
         const ForkPlan plan = planFork(store, parent, at, changes);
-        QCOMPARE(plan.actions, std::vector<std::string>{"link w.up=0.5"});
+        QCOMPARE(plan.actions, std::vector<std::string>{"link w bandwidth_up_mbps=0.5"});
         QVERIFY2(plan.label.find("w up 0.5 Mbps") != std::string::npos, plan.label.c_str());
         RunSummary fs;
         const std::int64_t fork = runFork(store, plan, EngineOptions{}, fs);
