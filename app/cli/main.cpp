@@ -96,8 +96,7 @@ Options:
   --until C        run: end the run as soon as C holds, and say so: round>=R,
                    accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
   --event E        run: add a timed event, e.g. 'at 600: link edge-1.up=2' (docs/scenario.md,
-                   "Events and traces"); events are validated but not yet applied, so such
-                   a run is refused.
+                   "Events and traces"), checked like the file's and applied by the engine.
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
