@@ -211,7 +211,7 @@ events:
         QTest::newRow("after_event with when") << "  - when: {round: 2}\n    after_event: 3\n    online: {id: laptop}\n"
                                                << e + 1 << 5 << "goes with at:";
         QTest::newRow("negative after_event") << "  - at: 2\n    after_event: -1\n    online: {id: laptop}\n" << e + 1 << 18
-                                              << "must be >= 0";
+                                              << "must be an integer >= 0";
         QTest::newRow("unknown policy key") << "  - at: 1\n    policy: {kk: 3}\n" << e + 1 << 14 << "parameters: sync.deadline_s, selection.k";
         QTest::newRow("misspelt policy key") << "  - at: 1\n    policy: {selection.kk: 3}\n" << e + 1 << 14
                                              << "did you mean 'selection.k'";
