@@ -176,13 +176,6 @@ std::uint32_t crcOf(const std::vector<float>& v) {
         crc32(0L, reinterpret_cast<const Bytef*>(v.data()), static_cast<uInt>(v.size() * sizeof(float))));
 }
 
-/// The scenario refuses events: the engine of this build does not apply them yet.
-bool engineAppliesEvents() {
-    Scenario s = loadScenarioText(kTimingYaml, "test");
-    addEventArgument(s, "at 10: link w.up=1");
-    return unappliedEventsReason(s).empty();
-}
-
 } // namespace
 
 class TestFork : public QObject {
@@ -451,7 +444,6 @@ private Q_SLOTS:
     }
 
     void forkWithChangeDivergesAfterItsInstant() {
-        if (!engineAppliesEvents()) QSKIP("this build's engine does not apply timed events yet (h-events)");
         RunStore store(db("change.db"));
         RunSummary ps;
         const std::int64_t parent = storeRun(store, kTimingYaml, 1, 5.0, ps);

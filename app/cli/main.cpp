@@ -58,7 +58,7 @@ Commands:
   fork RUN --at SECONDS [--set K=V]... [--event 'ACTION']...
                            A new run that continues stored run RUN from virtual time
                            SECONDS with changed settings (replayed from t = 0 and checked
-                           against RUN's rows and snapshots; docs/emulator.md, "Forks").
+                           against RUN's rows and snapshots; docs/emulator.md, "Snapshots and forks").
   runs tag ID TAG...       Add tags ('-TAG' removes one).   runs notes ID TEXT
   runs delete ID...        Delete runs and their metrics.
   export metrics|summary [ID...] [--sweep S] [--tag T] [--format csv|json] [--out FILE]
@@ -100,8 +100,7 @@ Options:
   --until C        run: end the run as soon as C holds, and say so: round>=R,
                    accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
   --event E        run: add a timed event, e.g. 'at 600: link edge-1.up=2' (docs/scenario.md,
-                   "Events and traces"); events are validated but not yet applied, so such
-                   a run is refused.
+                   "Events and traces"), checked like the file's and applied by the engine.
   --snapshot-every S  run, fork: store a snapshot of the model every S virtual seconds
                    (a fork checks its replay against them).
   --at SECONDS     fork: the virtual instant the fork branches at.

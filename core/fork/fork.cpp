@@ -325,6 +325,15 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
         throw ForkError(parentName + "'s stored scenario cannot be loaded: " + e.what());
     }
 
+    // The parent's live interventions from the fork instant on were reactions in its own
+    // timeline: the fork leaves them out (the file's own events stay: they are the experiment).
+    auto& events = plan.scenario.events.list;
+    const auto later = std::remove_if(events.begin(), events.end(), [&](const TimedEvent& e) {
+        return e.afterEvent >= 0 && e.trigger.value >= atSeconds;
+    });
+    plan.interventionsLeftOut = static_cast<int>(events.end() - later);
+    events.erase(later, events.end());
+
     for (const auto& set : changes.sets) plan.actions.push_back(forkSetToAction(plan.scenario, set));
     for (const auto& e : changes.events) {
         std::string action = trim(e);
@@ -346,8 +355,6 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
             throw ForkError("the change '" + action + "' cannot apply to " + parentName + ": " + err.what());
         }
     }
-    if (const std::string why = unappliedEventsReason(plan.scenario); !why.empty())
-        throw ForkError("the fork of " + parentName + " cannot run: its scenario " + why);
     plan.label = forkLabel(parentRunId, atSeconds, added);
 
     for (const auto& r : store.metrics(parentRunId))
@@ -376,7 +383,10 @@ std::int64_t runFork(RunStore& store, const ForkPlan& plan, const EngineOptions&
     meta.notes = "fork of run " + std::to_string(plan.parentId) + " (" + plan.parentName + ") at t = " +
                  shortNumber(plan.atSeconds) + " s; replayed from t = 0 and checked against the parent's " +
                  std::to_string(plan.parentRows.size()) + " metric rows and " + std::to_string(plan.verify.size()) +
-                 " snapshots before that instant";
+                 " snapshots before that instant" +
+                 (plan.interventionsLeftOut > 0
+                      ? "; left out the parent's " + std::to_string(plan.interventionsLeftOut) + " live intervention(s) from that instant on"
+                      : std::string());
     ForkRecord record;
     record.parentId = plan.parentId;
     record.atSeconds = plan.atSeconds;

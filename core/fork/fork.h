@@ -55,8 +55,11 @@ struct ForkPlan {
     std::int64_t parentId = 0;
     std::string parentName;
     double atSeconds = 0.0;
-    /// The parent's stored scenario, the changes added as `at` events at atSeconds.
+    /// The parent's stored scenario, the changes added as `at` events at atSeconds. The
+    /// parent's live interventions at or after atSeconds (events with after_event) are left
+    /// out: they were reactions in the parent's timeline; its file events stay.
     Scenario scenario;
+    int interventionsLeftOut = 0;
     /// The changes as event actions (the --set ones translated), in the order given.
     std::vector<std::string> actions;
     /// "fork of run 12 at 600 s: edge-1 up 2 Mbps" (the stored run's name).
