@@ -27,6 +27,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace fog;
 
@@ -467,6 +468,84 @@ private Q_SLOTS:
         for (std::size_t i = branch; i < std::min(a.size(), b.size()); ++i) differs = differs || !rowDifference(a[i], b[i]).isEmpty();
         QVERIFY(differs);
         QVERIFY(fs.virtualTime > ps.virtualTime);
+    }
+
+    void forkOfAnIntervenedRun() {
+        // The parent is paused after round 3 (as in the studio), a snapshot is asked for and
+        // two interventions are made there, then it runs on.
+        RunStore store(db("intervened.db"));
+        const Scenario s = loadScenarioText(kTimingYaml, "test");
+        auto control = std::make_shared<RunControl>();
+        Condition round3;
+        round3.metric = ConditionMetric::Round;
+        round3.threshold = 3;
+        control->runUntil(round3, RunControl::OnCondition::Pause);
+        struct Seen : RunObserver {
+            std::atomic<int> requested{0}, interventions{0};
+            void onSnapshot(const RunSnapshot& x) override { requested += x.reason == RunSnapshot::Reason::Requested; }
+            void onIntervention(const TimedEvent&) override { ++interventions; }
+        } seen;
+        EngineOptions o;
+        o.control = control;
+        o.observer = &seen;
+        o.snapshotEverySeconds = 5;
+        RunSummary ps;
+        std::int64_t parent = 0;
+        std::thread runner([&] { parent = runAndStore(s, store, NewRun{}, o, ps, {}); });
+        for (int i = 0; i < 3000 && !control->isPaused(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        QVERIFY(control->isPaused());
+        control->requestSnapshot();
+        for (int i = 0; i < 3000 && seen.requested.load() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        QCOMPARE(seen.requested.load(), 1);
+        QVERIFY(control->isPaused()); // a snapshot does not resume the run
+        TimedEvent off;
+        off.action = TimedEvent::Action::Offline;
+        off.target = "w";
+        off.fraction = 0.6;
+        control->intervene(off);
+        TimedEvent n;
+        n.action = TimedEvent::Action::Policy;
+        n.policyOf = "sync";
+        n.policyParam = "n";
+        n.policyValue = 2;
+        control->intervene(n);
+        for (int i = 0; i < 3000 && seen.interventions.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        control->resume();
+        runner.join();
+        QCOMPARE(seen.interventions.load(), 2);
+        QCOMPARE(ps.status, RunStatus::Finished);
+        const auto rows = store.metrics(parent);
+        QVERIFY(rows.size() > 12);
+        const double t3 = rows[2].time; // where it paused and was intervened on
+        int requested = 0;
+        for (const auto& x : store.snapshots(parent)) requested += x.reason == "requested" && x.time == t3;
+        QCOMPARE(requested, 1);
+
+        // After the interventions: the replay applies them where they were made, and the
+        // fork without change is the parent bit for bit.
+        RunSummary fs;
+        const ForkPlan after = planFork(store, parent, rows[10].time, {});
+        QCOMPARE(after.interventionsLeftOut, 0);
+        const std::int64_t same = runFork(store, after, EngineOptions{}, fs);
+        QVERIFY2(fs.status == RunStatus::Finished, fs.stopReason.c_str());
+        const auto b = store.metrics(same);
+        QCOMPARE(b.size(), rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) QVERIFY2(rowDifference(rows[i], b[i]).isEmpty(), qPrintable(rowDifference(rows[i], b[i])));
+
+        // Before them: the fork leaves the parent's later interventions out, so it follows
+        // the parent up to its instant and the unchanged scenario after it.
+        const double before = (rows[1].time + rows[2].time) / 2;
+        const ForkPlan early = planFork(store, parent, before, {});
+        QCOMPARE(early.interventionsLeftOut, 2);
+        const std::int64_t other = runFork(store, early, EngineOptions{}, fs);
+        QVERIFY2(fs.status == RunStatus::Finished, fs.stopReason.c_str());
+        const auto c = store.metrics(other);
+        QVERIFY(rowDifference(rows[0], c[0]).isEmpty() && rowDifference(rows[1], c[1]).isEmpty());
+        fogtest::Recorder plain;
+        fogtest::runScenario(s, plain, 1); // the scenario as written, without interventions
+        QCOMPARE(c.size(), plain.records.size());
+        for (std::size_t i = 0; i < c.size(); ++i) QVERIFY(rowDifference(plain.records[i], c[i]).isEmpty());
+        QVERIFY(QString::fromStdString(store.run(other)->notes).contains("left out the parent's 2 live intervention(s)"));
     }
 
     void damagedParentStopsTheFork_data() {
