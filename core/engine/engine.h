@@ -48,6 +48,7 @@ class SyncPolicy;
 class SelectionPolicy;
 class WorkPool;
 class BatchFeeder;
+class TimedEvents;
 
 struct EngineOptions {
     int threads = 1;
@@ -62,6 +63,11 @@ struct EngineOptions {
     std::shared_ptr<RunControl> control;
     /// Reuse data loaded elsewhere (sweeps, tests); loaded from the scenario when null.
     std::shared_ptr<const DataBundle> data;
+    /// Snapshots (core/system/run_snapshot.h, RunObserver::onSnapshot): one every this many
+    /// virtual seconds (0: none), at t = k * snapshotEverySeconds, k = 1, 2, ...
+    double snapshotEverySeconds = 0.0;
+    /// And one at each of these instants (Reason::Replay: a fork verifying its replay).
+    std::vector<double> snapshotTimes;
 };
 
 class Engine final : public PolicyContext {
@@ -153,6 +159,7 @@ public:
     std::uint64_t eventsRun() const { return eventsRun_; }
 
 private:
+    friend class TimedEvents; // applies timed events, traces and interventions (timed_events.h)
     // availability (engine.cpp)
     void startNode(int node);
     void scheduleAvailabilityChange(int node);
@@ -185,6 +192,13 @@ private:
     RunProgress progress(double accuracy) const;
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
     RunSummary finish();
+    // snapshots (engine_snapshots.cpp)
+    /// Takes the snapshots due before the next event (at `nextEventTime`) and any requested one.
+    void takeDueSnapshots(double nextEventTime);
+    void takeSnapshot(RunSnapshot::Reason reason, double time);
+    void checkSnapshotOptions(); ///< throws EngineError; sorts snapshotTimes
+    std::uint64_t everySnapshots_ = 0;  ///< periodic snapshots taken so far
+    std::size_t nextTimedSnapshot_ = 0; ///< into options_.snapshotTimes (sorted in the constructor)
 
     Scenario scenario_;
     EngineOptions options_;
@@ -231,6 +245,7 @@ private:
     };
     std::map<std::uint64_t, FlowJob> flowJobs_;
     std::unique_ptr<Network> network_;
+    std::unique_ptr<TimedEvents> events_;
     std::uint64_t nextJobId_ = 1;
 
     int globalRound_ = 0;

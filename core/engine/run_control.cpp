@@ -140,11 +140,35 @@ std::string RunControl::takeReached() {
     return s;
 }
 
+void RunControl::intervene(TimedEvent e) {
+    {
+        std::lock_guard lock(mutex_);
+        interventions_.push_back(std::move(e));
+        hasInterventions_ = true;
+    }
+    cv_.notify_all();
+}
+
+std::vector<TimedEvent> RunControl::takeInterventions() {
+    std::vector<TimedEvent> out;
+    if (!hasInterventions_.load()) return out;
+    std::lock_guard lock(mutex_);
+    out.swap(interventions_);
+    hasInterventions_ = false;
+    return out;
+}
+
 void RunControl::waitWhilePaused(const std::atomic<bool>* externalCancel) {
     // The external flag may be set without a notification (a signal handler, a GUI that
     // does not wait for this lock): look at it every 10 ms.
     std::unique_lock lock(mutex_);
-    while (paused_ && !checkCancel(externalCancel)) cv_.wait_for(lock, std::chrono::milliseconds(10));
+    while (paused_ && !hasInterventions_.load() && !snapshotRequested_.load() && !checkCancel(externalCancel))
+        cv_.wait_for(lock, std::chrono::milliseconds(10));
+}
+
+void RunControl::requestSnapshot() {
+    snapshotRequested_ = true;
+    cv_.notify_all();
 }
 
 bool RunControl::checkCancel(const std::atomic<bool>* externalCancel) {

@@ -11,12 +11,14 @@
 // thread only.
 
 #include "core/engine/condition.h"
+#include "core/spec/events.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fog {
 
@@ -79,12 +81,25 @@ public:
     /// empty when none held since the last call.
     std::string takeReached();
 
+    /// A live intervention: `e` (its trigger is ignored) is queued and the engine applies it
+    /// between two events at its current virtual instant, as an `at` event there (also while
+    /// paused: the change shows at once and the run stays paused). What was applied, with
+    /// the instant and ordering key a re-run needs, reaches RunObserver::onIntervention.
+    /// Events naming an unknown target are reported as a RunEvent and not applied.
+    void intervene(TimedEvent e);
+
     /// The virtual instant the run has reached, advancing smoothly between events at
     /// teaching speeds (for live views).
     double clock() const { return clock_.load(); }
 
+    /// Asks for a snapshot of the run's state (RunObserver::onSnapshot, Reason::Requested;
+    /// the run store keeps it): taken between two events at the engine's current instant,
+    /// also while paused (the run stays paused).
+    void requestSnapshot();
+
     // ---- Engine side (engine thread only) ----
-    /// Blocks while paused; returns at once when cancelled. `externalCancel` (may be null) is
+    /// Blocks while paused; returns at once when cancelled, and when an intervention waits
+    /// (the engine applies it and calls again). `externalCancel` (may be null) is
     /// a flag set elsewhere, even in a signal handler: it is looked at every 10 ms.
     void waitWhilePaused(const std::atomic<bool>* externalCancel);
     /// True once cancel() was called or `externalCancel` is set (which then counts as cancel()).
@@ -100,6 +115,12 @@ public:
     /// Returns what to do; nothing if `c` was replaced meanwhile (from another thread).
     std::optional<OnCondition> conditionHeld(const Condition& c, const RunProgress& p);
     void setClock(double t) { clock_.store(t); }
+    /// Interventions queued since the last call, in the order intervene() was called.
+    /// Cheap (one atomic load) when there are none.
+    std::vector<TimedEvent> takeInterventions();
+    /// True once per requestSnapshot() (cheap: one atomic exchange). waitWhilePaused returns
+    /// while a request is pending, so that a paused run serves it.
+    bool takeSnapshotRequest() { return snapshotRequested_.exchange(false); }
 
 private:
     enum class Step { None, Round, Event };
@@ -123,6 +144,9 @@ private:
     std::atomic<bool> cancelled_{false};
     std::atomic<double> speed_{0.0};
     std::atomic<double> clock_{0.0};
+    std::vector<TimedEvent> interventions_;
+    std::atomic<bool> hasInterventions_{false};
+    std::atomic<bool> snapshotRequested_{false};
 };
 
 } // namespace fog

@@ -53,6 +53,12 @@ struct TimedEvent {
     std::string policyParam; ///< the parameter itself: "n"
     double policyValue = 0.0;
 
+    /// Ordering key of a live intervention (`after_event: k`): the event applies right
+    /// after the engine has handled its k-th queue event (1-based; 0: before the first), at
+    /// trigger.value, so a re-run applies it at the same place in the event order. -1: an
+    /// ordinary event (an `at` event fires as a queue event of its own).
+    long long afterEvent = -1;
+
     int line = 0;   ///< where it was written (0: built in code or from --event)
     int column = 0;
 };

@@ -2,7 +2,9 @@
 // What a run produces, and the one interface through which it flows out: the CLI, the GUI
 // and the run store all observe the same stream.
 
+#include "core/spec/events.h"
 #include "core/system/run_event.h"
+#include "core/system/run_snapshot.h"
 
 #include <cstdint>
 #include <limits>
@@ -148,6 +150,13 @@ public:
     virtual void onMessageEnd(std::uint64_t /*id*/, double /*time*/, bool /*arrived*/) {}
     /// Closed spans of link use, batched (with contention only).
     virtual void onLinkUsage(const std::vector<LinkUsage>&) {}
+    /// A live intervention (RunControl::intervene) was applied: `applied` is the event as
+    /// applied, trigger At at the instant and afterEvent set (the queue events handled
+    /// before it), so that appending it to the scenario's `events:` reproduces the run.
+    virtual void onIntervention(const TimedEvent& /*applied*/) {}
+    /// A snapshot of the run's state (core/system/run_snapshot.h), on the engine's thread.
+    /// An observer that throws ends the run as failed with its message (a fork's replay check).
+    virtual void onSnapshot(const RunSnapshot&) {}
 };
 
 /// Forwards to several observers (e.g. the terminal and the store).
@@ -183,6 +192,12 @@ public:
     }
     void onLinkUsage(const std::vector<LinkUsage>& u) override {
         for (auto* o : observers_) o->onLinkUsage(u);
+    }
+    void onIntervention(const TimedEvent& e) override {
+        for (auto* o : observers_) o->onIntervention(e);
+    }
+    void onSnapshot(const RunSnapshot& s) override {
+        for (auto* o : observers_) o->onSnapshot(s);
     }
 
 private:
