@@ -7,6 +7,7 @@
 #include "core/analysis/link_throughput.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
+#include "widgets/plots/energy_split.h"
 #include "widgets/plots/link_plot.h"
 #include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/live_plots.h"
@@ -77,6 +78,50 @@ class TestPlots : public QObject {
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void energySplitDrawn() {
+        // The energy plot: the total, plus compute / network / idle curves for the parts that
+        // are not zero (issue 18); a run stored before the split (NaN) or with a single part
+        // shows the total alone. Live appends extend the parts too.
+        auto split = rounds(6, 10.0);
+        for (auto& r : split) {
+            r.energyComputeJ = r.energyJ * 0.5;
+            r.energyNetworkJ = 0.0;
+            r.energyIdleJ = r.energyJ * 0.5;
+        }
+        auto old = rounds(6, 10.0);
+        for (auto& r : old) r.energyComputeJ = r.energyNetworkJ = r.energyIdleJ = kNaN;
+        QCustomPlot plot;
+        plotMetric(&plot, {{"split", seriesColor(0), split}, {"old", seriesColor(1), old}}, PlotKind::Energy);
+        QCOMPARE(plot.graph(0)->name(), QString("split")); // graph i is still series i
+        QCOMPARE(plot.graph(1)->name(), QString("old"));
+        QCPGraph* compute = energySplitGraph(&plot, 0, EnergyPart::Compute);
+        QCPGraph* network = energySplitGraph(&plot, 0, EnergyPart::Network);
+        QCPGraph* idle = energySplitGraph(&plot, 0, EnergyPart::Idle);
+        QVERIFY(compute && network && idle);
+        QVERIFY(compute->visible() && idle->visible() && !network->visible());
+        QCOMPARE(compute->name(), QString("split: compute"));
+        QCOMPARE(compute->dataCount(), 6);
+        QCOMPARE(compute->data()->at(5)->value, split[5].energyJ / 2 / 1000.0);
+        QVERIFY(plot.legend->hasItemWithPlottable(idle));
+        QVERIFY(!plot.legend->hasItemWithPlottable(network));
+        for (EnergyPart part : {EnergyPart::Compute, EnergyPart::Network, EnergyPart::Idle})
+            QVERIFY(!energySplitGraph(&plot, 1, part)->visible());
+        // Live: the network part becomes non-zero in a new record and shows up.
+        AggregationRecord next = split.back();
+        next.round = 7;
+        next.time = 70;
+        next.energyNetworkJ = 5.0;
+        next.energyJ += 5.0;
+        appendMetric(&plot, 0, {next}, PlotKind::Energy);
+        QCOMPARE(compute->dataCount(), 7);
+        QVERIFY(network->visible());
+        QCOMPARE(network->data()->at(6)->value, 0.005);
+        // The cursor read-out names the parts shown, not the hidden ones.
+        const QStringList lines = cursorValueLines(&plot, 65.0);
+        QVERIFY2(lines.join("|").contains("split: idle") && !lines.join("|").contains("old: idle"),
+                 qPrintable(lines.join("|")));
+    }
 
     // ---- the store's link tables
 

@@ -658,6 +658,9 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     g.billing = Billing::Serverless;
     g.invocationFeeUsd = 2e-7;
     g.energy.perByteForwardedJ = 1e-9;
+    g.energy.idleW = 2.5;
+    g.energy.perByteReceivedJ = 3e-9;
+    g.energy.perUpdateAggregatedJ = 0.1;
     g.bidUsdPerHour = 0.5; // a spot bid (core/scenario/events_io.h)
     s.topology.nodes[0].role = Role::Relay;
     const std::string set = saveScenarioText(s);

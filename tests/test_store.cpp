@@ -546,7 +546,10 @@ private Q_SLOTS:
         }
         QByteArray bytes = fileBytes(broken);
         QVERIFY(bytes.size() > 40000);
-        for (int i = 20000; i < 20400; ++i) bytes[i] = char(0xA5);
+        // Damage the start of a page in the middle of the file, among the metric rows (a fixed
+        // offset depends on the schema's layout: schema 5 left byte 20000 in unused space).
+        const int page = static_cast<int>(bytes.size() / 2 / 4096 * 4096);
+        for (int i = page; i < page + 400; ++i) bytes[i] = char(0xA5);
         {
             QFile f(QString::fromStdString(broken));
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));

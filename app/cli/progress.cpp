@@ -25,6 +25,12 @@ std::string humanEnergy(double j) {
     return s.str();
 }
 
+std::string energySplitText(double computeJ, double networkJ, double idleJ) {
+    if (std::isnan(computeJ) || std::isnan(networkJ) || std::isnan(idleJ)) return ""; // stored before the split
+    return " (compute " + humanEnergy(computeJ) + ", network " + humanEnergy(networkJ) + ", idle " +
+           humanEnergy(idleJ) + ")";
+}
+
 std::string humanBytes(double b) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(1);
@@ -117,7 +123,7 @@ void ProgressPrinter::printSummary(const RunSummary& s, std::ostream& out) const
     row("rounds", std::to_string(s.rounds) + " (" + std::to_string(s.aggregations) + " aggregations)");
     row("virtual time", humanTime(s.virtualTime) + " (" + fixed(s.virtualTime, 3) + " s)");
     row("cost", fixed(s.cost, 4));
-    row("energy", humanEnergy(s.energyJ));
+    row("energy", humanEnergy(s.energyJ) + energySplitText(s.energyComputeJ, s.energyNetworkJ, s.energyIdleJ));
     row("bytes moved", humanBytes(s.bytes));
     row("samples computed", std::to_string(s.samplesComputed));
     row("work lost", std::to_string(s.lostJobs) + " dispatches");

@@ -52,6 +52,9 @@ QJsonObject summaryJson(const Scenario& s, const RunSummary& r, int threads, std
     o["virtual_time_s"] = r.virtualTime;
     o["cost"] = r.cost;
     o["energy_j"] = r.energyJ;
+    o["energy_compute_j"] = num(r.energyComputeJ);
+    o["energy_network_j"] = num(r.energyNetworkJ);
+    o["energy_idle_j"] = num(r.energyIdleJ);
     o["bytes_moved"] = r.bytes;
     o["samples_computed"] = static_cast<double>(r.samplesComputed);
     o["lost_jobs"] = r.lostJobs;

@@ -106,6 +106,9 @@ int show(RunStore& store, std::int64_t id) {
     row("mean round time", fixed(fig.meanRoundTime, 3) + " s");
     row("cost", fixed(fig.cost, 4));
     row("energy", fixed(fig.energyJ, 1) + " J");
+    if (const RunSummary& su = r->summary; !std::isnan(su.energyComputeJ + su.energyNetworkJ + su.energyIdleJ))
+        row("energy split", "compute " + fixed(su.energyComputeJ, 1) + " J, network " + fixed(su.energyNetworkJ, 1) +
+                                " J, idle " + fixed(su.energyIdleJ, 1) + " J");
     row("bytes moved", fixed(fig.bytes, 0));
     row("wall clock", fixed(fig.wallSeconds, 2) + " s");
     const RowCounts rows = store.storedRows(id);

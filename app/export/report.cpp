@@ -271,7 +271,8 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
         h += figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); }));
     else
         h += "<p class=\"note\">No energy is modelled in " + QString(single ? "this scenario" : "these scenarios") +
-             " (energy per sample and per byte are zero), so there is no energy plot.</p>";
+             " (every energy key is zero: per sample, per byte, idle power, per update aggregated), so there "
+             "is no energy plot.</p>";
     if (single) {
         std::vector<QString> names;
         for (const auto& n : runs[0].nodes) names.push_back(QString::fromStdString(n.id));

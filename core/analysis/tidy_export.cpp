@@ -66,6 +66,9 @@ std::vector<std::pair<bool, std::string>> cells(const StoredRun& run, const Aggr
             {false, num(r.learningRate)},
             {false, num(r.cost)},
             {false, num(r.energyJ)},
+            {false, num(r.energyComputeJ)},
+            {false, num(r.energyNetworkJ)},
+            {false, num(r.energyIdleJ)},
             {false, num(r.bytes)},
             {false, num(r.meanStaleness)},
             {false, std::to_string(r.maxStaleness)}};
@@ -77,7 +80,8 @@ const std::vector<std::string>& metricsColumns() {
     static const std::vector<std::string> cols = {
         "run_id",     "run_name",     "sweep_id",  "sweep_config",  "repeat",        "seed",     "round",
         "level",      "aggregator",   "virtual_time_s", "wall_s",   "train_loss",    "test_loss",
-        "test_accuracy", "participants", "learning_rate", "cost",   "energy_j",      "bytes",
+        "test_accuracy", "participants", "learning_rate", "cost",   "energy_j",
+        "energy_compute_j", "energy_network_j", "energy_idle_j", "bytes",
         "mean_staleness", "max_staleness"};
     return cols;
 }
@@ -118,14 +122,15 @@ void writeMetricsJson(const std::vector<RunWithMetrics>& runs, std::ostream& out
 
 void writeSummaryCsv(const std::vector<RunWithMetrics>& runs, double target, std::ostream& out) {
     out << "run_id,run_name,sweep_id,sweep_config,repeat,seed,status,rounds,virtual_time_s,cost,energy_j,"
-           "bytes,final_test_accuracy,best_test_accuracy,final_test_loss,target_accuracy,"
+           "energy_compute_j,energy_network_j,energy_idle_j,bytes,final_test_accuracy,best_test_accuracy,final_test_loss,target_accuracy,"
            "time_to_target_s,cost_to_target,energy_to_target_j\n";
     for (const auto& rm : runs) {
         const auto& s = rm.run.summary;
         const auto reach = reachTarget(rm.metrics, target);
         out << rm.run.id << "," << csvText(rm.run.name) << "," << rm.run.sweepId << "," << csvText(rm.run.sweepConfig)
             << "," << rm.run.repeat << "," << rm.run.seed << "," << rm.run.status << "," << s.rounds << ","
-            << num(s.virtualTime) << "," << num(s.cost) << "," << num(s.energyJ) << "," << num(s.bytes) << ","
+            << num(s.virtualTime) << "," << num(s.cost) << "," << num(s.energyJ) << "," << num(s.energyComputeJ) << ","
+            << num(s.energyNetworkJ) << "," << num(s.energyIdleJ) << "," << num(s.bytes) << ","
             << num(s.finalTestAccuracy) << "," << num(s.bestTestAccuracy) << "," << num(s.finalTestLoss) << ","
             << num(target) << "," << (reach ? num(reach->time) : "") << "," << (reach ? num(reach->cost) : "")
             << "," << (reach ? num(reach->energyJ) : "") << "\n";

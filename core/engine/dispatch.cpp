@@ -13,6 +13,8 @@ namespace fog {
 
 namespace {
 
+using Energy = NodeRuntime::EnergyKind;
+
 /// Noise draw with mean 1 (so throughput keeps its meaning as the mean speed).
 double noiseDraw(const NoiseSpec& n, Rng& rng) {
     switch (n.kind) {
@@ -68,7 +70,8 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         const Transfer tr = topo_.transfer(aggregator, trainer, modelBytes_);
         trafficCost_ += tr.price;
         bytes_ += modelBytes_;
-        nodes_.addEnergy(aggregator, modelBytes_ * topo_.entry(aggregator).energy.perByteJ);
+        nodes_.addEnergy(aggregator, modelBytes_ * topo_.entry(aggregator).energy.perByteJ, Energy::Network);
+        chargeReceived(trainer, modelBytes_);
         observer_->onMessage({0, aggregator, trainer, now(), now() + tr.seconds, modelBytes_, true});
         job.tReceived = now() + tr.seconds;
     }
@@ -92,6 +95,7 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         job.samples += bs;
     }
     job.tComputed = t;
+    nodes_.beginCompute(trainer, job.tReceived, job.tComputed);
     const Transfer up = topo_.transfer(trainer, aggregator, modelBytes_);
     job.tArrive = t + up.seconds;
     job.doomed = nodes_.nextChange(trainer) < job.tArrive;
@@ -153,7 +157,8 @@ void Engine::onArrival(std::uint64_t jobId) {
         const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
         trafficCost_ += up.price;
         bytes_ += modelBytes_;
-        nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ);
+        nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ, Energy::Network);
+        chargeReceived(job.aggregator, modelBytes_);
     }
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());
@@ -181,7 +186,9 @@ void Engine::endJobCompute(const Job& job, double until) {
     for (std::size_t s = 0; s < job.stepEnds.size() && job.stepEnds[s] <= until; ++s)
         done += job.batchSizes[s];
     samplesComputed_ += done;
-    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ);
+    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ,
+                     Energy::Compute);
+    nodes_.endCompute(job.trainer, until); // idle power resumes
     // Serverless trainers pay for the seconds they computed (no-op for held ones).
     if (job.tReceived < until) nodes_.chargeCompute(job.trainer, std::min(job.tComputed, until) - job.tReceived);
 }
@@ -198,9 +205,31 @@ void Engine::send(int from, int to, double bytes, std::function<void()> delivere
     const Transfer tr = topo_.transfer(from, to, bytes);
     trafficCost_ += tr.price;
     bytes_ += bytes;
-    nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ);
+    nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ, Energy::Network);
+    chargeReceived(to, bytes);
     observer_->onMessage({0, from, to, now(), now() + tr.seconds, bytes, true});
     at(now() + tr.seconds, std::move(delivered));
+}
+
+void Engine::chargeReceived(int node, double bytes) {
+    // Only when spent: a node that receives for free is not touched.
+    if (const double j = topo_.entry(node).energy.perByteReceivedJ; j > 0)
+        nodes_.addEnergy(node, bytes * j, NodeRuntime::EnergyKind::Network);
+}
+
+void Engine::chargeAggregation(const AggregationRecord& record) {
+    if (record.participants <= 0 || !anyAggregationEnergy_ || record.aggregator.empty()) return;
+    const double updates = static_cast<double>(record.participants);
+    auto fold = [&](int node) {
+        if (const double j = topo_.entry(node).energy.perUpdateAggregatedJ; j > 0)
+            nodes_.addEnergy(node, updates * j, NodeRuntime::EnergyKind::Compute);
+    };
+    // Model averaging (regions): every regional server folds in every region's model.
+    if (record.level == 0 && !regionServers_.empty()) {
+        for (int r : regionServers_) fold(r);
+        return;
+    }
+    fold(topo_.indexOf(record.aggregator));
 }
 
 } // namespace fog

@@ -120,6 +120,11 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
         server_[i] = a;
     }
     for (int t : trainers) trainersOf_[server_[t]].push_back(t);
+    for (int i = 0; i < topo_.size(); ++i)
+        anyAggregationEnergy_ = anyAggregationEnergy_ || topo_.entry(i).energy.perUpdateAggregatedJ > 0;
+    if (syncInfo && syncInfo->shape == TreeShape::Regions)
+        for (int r : topo_.rootAggregators())
+            if (trainersOf_.count(r)) regionServers_.push_back(r);
 
     // Unknown names stay empty here: building the policy reports them.
     if (findSyncDescriptor(scenario_.sync.name)) syncParams_ = resolveSyncParams(scenario_.sync);
@@ -362,7 +367,11 @@ RunSummary Engine::finish() {
     summary_.aggregations = aggregations_;
     summary_.virtualTime = end;
     summary_.cost = costAt(end);
-    summary_.energyJ = nodes_.totalEnergy();
+    const EnergySplit energy = nodes_.energyAt(end);
+    summary_.energyJ = energy.total;
+    summary_.energyComputeJ = energy.compute;
+    summary_.energyNetworkJ = energy.network;
+    summary_.energyIdleJ = energy.idle;
     summary_.bytes = bytes_;
     summary_.samplesComputed = samplesComputed_;
     summary_.lostJobs = lostJobs_;
@@ -513,7 +522,12 @@ void Engine::reportAggregation(AggregationRecord record, const ParamsPtr& model)
     record.time = now();
     record.wallSeconds = wallNow() - wallStart_;
     record.cost = costAt(now());
-    record.energyJ = nodes_.totalEnergy();
+    chargeAggregation(record);
+    const EnergySplit energy = nodes_.energyAt(now());
+    record.energyJ = energy.total;
+    record.energyComputeJ = energy.compute;
+    record.energyNetworkJ = energy.network;
+    record.energyIdleJ = energy.idle;
     record.bytes = bytes_;
     record.learningRate = learningRate();
     ++aggregations_;

@@ -170,6 +170,10 @@ private:
     void onArrival(std::uint64_t jobId);
     void endJobCompute(const Job& job, double until);
     void writeJobIntervals(const Job& job, double until);
+    /// Energy per byte received (dispatch.cpp; per hop with contention).
+    void chargeReceived(int node, double bytes);
+    /// Energy of the updates an aggregation folds in (docs/emulator.md, "Energy").
+    void chargeAggregation(const AggregationRecord& record);
     double stepSeconds(int trainer, int batch);
     // flow_dispatch.cpp: jobs as state machines when transfers contend
     std::uint64_t dispatchFlows(const DispatchRequest& request);
@@ -221,6 +225,10 @@ private:
     std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
     std::vector<int> server_;      ///< node index -> serverOf (-1: none)
     std::map<int, std::vector<int>> trainersOf_; ///< aggregator -> trainersOf (built once)
+    /// Energy: the regional servers that fold every region's model at a level-0 aggregation
+    /// (sync shape Regions; empty otherwise), and whether any node spends per update.
+    std::vector<int> regionServers_;
+    bool anyAggregationEnergy_ = false;
     Rng selectionRng_{1};
 
     EventQueue queue_;

@@ -26,9 +26,12 @@ void Engine::chargeHop(const Network::HopBytes& h) {
     bytes_ += h.bytes;
     // The source pays its energy per byte on the bytes its own hop sent; every node that
     // forwards bytes (a relay, any intermediate hop) pays its energy per byte forwarded.
-    if (h.hop == 0) nodes_.addEnergy(h.source, h.bytes * topo_.entry(h.source).energy.perByteJ);
+    // The hop's receiver spends its energy per byte received on the same bytes.
+    using Energy = NodeRuntime::EnergyKind;
+    if (h.hop == 0) nodes_.addEnergy(h.source, h.bytes * topo_.entry(h.source).energy.perByteJ, Energy::Network);
     if (h.sender != h.source)
-        nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ);
+        nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ, Energy::Network);
+    if (h.receiver >= 0) chargeReceived(h.receiver, h.bytes);
 }
 
 void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
@@ -184,6 +187,7 @@ void Engine::onDownloaded(std::uint64_t jobId) {
             submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest);
     }
     job.tComputed = t;
+    nodes_.beginCompute(job.trainer, job.tReceived, job.tComputed);
     at(t, [this, jobId] { onComputed(jobId); });
 }
 

@@ -146,6 +146,8 @@ void NodeRuntime::touch(int n) {
     Slot& s = slots_[n];
     if (s.touched) return;
     s.touched = true;
+    s.account = static_cast<std::uint32_t>(accounts_.size());
+    accounts_.emplace_back();
     if (!touched_.empty() && touched_.back() > n) touchedSorted_ = false;
     touched_.push_back(n);
 }
@@ -170,6 +172,7 @@ void NodeRuntime::release(int n, double now) {
     // Billed per started second of each holding interval.
     const double bill = std::ceil(now - r.holdSince - 1e-9) * topo_.pricePerHour(n) / 3600.0;
     r.billed += bill;
+    accounts_[r.account].heldS += now - r.holdSince;
     const double p = pricePerSecond(n);
     holdingRate_ -= p;
     holdingRateSince_ -= p * r.holdSince;
@@ -218,19 +221,60 @@ bool NodeRuntime::costMayReach(double base, double t, double budget) const {
 
 // ---------------------------------------------------------------- energy and work
 
-void NodeRuntime::addEnergy(int n, double joules) {
+void NodeRuntime::addEnergy(int n, double joules, EnergyKind kind) {
     touch(n);
-    slots_[n].energy += joules;
+    EnergyAccount& a = accounts_[slots_[n].account];
+    a.total += joules;
+    (kind == EnergyKind::Compute ? a.compute : a.network) += joules;
 }
 
-double NodeRuntime::totalEnergy() const {
+void NodeRuntime::beginCompute(int n, double from, double to) {
+    touch(n);
+    EnergyAccount& a = accounts_[slots_[n].account];
+    a.computeFrom = from;
+    a.computeTo = to;
+}
+
+void NodeRuntime::endCompute(int n, double until) {
+    if (!slots_[n].touched) return;
+    EnergyAccount& a = accounts_[slots_[n].account];
+    if (a.computeFrom < until) a.computeS += std::min(a.computeTo, until) - a.computeFrom;
+    a.computeFrom = a.computeTo = kInf;
+}
+
+double NodeRuntime::idleSeconds(int n, double t) const {
+    // Held and not computing: a node computes only while held (a job starts on a held node
+    // and is cut when it goes offline), so the difference of the two integrals. Serverless
+    // nodes are never held.
+    const Slot& s = slots_[n];
+    if (serverless(n)) return 0.0;
+    const EnergyAccount& a = accounts_[s.account];
+    double held = a.heldS, computing = a.computeS;
+    if (s.holding && t > s.holdSince) held += t - s.holdSince;
+    if (a.computeFrom < t) computing += std::min(a.computeTo, t) - a.computeFrom;
+    return std::max(0.0, held - computing);
+}
+
+EnergySplit NodeRuntime::energyAt(double t) const {
     if (!touchedSorted_) {
         std::sort(touched_.begin(), touched_.end());
         touchedSorted_ = true;
     }
-    double energy = 0.0;
-    for (int i : touched_) energy += slots_[i].energy;
-    return energy;
+    // Node order, as before the split: with no idle power the total is bit for bit the old sum.
+    EnergySplit e;
+    for (int i : touched_) {
+        const EnergyAccount& a = accounts_[slots_[i].account];
+        double node = a.total;
+        if (const double w = topo_.entry(i).energy.idleW; w > 0) {
+            const double idle = w * idleSeconds(i, t);
+            node += idle;
+            e.idle += idle;
+        }
+        e.total += node;
+        e.compute += a.compute;
+        e.network += a.network;
+    }
+    return e;
 }
 
 Rng& NodeRuntime::computeRng(int n) {

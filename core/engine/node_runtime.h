@@ -1,7 +1,8 @@
 #pragma once
 // Every node's state while a run goes: availability (always on, two-state Markov, trace),
 // billing (per started second of each interval a node is held) and energy, plus the job a
-// trainer is running. Compact, so that a million devices fit: about 70 bytes a node; a
+// trainer is running. Compact, so that a million devices fit: about 60 bytes a node (and 56
+// more for its energy once it is used); a
 // node's random streams (2.5 KB each) exist only while it uses them: the few availability
 // draws most nodes make are computed straight from the stream's seed (no engine state), and
 // a node that has drawn often keeps its stream; the compute stream is created at the node's
@@ -11,6 +12,7 @@
 //
 // Threads: engine thread only.
 
+#include "core/system/metrics.h"
 #include "core/system/topology.h"
 #include "core/util/random.h"
 
@@ -62,9 +64,17 @@ public:
     /// O(1) a change), so that a budget check per event need not visit the nodes.
     bool costMayReach(double base, double t, double budget) const;
 
-    // ---- energy
-    void addEnergy(int n, double joules);
-    double totalEnergy() const;
+    // ---- energy (docs/emulator.md, "Energy"): compute (samples, aggregation), network
+    // (bytes sent, forwarded, received) and idle power integrated over the time a node is
+    // held and not computing.
+    enum class EnergyKind { Compute, Network };
+    void addEnergy(int n, double joules, EnergyKind kind);
+    /// Node n's current job computes from `from` to `to` (not idle then); endCompute closes it.
+    void beginCompute(int n, double from, double to);
+    /// The current job's computing ends at `until` (done, or cut there).
+    void endCompute(int n, double until);
+    /// Cumulative energy up to `t`, with the idle energy of the intervals still open.
+    EnergySplit energyAt(double t) const;
 
     // ---- work
     std::uint64_t job(int n) const { return slots_[n].job; }
@@ -83,17 +93,29 @@ private:
         double nextChange = std::numeric_limits<double>::infinity();
         double holdSince = 0.0;
         double billed = 0.0; ///< cost of closed holding intervals
-        double energy = 0.0;
         std::uint64_t job = 0;
         std::uint64_t jobsRun = 0;
         std::uint32_t traceIndex = 0;
         std::uint32_t availabilityDraws = 0; ///< engine outputs used from the stream
+        std::uint32_t account = 0;           ///< index into accounts_ (once touched)
         bool online = true;
         std::uint8_t forced = 0;
         bool acquired = false;
         bool holding = false;
         bool touched = false; ///< in touched_ (held or charged at least once)
     };
+
+    /// Energy of a node ever held or charged (touched): kept beside the compact slots.
+    struct EnergyAccount {
+        double total = 0.0;   ///< compute + network in the order spent (the figure before the split)
+        double compute = 0.0;
+        double network = 0.0;
+        double heldS = 0.0;    ///< closed holding intervals
+        double computeS = 0.0; ///< closed computing intervals
+        double computeFrom = std::numeric_limits<double>::infinity(); ///< the open one, if any
+        double computeTo = std::numeric_limits<double>::infinity();
+    };
+    double idleSeconds(int n, double t) const;
 
     double availabilityUniform(int n);
     double availabilityExponential(int n, double mean);
@@ -108,6 +130,7 @@ private:
     /// Availability streams kept after many draws (replayed from the seed before).
     std::vector<std::unique_ptr<Rng>> availability_;
     std::vector<std::unique_ptr<Rng>> compute_;
+    std::vector<EnergyAccount> accounts_;
     std::uint64_t availabilityStream_;
     /// Nodes ever held or charged; sorted lazily (sums must run in node order).
     mutable std::vector<int> touched_;

@@ -544,6 +544,22 @@ std::vector<NodeField> buildNodeSchema() {
            "J/byte", atLeast(0), std::nullopt,
            "spent for every byte the node forwards between its children and its parent (relays)")
         .omitDefault = true;
+    b.real("energy.idle_w", [](NodeSpec& n) -> double& { return n.energy.idleW; }, "W", atLeast(0),
+           std::nullopt,
+           "drawn while the node is held (online and billed: from its first use, aggregators from t = 0) "
+           "and not computing, i.e. idle, receiving or sending (the bytes cost their per-byte energy on "
+           "top); never offline; serverless nodes and relays are never held")
+        .omitDefault = true;
+    b.real("energy.per_byte_received_j", [](NodeSpec& n) -> double& { return n.energy.perByteReceivedJ; },
+           "J/byte", atLeast(0), std::nullopt,
+           "spent by the receiver for every byte received (per hop with topology.contention, as the "
+           "sender's bytes)")
+        .omitDefault = true;
+    b.real("energy.per_update_aggregated_j", [](NodeSpec& n) -> double& { return n.energy.perUpdateAggregatedJ; },
+           "J/update", atLeast(0), std::nullopt,
+           "spent by an aggregator for every model update or gradient it folds into an aggregation "
+           "(the participants of each aggregation record; discarded updates cost nothing)")
+        .omitDefault = true;
     {
         auto& f = b.section("link", true, "the link to the parent (else topology.default_link)");
         f.optional = true;

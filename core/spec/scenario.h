@@ -81,6 +81,9 @@ struct EnergySpec {
     double perSampleJ = 0.0; ///< joules per training sample computed
     double perByteJ = 0.0;   ///< joules per byte sent
     double perByteForwardedJ = 0.0; ///< joules per byte a node forwards (relays, hops on a path)
+    double idleW = 0.0;              ///< watts while held and not computing (docs/emulator.md, "Energy")
+    double perByteReceivedJ = 0.0;   ///< joules per byte received (per hop with contention)
+    double perUpdateAggregatedJ = 0.0; ///< joules per model update an aggregator folds in
 };
 
 struct LinkParams {

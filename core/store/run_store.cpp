@@ -99,6 +99,17 @@ CREATE TABLE cluster_policies(
   run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, bytes BLOB NOT NULL);
 )sql";
 
+// Schema 5: the energy split (AggregationRecord / RunSummary energyComputeJ, ...): NULL in
+// the rows of runs stored before it (read as NaN: not known).
+const char* kMigrateV4toV5 = R"sql(
+ALTER TABLE runs ADD COLUMN energy_compute_j REAL;
+ALTER TABLE runs ADD COLUMN energy_network_j REAL;
+ALTER TABLE runs ADD COLUMN energy_idle_j REAL;
+ALTER TABLE metrics ADD COLUMN energy_compute_j REAL;
+ALTER TABLE metrics ADD COLUMN energy_network_j REAL;
+ALTER TABLE metrics ADD COLUMN energy_idle_j REAL;
+)sql";
+
 const char* kInterruptedReason = "the process ended during the run";
 
 std::string isoNow() {
@@ -140,7 +151,7 @@ const char* kRunColumns =
     "stop_reason, sweep_id, repeat, sweep_config, rounds, aggregations, virtual_time, wall_seconds, "
     "cost, energy_j, bytes, final_test_loss, final_test_accuracy, best_test_accuracy, "
     "final_train_loss, samples_computed, lost_jobs, pid, host, metrics_produced, intervals_produced, "
-    "events_produced";
+    "events_produced, energy_compute_j, energy_network_j, energy_idle_j";
 
 } // namespace
 
@@ -292,6 +303,10 @@ void RunStore::migrate() {
         db_->exec(kMigrateV3toV4);
         version = 4;
     }
+    if (version == 4) {
+        db_->exec(kMigrateV4toV5);
+        version = 5;
+    }
     db_->exec("PRAGMA user_version = " + std::to_string(version));
     tx.commit();
     schemaVersion_ = version;
@@ -319,10 +334,12 @@ void RunStore::markInterrupted() {
         const RunSummary& r = got.summary;
         SqliteStmt f(*db_, "UPDATE runs SET rounds = ?2, aggregations = ?3, virtual_time = ?4, wall_seconds = ?5, "
                            "cost = ?6, energy_j = ?7, bytes = ?8, final_test_loss = ?9, final_test_accuracy = ?10, "
-                           "best_test_accuracy = ?11, final_train_loss = ?12, lost_jobs = ?13 WHERE id = ?1");
+                           "best_test_accuracy = ?11, final_train_loss = ?12, lost_jobs = ?13, "
+                           "energy_compute_j = ?14, energy_network_j = ?15, energy_idle_j = ?16 WHERE id = ?1");
         f.bind(1, id).bind(2, r.rounds).bind(3, r.aggregations).bind(4, r.virtualTime).bind(5, r.wallSeconds);
         f.bind(6, r.cost).bind(7, r.energyJ).bind(8, r.bytes).bind(9, r.finalTestLoss).bind(10, r.finalTestAccuracy);
-        f.bind(11, r.bestTestAccuracy).bind(12, r.finalTrainLoss).bind(13, r.lostJobs).run();
+        f.bind(11, r.bestTestAccuracy).bind(12, r.finalTrainLoss).bind(13, r.lostJobs);
+        f.bind(14, r.energyComputeJ).bind(15, r.energyNetworkJ).bind(16, r.energyIdleJ).run();
     }
 }
 
@@ -365,13 +382,14 @@ void RunStore::appendBatch(std::int64_t run, const std::vector<AggregationRecord
             next.bind(1, run);
             next.step();
             std::int64_t seq = next.integer(0);
-            SqliteStmt s(*db_, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+            SqliteStmt s(*db_, "INSERT INTO metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)");
             for (; r < records.size() && budget > 0; ++r, --budget) {
                 const auto& m = records[r];
                 s.bind(1, run).bind(2, ++seq).bind(3, m.round).bind(4, m.level).bind(5, m.aggregator);
                 s.bind(6, m.time).bind(7, m.wallSeconds).bind(8, m.trainLoss).bind(9, m.participants);
                 s.bind(10, m.learningRate).bind(11, m.cost).bind(12, m.energyJ).bind(13, m.bytes);
                 s.bind(14, m.meanStaleness).bind(15, m.maxStaleness).bind(16, m.testLoss).bind(17, m.testAccuracy);
+                s.bind(18, m.energyComputeJ).bind(19, m.energyNetworkJ).bind(20, m.energyIdleJ);
                 s.run();
             }
         }
@@ -434,12 +452,14 @@ void RunStore::finishRun(std::int64_t run, const RunSummary& r) {
     SqliteStmt s(*db_, "UPDATE runs SET status = ?2, stop_reason = ?3, ended_at = ?4, rounds = ?5, "
                        "aggregations = ?6, virtual_time = ?7, wall_seconds = ?8, cost = ?9, energy_j = ?10, "
                        "bytes = ?11, final_test_loss = ?12, final_test_accuracy = ?13, best_test_accuracy = ?14, "
-                       "final_train_loss = ?15, samples_computed = ?16, lost_jobs = ?17 WHERE id = ?1");
+                       "final_train_loss = ?15, samples_computed = ?16, lost_jobs = ?17, energy_compute_j = ?18, "
+                       "energy_network_j = ?19, energy_idle_j = ?20 WHERE id = ?1");
     s.bind(1, run).bind(2, std::string(toString(r.status))).bind(3, r.stopReason).bind(4, isoNow());
     s.bind(5, r.rounds).bind(6, r.aggregations).bind(7, r.virtualTime).bind(8, r.wallSeconds);
     s.bind(9, r.cost).bind(10, r.energyJ).bind(11, r.bytes).bind(12, r.finalTestLoss);
     s.bind(13, r.finalTestAccuracy).bind(14, r.bestTestAccuracy).bind(15, r.finalTrainLoss);
     s.bind(16, r.samplesComputed).bind(17, r.lostJobs);
+    s.bind(18, r.energyComputeJ).bind(19, r.energyNetworkJ).bind(20, r.energyIdleJ);
     s.run();
 }
 
@@ -497,6 +517,9 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
     r.summary.finalTrainLoss = s.real(24);
     r.summary.samplesComputed = s.integer(25);
     r.summary.lostJobs = static_cast<int>(s.integer(26));
+    r.summary.energyComputeJ = s.real(32);
+    r.summary.energyNetworkJ = s.real(33);
+    r.summary.energyIdleJ = s.real(34);
     if (r.status == "running" && s.text(28) == hostName() && !processAlive(s.integer(27))) {
         // Killed, and not yet marked (a read-only database, or killed since we opened it).
         r.status = "interrupted";
@@ -513,7 +536,8 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
 
 void RunStore::summaryFromRows(StoredRun& r) const {
     // Called with mutex_ held. The last metric row carries the cumulative figures.
-    SqliteStmt last(*db_, "SELECT round, time, wall_seconds, cost, energy_j, bytes, train_loss FROM metrics "
+    SqliteStmt last(*db_, "SELECT round, time, wall_seconds, cost, energy_j, bytes, train_loss, energy_compute_j, "
+                          "energy_network_j, energy_idle_j FROM metrics "
                           "WHERE run_id = ?1 ORDER BY seq DESC LIMIT 1");
     last.bind(1, r.id);
     if (!last.step()) return;
@@ -525,6 +549,9 @@ void RunStore::summaryFromRows(StoredRun& r) const {
     r.summary.energyJ = last.real(4);
     r.summary.bytes = last.real(5);
     r.summary.finalTrainLoss = last.real(6);
+    r.summary.energyComputeJ = last.real(7);
+    r.summary.energyNetworkJ = last.real(8);
+    r.summary.energyIdleJ = last.real(9);
     SqliteStmt agg(*db_, "SELECT count(*), max(test_accuracy) FROM metrics WHERE run_id = ?1");
     agg.bind(1, r.id);
     if (agg.step()) {
@@ -572,7 +599,8 @@ std::vector<AggregationRecord> RunStore::metrics(std::int64_t run) const {
     std::lock_guard lock(mutex_);
     SqliteStmt s(*db_, "SELECT round, level, aggregator, time, wall_seconds, train_loss, participants, "
                        "learning_rate, cost, energy_j, bytes, mean_staleness, max_staleness, test_loss, "
-                       "test_accuracy FROM metrics WHERE run_id = ?1 ORDER BY seq");
+                       "test_accuracy, energy_compute_j, energy_network_j, energy_idle_j FROM metrics "
+                       "WHERE run_id = ?1 ORDER BY seq");
     s.bind(1, run);
     std::vector<AggregationRecord> out;
     while (s.step()) {
@@ -592,6 +620,9 @@ std::vector<AggregationRecord> RunStore::metrics(std::int64_t run) const {
         r.maxStaleness = static_cast<int>(s.integer(12));
         r.testLoss = s.real(13);
         r.testAccuracy = s.real(14);
+        r.energyComputeJ = s.real(15);
+        r.energyNetworkJ = s.real(16);
+        r.energyIdleJ = s.real(17);
         out.push_back(std::move(r));
     }
     return out;

@@ -15,7 +15,7 @@
 
 namespace fog {
 
-inline constexpr int kStoreSchemaVersion = 4;
+inline constexpr int kStoreSchemaVersion = 5;
 
 /// Rows of a run, per table: as produced by the engine or as found in the database.
 struct RowCounts {

@@ -114,6 +114,7 @@ std::string encodeCaptured(const CapturedRun& run) {
         w.pod<std::int32_t>(r.round), w.pod<std::int32_t>(r.level), w.str(r.aggregator);
         w.pod(r.time), w.pod(r.wallSeconds), w.pod(r.trainLoss), w.pod<std::int32_t>(r.participants);
         w.pod(r.learningRate), w.pod(r.cost), w.pod(r.energyJ), w.pod(r.bytes), w.pod(r.meanStaleness);
+        w.pod(r.energyComputeJ), w.pod(r.energyNetworkJ), w.pod(r.energyIdleJ);
         w.pod<std::int32_t>(r.maxStaleness), w.pod(r.testLoss), w.pod(r.testAccuracy);
     }
     w.pod<std::uint64_t>(run.intervals.size());
@@ -124,6 +125,7 @@ std::string encodeCaptured(const CapturedRun& run) {
     const auto& s = run.summary;
     w.pod<std::int32_t>(static_cast<int>(s.status)), w.str(s.stopReason), w.pod<std::int32_t>(s.rounds);
     w.pod<std::int32_t>(s.aggregations), w.pod(s.virtualTime), w.pod(s.wallSeconds), w.pod(s.cost), w.pod(s.energyJ);
+    w.pod(s.energyComputeJ), w.pod(s.energyNetworkJ), w.pod(s.energyIdleJ);
     w.pod(s.bytes), w.pod(s.finalTestLoss), w.pod(s.finalTestAccuracy), w.pod(s.bestTestAccuracy);
     w.pod(s.finalTrainLoss), w.pod<std::int64_t>(s.samplesComputed), w.pod<std::int32_t>(s.lostJobs);
     w.pod(kMagic);
@@ -145,6 +147,7 @@ CapturedRun decodeCaptured(const std::string& bytes) {
         a.time = r.pod<double>(), a.wallSeconds = r.pod<double>(), a.trainLoss = r.pod<double>();
         a.participants = r.pod<std::int32_t>(), a.learningRate = r.pod<double>(), a.cost = r.pod<double>();
         a.energyJ = r.pod<double>(), a.bytes = r.pod<double>(), a.meanStaleness = r.pod<double>();
+        a.energyComputeJ = r.pod<double>(), a.energyNetworkJ = r.pod<double>(), a.energyIdleJ = r.pod<double>();
         a.maxStaleness = r.pod<std::int32_t>(), a.testLoss = r.pod<double>(), a.testAccuracy = r.pod<double>();
     }
     run.intervals.resize(r.count());
@@ -168,7 +171,9 @@ CapturedRun decodeCaptured(const std::string& bytes) {
     s.status = static_cast<RunStatus>(status);
     s.stopReason = r.str(), s.rounds = r.pod<std::int32_t>(), s.aggregations = r.pod<std::int32_t>();
     s.virtualTime = r.pod<double>(), s.wallSeconds = r.pod<double>(), s.cost = r.pod<double>();
-    s.energyJ = r.pod<double>(), s.bytes = r.pod<double>(), s.finalTestLoss = r.pod<double>();
+    s.energyJ = r.pod<double>();
+    s.energyComputeJ = r.pod<double>(), s.energyNetworkJ = r.pod<double>(), s.energyIdleJ = r.pod<double>();
+    s.bytes = r.pod<double>(), s.finalTestLoss = r.pod<double>();
     s.finalTestAccuracy = r.pod<double>(), s.bestTestAccuracy = r.pod<double>(), s.finalTrainLoss = r.pod<double>();
     s.samplesComputed = r.pod<std::int64_t>(), s.lostJobs = r.pod<std::int32_t>();
     if (r.pod<std::uint32_t>() != kMagic || r.pos != bytes.size()) throw std::runtime_error("captured run: trailing data");

@@ -27,11 +27,20 @@ struct AggregationRecord {
     double learningRate = 0.0;
     double cost = 0.0;        ///< cumulative: machine time billed + traffic
     double energyJ = 0.0;     ///< cumulative
+    /// energyJ split (cumulative; NaN when not known, e.g. a run stored before the split):
+    /// computing (samples, aggregation), the network (bytes sent, forwarded, received) and
+    /// idle power while held; their sum is energyJ up to rounding.
+    double energyComputeJ = 0.0, energyNetworkJ = 0.0, energyIdleJ = 0.0;
     double bytes = 0.0;       ///< cumulative bytes moved over links
     double meanStaleness = 0.0;
     int maxStaleness = 0;
     double testLoss = kNaN;     ///< set on evaluation rounds
     double testAccuracy = kNaN;
+};
+
+/// Cumulative energy and its split (AggregationRecord, RunSummary).
+struct EnergySplit {
+    double total = 0.0, compute = 0.0, network = 0.0, idle = 0.0;
 };
 
 enum class NodeState { Idle, Receiving, Computing, Sending, Offline };
@@ -100,6 +109,7 @@ struct RunSummary {
     double wallSeconds = 0.0;
     double cost = 0.0;
     double energyJ = 0.0;
+    double energyComputeJ = 0.0, energyNetworkJ = 0.0, energyIdleJ = 0.0; ///< as in AggregationRecord
     double bytes = 0.0;
     double finalTestLoss = kNaN;
     double finalTestAccuracy = kNaN;

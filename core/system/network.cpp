@@ -102,7 +102,7 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
     x.hops = topo_.path(from, to);
     if (x.hops.empty()) {
         // No link on the path: instantaneous and free, the bytes count once (docs/network.md).
-        charge_({from, from, 0, bytes, nullptr});
+        charge_({from, from, 0, bytes, nullptr, to});
         observer_->onMessage({id, from, to, now, now, bytes, model});
         schedule_(now, [this, id, now] { hopArrived(id, now); });
         return id;
@@ -231,7 +231,7 @@ void Network::hopSent(int f, double now, bool steady, double rate) {
     const PathHop& h = x.hops[x.hop];
     const LinkParams& l = *h.link;
     const double mbps = h.up ? l.bandwidthUpMbps : l.bandwidthDownMbps;
-    charge_({x.from, h.sender, static_cast<int>(x.hop), x.bytes, h.link});
+    charge_({x.from, h.sender, static_cast<int>(x.hop), x.bytes, h.link, h.receiver});
     // Topology::transfer's term for this hop, summed in the same way.
     x.acc += l.latencyMs / 1000.0 + x.bytes * 8.0 / (mbps * 1e6);
     // Undisturbed: one rate from start to end, the link's whole bandwidth.
@@ -267,7 +267,7 @@ void Network::cut(std::uint64_t id, double now) {
         const int f = x.flow;
         const double sent = flows_[static_cast<std::size_t>(f)].bits - bitsLeft(f, now);
         const PathHop& h = x.hops[x.hop];
-        charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link});
+        charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link, h.receiver});
         const int c = flows_[static_cast<std::size_t>(f)].cls;
         std::vector<int> dirty;
         removeFlow(f, dirty);
@@ -288,7 +288,7 @@ void Network::finish(double now) {
             const PathHop& h = x.hops[x.hop];
             const double sent =
                 flows_[static_cast<std::size_t>(x.flow)].bits - bitsLeft(x.flow, now);
-            charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link});
+            charge_({x.from, h.sender, static_cast<int>(x.hop), sent / 8.0, h.link, h.receiver});
         }
         observer_->onMessageEnd(id, now, false);
     }

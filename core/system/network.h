@@ -40,6 +40,7 @@ class Network {
         int hop = 0;     ///< position on the path (0: the source's own hop)
         double bytes = 0.0;
         const LinkParams* link = nullptr; ///< null: a path with no link (instantaneous, free)
+        int receiver = -1; ///< the hop's receiver (a path with no link: the destination)
     };
     using Charge = std::function<void(const HopBytes&)>;
 

@@ -35,7 +35,7 @@ QStringList cursorValueLines(const QCustomPlot* plot, double key) {
     QStringList lines;
     for (int i = 0; i < plot->graphCount(); ++i) {
         const QCPGraph* g = plot->graph(i);
-        if (isRawGraph(g) || g->name().isEmpty() || g->data()->isEmpty()) continue;
+        if (isRawGraph(g) || g->name().isEmpty() || g->data()->isEmpty() || !g->visible()) continue;
         const double v = valueAt(g, key);
         if (std::isnan(v)) continue;
         lines << QString("%1: %2").arg(g->name()).arg(v, 0, 'g', 5);

@@ -380,6 +380,11 @@ void LivePlots::updateFigures() {
     row(tr("wall-clock time"), tr("%1 s").arg(last->wallSeconds, 0, 'f', 1));
     row(tr("cost"), QString::number(last->cost, 'f', 4));
     row(tr("energy"), tr("%1 kJ").arg(last->energyJ / 1000.0, 0, 'f', 2));
+    if (last->energyJ > 0 && !std::isnan(last->energyComputeJ + last->energyNetworkJ + last->energyIdleJ))
+        row(tr("&nbsp;&nbsp;compute / network / idle"), tr("%1 / %2 / %3 kJ")
+                                                        .arg(last->energyComputeJ / 1000.0, 0, 'f', 2)
+                                                        .arg(last->energyNetworkJ / 1000.0, 0, 'f', 2)
+                                                        .arg(last->energyIdleJ / 1000.0, 0, 'f', 2));
     if (evaluated)
         row(tr("test accuracy"), tr("%1% (round %2)").arg(evaluated->testAccuracy * 100, 0, 'f', 2).arg(evaluated->round));
     row(tr("mean round time"), tr("%1 s").arg(last->time / rounds, 0, 'g', 4));

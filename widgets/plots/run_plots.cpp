@@ -1,5 +1,6 @@
 #include "widgets/plots/run_plots.h"
 
+#include "widgets/plots/energy_split.h"
 #include "widgets/plots/qcustomplot.h"
 
 #include <algorithm>
@@ -188,6 +189,7 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         for (std::size_t i = 0; i < series.size(); ++i)
             addRawGraph(plot, series[i].metrics, kind, o,
                         series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), series[i].label);
+    if (kind == PlotKind::Energy) addEnergySplitGraphs(plot, series, o);
     if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
         auto* line = new QCPItemStraightLine(plot);
         line->point1->setCoords(0, o.expectedRoundTime);
@@ -299,6 +301,7 @@ void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<Aggregat
     g->setProperty("lastTime", prev);
     g->addData(xs, ys, true);
     markSparsePoints(g);
+    if (kind == PlotKind::Energy) appendEnergySplit(plot, seriesIndex, records, o);
 }
 
 namespace {

@@ -479,6 +479,17 @@ void PropertyInspector::buildMemberFields() {
         [](const NodeSpec& n) { return n.energy.perByteForwardedJ; },
         [](NodeSpec& n, double v) { n.energy.perByteForwardedJ = v; });
     numberEdit(
+        "energy.per_byte_received_j", tr("Energy per byte received (J)"), OnMember,
+        [](const NodeSpec& n) { return n.energy.perByteReceivedJ; },
+        [](NodeSpec& n, double v) { n.energy.perByteReceivedJ = v; });
+    numberEdit(
+        "energy.idle_w", tr("Idle power (W)"), OnMember, [](const NodeSpec& n) { return n.energy.idleW; },
+        [](NodeSpec& n, double v) { n.energy.idleW = v; });
+    numberEdit(
+        "energy.per_update_aggregated_j", tr("Energy per update aggregated (J)"), OnMember,
+        [](const NodeSpec& n) { return n.energy.perUpdateAggregatedJ; },
+        [](NodeSpec& n, double v) { n.energy.perUpdateAggregatedJ = v; });
+    numberEdit(
         "data_share", tr("Data share (relative)"), OnMember,
         [](const NodeSpec& n) { return n.dataShare.min; },
         [](NodeSpec& n, double v) { setLower(n, n.dataShare, v); });
