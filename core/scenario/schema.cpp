@@ -445,8 +445,7 @@ void addNodeAggregateFields(Builder<NodeSpec>& b) {
             if (!n.aggregate) n.aggregate = AggregateSpec{};
             n.aggregate.value().*member = static_cast<int>(std::get<double>(v));
         };
-        f.omitDefault = true;
-        return &f;
+        return &f; // written by emitAggregate, only when not the default
     };
     integer("aggregate.local_steps", &AggregateSpec::localSteps, 0, 0,
             "fedavg: local steps per dispatch to a trainer child; 0: training.local_steps / "
