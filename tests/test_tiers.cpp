@@ -8,6 +8,13 @@
 #include "core/policies/policy_descriptor.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/schema.h"
+#include "widgets/document/scenario_document.h"
+#include "widgets/plots/live_plots.h"
+#include "widgets/plots/qcustomplot.h"
+#include "widgets/topology/property_inspector.h"
+
+#include <QComboBox>
+#include <QLineEdit>
 
 #include <QtTest>
 
@@ -298,6 +305,66 @@ private Q_SLOTS:
             QVERIFY(std::abs(a.records[i].time + shift - b.records[i].time) < 1e-9);
             QCOMPARE(a.records[i].bytes + 2e6, b.records[i].bytes); // the two initial models
         }
+    }
+
+    void inspectorEditsTheAggregation() {
+        // The inspector shows an aggregator's own policy and writes what is edited into its
+        // aggregate: map (one undo step each); a trainer has no such fields.
+        ScenarioDocument doc;
+        doc.setScenario(loadScenarioText(tree("", "", "{sync: fedavg, local_steps: 2, rounds: 2}", false), "tiers.yaml"));
+        PropertyInspector inspector(&doc);
+        inspector.setSelection({"edge"}, {});
+        QVERIFY(inspector.isFieldVisible("aggregate"));
+        QVERIFY(inspector.isFieldVisible("aggregate.sync"));
+        auto* sync = qobject_cast<QComboBox*>(inspector.editor("aggregate.sync"));
+        QVERIFY(sync);
+        QCOMPARE(sync->currentText(), QString("fedavg"));
+        QVERIFY(!sync->toolTip().isEmpty()); // the schema's help
+        sync->setCurrentIndex(sync->findText("n-sync"));
+        Q_EMIT sync->activated(sync->currentIndex());
+        auto* params = qobject_cast<QLineEdit*>(inspector.editor("aggregate.params"));
+        QVERIFY(params);
+        params->setText("n=1");
+        params->setModified(true);
+        Q_EMIT params->editingFinished();
+        const NodeSpec& edge = doc.scenario().topology.nodes[1];
+        QVERIFY(edge.aggregate.has_value());
+        QCOMPARE(edge.aggregate->sync, std::string("n-sync"));
+        QCOMPARE(edge.aggregate->params.at("n"), 1.0);
+        QCOMPARE(edge.aggregate->rounds, 2);
+        inspector.setSelection({"pa"}, {});
+        QVERIFY(!inspector.isFieldVisible("aggregate"));
+        QVERIFY(!inspector.isFieldVisible("aggregate.sync"));
+    }
+
+    void plotsOfferEveryLevel() {
+        // A four-level run: the level selector offers 0, 1 and 2, and level 2 adds the edges'
+        // training losses to the loss plot.
+        const Scenario s = loadScenarioText(tree("{sync: fedavg}", "{sync: fedavg}",
+                                                 "{sync: fedavg, local_steps: 2, rounds: 2}", false, 2),
+                                            "tiers.yaml");
+        Recorder rec;
+        runScenario(s, rec);
+        LivePlots plots;
+        plots.showRun("tiers", s, rec.records);
+        QCOMPARE(plots.levels(), (std::vector<int>{0, 1, 2}));
+        QComboBox* levels = nullptr;
+        for (auto* c : plots.findChildren<QComboBox*>())
+            if (c->toolTip().startsWith("Training loss of which aggregation level")) levels = c;
+        QVERIFY(levels);
+        QCOMPARE(levels->count(), 3);
+        QCOMPARE(levels->itemData(2).toInt(), 2);
+        int finite = 0;
+        for (const auto& r : rec.level(2)) finite += std::isfinite(r.trainLoss);
+        QVERIFY(finite > 0);
+        plots.setShownLevel(2);
+        QTRY_VERIFY([&] {
+            QCustomPlot* loss = plots.plot(LivePlots::Panel::Loss);
+            for (int i = 0; i < loss->graphCount(); ++i)
+                if (loss->graph(i)->name() == "train, level 2")
+                    return loss->graph(i)->dataCount() == finite;
+            return false;
+        }());
     }
 
     void untieredTreesUnchanged() {
