@@ -282,6 +282,29 @@ private Q_SLOTS:
         }
     }
 
+    // Preset 10: four tiers with a policy per tier. Ending a region round at its first edge
+    // (n-sync n = 1) is slower and dearer to 80% than waiting for all three, in both
+    // repeats; selecting 3 of 4 phones per edge round spends less energy than all 4;
+    // every tier reports its own level.
+    void fourTiers() {
+        if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
+        for (int repeat = 0; repeat < 2; ++repeat) {
+            const Outcome base = runPreset("four-tier.yaml", {}, repeat, 0.80, "base");
+            const Outcome first = runPreset("four-tier.yaml", {}, repeat, 0.80, "region-first-edge");
+            qInfo("%s", qPrintable(describe("base", base)));
+            qInfo("%s", qPrintable(describe("region-first-edge", first)));
+            QVERIFY(base.reach && first.reach);
+            QVERIFY(base.reach->time < first.reach->time);
+            QVERIFY(base.reach->cost < first.reach->cost);
+            QVERIFY(!base.rec.level(1).empty() && !base.rec.level(2).empty() && base.rec.level(3).empty());
+            if (repeat > 0) continue;
+            const Outcome all = runPreset("four-tier.yaml", {}, repeat, 0.80, "edge-all-phones");
+            qInfo("%s", qPrintable(describe("edge-all-phones", all)));
+            QVERIFY(all.reach);
+            QVERIFY(base.reach->energyJ < all.reach->energyJ);
+        }
+    }
+
     // Preset 8: 1,000 devices under 10 edge sites. The topology has that shape; every site
     // aggregates; selecting 4x more phones per site costs about 4x the energy and traffic
     // but barely changes accuracy.

@@ -7,6 +7,7 @@
 #include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
+#include "core/policies/tiered.h"
 
 #include <algorithm>
 #include <chrono>
@@ -112,7 +113,9 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // Single-server policies talk to every trainer of the tree; aggregators below the
     // server relay (store and forward along the links). The others use nearest aggregators.
     const PolicyInfo* syncInfo = findSyncPolicy(scenario_.sync.name);
-    const bool relay = syncInfo && syncInfo->shape == TreeShape::SingleServer;
+    // A tiered tree (core/policies/tiered.h): every aggregator serves the trainers right under it.
+    const bool tiered = isTiered(scenario_.topology);
+    const bool relay = !tiered && syncInfo && syncInfo->shape == TreeShape::SingleServer;
     server_.assign(topo_.size(), -1);
     for (int i = 0; i < topo_.size(); ++i) {
         int a = topo_.aggregator(i);
@@ -129,7 +132,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // Unknown names stay empty here: building the policy reports them.
     if (findSyncDescriptor(scenario_.sync.name)) syncParams_ = resolveSyncParams(scenario_.sync);
     if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);
-    sync_ = makeSyncPolicy(scenario_.sync, *this);
+    sync_ = tiered ? makeTieredPolicy(scenario_, *this) : makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
     pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
 

@@ -39,6 +39,7 @@ FOG_SYNC_POLICY(fullySyncPolicy) {
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
         d.barrier = {BarrierKind::FullySync, ""};
+        d.level = {true, true, "", ""};
         return d;
     }();
     return d;

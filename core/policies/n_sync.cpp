@@ -46,6 +46,7 @@ FOG_SYNC_POLICY(nSyncPolicy) {
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
         d.barrier = {BarrierKind::FirstK, "n"};
+        d.level = {true, true, "n", ""};
         return d;
     }();
     return d;

@@ -45,6 +45,19 @@ struct PolicyTreeFacts {
     bool nested = false;            ///< some aggregator has an aggregator above it
 };
 
+/// How a sync policy runs as one aggregator's policy in a tiered tree (docs/policies.md,
+/// "Per-level policies"). Not usable: a policy that is a tree of its own (hierarchical,
+/// model averaging) or needs more than one round barrier (async, n-batch-sync, planners).
+struct LevelUse {
+    bool usable = false;
+    /// Trainer children send one mini-batch gradient and the aggregator takes an optimiser
+    /// step; otherwise they run local SGD and send the change. Aggregator children always
+    /// send the change of their model since they received it.
+    bool gradient = false;
+    std::string firstKey;    ///< parameter: the round ends at the first n deliveries; empty: all
+    std::string deadlineKey; ///< parameter: seconds after which late children are dropped (0 = none)
+};
+
 struct SyncPolicyDescriptor {
     PolicyInfo info;  ///< name, summary, source, parameters, tree shape (what the GUI shows)
     int order = 0;    ///< position in lists (GUI, CLI, messages): ascending
@@ -58,6 +71,8 @@ struct SyncPolicyDescriptor {
     /// Refuses a tree at validation: the message (after "sync.policy "), or empty when the
     /// tree is accepted. nullptr: the default check of info.shape (treeShapeRefusal).
     std::string (*refuseTree)(const std::string& name, const PolicyTreeFacts& tree) = nullptr;
+    /// As one aggregator's policy in a tiered tree.
+    LevelUse level;
 };
 
 struct SelectionPolicyDescriptor {

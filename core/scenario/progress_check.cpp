@@ -1,6 +1,7 @@
 #include "core/scenario/progress_check.h"
 
 #include "core/policies/policy_descriptor.h"
+#include "core/policies/tiered.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ class ShapeCheck {
 
     void run() {
         const PolicyInfo* info = findSyncPolicy(s_.sync.name);
-        if (!info) return;
+        if (!info || isTiered(s_.topology)) return; // tiered trees: core/scenario/tier_check.h
         collect();
         if (!resolveAggregators()) return;
 

@@ -5,6 +5,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/data/regular_file.h"
+#include "core/scenario/aggregate_io.h"
 #include "core/scenario/events_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/schema.h"
@@ -332,6 +333,8 @@ void readNode(MapReader& m, NodeSpec& s) {
             if (n.group && r.require("count", "how many members")) r.get("count", n.count);
         } else if (p == "position") {
             if (r.has("position")) readPosition(ctx, r.node("position"), r.pathOf("position"), n);
+        } else if (p == "aggregate") { // core/scenario/aggregate_io.h
+            if (r.has("aggregate")) readAggregate(ctx, r.node("aggregate"), r.pathOf("aggregate"), n);
         } else if (p == "availability.offline") {
             std::vector<AvailabilitySpec::Interval> offline;
             forEachItem(ctx, r.node("offline"), r.pathOf("offline"),
@@ -1041,6 +1044,8 @@ void emitNode(YAML::Emitter& out, const NodeSpec& n) {
             if (x.hasPosition)
                 o << YAML::Key << "position" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(x.x)
                   << num(x.y) << YAML::EndSeq;
+        } else if (p == "aggregate") {
+            if (x.aggregate) emitAggregate(o, *x.aggregate);
         } else if (p == "availability.offline") {
             if (!x.availability.file.empty() && x.availability.offline.empty()) return true; // a trace file
             o << YAML::Key << "offline" << YAML::Value << YAML::Flow << YAML::BeginSeq;

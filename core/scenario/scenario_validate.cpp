@@ -6,8 +6,10 @@
 
 #include "core/data/dataset.h"
 #include "core/policies/policy_descriptor.h"
+#include "core/policies/tiered.h"
 #include "core/scenario/progress_check.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/tier_check.h"
 #include "core/scenario/yaml_reader.h"
 
 #include <algorithm>
@@ -867,14 +869,18 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     checkModel(c, s.model, s.data, size);
     checkFields(c, s, "training");
     checkTraining(c, s.training);
-    if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()))
+    // A tiered tree checks every aggregator's policy against its children instead (tier_check.h).
+    const bool tiered = isTiered(s.topology);
+    if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()) && !tiered)
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
-    checkSelectionFitsSync(c, s.selection, s.sync);
+    if (!tiered) checkSelectionFitsSync(c, s.selection, s.sync);
     checkFields(c, s, "stop");
     checkFields(c, s, "evaluation");
     checkStop(c, s.stop);
-    return addProgressProblems(s, c.take()); // trees where the sync policy leaves trainers unused
+    auto problems = c.take();
+    if (tiered && tree.reliable) addTierProblems(s, problems);
+    return addProgressProblems(s, std::move(problems)); // trees where the sync policy leaves trainers unused
 }
 
 } // namespace fog

@@ -401,6 +401,62 @@ void addNodeLinkFields(Builder<NodeSpec>& b) {
     }
 }
 
+/// `aggregate:` of a tiered tree (core/policies/tiered.h). The map is read and written by
+/// core/scenario/aggregate_io.cpp (the policies' parameters are keys of it); its fixed keys
+/// are listed here with accessors, for the studio's editors and the key reference.
+void addNodeAggregateFields(Builder<NodeSpec>& b) {
+    {
+        auto& f = b.section("aggregate", true,
+                            "aggregators: the sync and selection policy this aggregator runs with its "
+                            "children, with their parameters, e.g. {sync: n-sync, n: 2, selection: random-k, "
+                            "k: 5}; makes the run tiered (docs/policies.md, Per-level policies)");
+        f.optional = true;
+        f.custom = true;
+        f.present = [](const NodeSpec& n) { return n.aggregate.has_value(); };
+        f.setPresent = [](NodeSpec& n, bool on) {
+            if (on && !n.aggregate) n.aggregate = AggregateSpec{};
+            if (!on) n.aggregate.reset();
+        };
+    }
+    auto text = [&](const char* path, std::string AggregateSpec::*member, const char* help) {
+        auto& f = b.add(path, FieldType::Text, help);
+        f.get = [member](const NodeSpec& n) -> FieldValue {
+            return n.aggregate ? n.aggregate.value().*member : std::string();
+        };
+        f.set = [member](NodeSpec& n, const FieldValue& v) {
+            if (!n.aggregate) n.aggregate = AggregateSpec{};
+            n.aggregate.value().*member = std::get<std::string>(v);
+        };
+        f.omitEmpty = true;
+        return &f;
+    };
+    text("aggregate.sync", &AggregateSpec::sync, "its sync policy (fully-sync, n-sync or fedavg); absent: sync.policy")
+        ->defaultNote = "absent: the scenario's sync";
+    text("aggregate.selection", &AggregateSpec::selection, "its selection policy; absent: selection.policy")
+        ->defaultNote = "absent: the scenario's selection";
+    auto integer = [&](const char* path, int AggregateSpec::*member, int def, double min, const char* help) {
+        auto& f = b.add(path, FieldType::Integer, help);
+        f.min = atLeast(min);
+        f.max = atMost(1000000);
+        f.get = [member, def](const NodeSpec& n) -> FieldValue {
+            return static_cast<double>(n.aggregate ? n.aggregate.value().*member : def);
+        };
+        f.set = [member](NodeSpec& n, const FieldValue& v) {
+            if (!n.aggregate) n.aggregate = AggregateSpec{};
+            n.aggregate.value().*member = static_cast<int>(std::get<double>(v));
+        };
+        return &f; // written by emitAggregate, only when not the default
+    };
+    integer("aggregate.local_steps", &AggregateSpec::localSteps, 0, 0,
+            "fedavg: local steps per dispatch to a trainer child; 0: training.local_steps / "
+            "local_epochs (fully-sync and n-sync take one gradient)")
+        ->unit = "steps";
+    integer("aggregate.rounds", &AggregateSpec::rounds, 1, 1,
+            "rounds it runs each time its parent sends it the model (tau2 of hierarchical FL, P of "
+            "model averaging)")
+        ->unit = "rounds";
+}
+
 /// The keys of a node or group entry in the order the writer puts them in the file (and the
 /// reader asks for them, so "expected one of" lists follow the file too).
 std::vector<NodeField> buildNodeSchema() {
@@ -571,6 +627,7 @@ std::vector<NodeField> buildNodeSchema() {
     }
     addNodeLinkFields(b);
     addNodeTraceFields(b);
+    addNodeAggregateFields(b);
     return std::move(b.fields);
 }
 
@@ -807,6 +864,7 @@ bool sameCustomParts(const NodeSpec& a, const NodeSpec& b, bool asWritten) {
         for (std::size_t i = 0; i < x.size(); ++i)
             if (!sameNumber(x[i].fromS, y[i].fromS) || !sameNumber(x[i].toS, y[i].toS)) return false;
     }
+    if (a.aggregate && b.aggregate && a.aggregate->params != b.aggregate->params) return false; // aggregate_io.h
     if (a.hasPosition != b.hasPosition) return false;
     if ((a.hasPosition || !asWritten) && (!sameNumber(a.x, b.x) || !sameNumber(a.y, b.y))) return false;
     return true;

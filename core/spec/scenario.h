@@ -97,6 +97,19 @@ struct LinkParams {
 /// of one). Entries listed under `groups:` (group = true) name their members `<id>-<k>`, draw
 /// the range-valued fields per member from the seed, and may name another group as their
 /// parent: they are then placed under every member of that group (core/system/topology.h).
+/// A node's own aggregation in a tiered tree (`aggregate:` on an aggregator; docs/policies.md,
+/// "Per-level policies"): the sync and selection policy it runs with its children.
+struct AggregateSpec {
+    std::string sync;      ///< empty: the scenario's sync policy (and its parameters)
+    std::string selection; ///< empty: the scenario's selection policy (and its parameters)
+    /// Parameters of either policy, by key (each key declared by exactly one of them).
+    std::map<std::string, double> params;
+    std::map<std::string, int> paramLines;
+    int localSteps = 0; ///< local steps per dispatch to a trainer child; 0: the policy's default
+    int rounds = 1;     ///< rounds this aggregator runs each time its parent sends it the model
+    int line = 0;
+};
+
 struct NodeSpec {
     std::string id;
     /// Listed under `groups:` in the file: members are `<id>-0` .. even when count is 1.
@@ -130,6 +143,8 @@ struct NodeSpec {
     /// A CSV bandwidth trace (Mbit/s, both directions) of the link to the parent (`link.trace`),
     /// overriding its bandwidths over time; empty: none.
     std::string linkTrace;
+    /// Set: this aggregator runs its own policy with its children (a tiered run).
+    std::optional<AggregateSpec> aggregate;
 };
 
 /// An explicit link between two nodes (overrides the parent link or joins two regions).

@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fog {
@@ -68,6 +69,14 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     logBox_ = new QCheckBox(tr("log scale"));
     logBox_->setToolTip(tr("Logarithmic y axis for loss and round time"));
     top->addWidget(logBox_);
+    top->addWidget(new QLabel(tr("level:")));
+    levelCombo_ = new QComboBox;
+    levelCombo_->setToolTip(tr("Training loss of which aggregation level the loss plot adds: 0 is the global "
+                               "rounds; 1, 2, ... the aggregators below the root (edges, regions) in a tiered tree"));
+    top->addWidget(levelCombo_);
+    updateLevelCombo();
+    connect(levelCombo_, qOverload<int>(&QComboBox::activated), this,
+            [this] { setShownLevel(levelCombo_->currentData().toInt()); });
     resetZoom_ = new QPushButton(tr("Reset zoom"));
     resetZoom_->setToolTip(tr("Fit every plot to its data again (double-click a plot fits that one)"));
     top->addWidget(resetZoom_);
@@ -153,8 +162,25 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
 
 LivePlots::~LivePlots() = default;
 
+void LivePlots::updateLevelCombo() {
+    levelCombo_->clear();
+    for (int l : levels_)
+        levelCombo_->addItem(l == 0 ? tr("0 (global)") : QString::number(l), l);
+    levelCombo_->setCurrentIndex(std::max(0, levelCombo_->findData(level_)));
+}
+
+void LivePlots::setShownLevel(int level) {
+    level_ = level;
+    updateLevelCombo();
+    needFullRedraw_ = true;
+    schedule();
+}
+
 void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     records_.clear();
+    levels_ = {0};
+    level_ = 0;
+    updateLevelCombo();
     predictedTime_ = predictedCost_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
     startTheory(info, scenario);
@@ -213,6 +239,14 @@ void LivePlots::clear() {
 void LivePlots::append(const std::vector<AggregationRecord>& records) {
     if (records.empty()) return;
     records_.insert(records_.end(), records.begin(), records.end());
+    bool newLevel = false;
+    for (const auto& r : records)
+        if (std::find(levels_.begin(), levels_.end(), r.level) == levels_.end()) {
+            levels_.insert(std::upper_bound(levels_.begin(), levels_.end(), r.level), r.level);
+            newLevel = true;
+        }
+    if (newLevel) updateLevelCombo();
+    if (level_ > 0) needFullRedraw_ = true; // the level's curve is drawn from all records
     if (needFullRedraw_ || options_.smoothing > 1) {
         // A moving average changes earlier points too: redraw from all records.
         needFullRedraw_ = true;
@@ -439,6 +473,22 @@ void LivePlots::redraw(PanelState& p) {
         if (o.smoothing > 1) {
             addRawGraph(p.plot, records_, PlotKind::TrainLoss, o, seriesColor(0), tr("train"));
             addRawGraph(p.plot, records_, PlotKind::TestLoss, o, seriesColor(1), tr("test"));
+        }
+        if (level_ > 0) {
+            // The chosen level's aggregations (every aggregator of that level in one curve).
+            QCPGraph* g = p.plot->addGraph();
+            g->setName(tr("train, level %1").arg(level_));
+            g->setPen(QPen(seriesColor(2), 1.5));
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+            for (const auto& r : records_) {
+                if (r.level != level_ || !std::isfinite(r.trainLoss)) continue;
+                const double key = o.x == PlotXAxis::VirtualTime ? r.time
+                                   : o.x == PlotXAxis::Round     ? r.round
+                                                                 : r.wallSeconds;
+                g->addData(key, r.trainLoss);
+            }
+            p.plot->legend->setVisible(true);
         }
         p.plot->yAxis->setLabel(tr("loss"));
     } else {

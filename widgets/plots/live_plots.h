@@ -59,6 +59,15 @@ public:
     /// The same, from what the caller already read.
     void showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics);
 
+    /// Aggregation levels present in the records, ascending (0: global rounds; 1, 2, ...: the
+    /// aggregators below, as a tiered tree reports them). The loss plot's level selector
+    /// offers each of them.
+    const std::vector<int>& levels() const { return levels_; }
+    /// Also draws the training loss of the level-`level` aggregations on the loss plot
+    /// (0: the global rounds only).
+    void setShownLevel(int level);
+    int shownLevel() const { return level_; }
+
     void setXAxis(PlotXAxis x);
     PlotXAxis xAxis() const { return options_.x; }
     void setSmoothing(int window);
@@ -130,6 +139,11 @@ private:
     void placeCursor(PanelState& p);
     double keyFor(const PanelState& p, double t) const;
     double timeFor(const PanelState& p, double key) const;
+
+    void updateLevelCombo();
+    QComboBox* levelCombo_ = nullptr;
+    std::vector<int> levels_{0};
+    int level_ = 0;
 
     PanelState panels_[kPanels];
     std::vector<AggregationRecord> records_;

@@ -557,6 +557,8 @@ void PropertyInspector::buildMemberFields() {
     linkParam("latency_ms", tr("Latency (ms)"), &LinkParams::latencyMs);
     linkParam("price_per_gb", tr("Traffic price ($/GB)"), &LinkParams::pricePerGb);
 
+    buildAggregateFields();
+
     // When a key applies (noise shift only with shifted-exponential, the Markov means only
     // with kind markov, link keys only with a link of its own) and what it means: the
     // schema's, not a copy of the loader's rule.

@@ -72,6 +72,7 @@ class PropertyInspector : public QWidget {
                           const std::function<double(const LinkParams&)>& get,
                           const std::function<void(LinkParams&, double)>& set);
     void buildMemberFields();
+    void buildAggregateFields(); ///< property_inspector_aggregate.cpp
     void buildLinkFields();
 
     /// Applies a change to every selected node/group that `kinds` covers (OnNode, OnGroup)
