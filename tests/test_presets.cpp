@@ -15,6 +15,8 @@
 #include <QtTest>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 using namespace fog;
@@ -100,6 +102,29 @@ private Q_SLOTS:
         const Topology topo(s.topology, s.seed);
         QVERIFY(!topo.trainers().empty());
         QVERIFY(!topo.rootAggregators().empty());
+    }
+
+    // Issue 12: whether a group's members share one link or each have their own changes a
+    // lesson's figures (and, for some, its conclusion). Every lesson preset with groups says
+    // which in the file (not by the default) and the lesson says which and why.
+    void lessonPresetsSayTheirLinkSharing() {
+        int checked = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(kPresets)) {
+            if (entry.path().extension() != ".yaml") continue;
+            if (fog::cluster::isClusterScenarioFile(entry.path().string())) continue; // no network
+            const Scenario s = loadScenarioFile(entry.path().string());
+            if (s.lesson.number <= 0 || s.topology.groupCount() == 0) continue;
+            std::ifstream in(entry.path());
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            const std::string name = entry.path().filename().string();
+            QVERIFY2(text.find("\n  link_sharing: ") != std::string::npos ||
+                         text.find("\n      link_sharing: ") != std::string::npos,
+                     qPrintable(QString::fromStdString(name + ": says no link_sharing")));
+            QVERIFY2(s.lesson.body.find("`link_sharing") != std::string::npos,
+                     qPrintable(QString::fromStdString(name + ": the lesson does not say its link sharing")));
+            ++checked;
+        }
+        QVERIFY(checked >= 8);
     }
 
     // Preset 1 (ToN 2022): under random interruption, n-sync and n-batch-sync reach 80%
