@@ -56,7 +56,7 @@ void Engine::takeSnapshot(RunSnapshot::Reason reason, double time) {
     s.round = globalRound_;
     s.eventsHandled = eventsRun_;
     s.cost = costAt(s.time);
-    s.energyJ = nodes_.totalEnergy();
+    s.energyJ = nodes_.energyAt(s.time).total;
     s.bytes = bytes_;
     s.samplesComputed = samplesComputed_;
     if (learner_) s.model = sync_->globalModel();
