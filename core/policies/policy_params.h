@@ -29,12 +29,18 @@ public:
     bool declares(const std::string& key) const { return values_.count(key) > 0; }
     const std::map<std::string, double>& values() const { return values_; }
     /// A timed `policy` event (core/engine/timed_events.h): the parameter has a new value.
+    /// One aggregator's own parameters in a tiered tree (core/policies/tiered.cpp): a policy
+    /// made with them reads them, not the scenario's (PolicyContext::selectionParams), which
+    /// timed `policy` events change.
+    bool perAggregator() const { return perAggregator_; }
+    void setPerAggregator() { perAggregator_ = true; }
     void set(const std::string& key, double value) {
         values_[key] = value;
         given_[key] = true;
     }
 
 private:
+    bool perAggregator_ = false;
     std::string policy_;
     std::map<std::string, double> values_;
     std::map<std::string, bool> given_;

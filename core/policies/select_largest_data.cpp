@@ -6,15 +6,25 @@
 #include "core/policies/selection_policy.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace fog {
 
 namespace {
 class SelectLargestData : public SelectionPolicy {
 public:
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
-        return smallestK(candidates, static_cast<std::size_t>(e.selectionParams().integer("k")) /* live */, [&e](int t) { return -e.samplesOf(t); }); // most data first
+    explicit SelectLargestData(const PolicyParams& p) {
+        if (p.perAggregator()) own_ = p;
     }
+    /// The scenario's parameters, read at each use (timed events change them), or a tiered
+    /// aggregator's own.
+    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
+    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+        return smallestK(candidates, static_cast<std::size_t>(paramsFor(e).integer("k")) /* live */, [&e](int t) { return -e.samplesOf(t); }); // most data first
+    }
+
+private:
+    std::optional<PolicyParams> own_;
 };
 } // namespace
 
@@ -28,9 +38,8 @@ FOG_SELECTION_POLICY(selectLargestDataPolicy) {
                   {live(intParam("k", 10, 1, "trainers per round"))}};
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
-            (void)p;
             (void)e;
-            return std::make_unique<SelectLargestData>();
+            return std::make_unique<SelectLargestData>(p);
         };
         d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
         return d;

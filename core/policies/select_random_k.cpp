@@ -4,21 +4,31 @@
 #include "core/policies/selection_policy.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace fog {
 
 namespace {
 class SelectRandomK : public SelectionPolicy {
 public:
+    explicit SelectRandomK(const PolicyParams& p) {
+        if (p.perAggregator()) own_ = p;
+    }
+    /// The scenario's parameters, read at each use (timed events change them), or a tiered
+    /// aggregator's own.
+    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
     std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng& rng) override {
         std::vector<int> pool = candidates;
         // Partial Fisher-Yates: the first k of a uniform permutation.
-        const std::size_t k = std::min(static_cast<std::size_t>(e.selectionParams().integer("k")) /* live */, pool.size());
+        const std::size_t k = std::min(static_cast<std::size_t>(paramsFor(e).integer("k")) /* live */, pool.size());
         for (std::size_t i = 0; i < k; ++i) std::swap(pool[i], pool[i + rng.below(pool.size() - i)]);
         pool.resize(k);
         std::sort(pool.begin(), pool.end());
         return pool;
     }
+
+private:
+    std::optional<PolicyParams> own_;
 };
 } // namespace
 
@@ -31,9 +41,8 @@ FOG_SELECTION_POLICY(selectRandomKPolicy) {
                   {live(intParam("k", 10, 1, "trainers per round"))}};
         d.order = 20;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
-            (void)p;
             (void)e;
-            return std::make_unique<SelectRandomK>();
+            return std::make_unique<SelectRandomK>(p);
         };
         d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
         d.uniform = true;

@@ -142,7 +142,9 @@ public:
             a.deadline = d->level.deadlineKey.empty() ? 0.0 : p.get(d->level.deadlineKey);
             a.localSteps = plan.localSteps;
             a.rounds = std::max(1, plan.rounds);
-            a.selection = makeSelectionPolicy(plan.selection, e);
+            PolicyParams sp = resolveSelectionParams(plan.selection);
+            sp.setPerAggregator(); // this aggregator's k, not the scenario's
+            a.selection = findSelectionDescriptor(plan.selection.name)->make(sp, e);
             a.rng = Rng(deriveSeed(s.seed, hashName("tier-selection"), hashName(id)));
         }
     }
