@@ -11,6 +11,7 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
+#include "widgets/intervene/intervene_menu.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/plots/live_plots.h"
@@ -48,6 +49,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -506,6 +508,17 @@ void MainWindow::buildDocks() {
 
 void MainWindow::connectController() {
     connect(controller_, &RunController::stateChanged, this, [this] { updateRunActions(); });
+    // Live intervention (widgets/intervene): right click on the canvas during a run.
+    auto* intervene = new InterveneMenu(controller_, this);
+    canvas_->setContextMenuHook([intervene](QMenu& m, QGraphicsItem* item) { intervene->populate(m, item); });
+    connect(intervene, &InterveneMenu::refused, this, [this](const QString& m) {
+        QMessageBox::warning(this, tr("Intervene"), m);
+    });
+    connect(controller_, &RunController::intervened, this, [this](const std::vector<TimedEvent>& applied) {
+        std::vector<TimeMarker> markers;
+        for (const TimedEvent& e : applied) markers.push_back({e.trigger.value, eventLabel(e)});
+        if (showingLive_) live_->addMarkers(markers);
+    });
     connect(controller_, &RunController::error, this, [this](const QString& message) {
         logEvent(tr("error: %1").arg(message));
         QMessageBox::warning(this, tr("Run"), message);

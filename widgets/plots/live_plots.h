@@ -8,6 +8,7 @@
 #include "core/analysis/theory.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
+#include "widgets/intervene/time_markers.h"
 #include "widgets/plots/run_plots.h"
 
 #include <QPointF>
@@ -31,6 +32,9 @@ namespace fog {
 
 class RunStore;
 class TheoryEstimator;
+
+/// The live interventions a stored run's scenario recorded (`after_event` set), as markers.
+std::vector<TimeMarker> interventionMarkers(const Scenario& scenario);
 
 class LivePlots : public QWidget {
     Q_OBJECT
@@ -58,6 +62,11 @@ public:
     QPointF prediction() const { return {predictedTime_, predictedCost_}; }
     /// The same, from what the caller already read.
     void showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics);
+
+    /// Instants drawn on every panel's time axis with a label (live interventions); reset()
+    /// forgets them. A stored run shows the interventions its scenario recorded.
+    void addMarkers(const std::vector<TimeMarker>& markers);
+    const std::vector<TimeMarker>& markers() const { return markers_; }
 
     void setXAxis(PlotXAxis x);
     PlotXAxis xAxis() const { return options_.x; }
@@ -142,6 +151,7 @@ private:
     double cursorTime_ = kNaN;
     QPushButton* resetZoom_ = nullptr;
     bool needFullRedraw_ = true;
+    std::vector<TimeMarker> markers_;
     int replots_ = 0;
     QString runLabel_ = "run";
     double predictedTime_ = kNaN;

@@ -58,6 +58,7 @@ unsigned EventLogModel::categoryOf(const LogEntry& e) {
         if (e.event == RunEventKind::Offline || e.event == RunEventKind::Online || e.event == RunEventKind::WorkLost)
             return Availability;
         return Other;
+    case LogKind::Intervention:
     case LogKind::Note: return Other;
     }
     return Other;
@@ -141,6 +142,7 @@ QString EventLogModel::kindName(const LogEntry& e) {
     case LogKind::Discarded: return tr("job ended");
     case LogKind::Aggregation: return e.level == 0 ? tr("round") : tr("aggregation");
     case LogKind::Event: return QString::fromLatin1(toString(e.event));
+    case LogKind::Intervention: return tr("intervention");
     case LogKind::Note: return tr("note");
     }
     return {};
@@ -166,6 +168,7 @@ QString EventLogModel::detail(const LogEntry& e) const {
         return s;
     }
     case LogKind::Event:
+    case LogKind::Intervention:
     case LogKind::Note: return QString::fromStdString(e.text);
     }
     return {};
@@ -214,7 +217,7 @@ EventLog::EventLog(QWidget* parent) : QWidget(parent), model_(new EventLogModel(
     filter_->addItem(tr("Messages (dispatch, send, arrival)"), unsigned(EventLogModel::Messages));
     filter_->addItem(tr("Rounds"), unsigned(EventLogModel::Rounds));
     filter_->addItem(tr("Availability (offline, online, lost work)"), unsigned(EventLogModel::Availability));
-    filter_->addItem(tr("Plans, stop rules, notes"), unsigned(EventLogModel::Other));
+    filter_->addItem(tr("Plans, interventions, stop rules, notes"), unsigned(EventLogModel::Other));
     filter_->setToolTip(tr("Which events the log lists"));
     follow_ = new QCheckBox(tr("Follow"), this);
     follow_->setObjectName("eventLogFollow");
