@@ -61,6 +61,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
       stopRules_(scenario.stop), evaluation_(scenario.evaluation, scenario.stop) {
     observer_ = options_.observer ? options_.observer : &nullObserver_;
     if (options_.playbackSpeed > 0) control_->setPlaybackSpeed(options_.playbackSpeed);
+    checkSnapshotOptions();
     const auto trainers = topo_.trainers();
     if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
 
@@ -254,6 +255,10 @@ RunSummary Engine::run() {
         sync_->start(*this);
         while (!stopped_) {
             control_->waitWhilePaused(options_.cancelFlag);
+            if (control_->takeSnapshotRequest()) { // also while paused: the run stays paused
+                takeSnapshot(RunSnapshot::Reason::Requested, now());
+                continue;
+            }
             if (control_->checkCancel(options_.cancelFlag)) {
                 stop(RunStatus::Cancelled, "cancelled");
                 break;
@@ -262,6 +267,7 @@ RunSummary Engine::run() {
                 stop(RunStatus::Finished, "nothing left to run (no trainer can take part)");
                 break;
             }
+            takeDueSnapshots(queue_.nextTime());
             // A front end's "time >= T": the clock reaches T once every event at T is done.
             if (const auto c = control_->armedCondition(); c && c->metric == ConditionMetric::Time) {
                 if (queue_.nextTime() > c->threshold || now() >= c->threshold) {

@@ -62,6 +62,11 @@ struct EngineOptions {
     std::shared_ptr<RunControl> control;
     /// Reuse data loaded elsewhere (sweeps, tests); loaded from the scenario when null.
     std::shared_ptr<const DataBundle> data;
+    /// Snapshots (core/system/run_snapshot.h, RunObserver::onSnapshot): one every this many
+    /// virtual seconds (0: none), at t = k * snapshotEverySeconds, k = 1, 2, ...
+    double snapshotEverySeconds = 0.0;
+    /// And one at each of these instants (Reason::Replay: a fork verifying its replay).
+    std::vector<double> snapshotTimes;
 };
 
 class Engine final : public PolicyContext {
@@ -185,6 +190,13 @@ private:
     RunProgress progress(double accuracy) const;
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
     RunSummary finish();
+    // snapshots (engine_snapshots.cpp)
+    /// Takes the snapshots due before the next event (at `nextEventTime`) and any requested one.
+    void takeDueSnapshots(double nextEventTime);
+    void takeSnapshot(RunSnapshot::Reason reason, double time);
+    void checkSnapshotOptions(); ///< throws EngineError; sorts snapshotTimes
+    std::uint64_t everySnapshots_ = 0;  ///< periodic snapshots taken so far
+    std::size_t nextTimedSnapshot_ = 0; ///< into options_.snapshotTimes (sorted in the constructor)
 
     Scenario scenario_;
     EngineOptions options_;

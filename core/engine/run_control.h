@@ -92,6 +92,11 @@ public:
     /// teaching speeds (for live views).
     double clock() const { return clock_.load(); }
 
+    /// Asks for a snapshot of the run's state (RunObserver::onSnapshot, Reason::Requested;
+    /// the run store keeps it): taken between two events at the engine's current instant,
+    /// also while paused (the run stays paused).
+    void requestSnapshot();
+
     // ---- Engine side (engine thread only) ----
     /// Blocks while paused; returns at once when cancelled. `externalCancel` (may be null) is
     /// a flag set elsewhere, even in a signal handler: it is looked at every 10 ms.
@@ -112,6 +117,9 @@ public:
     /// Interventions queued since the last call, in the order intervene() was called.
     /// Cheap (one atomic load) when there are none.
     std::vector<TimedEvent> takeInterventions();
+    /// True once per requestSnapshot() (cheap: one atomic exchange). waitWhilePaused returns
+    /// while a request is pending, so that a paused run serves it.
+    bool takeSnapshotRequest() { return snapshotRequested_.exchange(false); }
 
 private:
     enum class Step { None, Round, Event };
@@ -137,6 +145,7 @@ private:
     std::atomic<double> clock_{0.0};
     std::vector<TimedEvent> interventions_;
     std::atomic<bool> hasInterventions_{false};
+    std::atomic<bool> snapshotRequested_{false};
 };
 
 } // namespace fog

@@ -243,6 +243,7 @@ void RunStore::open(const std::string& path, bool readOnly) {
     if (!readOnly) db_->exec("PRAGMA foreign_keys = ON");
     migrate();
     if (!readOnly) ensureLinkTables();
+    if (!readOnly) ensureSnapshotTables();
     if (!readOnly) {
         db_->exec("PRAGMA journal_mode = WAL");
         db_->exec("PRAGMA synchronous = NORMAL");
@@ -825,6 +826,18 @@ void StoreRecorder::onLinkUsage(const std::vector<LinkUsage>& u) {
     if (impl_->failed || impl_->stopping) return;
     impl_->linkUsage.insert(impl_->linkUsage.end(), u.begin(), u.end());
     impl_->added(u.size());
+}
+
+void StoreRecorder::onSnapshot(const RunSnapshot& s) {
+    try {
+        impl_->store.saveSnapshot(runId_, s);
+    } catch (const std::exception& e) {
+        std::lock_guard lock(impl_->mutex);
+        if (!impl_->failed) {
+            impl_->failed = true;
+            impl_->error = std::string("could not store a snapshot: ") + e.what();
+        }
+    }
 }
 
 void StoreRecorder::onFinish(const RunSummary& s) {

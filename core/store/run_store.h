@@ -67,6 +67,34 @@ struct StoredRun {
     std::optional<RowCounts> produced;
 };
 
+/// A stored snapshot's description (RunStore::snapshots); the model is read on demand
+/// (RunStore::loadSnapshot). Snapshots live in table `snapshots` (run_store_snapshots.cpp),
+/// deleted with their run.
+struct StoredSnapshot {
+    std::int64_t id = 0;
+    std::int64_t runId = 0;
+    std::string reason; ///< "every", "requested", "replay" (toString(RunSnapshot::Reason))
+    double time = 0.0;
+    int round = 0;
+    std::uint64_t eventsHandled = 0;
+    double cost = 0.0;
+    double energyJ = 0.0;
+    double bytes = 0.0;
+    std::int64_t samplesComputed = 0;
+    std::int64_t parameters = 0;      ///< floats in the model (0: timing only)
+    std::int64_t compressedBytes = 0; ///< size of the stored blob (zlib)
+};
+
+/// What makes a run a fork (table `forks`, run_store_snapshots.cpp): its parent, the virtual
+/// instant it branched at and the changes applied there (one event action per line, as
+/// `--event` takes them without the trigger, e.g. "link edge-1.up=2").
+struct ForkRecord {
+    std::int64_t runId = 0;
+    std::int64_t parentId = 0;
+    double atSeconds = 0.0;
+    std::vector<std::string> changes;
+};
+
 struct RunFilter {
     std::string tag;          ///< only runs with this tag
     std::string nameContains;
@@ -139,6 +167,22 @@ public:
 
     std::int64_t createSweep(const std::string& name, const std::string& spec);
 
+    // ---- Snapshots and forks (run_store_snapshots.cpp) ----
+    /// Stores `snapshot` for `run`, its model compressed with zlib; returns its id.
+    std::int64_t saveSnapshot(std::int64_t run, const RunSnapshot& snapshot);
+    /// A run's snapshots in time order (then in the order taken); empty for files without
+    /// the table.
+    std::vector<StoredSnapshot> snapshots(std::int64_t run) const;
+    /// One snapshot with its model. Throws StoreError naming the snapshot and its run when
+    /// it is missing or its blob is damaged (does not decompress to the size recorded).
+    RunSnapshot loadSnapshot(std::int64_t snapshotId) const;
+    /// Records that `fork.runId` is a fork (replacing any record).
+    void setFork(const ForkRecord& fork);
+    /// The record of a fork; nothing for a run that is not one (or a file without the table).
+    std::optional<ForkRecord> fork(std::int64_t run) const;
+    /// The forks of `parent`, by id.
+    std::vector<ForkRecord> forksOf(std::int64_t parent) const;
+
 private:
     void open(const std::string& path, bool readOnly);
     void migrate();
@@ -147,6 +191,9 @@ private:
     void ensureLinkTables();
     bool hasLinkTables() const; ///< callers hold mutex_
     std::int64_t producedLinkUsage(std::int64_t run) const; ///< callers hold mutex_; 0: none
+    // The snapshot and fork tables (run_store_snapshots.cpp): additive like the link tables.
+    void ensureSnapshotTables();
+    bool hasSnapshotTables() const; ///< callers hold mutex_
     void setProducedLinkUsage(std::int64_t run, std::int64_t spans); ///< callers hold mutex_
     static void writeLinkUsage(SqliteDb& db, std::int64_t run, const std::vector<LinkUsage>& usage,
                                std::size_t& next, std::size_t& budget);
@@ -185,6 +232,9 @@ public:
     void onEvent(const RunEvent& e) override;
     void onLinkUsage(const std::vector<LinkUsage>& u) override;
     void onFinish(const RunSummary& s) override;
+    /// Compresses and stores the snapshot at once (on the engine's thread); a store error is
+    /// recorded like a row that could not be stored (the run is then stored as failed).
+    void onSnapshot(const RunSnapshot& s) override;
     std::int64_t runId() const { return runId_; }
 
 private:

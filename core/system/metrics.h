@@ -4,6 +4,7 @@
 
 #include "core/spec/events.h"
 #include "core/system/run_event.h"
+#include "core/system/run_snapshot.h"
 
 #include <cstdint>
 #include <limits>
@@ -153,6 +154,9 @@ public:
     /// applied, trigger At at the instant and afterEvent set (the queue events handled
     /// before it), so that appending it to the scenario's `events:` reproduces the run.
     virtual void onIntervention(const TimedEvent& /*applied*/) {}
+    /// A snapshot of the run's state (core/system/run_snapshot.h), on the engine's thread.
+    /// An observer that throws ends the run as failed with its message (a fork's replay check).
+    virtual void onSnapshot(const RunSnapshot&) {}
 };
 
 /// Forwards to several observers (e.g. the terminal and the store).
@@ -191,6 +195,9 @@ public:
     }
     void onIntervention(const TimedEvent& e) override {
         for (auto* o : observers_) o->onIntervention(e);
+    }
+    void onSnapshot(const RunSnapshot& s) override {
+        for (auto* o : observers_) o->onSnapshot(s);
     }
 
 private:
