@@ -4,12 +4,21 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/engine/condition.h"
+
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace fog {
 class RunStore;
+struct NewRun;
+struct EngineOptions;
+struct RunSummary;
+struct Scenario;
 }
 
 namespace fog::cli {
@@ -31,6 +40,8 @@ struct CliOptions {
     QString until;        ///< run --until CONDITION (core/engine/condition.h)
     QString variant;      ///< run --variant NAME: one variant of the file
     QStringList events;   ///< run --event 'at 600: link edge-1.up=2' (core/scenario/events_io.h)
+    double snapshotEvery = 0.0; ///< run, fork --snapshot-every SECONDS (0: no snapshots)
+    double at = -1.0;           ///< fork --at SECONDS (-1: not given)
     int repeat = 1;
     int parallel = 1;
     int limit = 0;
@@ -60,6 +71,15 @@ int cmdBenchMpi(const CliOptions& o);
 int cmdExport(const CliOptions& o); ///< export metrics|summary
 int cmdDb(const CliOptions& o);     ///< db check [FILE]
 int rerun(const CliOptions& o, std::int64_t id);
+int cmdFork(const CliOptions& o);   ///< fork RUN --at S (app/cli/fork_command.cpp)
+/// `runs show`: a fork's parent and instant, and the run's snapshots (fork_command.cpp).
+void showForkAndSnapshots(const RunStore& store, std::int64_t id);
+
+/// Runs and stores in place of runAndStore (core/sweep/sweep.h); returns the run id.
+using StoredRunner = std::function<std::int64_t(RunStore&, const NewRun&, const EngineOptions&, RunSummary&)>;
+/// `run`'s engine, store, read-back and printing (run_commands.cpp), for run, rerun and fork.
+int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
+                const std::optional<Condition>& until = std::nullopt, const StoredRunner& runner = {});
 
 /// The store the options name, or the default one; prints the error and returns null.
 std::unique_ptr<RunStore> openStore(const CliOptions& o);

@@ -55,6 +55,10 @@ Commands:
   runs [list]              Stored runs, newest first (--tag T, --sweep S, --limit N).
   runs show ID...          A run's summary, events and time/cost to reach 50-85% accuracy.
   runs rerun ID...         Re-run exactly from what was stored.
+  fork RUN --at SECONDS [--set K=V]... [--event 'ACTION']...
+                           A new run that continues stored run RUN from virtual time
+                           SECONDS with changed settings (replayed from t = 0 and checked
+                           against RUN's rows and snapshots; docs/emulator.md, "Forks").
   runs tag ID TAG...       Add tags ('-TAG' removes one).   runs notes ID TEXT
   runs delete ID...        Delete runs and their metrics.
   export metrics|summary [ID...] [--sweep S] [--tag T] [--format csv|json] [--out FILE]
@@ -98,6 +102,9 @@ Options:
   --event E        run: add a timed event, e.g. 'at 600: link edge-1.up=2' (docs/scenario.md,
                    "Events and traces"); events are validated but not yet applied, so such
                    a run is refused.
+  --snapshot-every S  run, fork: store a snapshot of the model every S virtual seconds
+                   (a fork checks its replay against them).
+  --at SECONDS     fork: the virtual instant the fork branches at.
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
@@ -295,6 +302,8 @@ int main(int argc, char** argv) {
     parser.addOption(variant);
     const QCommandLineOption event("event", "", "EVENT");     // run
     parser.addOption(event);
+    const QCommandLineOption snapshotEvery("snapshot-every", "", "SECONDS"), forkAt("at", "", "SECONDS"); // run, fork
+    parser.addOptions({snapshotEvery, forkAt});
     parser.addOptions({help, version, set, vary, threads, json, quiet, db, noStore, name, tag, out, format,
                        repeat, parallel, limit, sweep, target, rounds, quick, devices, until});
     // seek and sweep --resume (app/cli/seek_commands.cpp, core/seek)
@@ -364,6 +373,8 @@ int main(int argc, char** argv) {
         return true;
     };
     if (!positive(maxBudget, o.maxBudget, 0) || !positive(eta, o.eta, 2)) return 2;
+    if (!positive(snapshotEvery, o.snapshotEvery, 0) || !positive(forkAt, o.at, 0)) return 2;
+    if (std::isinf(o.snapshotEvery) || std::isinf(o.at)) return usageError("--snapshot-every and --at take finite seconds");
     if (parser.isSet(seed)) {
         bool ok = false;
         o.seed = parser.value(seed).toULongLong(&ok);
@@ -382,6 +393,7 @@ int main(int argc, char** argv) {
     if (cmd == "lessons") return cmdLessons(o.args, parser.isSet(markdown));
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);
+    if (cmd == "fork") return fog::cli::cmdFork(o);
     if (cmd == "sweep") return fog::cli::cmdSweep(o);
     if (cmd == "seek") return fog::cli::cmdSeek(o);
     if (cmd == "bench" && o.args.value(0) == "mpi") return fog::cli::cmdBenchMpi(o);

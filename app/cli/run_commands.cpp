@@ -95,10 +95,13 @@ StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSum
     return c;
 }
 
+} // namespace
+
 /// Runs `scenario` (stored unless --no-store) and prints its summary and, when stored,
 /// what the database holds: the exit status follows what was stored, not what ran.
+/// `runner`, when given, runs and stores instead of runAndStore (fork: app/cli/fork_command.cpp).
 int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
-                const std::optional<Condition>& until = std::nullopt) {
+                const std::optional<Condition>& until, const StoredRunner& runner) {
     // Events and traces are read and validated, not yet applied: refuse rather than ignore.
     if (std::string why = unappliedEventsReason(scenario); !why.empty()) {
         std::cerr << "fogstudio-cli: " << label << ": " << why << "\n";
@@ -113,6 +116,7 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
     options.threads = o.threads;
     options.observer = &progress;
     options.cancelFlag = interruptFlag();
+    options.snapshotEverySeconds = o.snapshotEvery;
     if (until) {
         // The run ends where the condition holds, as finished, its stop reason saying what held.
         options.control = std::make_shared<RunControl>();
@@ -138,7 +142,7 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
         for (const auto& t : o.tags) meta.tags.push_back(t.toStdString());
         if (!o.name.isEmpty()) meta.name = o.name.toStdString();
         try {
-            runId = runAndStore(scenario, *store, meta, options, summary, {});
+            runId = runner ? runner(*store, meta, options, summary) : runAndStore(scenario, *store, meta, options, summary, {});
         } catch (const StoreError& e) {
             std::cerr << "fogstudio-cli: " << e.what() << "\n"
                       << label << ": the run was not stored\n";
@@ -181,6 +185,8 @@ int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, cons
     }
     return summary.status == RunStatus::Cancelled ? 130 : 0;
 }
+
+namespace {
 
 /// Per configuration: mean and 95% confidence interval over the repeats.
 void printSweepTable(const RunStore& store, std::int64_t sweepId, double target) {

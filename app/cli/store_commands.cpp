@@ -138,6 +138,7 @@ int show(RunStore& store, std::int64_t id) {
                                                              ", " + fixed(t.energyToTarget, 1) + " J"
                                                        : "not reached");
     }
+    showForkAndSnapshots(store, id);
     std::cout << "re-run exactly with: fogstudio-cli runs rerun " << r->id << "\n";
     return 0;
 }

@@ -71,7 +71,10 @@ struct ForkPlan {
 /// message: no such run; a cluster-scheduling run; a run without a stored scenario (or one
 /// this program cannot read); a parent that did not reach atSeconds (it failed, was cancelled
 /// or was interrupted before, or its process ended); a negative time; a change a fork cannot
-/// make (and what it can).
+/// make (and what it can). A parent still running (the studio's paused run) can be forked
+/// up to its last stored metric row or snapshot: to fork it at its current instant, call
+/// RunControl::requestSnapshot() and wait until the snapshot and the rows before it are
+/// stored (the recorder writes rows within about half a second).
 ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeconds, const ForkChanges& changes);
 
 /// Runs `plan` and stores it like runAndStore (core/sweep/sweep.h): named plan.label, the
