@@ -171,7 +171,10 @@ bool makeEvent(const Scenario& s, const std::vector<Change>& changes, TimedEvent
                 std::string m = d.message;
                 if (m.size() >= suffix.size() && m.compare(m.size() - suffix.size(), suffix.size(), suffix) == 0)
                     m.erase(m.size() - suffix.size());
-                lines << QString::fromStdString(m);
+                // The field, not the probe's "events[0].link." path.
+                const auto dot = d.path.rfind('.');
+                const std::string field = dot == std::string::npos ? d.path : d.path.substr(dot + 1);
+                lines << QString::fromStdString(field.empty() || field.rfind("events[", 0) == 0 ? m : field + ": " + m);
             }
             *error = lines.join('\n');
         }

@@ -1,7 +1,11 @@
 #include "widgets/intervene/time_markers.h"
 
+#include "core/store/run_store.h"
 #include "widgets/plots/qcustomplot.h"
 
+#include <algorithm>
+
+#include <QCoreApplication>
 #include <QStringList>
 
 #include <cmath>
@@ -33,6 +37,25 @@ void addTimeMarker(QCustomPlot* plot, double key, const QString& label, const QC
     text->setSelectable(false);
     text->setProperty("fogMarker", true);
     text->setProperty("fogMarkerLabel", label);
+}
+
+std::vector<TimeMarker> forkMarkers(const RunStore& store, const std::vector<std::int64_t>& ids) {
+    std::vector<TimeMarker> out;
+    for (std::int64_t id : ids) {
+        try {
+            const std::optional<ForkRecord> f = store.fork(id);
+            if (!f || std::find(ids.begin(), ids.end(), f->parentId) == ids.end()) continue;
+            out.push_back({f->atSeconds,
+                           QCoreApplication::translate("fog::TimeMarkers", "fork #%1 of #%2 at %3 s")
+                               .arg(id)
+                               .arg(f->parentId)
+                               .arg(QString::number(f->atSeconds, 'g', 6)),
+                           id});
+        } catch (const std::exception&) {
+            // A store without the fork table or a damaged one: no marker, the curves still show.
+        }
+    }
+    return out;
 }
 
 QStringList timeMarkerLabels(const QCustomPlot* plot) {
