@@ -153,13 +153,17 @@ bool makeEvent(const Scenario& s, const std::vector<Change>& changes, TimedEvent
             if (error) *error = tr("%1: not a number").arg(changeKindName(c.kind));
             return false;
         }
+    return makeEventFromAction(s, actionText(changes), out, error);
+}
+
+bool makeEventFromAction(const Scenario& s, const std::string& action, TimedEvent& out, QString* error) {
     // The reader resolves and checks the event against a copy (its events: list only).
     Scenario probe;
     probe.topology = s.topology;
     probe.sync = s.sync;
     probe.selection = s.selection;
     probe.events.list.clear();
-    const std::string text = "at 0: " + actionText(changes);
+    const std::string text = "at 0: " + action;
     try {
         addEventArgument(probe, text);
     } catch (const ScenarioError& e) {

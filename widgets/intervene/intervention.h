@@ -68,6 +68,10 @@ bool makeEvent(const Scenario& s, const Change& c, TimedEvent& out, QString* err
 /// The same for several changes of one link at once (actionText of the list).
 bool makeEvent(const Scenario& s, const std::vector<Change>& changes, TimedEvent& out, QString* error);
 
+/// An action text as `--event` takes it after the trigger ("link edge-1.up=2") as a
+/// TimedEvent checked against `s`; false with the reader's message otherwise.
+bool makeEventFromAction(const Scenario& s, const std::string& action, TimedEvent& out, QString* error);
+
 /// A short label for an applied event: "edge-1 up 2 Mbit/s", "phones offline 50%",
 /// "spot $0.9/h", "sync.n = 4". Markers on the plots and the event log use it.
 QString eventLabel(const TimedEvent& e);
