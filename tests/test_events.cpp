@@ -1,7 +1,9 @@
 // Timed events and trace files in the scenario (issue 13, the file side): every event kind
 // reads, validates and round-trips; bad input is located at file:line:column; trace files
 // load, resolve against the scenario's folder and report bad rows at file:line; the example
-// traces and the preset load; a run of a scenario with events is refused, not run blind.
+// traces and the preset load; `add` is refused with its reason (groups are fixed in a run);
+// an event built in code (an intervention) is checked like a file's. What the engine does
+// with them: tests/test_timed_events.cpp.
 
 #include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
@@ -77,7 +79,7 @@ private Q_SLOTS:
   - when: {cost: 2.5}
     online: {id: laptop}
   - at: 900
-    add: {group: phones, count: 4}
+    remove: {group: phones, count: 4}
   - at: 900
     remove: {group: phones, count: 2}
   - at: 1200
@@ -102,9 +104,10 @@ private Q_SLOTS:
         QCOMPARE(l[1].action, TimedEvent::Action::Link);
         QCOMPARE(l[1].entry, s.topology.find("edge-1"));
         QCOMPARE(*l[1].bandwidthUpMbps, 2.0);
-        QCOMPARE(l[2].action, TimedEvent::Action::Add);
+        QCOMPARE(l[2].action, TimedEvent::Action::Remove);
         QCOMPARE(l[2].count, 4);
         QCOMPARE(l[3].action, TimedEvent::Action::Remove);
+        QCOMPARE(l[3].count, 2);
         QCOMPARE(l[4].policyOf, std::string("selection"));
         QCOMPARE(l[4].policyParam, std::string("k"));
         QCOMPARE(l[4].policyValue, 6.0);
@@ -201,6 +204,14 @@ events:
         QTest::newRow("remove too many") << "  - at: 1\n    remove: {group: phones, count: 11}\n" << e + 1 << 36
                                          << "has 10 members";
         QTest::newRow("add zero") << "  - at: 1\n    add: {group: phones, count: 0}\n" << e + 1 << 33 << ">= 1";
+        QTest::newRow("add refused") << "  - at: 1\n    add: {group: phones, count: 2}\n" << e + 1 << 33
+                                     << "devices cannot join a running group";
+        QTest::newRow("link that does not exist") << "  - at: 1\n    link: {id: phones, bandwidth_up_mbps: 3}\n" << e + 1
+                                                  << 16 << "has no link to its parent";
+        QTest::newRow("after_event with when") << "  - when: {round: 2}\n    after_event: 3\n    online: {id: laptop}\n"
+                                               << e + 1 << 5 << "goes with at:";
+        QTest::newRow("negative after_event") << "  - at: 2\n    after_event: -1\n    online: {id: laptop}\n" << e + 1 << 18
+                                              << "must be >= 0";
         QTest::newRow("unknown policy key") << "  - at: 1\n    policy: {kk: 3}\n" << e + 1 << 14 << "parameters: sync.deadline_s, selection.k";
         QTest::newRow("misspelt policy key") << "  - at: 1\n    policy: {selection.kk: 3}\n" << e + 1 << 14
                                              << "did you mean 'selection.k'";
@@ -439,7 +450,6 @@ events:
                                     << "when: {round: 5}\n    node: {id: phones-2, price_per_hour: 0.9}";
         QTest::newRow("fraction offline") << "accuracy=0.8: offline phones fraction=0.5"
                                           << "when: {accuracy: 0.8}\n    offline: {id: phones, fraction: 0.5}";
-        QTest::newRow("add") << "at 60: add phones 3" << "at: 60\n    add: {group: phones, count: 3}";
         QTest::newRow("remove") << "when cost >= 2: remove phones count=2"
                                 << "when: {cost: 2}\n    remove: {group: phones, count: 2}";
         QTest::newRow("policy") << "at 120: policy selection.k=6" << "at: 120\n    policy: {selection.k: 6}";
@@ -468,6 +478,7 @@ events:
         QTest::newRow("negative time") << "at -1: online laptop" << "must be >= 0";
         QTest::newRow("unknown key") << "at 1: node laptop speed=3" << "speed";
         QTest::newRow("not key=value") << "at 1: node laptop 3" << "expected key=value";
+        QTest::newRow("add") << "at 60: add phones 3" << "cannot join a running group";
     }
     void badCommandLineEvents() {
         QFETCH(QString, arg);
@@ -483,39 +494,68 @@ events:
         QVERIFY(s.events.list.empty());
     }
 
-    void runIsRefused() {
-        const Scenario plain = loadScenarioText(kBase);
-        QCOMPARE(unappliedEventsReason(plain), std::string());
-        refuseUnappliedEvents(plain); // does not throw
-        Scenario s = plain;
-        addEventArgument(s, "at 600: link edge-1.up=2");
-        const std::string why = unappliedEventsReason(s);
-        QVERIFY2(why.find("timed events are read and validated but not yet applied by the engine") != std::string::npos,
-                 why.c_str());
-        QVERIFY_THROWS_EXCEPTION(ScenarioError, refuseUnappliedEvents(s));
-        const Scenario preset = loadScenarioFile(kPresets + "spot-price-bid.yaml");
-        QVERIFY(unappliedEventsReason(preset).find("3 trace file(s)") != std::string::npos);
+    void afterEventRoundTrips() {
+        // A recorded intervention: `after_event` is read, written and read back unchanged.
+        const std::string yaml = kBase + "events:\n  - at: 12.5\n    after_event: 40\n    offline: {id: phones-2}\n";
+        const Scenario s = loadScenarioText(yaml, "s.yaml");
+        QCOMPARE(s.events.list.size(), std::size_t(1));
+        QCOMPARE(s.events.list[0].afterEvent, 40LL);
+        const std::string saved = saveScenarioText(s);
+        QVERIFY2(saved.find("after_event: 40") != std::string::npos, saved.c_str());
+        QCOMPARE(loadScenarioText(saved, "saved.yaml").events.list[0].afterEvent, 40LL);
     }
 
-    void cliRefusesToRun() {
-        // fogstudio-cli run refuses before loading any data; validate accepts the file.
-        QProcess run;
-        run.start(FOG_CLI, {"run", "--no-store", QString::fromStdString(kPresets + "spot-price-bid.yaml")});
-        QVERIFY(run.waitForFinished(30000));
-        QCOMPARE(run.exitCode(), 1);
-        QVERIFY2(run.readAllStandardError().contains("not yet applied by the engine"), "no refusal message");
+    void interventionsAreCheckedLikeFileEvents() {
+        const Scenario s = loadScenarioText(kBase);
+        TimedEvent e;
+        e.action = TimedEvent::Action::Offline;
+        e.target = "phones-7";
+        e.trigger.value = 30;
+        e.afterEvent = 12;
+        QCOMPARE(checkEvent(s, e), std::string());
+        QCOMPARE(e.entry, s.topology.find("phones"));
+        QCOMPARE(e.member, 7LL);
+        QCOMPARE(e.afterEvent, 12LL);
 
-        QProcess withEvent;
-        withEvent.start(FOG_CLI, {"run", "--no-store", QString::fromStdString(std::string(FOG_TEST_DATA) + "/scenarios/minimal.yaml"),
-                                  "--event", "at 1: online worker"});
-        QVERIFY(withEvent.waitForFinished(30000));
-        QCOMPARE(withEvent.exitCode(), 1);
-        QVERIFY(withEvent.readAllStandardError().contains("not yet applied by the engine"));
+        TimedEvent bad;
+        bad.action = TimedEvent::Action::Offline;
+        bad.target = "phones-12";
+        QVERIFY(checkEvent(s, bad).find("phones-0 .. phones-9") != std::string::npos);
+        TimedEvent server;
+        server.action = TimedEvent::Action::Offline;
+        server.target = "edge-1";
+        QVERIFY(checkEvent(s, server).find("does not train") != std::string::npos);
+        TimedEvent policy;
+        policy.action = TimedEvent::Action::Policy;
+        policy.policyOf = "selection";
+        policy.policyParam = "k";
+        policy.policyValue = 2;
+        QCOMPARE(checkEvent(s, policy), std::string());
+        QCOMPARE(policy.policyKey, std::string("selection.k"));
+    }
 
+    void timedPolicyChangesOnlyLiveParameters() {
+        // oort's parameters feed its state when it is built: a timed change is refused.
+        std::string yaml = kBase;
+        yaml.replace(yaml.find("{policy: random-k, k: 4}"), 24, "{policy: oort, k: 4}");
+        const auto d = problems(yaml + "events:\n  - at: 5\n    policy: {selection.alpha: 3}\n");
+        QVERIFY(!d.empty());
+        QVERIFY2(d[0].message.find("is read once when the run starts") != std::string::npos, qPrintable(joined(d)));
+        QVERIFY2(d[0].message.find("may change during a run: sync.deadline_s") != std::string::npos, qPrintable(joined(d)));
+    }
+
+    void cliValidatesAndRuns() {
         QProcess validate;
         validate.start(FOG_CLI, {"validate", QString::fromStdString(kPresets + "spot-price-bid.yaml")});
         QVERIFY(validate.waitForFinished(30000));
         QCOMPARE(validate.exitCode(), 0);
+        QProcess add;
+        add.start(FOG_CLI, {"run", "--no-store", QString::fromStdString(std::string(FOG_TEST_DATA) + "/scenarios/minimal.yaml"),
+                            "--event", "at 1: offline worker"});
+        QVERIFY(add.waitForFinished(30000));
+        // The only trainer leaves for good: the run ends with its reason, not a hang.
+        const QString out = add.readAllStandardOutput() + add.readAllStandardError();
+        QVERIFY2(out.contains("nothing left to run") || out.contains("no progress"), qPrintable(out));
     }
 };
 

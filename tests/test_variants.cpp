@@ -148,7 +148,7 @@ private Q_SLOTS:
         if (path.find("tapfinger") != std::string::npos) return; // cluster: test_lessons reads its lesson
         // Trace files resolve against the preset's folder: test_scenario (presetsSaveStably)
         // round-trips such presets with that folder.
-        if (!path.empty() && !unappliedEventsReason(loadScenarioFile(path)).empty()) return;
+        if (!path.empty() && !loadScenarioFile(path).events.traces.empty()) return;
         const std::string grid = kBase + kVariants + "vary:\n  stop.rounds: [10, 20]\n";
         const Scenario s = path.empty() ? loadScenarioText(grid, "v") : loadScenarioFile(path);
         const std::string once = saveScenarioText(s);

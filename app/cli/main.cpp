@@ -100,8 +100,7 @@ Options:
   --until C        run: end the run as soon as C holds, and say so: round>=R,
                    accuracy>=A (0..1 or A%), time>=SECONDS, cost>=C ('=' means '>=').
   --event E        run: add a timed event, e.g. 'at 600: link edge-1.up=2' (docs/scenario.md,
-                   "Events and traces"); events are validated but not yet applied, so such
-                   a run is refused.
+                   "Events and traces"), checked like the file's and applied by the engine.
   --snapshot-every S  run, fork: store a snapshot of the model every S virtual seconds
                    (a fork checks its replay against them).
   --at SECONDS     fork: the virtual instant the fork branches at.

@@ -102,11 +102,6 @@ StoredCheck readBack(const std::string& dbPath, std::int64_t runId, const RunSum
 /// `runner`, when given, runs and stores instead of runAndStore (fork: app/cli/fork_command.cpp).
 int runScenario(const Scenario& scenario, const CliOptions& o, NewRun meta, const std::string& label,
                 const std::optional<Condition>& until, const StoredRunner& runner) {
-    // Events and traces are read and validated, not yet applied: refuse rather than ignore.
-    if (std::string why = unappliedEventsReason(scenario); !why.empty()) {
-        std::cerr << "fogstudio-cli: " << label << ": " << why << "\n";
-        return 1;
-    }
     ProgressPrinter progress(scenario, o.quiet ? ProgressPrinter::Mode::Off : ProgressPrinter::Mode::Auto);
     installInterruptHandler();
     RunSummary summary;

@@ -866,11 +866,6 @@ bool MainWindow::ensureStarted() {
                                  .arg(QString::fromStdString(diagnostics.front().path + " " + diagnostics.front().message)));
         return false;
     }
-    // Timed events and traces are validated but not yet applied: refuse rather than ignore.
-    if (const std::string why = unappliedEventsReason(document_->scenario()); !why.empty()) {
-        QMessageBox::warning(this, tr("Run"), tr("This scenario %1.").arg(QString::fromStdString(why)));
-        return false;
-    }
     QSettings().setValue("run/threads", threads_->value());
     controller_->setPlaybackSpeed(speed_->currentData().toDouble());
     runScenario_ = document_->scenario();

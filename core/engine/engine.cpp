@@ -1,6 +1,7 @@
 #include "core/engine/engine.h"
 
 #include "core/engine/batch_feeder.h"
+#include "core/engine/timed_events.h"
 #include "core/engine/work_pool.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/policy_info.h"
@@ -152,6 +153,8 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
             for (const auto& iv : a.offline)
                 if (std::isfinite(iv.toS)) lastTraceChange_ = std::max(lastTraceChange_, iv.toS);
     }
+    events_ = std::make_unique<TimedEvents>(*this);
+    lastTraceChange_ = std::max(lastTraceChange_, events_->lastChange());
 }
 
 Engine::~Engine() {
@@ -251,6 +254,7 @@ RunSummary Engine::run() {
     try {
         if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
         for (int i = 0; i < topo_.size(); ++i) startNode(i);
+        events_->start(); // what holds from t = 0, before the policies start
         selection_->start(*this); // may report a plan before the first round
         sync_->start(*this);
         while (!stopped_) {
@@ -262,6 +266,12 @@ RunSummary Engine::run() {
             if (control_->checkCancel(options_.cancelFlag)) {
                 stop(RunStatus::Cancelled, "cancelled");
                 break;
+            }
+            // Interventions (and recorded ones due after this many events); then look at the
+            // pause again: one may arrive while paused.
+            if (events_->between(eventsRun_)) {
+                timelines_.flush(*observer_, false);
+                continue;
             }
             if (queue_.idle()) {
                 stop(RunStatus::Finished, "nothing left to run (no trainer can take part)");
@@ -388,9 +398,13 @@ void Engine::scheduleAvailabilityChange(int node) {
 }
 
 void Engine::onAvailabilityChange(int node) {
-    if (nodes_.advanceAvailability(node, now()))
+    // Events and traces may hold the node offline (timed_events.h): only a change of its
+    // state counts.
+    const bool was = nodes_.online(node);
+    nodes_.advanceAvailability(node, now());
+    if (nodes_.online(node) && !was)
         goOnline(node);
-    else
+    else if (!nodes_.online(node) && was)
         goOffline(node);
     scheduleAvailabilityChange(node);
 }
@@ -515,6 +529,7 @@ void Engine::reportAggregation(AggregationRecord record, const ParamsPtr& model)
     timelines_.flush(*observer_, true);
     if (network_) network_->flush(true);
     observer_->onAggregation(record);
+    events_->afterAggregation(record);
 
     if (record.level == 0) {
         RunProgress p;

@@ -48,6 +48,7 @@ class SyncPolicy;
 class SelectionPolicy;
 class WorkPool;
 class BatchFeeder;
+class TimedEvents;
 
 struct EngineOptions {
     int threads = 1;
@@ -158,6 +159,7 @@ public:
     std::uint64_t eventsRun() const { return eventsRun_; }
 
 private:
+    friend class TimedEvents; // applies timed events, traces and interventions (timed_events.h)
     // availability (engine.cpp)
     void startNode(int node);
     void scheduleAvailabilityChange(int node);
@@ -241,6 +243,7 @@ private:
     };
     std::map<std::uint64_t, FlowJob> flowJobs_;
     std::unique_ptr<Network> network_;
+    std::unique_ptr<TimedEvents> events_;
     std::uint64_t nextJobId_ = 1;
 
     int globalRound_ = 0;

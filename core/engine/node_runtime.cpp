@@ -154,7 +154,7 @@ void NodeRuntime::hold(int n, double now) {
     Slot& r = slots_[n];
     r.acquired = true;
     touch(n);
-    if (r.holding || !r.online || serverless(n)) return;
+    if (r.holding || !online(n) || serverless(n)) return;
     r.holding = true;
     r.holdSince = now;
     const double p = pricePerSecond(n);

@@ -28,7 +28,14 @@ public:
     int size() const { return static_cast<int>(slots_.size()); }
 
     // ---- availability
-    bool online(int n) const { return slots_[n].online; }
+    /// Online now: its availability process says so and nothing holds it offline (forced()).
+    bool online(int n) const { return slots_[n].online && !slots_[n].forced; }
+    /// What the node's own availability process (always / Markov / trace) says.
+    bool processOnline(int n) const { return slots_[n].online; }
+    /// Why timed events and traces hold node n offline (core/engine/timed_events.h): 0 if
+    /// nothing does. The engine turns a change of online() into going offline / online.
+    std::uint8_t forced(int n) const { return slots_[n].forced; }
+    void setForced(int n, std::uint8_t bits) { slots_[n].forced = bits; }
     /// Next availability change (infinity: none).
     double nextChange(int n) const { return slots_[n].nextChange; }
     /// Draws node n's state at t = 0 and its first change.
@@ -42,6 +49,8 @@ public:
     void hold(int n, double now);
     void release(int n, double now);
     bool acquired(int n) const { return slots_[n].acquired; }
+    /// Billed now (held and online, not serverless).
+    bool holding(int n) const { return slots_[n].holding; }
     /// Serverless nodes (Billing::Serverless) are never billed while held: each dispatch
     /// costs the node's invocation fee and each second of computing its price per hour / 3600
     /// (exact seconds, not started ones). Both are no-ops for nodes billed while held.
@@ -80,6 +89,7 @@ private:
         std::uint32_t traceIndex = 0;
         std::uint32_t availabilityDraws = 0; ///< engine outputs used from the stream
         bool online = true;
+        std::uint8_t forced = 0;
         bool acquired = false;
         bool holding = false;
         bool touched = false; ///< in touched_ (held or charged at least once)

@@ -162,7 +162,7 @@ void RunControl::waitWhilePaused(const std::atomic<bool>* externalCancel) {
     // The external flag may be set without a notification (a signal handler, a GUI that
     // does not wait for this lock): look at it every 10 ms.
     std::unique_lock lock(mutex_);
-    while (paused_ && !snapshotRequested_.load() && !checkCancel(externalCancel)) cv_.wait_for(lock, std::chrono::milliseconds(10));
+    while (paused_ && !snapshotRequested_.load() && !hasInterventions_.load() && !checkCancel(externalCancel)) cv_.wait_for(lock, std::chrono::milliseconds(10));
 }
 
 void RunControl::requestSnapshot() {

@@ -98,7 +98,8 @@ public:
     void requestSnapshot();
 
     // ---- Engine side (engine thread only) ----
-    /// Blocks while paused; returns at once when cancelled. `externalCancel` (may be null) is
+    /// Blocks while paused; returns at once when cancelled, and when an intervention waits
+    /// (the engine applies it and calls again). `externalCancel` (may be null) is
     /// a flag set elsewhere, even in a signal handler: it is looked at every 10 ms.
     void waitWhilePaused(const std::atomic<bool>* externalCancel);
     /// True once cancel() was called or `externalCancel` is set (which then counts as cancel()).

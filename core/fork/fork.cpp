@@ -346,8 +346,6 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
             throw ForkError("the change '" + action + "' cannot apply to " + parentName + ": " + err.what());
         }
     }
-    if (const std::string why = unappliedEventsReason(plan.scenario); !why.empty())
-        throw ForkError("the fork of " + parentName + " cannot run: its scenario " + why);
     plan.label = forkLabel(parentRunId, atSeconds, added);
 
     for (const auto& r : store.metrics(parentRunId))

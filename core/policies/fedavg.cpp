@@ -10,25 +10,23 @@ namespace {
 
 class FedAvg : public RoundPolicy {
 public:
-    FedAvg(const PolicyParams& p, const PolicyContext& e) : deadline_(p.get("deadline_s")) {
+    FedAvg(const PolicyParams& p, const PolicyContext& e) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
     void onRoundStarted(PolicyContext& e) override {
-        if (deadline_ <= 0) return;
+        const double deadline = e.syncParams().get("deadline_s"); // live
+        if (deadline <= 0) return;
         const int round = round_;
-        e.at(e.now() + deadline_, [this, &e, round] {
+        e.at(e.now() + deadline, [this, &e, round] {
             if (round_ == round && !outstanding_.empty() && !waiting_) completeRound(e);
         });
     }
     void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         model_.addDelta(sampleWeightedUpdate(results));
     }
-
-private:
-    double deadline_;
 };
 
 } // namespace
@@ -42,8 +40,8 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
                   "waits for every selected trainer still online (or the deadline) and sets w = sum_k "
                   "(n_k / n_S) w_k, weighting by sample counts.",
                   "McMahan et al., Communication-efficient learning (FedAvg), AISTATS 2017",
-                  {realParam("deadline_s", 0.0, 0.0, 1e12,
-                             "seconds after the round starts at which late trainers are dropped; 0 = none")}};
+                  {live(realParam("deadline_s", 0.0, 0.0, 1e12,
+                             "seconds after the round starts at which late trainers are dropped; 0 = none"))}};
         d.order = 60;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedAvg>(p, e);

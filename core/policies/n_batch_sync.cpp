@@ -11,13 +11,15 @@ namespace {
 
 class NBatchSync : public RoundPolicy {
 public:
-    NBatchSync(const PolicyParams& p, const PolicyContext& e) : m_(static_cast<std::size_t>(p.integer("m"))) {
+    NBatchSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
-    std::size_t needed(std::size_t) const override { return m_; }
+    std::size_t needed(std::size_t) const override {
+        return static_cast<std::size_t>(ctx_->syncParams().integer("m")); // live
+    }
     void onPartial(PolicyContext& e, const Job& job) override {
         if (e.isOnline(job.trainer)) dispatchTo(e, job.trainer, /*download=*/false);
     }
@@ -27,7 +29,7 @@ protected:
     }
 
 private:
-    std::size_t m_;
+    const PolicyContext* ctx_; ///< the engine, which outlives its policies
 };
 
 } // namespace
@@ -40,7 +42,7 @@ FOG_SYNC_POLICY(nBatchSyncPolicy) {
                   "whichever trainers deliver them; a fast trainer may give several. E[round] = m / (y "
                   "lambda) with y trainers.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  {intParam("m", 1, 1, "mini-batch gradients aggregated per round")}};
+                  {live(intParam("m", 1, 1, "mini-batch gradients aggregated per round"))}};
         d.order = 30;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NBatchSync>(p, e);

@@ -10,20 +10,22 @@ namespace {
 
 class NSync : public RoundPolicy {
 public:
-    NSync(const PolicyParams& p, const PolicyContext& e) : n_(static_cast<std::size_t>(p.integer("n"))) {
+    NSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
-    std::size_t needed(std::size_t dispatched) const override { return std::min(n_, dispatched); }
+    std::size_t needed(std::size_t dispatched) const override {
+        return std::min(static_cast<std::size_t>(ctx_->syncParams().integer("n")), dispatched); // live
+    }
     void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const auto& t = e.scenario().training;
         model_.applyGradient(meanUpdate(results), e.learningRate(), t.momentum, t.weightDecay);
     }
 
 private:
-    std::size_t n_;
+    const PolicyContext* ctx_; ///< the engine, which outlives its policies
 };
 
 } // namespace
@@ -36,7 +38,7 @@ FOG_SYNC_POLICY(nSyncPolicy) {
                   "delivered a gradient; later gradients of that round are discarded. E[round] = (H_y - "
                   "H_{y-n}) / lambda with y trainers.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  {intParam("n", 1, 1, "gradients aggregated per round (trainers)")}};
+                  {live(intParam("n", 1, 1, "gradients aggregated per round (trainers)"))}};
         d.order = 20;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NSync>(p, e);

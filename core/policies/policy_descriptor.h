@@ -103,6 +103,11 @@ inline PolicyParamInfo intParam(std::string key, double def, double min, std::st
 inline PolicyParamInfo realParam(std::string key, double def, double min, double max, std::string help) {
     return {std::move(key), def, min, max, false, std::move(help)};
 }
+/// `p`, marked as read at each use (timed policy events may change it).
+inline PolicyParamInfo live(PolicyParamInfo p) {
+    p.live = true;
+    return p;
+}
 
 } // namespace fog
 

@@ -14,6 +14,9 @@ struct PolicyParamInfo {
     double max = 1e300;   ///< inclusive upper bound
     bool integer = false;
     std::string help;     ///< unit and meaning
+    /// Read from the context at each use, so a timed `policy` event may change it during a
+    /// run (core/engine/timed_events.h); false: read once when the policy is built.
+    bool live = false;
 };
 
 /// Which trainers a sync policy uses, by where they sit in the tree (validation refuses

@@ -28,6 +28,11 @@ public:
     bool given(const std::string& key) const { return given_.count(key) > 0; }
     bool declares(const std::string& key) const { return values_.count(key) > 0; }
     const std::map<std::string, double>& values() const { return values_; }
+    /// A timed `policy` event (core/engine/timed_events.h): the parameter has a new value.
+    void set(const std::string& key, double value) {
+        values_[key] = value;
+        given_[key] = true;
+    }
 
 private:
     std::string policy_;

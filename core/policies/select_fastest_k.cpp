@@ -12,13 +12,9 @@ namespace fog {
 namespace {
 class SelectFastestK : public SelectionPolicy {
 public:
-    explicit SelectFastestK(std::size_t k) : k_(k) {}
     std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
-        return smallestK(candidates, k_, [&e](int t) { return expectedRoundSeconds(e, t); });
+        return smallestK(candidates, static_cast<std::size_t>(e.selectionParams().integer("k")) /* live */, [&e](int t) { return expectedRoundSeconds(e, t); });
     }
-
-private:
-    std::size_t k_;
 };
 } // namespace
 
@@ -30,11 +26,12 @@ FOG_SELECTION_POLICY(selectFastestKPolicy) {
                   "download + local_steps x batch / throughput + update upload (mean noise). Fast but "
                   "biased towards the data of fast trainers.",
                   "Straggler-avoiding baseline (e.g. Lai et al., Oort, OSDI 2021, section 2)",
-                  {intParam("k", 10, 1, "trainers per round")}};
+                  {live(intParam("k", 10, 1, "trainers per round"))}};
         d.order = 30;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)p;
             (void)e;
-            return std::make_unique<SelectFastestK>(static_cast<std::size_t>(p.integer("k")));
+            return std::make_unique<SelectFastestK>();
         };
         d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
         return d;

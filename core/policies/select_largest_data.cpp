@@ -12,13 +12,9 @@ namespace fog {
 namespace {
 class SelectLargestData : public SelectionPolicy {
 public:
-    explicit SelectLargestData(std::size_t k) : k_(k) {}
     std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
-        return smallestK(candidates, k_, [&e](int t) { return -e.samplesOf(t); }); // most data first
+        return smallestK(candidates, static_cast<std::size_t>(e.selectionParams().integer("k")) /* live */, [&e](int t) { return -e.samplesOf(t); }); // most data first
     }
-
-private:
-    std::size_t k_;
 };
 } // namespace
 
@@ -29,11 +25,12 @@ FOG_SELECTION_POLICY(selectLargestDataPolicy) {
                   "Largest data first: the k online trainers holding the most samples (the baseline "
                   "data-value recruitment is compared against).",
                   "Baseline in device recruitment by data value, WiOpt 2021 / ToN",
-                  {intParam("k", 10, 1, "trainers per round")}};
+                  {live(intParam("k", 10, 1, "trainers per round"))}};
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+            (void)p;
             (void)e;
-            return std::make_unique<SelectLargestData>(static_cast<std::size_t>(p.integer("k")));
+            return std::make_unique<SelectLargestData>();
         };
         d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
         return d;

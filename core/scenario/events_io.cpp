@@ -152,7 +152,29 @@ bool readTrigger(MapReader& m, TimedEvent& e) {
     }
     if (at) {
         e.trigger.kind = TK::At;
-        return readBounded(m, "at", atLeast(0), e.trigger.value);
+        bool ok = readBounded(m, "at", atLeast(0), e.trigger.value);
+        if (m.has("after_event")) {
+            // A recorded intervention's place in the event order (timed_events.h).
+            double k = -1; // a count of events: up to 2^53 exactly
+            if (m.get("after_event", k)) {
+                if (k < 0 || k != std::floor(k) || k > 9007199254740992.0) {
+                    ctx.error(m.pathOf("after_event"), m.node("after_event").Mark(),
+                              "must be an integer >= 0 (queue events handled before the change), got " +
+                                  formatNumber(k));
+                    ok = false;
+                } else {
+                    e.afterEvent = static_cast<long long>(k);
+                }
+            } else {
+                ok = false;
+            }
+        }
+        return ok;
+    }
+    if (m.has("after_event")) {
+        ctx.error(m.pathOf("after_event"), m.keyMark("after_event"),
+                  "goes with at: (the place of a recorded intervention), not with when:");
+        return false;
     }
     MapReader w(ctx, m.node("when"), m.pathOf("when"));
     if (!w.valid()) return false;
@@ -207,6 +229,11 @@ bool readLink(MapReader& a, const Scenario& s, TimedEvent& e) {
         if (ok && s.topology.nodes[static_cast<std::size_t>(e.entry)].parent.empty()) {
             ctx.error(a.pathOf("id"), a.node("id").Mark(),
                       "'" + e.target + "' has no parent, so no uplink to change (name an explicit link with from/to)");
+            ok = false;
+        } else if (ok && !s.topology.nodes[static_cast<std::size_t>(e.entry)].link && !s.topology.hasDefaultLink) {
+            ctx.error(a.pathOf("id"), a.node("id").Mark(),
+                      "'" + e.target + "' has no link to its parent (transfers there are instantaneous and free): "
+                      "give it a link: {...} (or topology.default_link) to change it");
             ok = false;
         }
     }
@@ -275,6 +302,13 @@ bool readCount(MapReader& a, const Scenario& s, TimedEvent& e) {
         return false;
     }
     e.count = c;
+    if (e.action == Action::Add) {
+        ctx.error(a.path(), a.node("count").Mark(),
+                  "devices cannot join a running group: the engine fixes every group's members when the "
+                  "run starts (their data partition, streams and links). Declare them in the group's "
+                  "count, take them offline at: 0 (offline: {id: <member>}) and bring them in with online");
+        return false;
+    }
     if (ok && e.action == Action::Remove) {
         const long long members = memberCounts(s.topology)[static_cast<std::size_t>(e.entry)];
         if (c > members) {
@@ -338,6 +372,20 @@ bool readPolicyChange(MapReader& a, const Scenario& s, TimedEvent& e) {
                       s.selection.name + "'" + (names.empty() ? std::string(" (they have none)")
                                                               : " (parameters: " + joinNames(names) + ")") +
                       didYouMean(e.policyKey, names));
+        return false;
+    }
+    if (!param->live) {
+        std::vector<std::string> live;
+        for (const auto* info : {sync, sel})
+            if (info)
+                for (const auto& p : info->params)
+                    if (p.live) live.push_back((info == sync ? "sync." : "selection.") + p.key);
+        ctx.error(a.pathOf(e.policyKey), at,
+                  "is read once when the run starts (the " + e.policyOf + " policy '" +
+                      (e.policyOf == "sync" ? s.sync.name : s.selection.name) +
+                      "' builds on it), so a timed change cannot apply; " +
+                      (live.empty() ? std::string("these policies have no parameter that may change during a run")
+                                    : "parameters that may change during a run: " + joinNames(live)));
         return false;
     }
     return readBounded(a, e.policyKey, policyParamBounds(*param), e.policyValue);
@@ -418,14 +466,12 @@ void optionalNumber(YAML::Emitter& out, const char* key, const std::optional<dou
 }
 } // namespace
 
-void emitEventsSection(YAML::Emitter& out, const Scenario& s) {
-    const auto& list = s.events.list;
-    if (list.empty()) return;
-    out << YAML::Key << "events" << YAML::Value << YAML::BeginSeq;
-    for (const auto& e : list) {
+namespace {
+void emitEvent(YAML::Emitter& out, const TimedEvent& e) {
         out << YAML::BeginMap;
         if (e.trigger.kind == TK::At) {
             number(out, "at", e.trigger.value);
+            if (e.afterEvent >= 0) out << YAML::Key << "after_event" << YAML::Value << e.afterEvent;
         } else {
             out << YAML::Key << "when" << YAML::Value << YAML::Flow << YAML::BeginMap;
             number(out, toString(e.trigger.kind), e.trigger.value);
@@ -464,8 +510,40 @@ void emitEventsSection(YAML::Emitter& out, const Scenario& s) {
             break;
         }
         out << YAML::EndMap << YAML::EndMap;
-    }
+}
+} // namespace
+
+void emitEventsSection(YAML::Emitter& out, const Scenario& s) {
+    const auto& list = s.events.list;
+    if (list.empty()) return;
+    out << YAML::Key << "events" << YAML::Value << YAML::BeginSeq;
+    for (const auto& e : list)
+        emitEvent(out, e);
     out << YAML::EndSeq;
+}
+
+std::string checkEvent(const Scenario& s, TimedEvent& e) {
+    if (e.action == Action::Policy && e.policyKey.empty())
+        e.policyKey = e.policyOf.empty() ? e.policyParam : e.policyOf + "." + e.policyParam;
+    // Written as a file's entry and read back: the same checks and id resolution.
+    YAML::Emitter out;
+    emitEvent(out, e);
+    YamlContext ctx("intervention");
+    TimedEvent parsed;
+    bool ok = false;
+    try {
+        ok = readEvent(ctx, YAML::Load(out.c_str()), "intervention", s, parsed);
+    } catch (const YAML::Exception& x) {
+        return std::string("cannot be written as an event: ") + x.what();
+    }
+    if (!ok || !ctx.diagnostics().empty()) {
+        std::string why;
+        for (const auto& d : ctx.diagnostics())
+            why += (why.empty() ? "" : "; ") + d.message;
+        return why.empty() ? std::string("not a valid event") : why;
+    }
+    e = parsed;
+    return {};
 }
 
 // --- trace files ------------------------------------------------------------------------
@@ -760,7 +838,7 @@ void addEventArgument(Scenario& s, const std::string& text) {
         throw ScenarioError({{label, 0, 0, "",
                               "'" + text + "': " + why +
                                   "; write e.g. 'at 600: link edge-1.up=2', 'when round>=5: offline phones "
-                                  "fraction=0.5', 'at 3600: node spot price=0.9', 'at 60: add phones 10', "
+                                  "fraction=0.5', 'at 3600: node spot price=0.9', 'at 60: remove phones 10', "
                                   "'at 120: policy sync.n=4'"}});
     };
     const auto colon = text.find(':');
@@ -852,37 +930,6 @@ void addEventArgument(Scenario& s, const std::string& text) {
     }
     s.events.list.push_back(std::move(e));
     sortEvents(s.events.list);
-}
-
-// --- what the engine applies ------------------------------------------------------------
-
-std::string unappliedEventsReason(const Scenario& s) {
-    std::vector<std::string> what;
-    if (!s.events.list.empty())
-        what.push_back(std::to_string(s.events.list.size()) + " timed event(s)");
-    // The references, not the loaded series: a scenario read for editing has not loaded them.
-    std::set<std::string> traces;
-    bool bid = false;
-    const TopologySpec& t = s.topology;
-    for (const auto& n : t.nodes) {
-        if (n.availability.kind == AvailabilitySpec::Kind::Trace && !n.availability.file.empty())
-            traces.insert(n.availability.file);
-        if (!n.priceTrace.empty()) traces.insert(n.priceTrace);
-        if (!n.linkTrace.empty()) traces.insert(n.linkTrace);
-        bid = bid || n.bidUsdPerHour > 0;
-    }
-    if (!traces.empty()) what.push_back(std::to_string(traces.size()) + " trace file(s)");
-    if (bid) what.push_back("a spot bid");
-    if (what.empty()) return {};
-    return "has " + joinNames(what) +
-           ": timed events are read and validated but not yet applied by the engine, so this run "
-           "would ignore them and report wrong numbers; remove them (or the --event options) to run";
-}
-
-void refuseUnappliedEvents(const Scenario& s) {
-    const std::string why = unappliedEventsReason(s);
-    if (why.empty()) return;
-    throw ScenarioError({{s.sourcePath.empty() ? std::string("scenario") : s.sourcePath, 0, 0, "", why}});
 }
 
 } // namespace fog

@@ -1,7 +1,7 @@
 #pragma once
 // Timed events (`events:`) and trace files (CSV) of a scenario: reading with located
 // problems, cross-reference checks against the topology and the policies, writing, the
-// `--event` command-line form, and the refusal to run what the engine does not apply yet.
+// `--event` command-line form. The engine applies them: core/engine/timed_events.h.
 // The data is core/spec/events.h; docs/scenario.md "Events and traces" is the user's side.
 
 #include "core/scenario/scenario_io.h"
@@ -50,10 +50,9 @@ void sortEvents(std::vector<TimedEvent>& events);
 /// Throws ScenarioError labelled "--event" saying what is wrong and what is accepted.
 void addEventArgument(Scenario& s, const std::string& text);
 
-/// "" when a run of `s` would do what the file asks; else why not: events and traces are
-/// read and validated, but the engine does not apply them yet.
-std::string unappliedEventsReason(const Scenario& s);
-/// Throws ScenarioError with unappliedEventsReason when it is not empty (fogstudio-cli run).
-void refuseUnappliedEvents(const Scenario& s);
+/// Checks an event built in code (a live intervention: RunControl::intervene) exactly as a
+/// file's entry is checked, against `s`, and resolves its references (entry, member, link
+/// indices): "" and `e` completed, or what is wrong with it.
+std::string checkEvent(const Scenario& s, TimedEvent& e);
 
 } // namespace fog

@@ -141,7 +141,6 @@ SeekPlan planSeek(const SeekSpec& in) {
     if (accuracyConstraints > 1) problem("--constraint", "give at most one accuracy constraint");
 
     const Scenario base = loadScenarioFile(spec.file, spec.base);
-    refuseUnappliedEvents(base); // events and traces are not applied yet (events_io.h)
 
     // The resource halved and its full budget.
     double deadline = 0.0;

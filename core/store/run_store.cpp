@@ -645,6 +645,12 @@ void RunStore::setNotes(std::int64_t id, const std::string& notes) {
     s.bind(1, id).bind(2, notes).run();
 }
 
+void RunStore::setScenarioYaml(std::int64_t id, const std::string& yaml) {
+    std::lock_guard lock(mutex_);
+    SqliteStmt s(*db_, "UPDATE runs SET scenario_yaml = ?2 WHERE id = ?1");
+    s.bind(1, id).bind(2, yaml).run();
+}
+
 void RunStore::rename(std::int64_t id, const std::string& name) {
     std::lock_guard lock(mutex_);
     SqliteStmt s(*db_, "UPDATE runs SET name = ?2 WHERE id = ?1");

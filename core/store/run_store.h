@@ -163,6 +163,8 @@ public:
     bool deleteRun(std::int64_t id);
     void setTags(std::int64_t id, const std::vector<std::string>& tags);
     void setNotes(std::int64_t id, const std::string& notes);
+    /// The run's stored scenario, replaced (a live intervention appended to its events).
+    void setScenarioYaml(std::int64_t id, const std::string& yaml);
     void rename(std::int64_t id, const std::string& name);
 
     std::int64_t createSweep(const std::string& name, const std::string& spec);

@@ -84,8 +84,22 @@ std::int64_t runAndStore(const Scenario& scenario, RunStore& store, NewRun meta,
     if (meta.name.empty()) meta.name = scenario.name;
     const std::int64_t id = store.beginRun(meta);
     StoreRecorder recorder(store, id);
+    // Live interventions join the stored scenario's events (with their after_event place),
+    // so that a re-run from the store reproduces the intervened run.
+    struct Interventions : RunObserver {
+        RunStore& store;
+        std::int64_t id;
+        Scenario scenario;
+        Interventions(RunStore& s, std::int64_t i, const Scenario& sc) : store(s), id(i), scenario(sc) {}
+        void onIntervention(const TimedEvent& e) override {
+            scenario.events.list.push_back(e);
+            sortEvents(scenario.events.list);
+            store.setScenarioYaml(id, storedScenarioText(scenario));
+        }
+    } interventions(store, id, scenario);
     ObserverList observers;
     observers.add(&recorder);
+    observers.add(&interventions);
     if (options.observer) observers.add(options.observer);
     options.observer = &observers;
     try {
@@ -186,7 +200,6 @@ SweepPlan planSweep(const SweepSpec& spec) {
                 label = config.empty() ? variant.label : variant.label + " " + label;
             try {
                 const Scenario s = withoutVariants(loadScenarioFile(spec.file, all));
-                refuseUnappliedEvents(s); // events and traces are not applied yet (events_io.h)
                 for (int r = 0; r < repeats; ++r) {
                     SweepItem it{s, label, r};
                     it.scenario.seed = repeatSeed(s.seed, r);

@@ -308,6 +308,32 @@ void Network::finish(double now) {
     flush(true);
 }
 
+void Network::linksChanged(const std::vector<int>& children, const std::vector<int>& explicitLinks, double now) {
+    std::vector<int> dirty;
+    auto set = [&](int r, double upMbps, double downMbps) {
+        for (int k = 0; k < 2; ++k) {
+            const double bps = bitsPerSecond(k == 0 ? upMbps : downMbps);
+            Resource& x = res_[static_cast<std::size_t>(r + k)];
+            if (x.capacity == bps) continue;
+            x.capacity = bps;
+            info_[static_cast<std::size_t>(r + k)].capacityBytesPerS = bps / 8.0;
+            dirty.push_back(r + k);
+        }
+    };
+    for (int i : children) {
+        const int r = upRes_[static_cast<std::size_t>(i)];
+        const LinkParams* l = topo_.uplink(i);
+        if (r >= 0 && l) set(r, l->bandwidthUpMbps, l->bandwidthDownMbps);
+    }
+    for (int k : explicitLinks) {
+        const LinkParams& l = topo_.explicitLinkParams(k);
+        set(explicitRes_[static_cast<std::size_t>(k)], l.bandwidthUpMbps, l.bandwidthDownMbps);
+    }
+    if (dirty.empty()) return;
+    recompute(dirty, now);
+    armWakeup();
+}
+
 // ---------------------------------------------------------------- rates
 
 void Network::recompute(const std::vector<int>& dirty, double now) {

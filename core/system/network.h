@@ -72,6 +72,12 @@ class Network {
     /// batches of 256).
     void flush(bool force);
 
+    /// Links changed during the run (timed events, traces): the capacities of the uplinks of
+    /// `children` (node indices; a shared link once for all its members) and of the explicit
+    /// links `explicitLinks` (Topology indices) are read again from the topology, and the
+    /// rates of the flows they carry are recomputed at `now` (their completions move).
+    void linksChanged(const std::vector<int>& children, const std::vector<int>& explicitLinks, double now);
+
     /// Transfers in progress.
     std::size_t active() const { return transfers_.size(); }
     const Stats& stats() const { return stats_; }

@@ -9,7 +9,7 @@ namespace {
 
 // The one mapping between kinds and the names in run stores, transcripts and logs. The
 // names are a file format (the events table): never rename one.
-constexpr std::array<std::pair<RunEventKind, const char*>, 11> kNames{{
+constexpr std::array<std::pair<RunEventKind, const char*>, 14> kNames{{
     {RunEventKind::Offline, "offline"},
     {RunEventKind::Online, "online"},
     {RunEventKind::WorkLost, "work-lost"},
@@ -21,6 +21,9 @@ constexpr std::array<std::pair<RunEventKind, const char*>, 11> kNames{{
     {RunEventKind::NoProgress, "no-progress"},
     {RunEventKind::ConditionReached, "condition-reached"},
     {RunEventKind::NotShown, "not-shown"},
+    {RunEventKind::TimedEvent, "timed-event"},
+    {RunEventKind::Trace, "trace"},
+    {RunEventKind::Intervention, "intervention"},
 }};
 
 } // namespace

@@ -20,6 +20,9 @@ enum class RunEventKind : std::uint8_t {
     NoProgress,      ///< the safety net stopped the run; detail says why
     ConditionReached,///< a front end's run-until / pause-when condition held; detail says which
     NotShown,        ///< live views only: events and intervals too many to show
+    TimedEvent,      ///< a scenario's timed event was applied; node (or -1), detail says what
+    Trace,           ///< a trace file's row was applied; detail says which trace and value
+    Intervention,    ///< a live intervention was applied (or refused: detail "not applied: ...")
     Other,           ///< a kind this build does not know (read from a newer database)
 };
 

@@ -241,8 +241,31 @@ Node Topology::node(int i) const {
 }
 
 const LinkParams* Topology::uplink(int i) const {
+    if (!memberLinks_.empty())
+        if (const auto it = memberLinks_.find(i); it != memberLinks_.end()) return &it->second;
     const EntryLink& l = entryLinks_[members_[static_cast<std::size_t>(i)].entry];
     return l.has ? &l.params : nullptr;
+}
+
+LinkParams* Topology::entryLink(int entry) {
+    EntryLink& l = entryLinks_[static_cast<std::size_t>(entry)];
+    return l.has ? &l.params : nullptr;
+}
+
+LinkParams* Topology::memberLink(int i) {
+    if (const auto it = memberLinks_.find(i); it != memberLinks_.end()) return &it->second;
+    const EntryLink& l = entryLinks_[members_[static_cast<std::size_t>(i)].entry];
+    if (!l.has) return nullptr;
+    return &memberLinks_.emplace(i, l.params).first->second;
+}
+
+LinkParams* Topology::explicitLinkFromTo(int from, int to, int* index) {
+    for (std::size_t k = 0; k < links_.size(); ++k)
+        if (links_[k].first == std::make_pair(from, to)) {
+            if (index) *index = static_cast<int>(k);
+            return &links_[k].second;
+        }
+    return nullptr;
 }
 
 int Topology::indexOf(const std::string& id) const {

@@ -10,6 +10,7 @@
 #include "core/spec/scenario.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,6 +143,22 @@ class Topology {
     /// The topology section as written (contention, link sharing, entries).
     const TopologySpec& spec() const { return spec_; }
 
+    // ---- Changes during a run (timed events and traces, core/engine/timed_events.h). Links
+    // are changed in place: transfers planned before keep their times, the flow network
+    // reads the new values when told (Network::linksChanged).
+    void setThroughput(int i, double v) { members_[static_cast<std::size_t>(i)].throughput = v; }
+    void setPricePerHour(int i, double v) { members_[static_cast<std::size_t>(i)].pricePerHour = v; }
+    /// The link entry `entry`'s members share to their parents (nullptr: instantaneous).
+    LinkParams* entryLink(int entry);
+    /// Member i's own link to its parent, copied from its entry's at the first call (then
+    /// uplink(i) is this one); nullptr when it has none.
+    LinkParams* memberLink(int i);
+    /// Members with a link of their own (memberLink called).
+    const std::map<int, LinkParams>& memberLinks() const { return memberLinks_; }
+    std::map<int, LinkParams>& memberLinks() { return memberLinks_; }
+    /// The explicit link declared from `from` to `to` (node indices), or nullptr.
+    LinkParams* explicitLinkFromTo(int from, int to, int* index = nullptr);
+
     /// Bytes held per node (member records, ids and the id index), for scale reports.
     std::size_t bytesUsed() const;
 
@@ -173,6 +190,7 @@ class Topology {
     std::vector<Member> members_;
     std::vector<std::string> ids_;
     std::vector<EntryLink> entryLinks_;
+    std::map<int, LinkParams> memberLinks_; ///< members' own links (timed events), stable addresses
     std::vector<std::pair<std::uint64_t, int>> byHash_; ///< (hash of id, index), sorted
     std::vector<std::pair<std::pair<int, int>, LinkParams>>
         links_; ///< explicit, sorted by (from, to)

@@ -1,0 +1,468 @@
+// Timed events, traces and interventions applied by the engine (timed_events.h).
+
+#include "core/engine/timed_events.h"
+
+#include "core/engine/engine.h"
+#include "core/scenario/events_io.h"
+#include "core/scenario/yaml_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace fog {
+
+namespace {
+
+using Action = TimedEvent::Action;
+using TK = EventTrigger::Kind;
+
+std::string fileName(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+/// One trace in use: which nodes each column drives, and the next row of each column.
+struct TimedEvents::Cursor {
+    enum class Kind { Availability, Price, Bandwidth } kind = Kind::Availability;
+    int entry = -1;
+    std::string ref;
+    std::shared_ptr<const TraceTable> table;
+    std::vector<std::vector<int>> nodes; ///< per column
+    std::vector<std::size_t> next;       ///< per column
+    bool share = false;                  ///< a group's single availability column: share online
+    std::vector<int> order;              ///< share: the members, in the order they go offline
+    double bid = 0.0;
+};
+
+TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
+    // A scenario read for editing (the studio's) names its traces without their series: load
+    // them here, so that no run ignores a trace it names.
+    bool missing = false;
+    for (const auto& n : engine_.scenario_.topology.nodes)
+        for (const std::string* ref : {&n.availability.file, &n.priceTrace, &n.linkTrace})
+            if (!ref->empty() && !engine_.scenario_.events.traces.count(*ref) &&
+                (ref != &n.availability.file || n.availability.kind == AvailabilitySpec::Kind::Trace))
+                missing = true;
+    if (missing) {
+        YamlContext ctx(engine_.scenario_.sourcePath.empty() ? "scenario" : engine_.scenario_.sourcePath);
+        loadScenarioTraces(ctx, engine_.scenario_, engine_.scenario_.data.baseDir);
+        if (!ctx.diagnostics().empty()) {
+            const Diagnostic& d = ctx.diagnostics().front();
+            throw EngineError("trace files: " + d.file + (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) +
+                              ": " + (d.path.empty() ? "" : d.path + ": ") + d.message);
+        }
+    }
+    const Scenario& s = engine_.scenario_;
+    Topology& topo = engine_.topo_;
+    for (const TimedEvent& e : s.events.list) {
+        if (e.trigger.kind != TK::At) {
+            when_.push_back(e);
+        } else if (e.afterEvent >= 0) {
+            recorded_.push_back(e);
+        } else {
+            lastChange_ = std::max(lastChange_, e.trigger.value);
+        }
+    }
+    std::stable_sort(recorded_.begin(), recorded_.end(),
+                     [](const TimedEvent& a, const TimedEvent& b) { return a.afterEvent < b.afterEvent; });
+    for (const auto& r : recorded_) lastChange_ = std::max(lastChange_, r.trigger.value);
+
+    // Traces: one cursor per reference of an entry.
+    const auto& entries = s.topology.nodes;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const NodeSpec& n = entries[i];
+        auto add = [&](Cursor::Kind kind, const std::string& ref) {
+            const auto it = s.events.traces.find(ref);
+            if (ref.empty() || it == s.events.traces.end() || !it->second) return;
+            auto c = std::make_unique<Cursor>();
+            c->kind = kind;
+            c->entry = static_cast<int>(i);
+            c->ref = ref;
+            c->table = it->second;
+            const std::vector<int> members = membersOf(c->entry);
+            for (const auto& col : c->table->columns) {
+                if (col.name == "value") {
+                    c->nodes.push_back(members);
+                } else {
+                    int node = -1;
+                    try {
+                        node = topo.indexOf(col.name);
+                    } catch (const std::out_of_range&) {
+                        throw EngineError("trace '" + ref + "': column '" + col.name + "' names no node");
+                    }
+                    c->nodes.push_back({node});
+                }
+                c->next.push_back(0);
+                if (!col.timeS.empty()) lastChange_ = std::max(lastChange_, col.timeS.back());
+            }
+            if (kind == Cursor::Kind::Availability && n.group && c->table->columns.size() == 1 &&
+                c->table->columns[0].name == "value") {
+                // Members leave in one order fixed by the seed, so that the set offline grows
+                // and shrinks with the share rather than churning at every row.
+                c->share = true;
+                c->order = members;
+                Rng rng(deriveSeed(s.seed, hashName("trace-share"), hashName(n.id)));
+                for (std::size_t k = c->order.size(); k > 1; --k)
+                    std::swap(c->order[k - 1], c->order[static_cast<std::size_t>(rng.below(k))]);
+            }
+            if (kind == Cursor::Kind::Price) c->bid = n.bidUsdPerHour;
+            cursors_.push_back(std::move(c));
+        };
+        if (n.availability.kind == AvailabilitySpec::Kind::Trace) add(Cursor::Kind::Availability, n.availability.file);
+        add(Cursor::Kind::Price, n.priceTrace);
+        add(Cursor::Kind::Bandwidth, n.linkTrace);
+    }
+}
+
+TimedEvents::~TimedEvents() = default;
+
+bool TimedEvents::empty() const {
+    return engine_.scenario_.events.list.empty() && cursors_.empty();
+}
+
+std::vector<int> TimedEvents::membersOf(int entry) const {
+    std::vector<int> out;
+    const Topology& topo = engine_.topo_;
+    for (int i = 0; i < topo.size(); ++i)
+        if (topo.entryIndex(i) == entry) out.push_back(i);
+    return out;
+}
+
+std::vector<int> TimedEvents::targets(const TimedEvent& e) const {
+    if (e.member >= 0 || !engine_.scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group)
+        return {engine_.topo_.indexOf(e.target)};
+    return membersOf(e.entry);
+}
+
+void TimedEvents::start() {
+    const double now = engine_.now();
+    // What holds from t = 0 applies before the policies start (no dispatch to a node that is
+    // offline from the start): trace rows and `at` events at time 0.
+    for (const TimedEvent& e : engine_.scenario_.events.list)
+        if (e.trigger.kind == TK::At && e.afterEvent < 0) {
+            if (e.trigger.value <= now)
+                apply(e, false);
+            else
+                engine_.at(e.trigger.value, [this, e] { apply(e, false); });
+        }
+    for (std::size_t i = 0; i < cursors_.size(); ++i) {
+        applyTrace(*cursors_[i]);
+        scheduleTrace(i);
+    }
+}
+
+void TimedEvents::scheduleTrace(std::size_t i) {
+    Cursor& c = *cursors_[i];
+    double next = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < c.next.size(); ++k) {
+        const auto& col = c.table->columns[k];
+        if (c.next[k] < col.timeS.size()) next = std::min(next, col.timeS[c.next[k]]);
+    }
+    if (!std::isfinite(next)) return;
+    engine_.at(next, [this, i] {
+        applyTrace(*cursors_[i]);
+        scheduleTrace(i);
+    });
+}
+
+void TimedEvents::applyTrace(Cursor& c) {
+    const double now = engine_.now();
+    Topology& topo = engine_.topo_;
+    NodeRuntime& nodes = engine_.nodes_;
+    std::vector<int> linkNodes;
+    int changedColumns = 0, offlineNow = 0, reclaimed = 0;
+    double shown = 0.0;
+    for (std::size_t k = 0; k < c.next.size(); ++k) {
+        const auto& col = c.table->columns[k];
+        bool due = false;
+        double v = 0.0;
+        while (c.next[k] < col.timeS.size() && col.timeS[c.next[k]] <= now) {
+            v = col.value[c.next[k]];
+            ++c.next[k];
+            due = true;
+        }
+        if (!due) continue;
+        ++changedColumns;
+        shown = v;
+        const std::vector<int>& members = c.nodes[k];
+        switch (c.kind) {
+        case Cursor::Kind::Availability:
+            if (c.share) {
+                const auto off = static_cast<std::size_t>(
+                    std::llround((1.0 - v) * static_cast<double>(c.order.size())));
+                for (std::size_t j = 0; j < c.order.size(); ++j) {
+                    const int n = c.order[j];
+                    const bool down = j < off;
+                    offlineNow += down;
+                    force(n, down ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
+                }
+            } else {
+                for (int n : members) {
+                    offlineNow += v == 0.0;
+                    force(n, v == 0.0 ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
+                }
+            }
+            break;
+        case Cursor::Kind::Price:
+            for (int n : members) {
+                setPrice(n, v);
+                if (c.bid > 0) {
+                    const bool out = v > c.bid;
+                    reclaimed += out;
+                    force(n, out ? nodes.forced(n) | ByBid : nodes.forced(n) & ~ByBid);
+                }
+            }
+            break;
+        case Cursor::Kind::Bandwidth:
+            if (col.name == "value") {
+                if (LinkParams* l = topo.entryLink(c.entry)) l->bandwidthUpMbps = l->bandwidthDownMbps = v;
+                for (auto& [n, l] : topo.memberLinks())
+                    if (topo.entryIndex(n) == c.entry) l.bandwidthUpMbps = l.bandwidthDownMbps = v;
+            } else {
+                for (int n : members)
+                    if (LinkParams* l = topo.memberLink(n)) l->bandwidthUpMbps = l->bandwidthDownMbps = v;
+            }
+            linkNodes.insert(linkNodes.end(), members.begin(), members.end());
+            break;
+        }
+    }
+    if (changedColumns == 0) return;
+    if (!linkNodes.empty() && engine_.network_) engine_.network_->linksChanged(linkNodes, {}, now);
+
+    const bool single = c.table->columns.size() == 1;
+    const std::string& id = engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].id;
+    std::string detail;
+    switch (c.kind) {
+    case Cursor::Kind::Availability:
+        detail = "availability of " + id + " (" + fileName(c.ref) + "): " +
+                 (c.share ? "share online " + formatNumber(shown) + ", " : std::string()) +
+                 std::to_string(offlineNow) + " held offline by the trace" +
+                 (single ? "" : " (" + std::to_string(changedColumns) + " member(s) changed)");
+        break;
+    case Cursor::Kind::Price:
+        detail = "price of " + id + " (" + fileName(c.ref) + "): " +
+                 (single ? formatNumber(shown) + "/h" : std::to_string(changedColumns) + " member price(s) changed") +
+                 (c.bid > 0 ? ", " + std::to_string(reclaimed) + " reclaimed (price above the bid " +
+                                  formatNumber(c.bid) + ")"
+                            : std::string());
+        break;
+    case Cursor::Kind::Bandwidth:
+        detail = "link bandwidth of " + id + " (" + fileName(c.ref) + "): " +
+                 (single ? formatNumber(shown) + " Mbit/s" : std::to_string(changedColumns) + " member link(s) changed");
+        break;
+    }
+    engine_.emitEvent(RunEventKind::Trace, single && c.nodes[0].size() == 1 ? c.nodes[0][0] : -1, detail);
+}
+
+void TimedEvents::afterAggregation(const AggregationRecord& r) {
+    for (auto it = when_.begin(); it != when_.end();) {
+        bool holds = false;
+        switch (it->trigger.kind) {
+        case TK::Round: holds = r.level == 0 && r.round >= it->trigger.value; break;
+        case TK::Accuracy: holds = !std::isnan(r.testAccuracy) && r.testAccuracy >= it->trigger.value; break;
+        case TK::Cost: holds = r.cost >= it->trigger.value; break;
+        case TK::At: break;
+        }
+        if (!holds) {
+            ++it;
+            continue;
+        }
+        // A queue event at this instant: the aggregation's own event finishes first.
+        TimedEvent e = *it;
+        it = when_.erase(it);
+        engine_.at(engine_.now(), [this, e] { apply(e, false); });
+    }
+}
+
+bool TimedEvents::between(std::uint64_t handled) {
+    bool any = false;
+    while (nextRecorded_ < recorded_.size() &&
+           static_cast<std::uint64_t>(recorded_[nextRecorded_].afterEvent) <= handled) {
+        apply(recorded_[nextRecorded_++], false);
+        any = true;
+    }
+    for (TimedEvent e : engine_.control_->takeInterventions()) {
+        e.trigger.kind = TK::At;
+        e.trigger.value = engine_.now();
+        e.afterEvent = static_cast<long long>(handled);
+        e.line = e.column = 0;
+        // The same checks as a file's event, against this run's scenario (ids resolved).
+        if (const std::string why = checkEvent(engine_.scenario_, e); !why.empty()) {
+            engine_.emitEvent(RunEventKind::Intervention, -1, "not applied: " + why);
+            continue;
+        }
+        apply(e, true);
+        engine_.lastTraceChange_ = std::max(engine_.lastTraceChange_, engine_.now());
+        engine_.observer_->onIntervention(e);
+        any = true;
+    }
+    return any;
+}
+
+void TimedEvents::force(int n, std::uint8_t bits) {
+    NodeRuntime& nodes = engine_.nodes_;
+    const bool was = nodes.online(n);
+    nodes.setForced(n, bits);
+    const bool is = nodes.online(n);
+    if (was && !is)
+        engine_.goOffline(n);
+    else if (!was && is)
+        engine_.goOnline(n);
+}
+
+void TimedEvents::setPrice(int n, double pricePerHour) {
+    // Billing is the integral of the price: the holding interval closes at the old price
+    // and a new one opens at the new price (each billed per started second).
+    NodeRuntime& nodes = engine_.nodes_;
+    const double t = engine_.now();
+    const bool held = nodes.holding(n);
+    if (held) nodes.release(n, t);
+    engine_.topo_.setPricePerHour(n, pricePerHour);
+    if (held) nodes.hold(n, t);
+}
+
+std::vector<int> TimedEvents::choose(std::vector<int> candidates, std::size_t k) {
+    Rng rng(deriveSeed(engine_.scenario_.seed, hashName("timed-events"), choices_++));
+    k = std::min(k, candidates.size());
+    for (std::size_t i = 0; i < k; ++i)
+        std::swap(candidates[i], candidates[i + static_cast<std::size_t>(rng.below(candidates.size() - i))]);
+    candidates.resize(k);
+    std::sort(candidates.begin(), candidates.end());
+    return candidates;
+}
+
+void TimedEvents::apply(const TimedEvent& e, bool intervention) {
+    Topology& topo = engine_.topo_;
+    NodeRuntime& nodes = engine_.nodes_;
+    const double now = engine_.now();
+    std::string detail = describe(e);
+    int node = -1;
+    switch (e.action) {
+    case Action::Link: {
+        auto set = [&](LinkParams& l) {
+            if (e.bandwidthUpMbps) l.bandwidthUpMbps = *e.bandwidthUpMbps;
+            if (e.bandwidthDownMbps) l.bandwidthDownMbps = *e.bandwidthDownMbps;
+            if (e.latencyMs) l.latencyMs = *e.latencyMs;
+        };
+        if (!e.linkTo.empty()) {
+            int k = -1;
+            if (LinkParams* l = topo.explicitLinkFromTo(topo.indexOf(e.target), topo.indexOf(e.linkTo), &k)) {
+                set(*l);
+                if (engine_.network_) engine_.network_->linksChanged({}, {k}, now);
+            }
+            break;
+        }
+        std::vector<int> changed;
+        if (e.member >= 0 || !engine_.scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group) {
+            const int n = topo.indexOf(e.target);
+            node = n;
+            if (e.member >= 0) {
+                if (LinkParams* l = topo.memberLink(n)) set(*l);
+            } else if (LinkParams* l = topo.entryLink(e.entry)) {
+                set(*l);
+            }
+            changed.push_back(n);
+        } else {
+            if (LinkParams* l = topo.entryLink(e.entry)) set(*l);
+            for (auto& [n, l] : topo.memberLinks())
+                if (topo.entryIndex(n) == e.entry) set(l);
+            changed = membersOf(e.entry);
+        }
+        if (engine_.network_) engine_.network_->linksChanged(changed, {}, now);
+        break;
+    }
+    case Action::Node: {
+        const std::vector<int> ns = targets(e);
+        if (ns.size() == 1) node = ns[0];
+        for (int n : ns) {
+            if (e.pricePerHour) setPrice(n, *e.pricePerHour);
+            if (e.throughput) topo.setThroughput(n, *e.throughput);
+        }
+        break;
+    }
+    case Action::Offline:
+    case Action::Online: {
+        const bool off = e.action == Action::Offline;
+        std::vector<int> ns = targets(e);
+        if (ns.size() == 1) node = ns[0];
+        if (e.fraction) {
+            // round(f x members) of those this action changes, chosen with the seed.
+            const auto k = static_cast<std::size_t>(std::llround(*e.fraction * static_cast<double>(ns.size())));
+            std::vector<int> candidates;
+            for (int n : ns)
+                if (((nodes.forced(n) & ByEvent) != 0) != off) candidates.push_back(n);
+            ns = choose(std::move(candidates), k);
+        }
+        int changed = 0, stillDown = 0;
+        for (int n : ns) {
+            const std::uint8_t bits = off ? nodes.forced(n) | ByEvent : nodes.forced(n) & ~ByEvent;
+            changed += bits != nodes.forced(n);
+            force(n, bits);
+            stillDown += !off && !nodes.online(n);
+        }
+        detail += " (" + std::to_string(changed) + " node(s) " + (off ? "taken offline" : "released");
+        if (stillDown > 0)
+            detail += ", " + std::to_string(stillDown) + " still offline by their availability, trace, bid or removal";
+        detail += ")";
+        break;
+    }
+    case Action::Remove: {
+        std::vector<int> present;
+        for (int n : membersOf(e.entry))
+            if (!(nodes.forced(n) & Removed)) present.push_back(n);
+        const std::size_t k = std::min<std::size_t>(present.size(), static_cast<std::size_t>(e.count));
+        for (std::size_t j = present.size() - k; j < present.size(); ++j)
+            force(present[j], nodes.forced(present[j]) | Removed);
+        detail += " (" + std::to_string(k) + " removed, " + std::to_string(present.size() - k) + " left)";
+        break;
+    }
+    case Action::Add:
+        // Refused when the scenario is read (events_io.cpp): the topology's groups are fixed.
+        detail += " (not applied: devices cannot join a running group)";
+        break;
+    case Action::Policy: {
+        PolicyParams& p = e.policyOf == "sync" ? engine_.syncParams_ : engine_.selectionParams_;
+        p.set(e.policyParam, e.policyValue);
+        break;
+    }
+    }
+    engine_.emitEvent(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
+}
+
+std::string TimedEvents::describe(const TimedEvent& e) const {
+    std::string s = toString(e.action);
+    switch (e.action) {
+    case Action::Link:
+        s += " " + e.target + (e.linkTo.empty() ? std::string() : " -> " + e.linkTo);
+        if (e.bandwidthUpMbps) s += " up=" + formatNumber(*e.bandwidthUpMbps) + " Mbit/s";
+        if (e.bandwidthDownMbps) s += " down=" + formatNumber(*e.bandwidthDownMbps) + " Mbit/s";
+        if (e.latencyMs) s += " latency=" + formatNumber(*e.latencyMs) + " ms";
+        break;
+    case Action::Node:
+        s += " " + e.target;
+        if (e.pricePerHour) s += " price=" + formatNumber(*e.pricePerHour) + "/h";
+        if (e.throughput) s += " throughput=" + formatNumber(*e.throughput) + " samples/s";
+        break;
+    case Action::Offline:
+    case Action::Online:
+        s += " " + e.target;
+        if (e.fraction) s += " fraction=" + formatNumber(*e.fraction);
+        break;
+    case Action::Add:
+    case Action::Remove: s += " " + e.target + " " + std::to_string(e.count); break;
+    case Action::Policy: s += " " + e.policyOf + "." + e.policyParam + "=" + formatNumber(e.policyValue); break;
+    }
+    switch (e.trigger.kind) {
+    case TK::At: break;
+    case TK::Round: s += " (when round >= " + formatNumber(e.trigger.value) + ")"; break;
+    case TK::Accuracy: s += " (when accuracy >= " + formatNumber(e.trigger.value) + ")"; break;
+    case TK::Cost: s += " (when cost >= " + formatNumber(e.trigger.value) + ")"; break;
+    }
+    return s;
+}
+
+} // namespace fog

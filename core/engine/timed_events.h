@@ -1,0 +1,86 @@
+#pragma once
+// Timed events, trace files and live interventions as the engine applies them (issue 13;
+// docs/emulator.md "Timed events and traces"). The scenario's events and traces were read
+// and checked by core/scenario/events_io.h; this part turns them into changes of the
+// running system at exact virtual instants:
+//   - an `at` event is a queue event at its time (queued when the run starts, so at equal
+//     times it comes before what was queued later; events at one time in file order);
+//   - a `when` event fires at the first aggregation where its condition holds, as a queue
+//     event at that instant (after the aggregation's own event);
+//   - a trace is a step function of time: only its next change is queued (one queue event
+//     per trace, whatever its number of members);
+//   - an intervention (RunControl::intervene) applies between two queue events at the
+//     current instant; it is recorded with `after_event: k` (queue events handled before it),
+//     and a recorded one applies on a re-run after exactly k events: the same place.
+// Nodes held offline by events and traces: NodeRuntime::forced bits (Force below); the
+// node's own availability process runs on underneath and the node is online only when that
+// process says so and no bit holds it.
+//
+// Threads: engine thread only (interventions reach it through the RunControl).
+
+#include "core/spec/events.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fog {
+
+class Engine;
+struct AggregationRecord;
+
+class TimedEvents {
+public:
+    /// Why a node is held offline (NodeRuntime::forced).
+    enum Force : std::uint8_t {
+        ByEvent = 1, ///< an `offline` event (until an `online` event)
+        ByBid = 2,   ///< its price trace is above its bid (reclaimed)
+        ByTrace = 4, ///< its availability trace file says 0
+        Removed = 8, ///< a `remove` event (for good)
+    };
+
+    explicit TimedEvents(Engine& engine);
+    ~TimedEvents();
+
+    /// Nothing to apply: no event, no trace (the engine then never calls in).
+    bool empty() const;
+    /// Run start (after the nodes started, t = 0): queues the `at` events and each trace's
+    /// first change.
+    void start();
+    /// After an aggregation was reported: the `when` events that now hold are queued at this
+    /// instant (each fires once).
+    void afterAggregation(const AggregationRecord& r);
+    /// Between queue events, `handled` of them handled so far: applies the recorded
+    /// interventions due here (after_event == handled) and the live ones waiting in the run
+    /// control. True when something was applied.
+    bool between(std::uint64_t handled);
+    /// The latest virtual time at which a scheduled event or trace changes something (the
+    /// safety net does not declare a stall before it).
+    double lastChange() const { return lastChange_; }
+
+private:
+    struct Cursor;
+    void apply(const TimedEvent& e, bool intervention);
+    void applyTrace(Cursor& c);
+    void scheduleTrace(std::size_t cursor);
+    /// Members of the entry the event names (all of them), or the one member it names.
+    std::vector<int> targets(const TimedEvent& e) const;
+    std::vector<int> membersOf(int entry) const;
+    /// Sets node n's force bits; goes offline / online when its state changes.
+    void force(int n, std::uint8_t bits);
+    void setPrice(int n, double pricePerHour);
+    /// `k` of `candidates` (index order), chosen with the run's seed: the event's own stream.
+    std::vector<int> choose(std::vector<int> candidates, std::size_t k);
+    std::string describe(const TimedEvent& e) const;
+
+    Engine& engine_;
+    std::vector<TimedEvent> when_;                 ///< `when` events not fired yet
+    std::vector<TimedEvent> recorded_;             ///< after_event events, by after_event
+    std::size_t nextRecorded_ = 0;
+    std::vector<std::unique_ptr<Cursor>> cursors_; ///< one per trace use
+    std::uint64_t choices_ = 0;                    ///< seeded choices made so far (their streams)
+    double lastChange_ = 0.0;
+};
+
+} // namespace fog
