@@ -183,11 +183,19 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(controller.interventions().size() == 2, 20000);
         QCOMPARE(controller.state(), RunController::State::Paused);
         QStringList rows;
-        for (int r = 0; r < log.model()->rowCount(); ++r) {
-            const LogEntry* e = log.model()->entryAt(r);
-            if (e->kind == LogKind::Intervention) rows << log.model()->detail(*e);
-        }
-        QCOMPARE(rows, QStringList({"w up 2 Mbit/s", "w offline 50%"}));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                rows.clear();
+                for (int r = 0; r < log.model()->rowCount(); ++r) {
+                    const LogEntry* e = log.model()->entryAt(r);
+                    if (e->kind == LogKind::Event && e->event == RunEventKind::Intervention)
+                        rows << EventLogModel::kindName(*e) + ": " + log.model()->detail(*e);
+                }
+                return rows.size() == 2;
+            }(),
+            5000);
+        QVERIFY2(rows[0].startsWith("intervention: link w up=2 Mbit/s"), qPrintable(rows[0]));
+        QVERIFY2(rows[1].startsWith("intervention: offline w fraction=0.5 (2 node(s) taken offline"), qPrintable(rows[1]));
         for (const TimedEvent& e : controller.interventions()) QCOMPARE(e.trigger.value, 3.0);
         QTRY_COMPARE_WITH_TIMEOUT(timeMarkerLabels(plots.plot(LivePlots::Panel::Loss)),
                                   QStringList({"w up 2 Mbit/s", "w offline 50%"}), 5000);

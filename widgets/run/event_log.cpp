@@ -58,7 +58,6 @@ unsigned EventLogModel::categoryOf(const LogEntry& e) {
         if (e.event == RunEventKind::Offline || e.event == RunEventKind::Online || e.event == RunEventKind::WorkLost)
             return Availability;
         return Other;
-    case LogKind::Intervention:
     case LogKind::Note: return Other;
     }
     return Other;
@@ -142,7 +141,6 @@ QString EventLogModel::kindName(const LogEntry& e) {
     case LogKind::Discarded: return tr("job ended");
     case LogKind::Aggregation: return e.level == 0 ? tr("round") : tr("aggregation");
     case LogKind::Event: return QString::fromLatin1(toString(e.event));
-    case LogKind::Intervention: return tr("intervention");
     case LogKind::Note: return tr("note");
     }
     return {};
@@ -168,7 +166,6 @@ QString EventLogModel::detail(const LogEntry& e) const {
         return s;
     }
     case LogKind::Event:
-    case LogKind::Intervention:
     case LogKind::Note: return QString::fromStdString(e.text);
     }
     return {};

@@ -25,7 +25,6 @@ enum class LogKind : std::uint8_t {
     Discarded,   ///< node: trainer whose job ended before its update arrived
     Aggregation, ///< node: aggregator; round, level; a: train loss; b: test accuracy; c: participants
     Event,       ///< a RunEvent: node (or -1), event, text
-    Intervention,///< a live intervention the engine applied: node (its target, or -1), text
     Note,        ///< the studio's own line (run started, finished, an error): text
 };
 

@@ -4,7 +4,6 @@
 #include "core/engine/run_control.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
-#include "widgets/intervene/intervention.h"
 #include "widgets/run/live_network.h"
 
 #include <QThread>
@@ -214,17 +213,9 @@ public:
     }
     void onFinish(const RunSummary&) override {}
     void onIntervention(const TimedEvent& applied) override {
+        // The engine also reports it as a RunEvent (kind intervention), which the log lists.
         std::lock_guard lock(mutex);
         interventions.push_back(applied);
-        const double t = applied.trigger.value;
-        flushArrivals(t);
-        LogEntry l;
-        l.time = t;
-        l.kind = LogKind::Intervention;
-        const auto it = nodeIndex.find(applied.target);
-        l.node = it == nodeIndex.end() ? -1 : it->second;
-        l.text = eventLabel(applied).toStdString();
-        addLog(std::move(l));
     }
     void onLinkUsage(const std::vector<LinkUsage>& u) override {
         std::lock_guard lock(mutex);
