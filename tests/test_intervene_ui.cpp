@@ -30,6 +30,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -196,7 +197,12 @@ private Q_SLOTS:
             5000);
         QVERIFY2(rows[0].startsWith("intervention: link w up=2 Mbit/s"), qPrintable(rows[0]));
         QVERIFY2(rows[1].startsWith("intervention: offline w fraction=0.5 (2 node(s) taken offline"), qPrintable(rows[1]));
-        for (const TimedEvent& e : controller.interventions()) QCOMPARE(e.trigger.value, 3.0);
+        // Both at the instant the run paused (the end of round 3), in the event order.
+        for (const TimedEvent& e : controller.interventions()) {
+            QCOMPARE(e.trigger.value, controller.runClock());
+            QVERIFY(e.afterEvent > 0);
+        }
+        QVERIFY(controller.runClock() >= 3.0 && controller.runClock() < 4.0);
         QTRY_COMPARE_WITH_TIMEOUT(timeMarkerLabels(plots.plot(LivePlots::Panel::Loss)),
                                   QStringList({"w up 2 Mbit/s", "w offline 50%"}), 5000);
         // The next dialog shows the value in effect now: 2, not the scenario's 100.
@@ -284,6 +290,7 @@ private Q_SLOTS:
         QVERIFY(d.changes().empty());
         QCOMPARE(d.at(), 600.0);
 
+        d.setResult(QDialog::Rejected);
         d.atEdit()->setText("soon");
         d.accept();
         QVERIFY2(d.message().contains("not a number"), qPrintable(d.message()));
@@ -307,11 +314,14 @@ private Q_SLOTS:
         d.addChange(ChangeKind::PolicyParam, "sync.n", {}, "0");
         d.accept();
         QVERIFY2(d.message().contains("Change 2"), qPrintable(d.message()));
+        QCOMPARE(d.result(), int(QDialog::Rejected)); // every refusal above kept it open
         d.removeChange(1);
         d.addChange(ChangeKind::PolicyParam, "sync.n", {}, "3");
         d.addChange(ChangeKind::NodePrice, "server", {}, "0.9");
+        d.setResult(QDialog::Rejected);
         d.accept();
         QCOMPARE(d.result(), int(QDialog::Accepted));
+        QCOMPARE(d.at(), 600.0);
         const std::vector<std::string> texts = d.actionTexts();
         QCOMPARE(texts, (std::vector<std::string>{"link w.up=2", "policy sync.n=3", "node server price=0.9"}));
     }

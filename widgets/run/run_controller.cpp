@@ -431,6 +431,17 @@ bool RunController::startJob(const Scenario& scenario, const QString& dbPath, in
     return true;
 }
 
+double RunController::runClock() const { return control_->clock(); }
+
+bool RunController::intervene(const TimedEvent& event, QString* why) {
+    if (!thread_ || !isActive()) {
+        if (why) *why = tr("No run is going: start a run (or pause one) to intervene.");
+        return false;
+    }
+    control_->intervene(event);
+    return true;
+}
+
 void RunController::pause() {
     control_->pause();
     if (state_ == State::Running) enterPaused();
