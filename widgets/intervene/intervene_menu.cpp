@@ -5,6 +5,7 @@
 #include "widgets/topology/node_item.h"
 
 #include <QAction>
+#include <QFont>
 #include <QGraphicsItem>
 #include <QMenu>
 
@@ -57,12 +58,14 @@ void InterveneMenu::populate(QMenu& menu, QGraphicsItem* item) {
     const QString why = unavailableReason();
     const bool enabled = why.isEmpty();
     menu.setToolTipsVisible(true);
-    QAction* title = menu.addSection(enabled ? tr("Intervene on %1 (run at t = %2 s)")
-                                                   .arg(t.shown, timeText(controller_->runInfo().nodes.empty()
-                                                                              ? 0.0
-                                                                              : controller_->runClock()))
-                                             : tr("Intervene on %1").arg(t.shown));
+    // A disabled entry, not a section: a section's text does not widen the menu (clipped).
+    QAction* title = menu.addAction(enabled ? tr("Intervene on %1 at t = %2 s").arg(t.shown, timeText(controller_->runClock()))
+                                            : tr("Intervene on %1").arg(t.shown));
     title->setObjectName("interveneSection");
+    title->setEnabled(false);
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
     if (t.link) addLinkEntries(menu, t, enabled);
     else addNodeEntries(menu, t, enabled);
     if (!enabled)
