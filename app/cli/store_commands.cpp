@@ -7,6 +7,7 @@
 #include "core/store/run_store.h"
 #include "app/export/plot_export.h"
 #include "app/export/report.h"
+#include "widgets/intervene/time_markers.h"
 #include "widgets/plots/run_plots.h"
 
 #include <QDir>
@@ -277,8 +278,14 @@ int exportPlots(const CliOptions& o, RunStore& store, const std::vector<RunWithM
                                                       {PlotKind::TrainLoss, "loss"},
                                                       {PlotKind::Cost, "cost"},
                                                       {PlotKind::Energy, "energy"}};
+    std::vector<std::int64_t> ids; // a fork beside its parent: where they branch (widgets/intervene)
+    for (const auto& r : runs) ids.push_back(r.run.id);
+    const std::vector<TimeMarker> forks = forkMarkers(store, ids);
     for (const auto& [kind, name] : kinds) {
         plotMetric(&plot, series, kind);
+        for (const TimeMarker& m : forks)
+            for (std::size_t i = 0; i < runs.size(); ++i)
+                if (runs[i].run.id == m.run) addTimeMarker(&plot, m.time, m.label, seriesColor(static_cast<int>(i)));
         if (!save(name, 900, 500)) return 1;
     }
     if (runs.size() > 1) {

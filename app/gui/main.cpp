@@ -2,6 +2,7 @@
 
 #include "app/gui/autosave.h"
 #include "app/gui/main_window.h"
+#include "app/gui/scripted_interventions.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/run/run_controller.h"
 
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
                                         "screenshot is taken once they are done).", "N");
     QCommandLineOption repeats("repeats", "With --lesson: repeats of every variant (default: the preset's).", "R");
     parser.addOptions({lesson, repeats});
+    // Interventions without a mouse (app/gui/scripted_interventions.h).
+    QCommandLineOption intervene("intervene", "With --run: at virtual time T pause, intervene with ACTION (as the "
+                                              "canvas's right-click menu does) and run on; repeatable.", "T: ACTION");
+    QCommandLineOption shotMenu("shot-menu", "With --screenshot: draw the canvas's context menu on node, group or "
+                                             "link ID (CHILD->PARENT) into the picture.", "ID");
+    parser.addOptions({intervene, shotMenu});
     parser.process(app);
 
     fog::StudioOptions options;
@@ -80,8 +87,10 @@ int main(int argc, char** argv) {
     if (parser.value(tab) == "comparison") window.showComparison();
 
     const QString shot = parser.value(screenshot);
-    auto grab = [&window, shot] {
-        window.grab().save(shot);
+    const QString menuOn = parser.value(shotMenu);
+    auto grab = [&window, shot, menuOn] {
+        const QPixmap picture = window.grab();
+        (menuOn.isEmpty() ? picture : fog::withCanvasMenu(window, picture, menuOn)).save(shot);
         std::cout << "fogstudio: wrote " << shot.toStdString() << std::endl;
         // exit(), not quit(): quit() closes the window, which would ask about a run still
         // going; the controller's destructor cancels it and waits for its thread.
@@ -103,6 +112,14 @@ int main(int argc, char** argv) {
         if (!shot.isEmpty() && !parser.isSet(shotDelay))
             QObject::connect(lessons, &fog::LessonsPanel::lessonFinished, &window, [grab] { QTimer::singleShot(1500, grab); });
     } else if (parser.isSet(run)) {
+        if (parser.isSet(intervene)) {
+            try {
+                (new fog::ScriptedInterventions(&window, parser.values(intervene)))->arm();
+            } catch (const std::exception& e) {
+                std::cerr << "fogstudio: " << e.what() << std::endl;
+                return 2;
+            }
+        }
         QTimer::singleShot(200, &window, [&window] { window.startRun(); });
         if (!shot.isEmpty() && !parser.isSet(shotDelay))
             QObject::connect(window.controller(), &fog::RunController::finished, &window,

@@ -11,6 +11,8 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/comparison_view.h"
+#include "widgets/intervene/fork_launcher.h"
+#include "widgets/intervene/intervene_menu.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/lessons/lessons_panel.h"
 #include "widgets/plots/live_plots.h"
@@ -48,6 +50,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -266,6 +269,10 @@ void MainWindow::buildActions() {
          transportIcon("until"));
     make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6), &MainWindow::stopRun,
          transportIcon("stop"));
+    // Fork (widgets/intervene/fork_launcher.h): the paused run going, replayed to its instant.
+    make("actionFork", tr("&Fork from Here…"), QKeySequence(), [this] {
+        askForkOfRunGoing(this, controller_, findChild<ForkLauncher*>("forkLauncher"));
+    });
     make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
          [this] { compareRuns(runs_->selectedRunIds()); });
 
@@ -332,7 +339,7 @@ void MainWindow::buildMenus() {
     rebuildPresetsMenu();
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionStepEvent", "actionRunUntil", "actionStop", "",
+    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionStepEvent", "actionRunUntil", "actionStop", "actionFork", "",
                              "actionCompare"}) {
         if (*name) run->addAction(action(name));
         else run->addSeparator();
@@ -506,6 +513,37 @@ void MainWindow::buildDocks() {
 
 void MainWindow::connectController() {
     connect(controller_, &RunController::stateChanged, this, [this] { updateRunActions(); });
+    // Live intervention (widgets/intervene): right click on the canvas during a run.
+    auto* intervene = new InterveneMenu(controller_, this);
+    canvas_->setContextMenuHook([intervene](QMenu& m, QGraphicsItem* item) { intervene->populate(m, item); });
+    connect(intervene, &InterveneMenu::refused, this, [this](const QString& m) {
+        QMessageBox::warning(this, tr("Intervene"), m);
+    });
+    // Forks: Run ▸ Fork from Here… and the runs dock's Fork at time…; a fork that ended is
+    // listed with its parent (filter fork:N) and compared with it.
+    auto* forks = new ForkLauncher(controller_, store_.get(), dbPath_, this);
+    forks->setObjectName("forkLauncher");
+    auto picked = std::make_shared<double>(std::nan("")); // the instant last pointed at on a curve
+    connect(live_, &LivePlots::cursorMoved, this, [picked](double t) {
+        if (std::isfinite(t)) *picked = t;
+    });
+    connect(runs_, &RunsBrowser::forkRequested, this, [this, forks, picked](qint64 id) {
+        forks->setThreads(threads_->value());
+        if (store_) askForkOfStoredRun(this, *store_, forks, id, showingLive_ ? std::nan("") : *picked);
+    });
+    connect(forks, &ForkLauncher::forkStarted, this, [this](qint64, const QString& label) { logEvent(label); });
+    connect(forks, &ForkLauncher::failed, this, [this](const QString& m) { QMessageBox::warning(this, tr("Fork"), m); });
+    connect(forks, &ForkLauncher::forkFinished, this, [this](qint64 parent, qint64 fork) {
+        runs_->refresh();
+        runs_->setFilterText(QString("fork:%1").arg(parent));
+        runs_->selectRuns({parent, fork});
+        compareRuns({parent, fork});
+    });
+    connect(controller_, &RunController::intervened, this, [this](const std::vector<TimedEvent>& applied) {
+        std::vector<TimeMarker> markers;
+        for (const TimedEvent& e : applied) markers.push_back({e.trigger.value, eventLabel(e)});
+        if (showingLive_) live_->addMarkers(markers);
+    });
     connect(controller_, &RunController::error, this, [this](const QString& message) {
         logEvent(tr("error: %1").arg(message));
         QMessageBox::warning(this, tr("Run"), message);
@@ -513,7 +551,7 @@ void MainWindow::connectController() {
     connect(controller_, &RunController::started, this, [this](const RunInfo& info, qint64 runId) {
         liveRunId_ = runId;
         showingLive_ = true;
-        live_->reset(info, runScenario_); // the scenario that runs, not the one being edited
+        live_->reset(info, controller_->scenario()); // the scenario that runs (a fork's too), not the one edited
         timeline_->reset(info);
         linkPlot_->reset(info);
         canvas_->setRunNodes(info.nodes);
@@ -929,6 +967,10 @@ void MainWindow::updateRunActions() {
     action("actionStepEvent")->setEnabled(active || runnable);
     action("actionRunUntil")->setEnabled(active || runnable);
     action("actionStop")->setEnabled(active);
+    action("actionFork")->setEnabled(state == RunController::State::Paused && store_);
+    action("actionFork")->setToolTip(state == RunController::State::Paused
+                                         ? tr("Fork the paused run: replay it to this instant, change a setting, run on")
+                                         : tr("Pause a run to fork it here (stored runs: right click in the Runs dock)"));
     const QString why = !storeError_.isEmpty() ? tr("Runs cannot be stored: %1").arg(storeError_)
                         : problemCount_ ? tr("The scenario has %n problem(s): see the Problems tab", nullptr, problemCount_)
                                         : QString();

@@ -5,6 +5,7 @@
 #include "core/store/run_store.h"
 #include "widgets/compare/cluster_comparison.h"
 #include "widgets/compare/run_picker_dialog.h"
+#include "widgets/intervene/time_markers.h"
 #include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/qcustomplot.h"
 #include "widgets/runs/runs_table_model.h"
@@ -652,6 +653,25 @@ void ComparisonView::fillList() {
     }
 }
 
+void ComparisonView::drawForkMarkers() {
+    std::vector<std::int64_t> ids;
+    for (const auto& r : runs_) ids.push_back(r.run.id);
+    for (const TimeMarker& m : forkMarkers(*store_, ids)) {
+        // The branching point on the axis shown: the time, or the fork's round reached then.
+        double key = m.time;
+        if (x_ != PlotXAxis::VirtualTime) {
+            key = std::nan("");
+            for (const auto& r : runs_)
+                if (r.run.id == m.run)
+                    for (const auto& a : r.metrics)
+                        if (a.level == 0 && a.time <= m.time) key = x_ == PlotXAxis::Round ? a.round : a.wallSeconds;
+        }
+        const QColor c = seriesColor(indexOf(m.run));
+        for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost})
+            addTimeMarker(curvePlot(kind), key, kind == PlotKind::TestAccuracy ? m.label : QString(), c);
+    }
+}
+
 void ComparisonView::redrawCurves() {
     std::vector<PlotSeries> series;
     for (std::size_t i = 0; i < runs_.size(); ++i)
@@ -701,6 +721,7 @@ void ComparisonView::redrawCurves() {
         if (haveRange) p->xAxis->setRange(xRange);
     }
     if (cursor_) cursor_->restore(); // plotMetric cleared the plots' items
+    if (store_) drawForkMarkers(); // a fork beside its parent: where they branch
     for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost})
         curvePlot(kind)->replot();
 }

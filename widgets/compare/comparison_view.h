@@ -127,6 +127,7 @@ protected:
 private:
     void rebuild(bool reloadAll);
     void redrawCurves();
+    void drawForkMarkers();
     void redrawTradeOff();
     void fillTable();
     void styleSelection();

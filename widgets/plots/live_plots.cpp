@@ -4,6 +4,7 @@
 
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
+#include "widgets/intervene/intervention.h"
 #include "widgets/plots/qcustomplot.h"
 #include "widgets/plots/theory_estimator.h"
 
@@ -181,6 +182,7 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     levels_ = {0};
     level_ = 0;
     updateLevelCombo();
+    markers_.clear();
     predictedTime_ = predictedCost_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
     startTheory(info, scenario);
@@ -277,6 +279,7 @@ bool LivePlots::showStoredRun(const RunStore& store, std::int64_t runId) {
     }
     showRun(QString::fromStdString(run->name), scenario, store.metrics(runId));
     appendEvents(store.events(runId));
+    addMarkers(interventionMarkers(scenario));
     return true;
 }
 
@@ -285,6 +288,20 @@ void LivePlots::showRun(const QString& label, const Scenario& scenario, const st
     info.scenarioName = label.toStdString();
     reset(info, scenario);
     append(metrics);
+}
+
+std::vector<TimeMarker> interventionMarkers(const Scenario& scenario) {
+    std::vector<TimeMarker> out;
+    for (const TimedEvent& e : scenario.events.list)
+        if (e.afterEvent >= 0 && e.trigger.kind == EventTrigger::Kind::At) out.push_back({e.trigger.value, eventLabel(e)});
+    return out;
+}
+
+void LivePlots::addMarkers(const std::vector<TimeMarker>& markers) {
+    if (markers.empty()) return;
+    markers_.insert(markers_.end(), markers.begin(), markers.end());
+    needFullRedraw_ = true;
+    schedule();
 }
 
 void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
@@ -534,6 +551,7 @@ void LivePlots::redraw(PanelState& p) {
             text->position->setCoords(0.02, text->position->coords().y());
             text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         }
+    for (const TimeMarker& m : markers_) addTimeMarker(p.plot, keyFor(p, m.time), m.label);
     // Hover read-out: a tracer on the nearest point and its coordinates beside it.
     p.tracer = new QCPItemTracer(p.plot);
     p.tracer->setStyle(QCPItemTracer::tsCircle);

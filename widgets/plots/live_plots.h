@@ -8,6 +8,7 @@
 #include "core/analysis/theory.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
+#include "widgets/intervene/time_markers.h"
 #include "widgets/plots/run_plots.h"
 
 #include <QPointF>
@@ -31,6 +32,9 @@ namespace fog {
 
 class RunStore;
 class TheoryEstimator;
+
+/// The live interventions a stored run's scenario recorded (`after_event` set), as markers.
+std::vector<TimeMarker> interventionMarkers(const Scenario& scenario);
 
 class LivePlots : public QWidget {
     Q_OBJECT
@@ -67,6 +71,10 @@ public:
     /// (0: the global rounds only).
     void setShownLevel(int level);
     int shownLevel() const { return level_; }
+    /// Instants drawn on every panel's time axis with a label (live interventions); reset()
+    /// forgets them. A stored run shows the interventions its scenario recorded.
+    void addMarkers(const std::vector<TimeMarker>& markers);
+    const std::vector<TimeMarker>& markers() const { return markers_; }
 
     void setXAxis(PlotXAxis x);
     PlotXAxis xAxis() const { return options_.x; }
@@ -156,6 +164,7 @@ private:
     double cursorTime_ = kNaN;
     QPushButton* resetZoom_ = nullptr;
     bool needFullRedraw_ = true;
+    std::vector<TimeMarker> markers_;
     int replots_ = 0;
     QString runLabel_ = "run";
     double predictedTime_ = kNaN;

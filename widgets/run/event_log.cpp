@@ -214,7 +214,7 @@ EventLog::EventLog(QWidget* parent) : QWidget(parent), model_(new EventLogModel(
     filter_->addItem(tr("Messages (dispatch, send, arrival)"), unsigned(EventLogModel::Messages));
     filter_->addItem(tr("Rounds"), unsigned(EventLogModel::Rounds));
     filter_->addItem(tr("Availability (offline, online, lost work)"), unsigned(EventLogModel::Availability));
-    filter_->addItem(tr("Plans, stop rules, notes"), unsigned(EventLogModel::Other));
+    filter_->addItem(tr("Plans, interventions, stop rules, notes"), unsigned(EventLogModel::Other));
     filter_->setToolTip(tr("Which events the log lists"));
     follow_ = new QCheckBox(tr("Follow"), this);
     follow_->setObjectName("eventLogFollow");

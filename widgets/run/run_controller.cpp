@@ -49,6 +49,7 @@ void registerRunMetaTypes() {
     qRegisterMetaType<std::vector<fog::LogEntry>>();
     qRegisterMetaType<std::vector<fog::LinkUsage>>();
     qRegisterMetaType<fog::RunController::State>();
+    qRegisterMetaType<std::vector<fog::TimedEvent>>();
 }
 
 /// The bridge between the engine's thread and the GUI's: observes the run into a guarded
@@ -68,6 +69,7 @@ public:
     std::vector<NodeInterval> intervals;
     std::vector<RunEvent> events;
     std::vector<LinkUsage> linkUsage; ///< link usage spans (the link throughput plot)
+    std::vector<TimedEvent> interventions; ///< applied live interventions
     /// Most intervals and events one batch hands to the GUI thread (about 30 batches a
     /// second); what is past them is only counted.
     static constexpr std::size_t kMaxPendingIntervals = 100000;
@@ -210,6 +212,11 @@ public:
         }
     }
     void onFinish(const RunSummary&) override {}
+    void onIntervention(const TimedEvent& applied) override {
+        // The engine also reports it as a RunEvent (kind intervention), which the log lists.
+        std::lock_guard lock(mutex);
+        interventions.push_back(applied);
+    }
     void onLinkUsage(const std::vector<LinkUsage>& u) override {
         std::lock_guard lock(mutex);
         network.usage(u); // the canvas's link use (latest span per link)
@@ -367,6 +374,14 @@ QString RunController::stateName(State s) {
 void RunController::setUpdateRate(int hertz) { timer_->setInterval(1000 / std::clamp(hertz, 1, 120)); }
 
 bool RunController::start(const Scenario& scenario, const QString& dbPath, int threads) {
+    return startJob(scenario, dbPath, threads,
+                    [scenario](RunStore& store, const EngineOptions& options, RunSummary& summary,
+                               const std::function<void(Engine*, std::int64_t)>& onEngine) {
+                        return runAndStore(scenario, store, NewRun{}, options, summary, onEngine);
+                    });
+}
+
+bool RunController::startJob(const Scenario& scenario, const QString& dbPath, int threads, Job job) {
     if (thread_) {
         Q_EMIT error(tr("A run is already going: stop it before starting another."));
         return false;
@@ -378,13 +393,15 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
     control_->setPlaybackSpeed(speed_);
     runId_ = 0;
     info_ = RunInfo{};
+    scenario_ = scenario;
+    interventions_.clear();
     startedEmitted_ = false;
     tick_ = 0;
 
     Feed* feed = feed_.get();
     std::shared_ptr<RunControl> control = control_;
     const std::string db = dbPath.isEmpty() ? RunStore::defaultPath() : dbPath.toStdString();
-    thread_ = QThread::create([feed, control, scenario, db, threads] {
+    thread_ = QThread::create([feed, control, job = std::move(job), db, threads] {
         yieldToTheWindow();
         RunSummary summary;
         std::int64_t id = 0;
@@ -394,8 +411,7 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
             options.threads = std::max(1, threads);
             options.observer = feed;
             options.control = control;
-            id = runAndStore(scenario, store, NewRun{}, options, summary,
-                             [feed](Engine* e, std::int64_t runId) { feed->attach(e, runId); });
+            id = job(store, options, summary, [feed](Engine* e, std::int64_t runId) { feed->attach(e, runId); });
         } catch (const std::exception& e) {
             summary = RunSummary{};
             summary.status = RunStatus::Failed;
@@ -412,6 +428,17 @@ bool RunController::start(const Scenario& scenario, const QString& dbPath, int t
     else setState(State::Running);
     thread_->start();
     timer_->start();
+    return true;
+}
+
+double RunController::runClock() const { return control_->clock(); }
+
+bool RunController::intervene(const TimedEvent& event, QString* why) {
+    if (!thread_ || !isActive()) {
+        if (why) *why = tr("No run is going: start a run (or pause one) to intervene.");
+        return false;
+    }
+    control_->intervene(event);
     return true;
 }
 
@@ -496,6 +523,7 @@ void RunController::drain() {
     std::vector<RunEvent> events;
     std::vector<LogEntry> log;
     std::vector<LinkUsage> usage;
+    std::vector<TimedEvent> applied;
     records.swap(spareRecords_);
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
@@ -524,6 +552,7 @@ void RunController::drain() {
         intervals.swap(feed_->intervals);
         events.swap(feed_->events);
         usage.swap(feed_->linkUsage);
+        applied.swap(feed_->interventions);
         if (feed_->skippedEvents || feed_->skippedIntervals) {
             events.push_back({feed_->lastTime, RunEventKind::NotShown, -1,
                               std::to_string(feed_->skippedEvents) + " availability events and " +
@@ -566,6 +595,10 @@ void RunController::drain() {
     if (!events.empty()) Q_EMIT this->events(events);
     if (!log.empty()) Q_EMIT this->log(log);
     if (!usage.empty()) Q_EMIT linkUsage(usage);
+    if (!applied.empty()) {
+        interventions_.insert(interventions_.end(), applied.begin(), applied.end());
+        Q_EMIT intervened(applied);
+    }
     if (frame) Q_EMIT activity(*frame);
     if (enginePaused && state_ == State::Running) enterPaused();
     if (!until.isEmpty()) Q_EMIT runUntilReached(until);

@@ -17,6 +17,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -26,7 +27,10 @@ class QTimer;
 
 namespace fog {
 
+class Engine;
 class RunControl;
+class RunStore;
+struct EngineOptions;
 
 class RunController : public QObject {
     Q_OBJECT
@@ -43,6 +47,16 @@ public:
     /// Starts `scenario` on a worker thread, stored in the database at `dbPath` (empty: the
     /// default store). Returns false (and emits error) if a run is already going.
     bool start(const Scenario& scenario, const QString& dbPath, int threads = 1);
+
+    /// What a run does on the worker thread: runs and stores a run in `store` with the
+    /// engine `options` (this controller's observer and control), calls `onEngine` as
+    /// runAndStore does, fills `summary` and returns the run id. start() runs runAndStore;
+    /// a fork runs forkRun (core/fork) through it.
+    using Job = std::function<std::int64_t(RunStore& store, const EngineOptions& options, RunSummary& summary,
+                                           const std::function<void(Engine*, std::int64_t)>& onEngine)>;
+    /// Starts `job` like start() starts a scenario; `scenario` is what the run shows (the
+    /// parent's scenario for a fork). Returns false (and emits error) if a run is going.
+    bool startJob(const Scenario& scenario, const QString& dbPath, int threads, Job job);
 
     void pause();
     void resume();
@@ -65,6 +79,17 @@ public:
     double playbackSpeed() const { return speed_; }
     /// How often batches and activity frames reach the GUI thread (default 30 Hz).
     void setUpdateRate(int hertz);
+
+    /// A live intervention (RunControl::intervene): applied by the engine at its current
+    /// virtual instant, also while paused; recorded in the stored run's scenario so a re-run
+    /// reproduces it. False (and `why` says so) when no run is going.
+    bool intervene(const TimedEvent& event, QString* why = nullptr);
+    /// The interventions of this run the engine applied so far (their instants set), in order.
+    const std::vector<TimedEvent>& interventions() const { return interventions_; }
+    /// The virtual instant the run going has reached (0 before it starts).
+    double runClock() const;
+    /// The scenario of the run going or last run (as started).
+    const Scenario& scenario() const { return scenario_; }
 
     State state() const { return state_; }
     /// Why the run is paused ("paused after round 7 (t = 12.5 s)", "accuracy 78.4% >= 78%
@@ -102,6 +127,8 @@ Q_SIGNALS:
     /// 20,000 a batch; past that a Note says how many were left out (the store has them all).
     void log(const std::vector<fog::LogEntry>& entries);
     void finished(const fog::RunSummary& summary, qint64 runId);
+    /// The engine applied interventions (in order; trigger At at their instant).
+    void intervened(const std::vector<fog::TimedEvent>& applied);
 
 private:
     class Feed;
@@ -119,6 +146,8 @@ private:
     double speed_ = 0.0;
     qint64 runId_ = 0;
     RunInfo info_;
+    Scenario scenario_;
+    std::vector<TimedEvent> interventions_;
     std::vector<AggregationRecord> spareRecords_;
     std::vector<NodeInterval> spareIntervals_;
     std::vector<RunEvent> spareEvents_;
@@ -139,3 +168,4 @@ Q_DECLARE_METATYPE(std::vector<fog::AggregationRecord>)
 Q_DECLARE_METATYPE(std::vector<fog::NodeInterval>)
 Q_DECLARE_METATYPE(std::vector<fog::RunEvent>)
 Q_DECLARE_METATYPE(std::vector<fog::LinkUsage>)
+Q_DECLARE_METATYPE(std::vector<fog::TimedEvent>)

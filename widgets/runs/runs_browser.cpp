@@ -56,7 +56,8 @@ RunsBrowser::RunsBrowser(QWidget* parent)
     filter_->setPlaceholderText("Filter: name, tag, status, config (tag:x status:failed sweep:3)");
     filter_->setClearButtonEnabled(true);
     filter_->setToolTip("Every word must match. A plain word matches the id, name, tags, status or sweep "
-                        "configuration; tag:, status:, name: and sweep: match one field only.");
+                        "configuration; tag:, status:, name: and sweep: match one field only; fork:N "
+                        "shows run N with its forks.");
     auto* refresh = makeToolButton(this, QStyle::SP_BrowserReload, "", "Re-read the runs from the store");
     compareButton_ = makeToolButton(this, QStyle::SP_FileDialogContentsView, "Compare",
                                 "Compare the selected runs (the pinned baseline is added)");
@@ -417,6 +418,7 @@ void RunsBrowser::showContextMenu(const QPoint& pos) {
         menu.addAction("Edit tags...", this, [this, cur] { promptTags(cur); });
         menu.addAction("Edit notes", this, [this] { notes_->setFocus(); });
         menu.addAction("Re-run", this, [this, cur] { Q_EMIT rerunRequested(cur); });
+        menu.addAction("Fork at time...", this, [this, cur] { Q_EMIT forkRequested(cur); })->setObjectName("runsFork");
         menu.addAction(sel.size() > 1 ? "Copy ids" : "Copy id", this, [sel] {
             QStringList s;
             for (qint64 id : sel) s << QString::number(id);

@@ -63,6 +63,8 @@ Q_SIGNALS:
     void compareRequested(const QList<qint64>& ids);
     void baselineChanged(qint64 id);
     void rerunRequested(qint64 id);
+    /// Fork at time… (the window asks when and what changes).
+    void forkRequested(qint64 id);
     void runsDeleted(const QList<qint64>& ids);
     /// A store operation failed; the window may show it in the status bar.
     void errorOccurred(const QString& message);

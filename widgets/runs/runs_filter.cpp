@@ -31,6 +31,7 @@ void RunsFilterProxy::setFilterText(const QString& text) {
             else if (key == "status") t.field = Term::Status;
             else if (key == "name") t.field = Term::Name;
             else if (key == "sweep") t.field = Term::Sweep;
+            else if (key == "fork") t.field = Term::Fork;
             if (t.field != Term::Any) t.text = value;
         }
         if (!t.text.isEmpty()) terms.push_back(t);
@@ -49,6 +50,7 @@ bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
         case Term::Status: ok = r.status.contains(t.text); break;
         case Term::Name: ok = r.name.contains(t.text); break;
         case Term::Sweep: ok = runs_->runAt(sourceRow).sweepId == t.text.toLongLong(); break;
+        case Term::Fork: ok = r.id == t.text || (r.forkParent && QString::number(r.forkParent) == t.text); break;
         case Term::Any:
             ok = r.id == t.text || r.name.contains(t.text) || r.status.contains(t.text) || r.config.contains(t.text);
             for (const QString& tag : r.tags) ok = ok || tag.contains(t.text);

@@ -1,7 +1,8 @@
 #pragma once
 // Filtering and sorting of the runs table. The filter text is a list of words that must
 // all match: a plain word matches the id, name, tags, status or sweep configuration;
-// "tag:x", "status:x", "name:x" and "sweep:N" match only that field.
+// "tag:x", "status:x", "name:x" and "sweep:N" match only that field; "fork:N" matches run N
+// and its forks (a fork and its parent as one group).
 
 #include <QSortFilterProxyModel>
 #include <QString>
@@ -26,7 +27,7 @@ protected:
 
 private:
     struct Term {
-        enum Field { Any, Tag, Status, Name, Sweep } field = Any;
+        enum Field { Any, Tag, Status, Name, Sweep, Fork } field = Any;
         QString text;
     };
     RunsTableModel* runs_ = nullptr;

@@ -269,6 +269,14 @@ void RunsTableModel::updateSearchText(int row) {
     t.config = qs(r.sweepConfig).toLower();
     t.tags.clear();
     for (const auto& tag : r.tags) t.tags.push_back(qs(tag).toLower());
+    // Forks carry the tag "fork" (core/fork): only those are looked up.
+    t.forkParent = 0;
+    if (store_ && std::find(r.tags.begin(), r.tags.end(), "fork") != r.tags.end()) {
+        try {
+            if (const auto f = store_->fork(r.id)) t.forkParent = f->parentId;
+        } catch (const std::exception&) {
+        }
+    }
 }
 
 void RunsTableModel::rowChanged(int row) {

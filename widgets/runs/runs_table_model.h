@@ -43,6 +43,7 @@ public:
     struct SearchText {
         QString id, name, status, config;
         QStringList tags;
+        qint64 forkParent = 0; ///< the run this one is a fork of (0: not a fork)
     };
     const SearchText& searchText(int row) const { return search_[static_cast<std::size_t>(row)]; }
     /// -1 when the run is not listed.

@@ -1,6 +1,7 @@
 #include "widgets/topology/topology_canvas.h"
 
 #include "widgets/document/scenario_document.h"
+#include "widgets/topology/edge_item.h"
 #include "widgets/topology/node_item.h"
 #include "widgets/topology/run_legend.h"
 #include "widgets/topology/topology_scene.h"
@@ -234,8 +235,23 @@ void TopologyCanvas::zoomFit() {
     scene_->viewScaleChanged();
 }
 
+QGraphicsItem* TopologyCanvas::menuItemAt(const QPoint& pos) const {
+    for (QGraphicsItem* it : items(pos))
+        if (it->type() == NodeItem::Type || it->type() == MemberItem::Type) return it;
+    return scene_->edgeNear(mapToScene(pos), viewport());
+}
+
 void TopologyCanvas::contextMenuEvent(QContextMenuEvent* e) {
     QMenu menu(this);
+    fillContextMenu(menu, e->pos());
+    menu.exec(e->globalPos());
+}
+
+void TopologyCanvas::fillContextMenu(QMenu& menu, const QPoint& pos) {
+    if (menuHook_) {
+        menuHook_(menu, menuItemAt(pos));
+        if (!menu.isEmpty()) menu.addSeparator();
+    }
     menu.addActions({cut_, copy_, paste_, delete_});
     menu.addSeparator();
     menu.addActions({selectAll_, autoLayout_, zoomFit_});
@@ -246,7 +262,6 @@ void TopologyCanvas::contextMenuEvent(QContextMenuEvent* e) {
     menu.insertAction(cut_, undo->createUndoAction(&menu));
     menu.insertAction(cut_, undo->createRedoAction(&menu));
     menu.insertSeparator(cut_);
-    menu.exec(e->globalPos());
 }
 
 void TopologyCanvas::wheelEvent(QWheelEvent* e) {

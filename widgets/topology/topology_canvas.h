@@ -9,7 +9,10 @@
 
 #include <QGraphicsView>
 
+#include <functional>
+
 class QAction;
+class QMenu;
 
 namespace fog {
 
@@ -48,6 +51,17 @@ class TopologyCanvas : public QGraphicsView {
     void clearRunState();
     /// The key to messages, states and link use, shown during a run.
     RunLegend* runLegend() const { return legend_; }
+
+    /// Adds entries to the context menu for what was right-clicked: a NodeItem, a
+    /// MemberItem or an EdgeItem (nullptr: the background). The run view's interventions
+    /// (widgets/intervene/intervene_menu.h) come in this way.
+    using ContextMenuHook = std::function<void(QMenu& menu, QGraphicsItem* item)>;
+    void setContextMenuHook(ContextMenuHook hook) { menuHook_ = std::move(hook); }
+    /// What a right click at viewport position `pos` is about (node, member, then a link
+    /// within a few pixels), or nullptr.
+    QGraphicsItem* menuItemAt(const QPoint& pos) const;
+    /// Fills `menu` as a right click at viewport position `pos` does.
+    void fillContextMenu(QMenu& menu, const QPoint& pos);
 
   public Q_SLOTS:
     void deleteSelection();
@@ -97,6 +111,7 @@ class TopologyCanvas : public QGraphicsView {
     QPoint panFrom_;
     int pasteCount_ = 0;
     RunLegend* legend_ = nullptr;
+    ContextMenuHook menuHook_;
 };
 
 } // namespace fog
