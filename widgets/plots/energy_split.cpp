@@ -1,4 +1,5 @@
 #include "widgets/plots/energy_split.h"
+#include "widgets/plots/run_plots.h"
 
 #include "widgets/plots/qcustomplot.h"
 
@@ -37,18 +38,6 @@ void partPoints(const std::vector<AggregationRecord>& metrics, EnergyPart part, 
         xs.push_back(xOf(r, o.x));
         ys.push_back(y);
     }
-}
-
-QVector<double> smooth(const QVector<double>& ys, int window) {
-    if (window <= 1 || ys.size() < 2) return ys;
-    QVector<double> out(ys.size());
-    double sum = 0;
-    for (int i = 0; i < ys.size(); ++i) {
-        sum += ys[i];
-        if (i >= window) sum -= ys[i - window];
-        out[i] = sum / std::min(i + 1, window);
-    }
-    return out;
 }
 
 bool nonZero(const QCPGraph* g) {
@@ -114,7 +103,7 @@ void addEnergySplitGraphs(QCustomPlot* plot, const std::vector<PlotSeries>& seri
             // One series: the parts' names alone; several: each with its run's label.
             g->setName(series.size() == 1 ? energyPartName(part) : series[i].label + ": " + energyPartName(part));
             g->setPen(QPen(color, 1.5, partStyle(part)));
-            g->setData(xs, smooth(ys, o.smoothing), true);
+            g->setData(xs, smoothCurve(ys, o.smoothing), true);
             g->setProperty("fogEnergySeries", static_cast<int>(i));
             g->setProperty("fogEnergyPart", static_cast<int>(part));
         }

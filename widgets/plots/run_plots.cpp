@@ -60,18 +60,6 @@ void points(const std::vector<AggregationRecord>& metrics, PlotKind kind, const 
     }
 }
 
-QVector<double> smooth(const QVector<double>& ys, int window) {
-    if (window <= 1 || ys.size() < 2) return ys;
-    QVector<double> out(ys.size());
-    double sum = 0;
-    for (int i = 0; i < ys.size(); ++i) {
-        sum += ys[i];
-        if (i >= window) sum -= ys[i - window];
-        out[i] = sum / std::min(i + 1, window);
-    }
-    return out;
-}
-
 
 /// Tick counts that follow the plot's size, so that small plots (a projector, a laptop)
 /// do not print their tick labels on top of each other. Set before every replot.
@@ -180,7 +168,7 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         QCPGraph* g = plot->addGraph();
         g->setName(series[i].label);
         g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2));
-        g->setData(xs, smooth(ys, o.smoothing), true);
+        g->setData(xs, smoothCurve(ys, o.smoothing), true);
         markSparsePoints(g);
         g->setProperty("lastTime", prev); // appendMetric measures the next round from here
         if (kind == PlotKind::RoundTime) g->setLineStyle(QCPGraph::lsStepLeft);
@@ -433,6 +421,18 @@ void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
     plot->legend->setVisible(true);
     plot->xAxis->setRange(0, until);
     plot->yAxis->setRange(-0.5, rows - 0.5);
+}
+
+QVector<double> smoothCurve(const QVector<double>& ys, int window) {
+    if (window <= 1 || ys.size() < 2) return ys;
+    QVector<double> out(ys.size());
+    double sum = 0;
+    for (int i = 0; i < ys.size(); ++i) {
+        sum += ys[i];
+        if (i >= window) sum -= ys[i - window];
+        out[i] = sum / std::min(i + 1, window);
+    }
+    return out;
 }
 
 } // namespace fog

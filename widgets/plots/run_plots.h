@@ -7,6 +7,7 @@
 
 #include <QColor>
 #include <QString>
+#include <QVector>
 
 #include <vector>
 
@@ -95,5 +96,8 @@ QColor stateColor(NodeState s);
 void applyStateColors(QCPColorMap* map);
 /// Adds one legend entry per node state (empty graphs in the states' colours).
 void addStateLegend(QCustomPlot* plot);
+/// Trailing moving average over `window` points (the plots' smoothing); `ys` when
+/// window <= 1.
+QVector<double> smoothCurve(const QVector<double>& ys, int window);
 
 } // namespace fog
