@@ -274,6 +274,40 @@ private Q_SLOTS:
         QCOMPARE(p2.items[0].config, std::string("sync.policy=fully-sync"));
     }
 
+    /// `--set` may hold a value only the chosen variant accepts (sync.n exists for n-sync, not
+    /// for the base's fully-sync): the overrides are checked with the variant, not the base.
+    /// A value no configuration accepts still fails, naming --set.
+    void setThatOnlyTheChosenVariantAccepts() {
+        QTemporaryDir dir;
+        const std::string file = writeFile(dir, "crn.yaml", kBase + kVariants);
+        const std::vector<Override> set{parseOverride("sync.n=2")};
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, loadScenarioFile(file, set)); // the base has no n
+        const Scenario s = loadVariantFile(file, "n-sync", set);
+        QCOMPARE(s.sync.name, std::string("n-sync"));
+        QCOMPARE(s.sync.get("n", 0), 2.0);
+        SweepSpec spec;
+        spec.file = file;
+        spec.variants = true;
+        spec.variant = "n-sync";
+        spec.repeats = 1;
+        spec.base = set;
+        const SweepPlan plan = planSweep(spec);
+        QCOMPARE(plan.items.size(), std::size_t(1));
+        QCOMPARE(plan.items[0].scenario.sync.get("n", 0), 2.0);
+        // Every variant: the ones that cannot take n are reported, each named.
+        spec.variant.clear();
+        try {
+            planSweep(spec);
+            QFAIL("fully-sync with sync.n was accepted");
+        } catch (const ScenarioError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("fully-sync") != std::string::npos, what.c_str());
+        }
+        // A value that no variant accepts fails as before.
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, loadVariantFile(file, "n-sync", {parseOverride("sync.n=-3")}));
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, loadVariantFile(file, "n-sync", {parseOverride("no.such=1")}));
+    }
+
     /// The CLI end to end: `run` on a variants file stores one group and prints the table;
     /// `--variant` runs one; a bad variant stops before anything runs.
     void cliRunsTheVariants() {

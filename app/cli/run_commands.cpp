@@ -383,7 +383,7 @@ int cmdRun(const CliOptions& o) {
     try {
         std::vector<Override> overrides;
         for (const QString& s : o.sets) overrides.push_back(parseOverride(s.toStdString()));
-        scenario = loadScenarioFile(file, overrides);
+        scenario = loadVariantBase(file, overrides);
         if (hasVariants(scenario) || !o.variant.isEmpty() || o.repeatGiven) {
             // One variant, once: a plain run (--until, --no-store and --json work), labelled.
             const auto configs = variantConfigurations(scenario, o.variant.toStdString());
@@ -397,6 +397,7 @@ int cmdRun(const CliOptions& o) {
             }
             std::vector<Override> all = configs.front().overrides;
             all.insert(all.end(), overrides.begin(), overrides.end());
+            SuspendVariantChecks checked; // the file's variants were checked by the first load
             scenario = withoutVariants(loadScenarioFile(file, all));
             if (!configs.front().variant.empty()) meta.name = scenario.name + " [" + configs.front().label + "]";
         }

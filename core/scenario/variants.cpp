@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <exception>
 #include <set>
 
 namespace fog {
@@ -370,12 +371,32 @@ Scenario withoutVariants(Scenario s) {
     return s;
 }
 
+Scenario loadVariantBase(const std::string& path, const std::vector<Override>& overrides) {
+    try {
+        return loadScenarioFile(path, overrides);
+    } catch (const ScenarioError&) {
+        const std::exception_ptr withOverrides = std::current_exception();
+        std::vector<Override> sections;
+        for (const auto& o : overrides)
+            if (inVariantSections(o.path)) sections.push_back(o);
+        if (sections.size() == overrides.size()) throw;
+        Scenario bare;
+        try {
+            bare = loadScenarioFile(path, sections);
+        } catch (const ScenarioError&) {
+            std::rethrow_exception(withOverrides);
+        }
+        if (bare.variants.empty() && bare.vary.empty()) std::rethrow_exception(withOverrides);
+        return bare;
+    }
+}
+
 Scenario loadVariantFile(const std::string& path, const std::string& name, const std::vector<Override>& overrides) {
-    const Scenario base = loadScenarioFile(path, overrides);
+    const Scenario base = loadVariantBase(path, overrides);
     const auto configs = variantConfigurations(base, name);
     std::vector<Override> all = configs.front().overrides;
     all.insert(all.end(), overrides.begin(), overrides.end());
-    SuspendVariantChecks checked; // checked by the load above
+    SuspendVariantChecks checked; // the file's variants were checked by the load above
     return withoutVariants(loadScenarioFile(path, all));
 }
 

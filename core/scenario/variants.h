@@ -76,6 +76,14 @@ std::vector<VariantConfig> variantConfigurations(const Scenario& s, const std::s
 /// The scenario of one run: the variant sections and the lesson removed.
 Scenario withoutVariants(Scenario s);
 
+/// Loads PATH to read its variants, grid and repeats. With the overrides when the base
+/// accepts them (every variant is then checked with them too); otherwise, when the file has
+/// variants, without the overrides that lie outside the variant sections: `--set` may hold a
+/// value only the chosen variants can run with (`--variant asgd-ga --set k=16`), and each
+/// configuration is checked with it when it is loaded. Throws the first load's error when
+/// the file has no variants or does not load even without the overrides.
+Scenario loadVariantBase(const std::string& path, const std::vector<Override>& overrides);
+
 /// One variant of a scenario file, ready to run: its settings applied (then `overrides`),
 /// the variant sections removed, the file's seed kept. Throws ScenarioError (an unknown
 /// name lists the names there are).

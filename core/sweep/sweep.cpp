@@ -183,7 +183,7 @@ SweepPlan planSweep(const SweepSpec& spec) {
     std::vector<VariantConfig> variants{VariantConfig{}};
     int repeats = std::max(1, spec.repeats);
     if (spec.variants) {
-        const Scenario base = loadScenarioFile(spec.file, spec.base); // checks every variant
+        const Scenario base = loadVariantBase(spec.file, spec.base); // checks every variant
         variants = variantConfigurations(base, spec.variant);
         if (spec.repeats <= 0) repeats = base.repeats;
     }
