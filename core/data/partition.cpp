@@ -65,7 +65,7 @@ Parts partitionDirichlet(const std::vector<std::int64_t>& labels, int classes, i
         throw DataError("Dirichlet partition: " + std::to_string(n) +
                         " samples cannot give each of " + std::to_string(clients) +
                         " clients at least " + std::to_string(minSize) +
-                        " (lower partition.minPerClient or use fewer clients)");
+                        " (lower data.partition.min_per_client or use fewer clients)");
 
     std::vector<std::vector<std::int64_t>> byClass(classes);
     for (std::size_t i = 0; i < n; ++i) {
@@ -121,7 +121,7 @@ Parts partitionDirichlet(const std::vector<std::int64_t>& labels, int classes, i
                     " draws some client still had fewer than " + std::to_string(minSize) +
                     " samples; alpha = " + std::to_string(alpha) + " is too small for " +
                     std::to_string(clients) + " clients and " + std::to_string(n) +
-                    " samples (raise alpha, lower partition.minPerClient or use fewer clients)");
+                    " samples (raise alpha, lower data.partition.min_per_client or use fewer clients)");
 }
 
 Parts partitionShards(const std::vector<std::int64_t>& labels, int clients, int shardsPerClient,
