@@ -131,8 +131,10 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // several roots): every server folds in every region's model (chargeAggregation).
     // Asynchronous averaging: only the server that mixes.
     const bool asyncAveraging = syncParams_.declares("async_averaging") && syncParams_.get("async_averaging") == 1;
+    const SyncPolicyDescriptor* syncDesc = findSyncDescriptor(scenario_.sync.name);
     if (syncInfo && !tiered && !asyncAveraging &&
-        (syncInfo->shape == TreeShape::Regions || (relay && topo_.rootAggregators().size() > 1)))
+        (syncInfo->shape == TreeShape::Regions ||
+         (relay && syncDesc->serverPerRoot && topo_.rootAggregators().size() > 1)))
         for (int r : topo_.rootAggregators())
             if (trainersOf_.count(r)) regionServers_.push_back(r);
     if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);

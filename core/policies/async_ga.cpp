@@ -51,6 +51,7 @@ FOG_SYNC_POLICY(asyncGaPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams& p) { return p.integer("k"); };
         d.refuseTree = refuseAsyncGaTree;
+        d.serverPerRoot = true;
         return d;
     }();
     return d;

@@ -21,8 +21,7 @@ void addCrossCloudProblems(const Scenario& s, std::vector<Diagnostic>& out) {
     }
     const bool asyncMa = d->info.shape == TreeShape::Regions && p.declares("async_averaging") &&
                          p.get("async_averaging") == 1;
-    const bool severalGa = d->info.shape == TreeShape::SingleServer && p.declares("period") &&
-                           p.declares("async_averaging");
+    const bool severalGa = d->serverPerRoot;
     if (!asyncMa && !severalGa) return;
     std::unique_ptr<Topology> topo;
     try {
