@@ -309,6 +309,29 @@ private Q_SLOTS:
         QVERIFY(near(single.level(0)[2].time, 6.0));
     }
 
+    void aggregationEnergyPerServer() {
+        // 1 J per model or push folded in. Synchronous averaging of async-ga regions: each
+        // push folds 1 at its own server (level 1); at an exchange both servers fold both
+        // models (2 x 2 J). Asynchronous MA: only the server that mixes folds, once per
+        // model it mixes (its level-0 participants).
+        for (const bool async : {false, true}) {
+            Scenario s = twoRegions({1.0, 0.4}, {0.5}, link(2.0));
+            for (std::size_t i = 0; i < 2; ++i) s.topology.nodes[i].energy.perUpdateAggregatedJ = 1.0;
+            s.training.localSteps = 2;
+            s.sync = async ? policy("model-averaging", {{"period", 2}, {"async_averaging", 1}})
+                           : policy("async-ga", {{"k", 2}, {"period", 2}});
+            s.stop.rounds = 3;
+            Recorder rec;
+            const RunSummary sum = runScenario(s, rec);
+            double want = 0.0;
+            for (const auto& r : rec.level(1)) want += r.participants;
+            for (const auto& r : rec.level(0)) want += async ? r.participants : 2.0 * r.participants;
+            QVERIFY2(std::abs(sum.energyJ - want) < 1e-9,
+                     qPrintable(QString("%1 J, want %2 J").arg(sum.energyJ).arg(want)));
+            QVERIFY(want > 3.0);
+        }
+    }
+
     // ------------------------------------------------ determinism
     void sameMetricsForAnyThreadCount() {
         for (const PolicySpec& sync :
