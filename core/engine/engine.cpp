@@ -125,12 +125,18 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     for (int t : trainers) trainersOf_[server_[t]].push_back(t);
     for (int i = 0; i < topo_.size(); ++i)
         anyAggregationEnergy_ = anyAggregationEnergy_ || topo_.entry(i).energy.perUpdateAggregatedJ > 0;
-    if (syncInfo && syncInfo->shape == TreeShape::Regions)
-        for (int r : topo_.rootAggregators())
-            if (trainersOf_.count(r)) regionServers_.push_back(r);
-
     // Unknown names stay empty here: building the policy reports them.
     if (findSyncDescriptor(scenario_.sync.name)) syncParams_ = resolveSyncParams(scenario_.sync);
+    // Synchronous averaging between regional servers (model averaging; async-ga across
+    // several roots): every server folds in every region's model (chargeAggregation).
+    // Asynchronous averaging: only the server that mixes.
+    const bool asyncAveraging = syncParams_.declares("async_averaging") && syncParams_.get("async_averaging") == 1;
+    const SyncPolicyDescriptor* syncDesc = findSyncDescriptor(scenario_.sync.name);
+    if (syncInfo && !tiered && !asyncAveraging &&
+        (syncInfo->shape == TreeShape::Regions ||
+         (relay && syncDesc->serverPerRoot && topo_.rootAggregators().size() > 1)))
+        for (int r : topo_.rootAggregators())
+            if (trainersOf_.count(r)) regionServers_.push_back(r);
     if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);
     sync_ = tiered ? makeTieredPolicy(scenario_, *this) : makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);

@@ -1,9 +1,11 @@
 // Model averaging between regional parameter servers (Cloudless-Training's MA): each
 // region trains on its own; every P regional rounds each server sends its model to every
 // other over the WAN and, once it holds them all, replaces its model by the data-weighted
-// average.
+// average. With async_averaging: 1 a region does not wait: it mixes in the newest models it
+// has received, weighted by data and staleness (core/policies/region_mixing.h).
 
 #include "core/policies/policy_descriptor.h"
+#include "core/policies/region_mixing.h"
 #include "core/policies/two_level.h"
 
 #include <algorithm>
@@ -22,6 +24,8 @@ public:
                               "parameter servers), the topology has " + std::to_string(roots.size()));
         root_ = roots.front(); // names the averaging in the metrics
         period_ = p.integer("period");
+        async_ = p.integer("async_averaging") == 1;
+        exponent_ = p.get("staleness_exponent");
         // A region without trainers has no model of its own to contribute: it takes no part
         // (with it, the others would wait at the first barrier for ever).
         for (int r : roots) {
@@ -35,8 +39,24 @@ public:
                               "parameter server (a root aggregator)");
     }
 
+    void start(PolicyContext& e) override {
+        TwoLevelPolicy::start(e);
+        if (!async_) return;
+        std::vector<int> servers;
+        std::vector<double> weights;
+        for (const auto& g : groups_) {
+            servers.push_back(g.aggregator);
+            weights.push_back(g.weight);
+        }
+        mixer_.setup(std::move(servers), std::move(weights), exponent_);
+    }
+
 protected:
     void onBarrier(PolicyContext& e, std::size_t g) override {
+        if (async_) {
+            mixAndGoOn(e, g);
+            return;
+        }
         // Send to every other region now; region j can average once all models reached it.
         const long k = current_;
         Exchange& x = exchange(k);
@@ -67,6 +87,24 @@ protected:
     }
 
 private:
+    /// Asynchronous averaging: region g sends its model to its peers, mixes in the fresh
+    /// models it holds and starts its next round at once.
+    void mixAndGoOn(PolicyContext& e, std::size_t gi) {
+        Group& g = groups_[gi];
+        const RegionMix m = mixer_.mix(e, gi, g.model.params());
+        global_ = m.model;
+        AggregationRecord r;
+        r.level = 0;
+        r.aggregator = e.topology().node(g.aggregator).spec.id;
+        r.participants = m.participants;
+        if (g.lossSamples > 0) r.trainLoss = g.lossSum / g.lossSamples;
+        g.lossSum = g.lossSamples = 0.0;
+        r.meanStaleness = m.meanStaleness;
+        r.maxStaleness = m.maxStaleness;
+        e.reportAggregation(r, m.model);
+        resume(e, gi, m.model);
+    }
+
     /// One exchange of models between the regions (a later one may start while regions of
     /// this one still wait for their last model).
     struct Exchange {
@@ -107,6 +145,9 @@ private:
     }
     std::map<long, Exchange> exchanges_;
     long current_ = 0;
+    bool async_ = false;
+    double exponent_ = 0.0;
+    AsyncRegionMixer mixer_;
 };
 
 } // namespace
@@ -117,9 +158,19 @@ FOG_SYNC_POLICY(modelAveragingPolicy) {
         d.info = {"model-averaging",
                   "Several regional parameter servers each run FedAvg rounds with their own trainers; "
                   "every P regional rounds the servers exchange models over the WAN and each replaces its "
-                  "model by the data-weighted average of all regions.",
-                  "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024",
-                  {intParam("period", 4, 1, "regional rounds between averaging (P)")},
+                  "model by the data-weighted average of all regions. Asynchronous (async_averaging 1): a "
+                  "server sends its model to its peers and at once mixes in the newest models it received, "
+                  "each weighted by its data times (1 + tau)^(-b), without waiting for the slowest region.",
+                  "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024; asynchronous "
+                  "mixing reconstructed",
+                  {intParam("period", 4, 1, "regional rounds between averaging (P)"),
+                   intParam("async_averaging", 0, 0,
+                            "1 = asynchronous: no region waits, each mixes in the newest models received; "
+                            "0 = all regions average together",
+                            1),
+                   realParam("staleness_exponent", 0.5, 0.0, 10.0,
+                             "b: a peer's model tau barriers behind weighs its data times (1 + tau)^(-b) "
+                             "(asynchronous averaging only)")},
                   TreeShape::Regions};
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

@@ -73,6 +73,10 @@ struct SyncPolicyDescriptor {
     std::string (*refuseTree)(const std::string& name, const PolicyTreeFacts& tree) = nullptr;
     /// As one aggregator's policy in a tiered tree.
     LevelUse level;
+    /// A single-server policy that also runs with several root aggregators: each root is a
+    /// regional server for every trainer below it, and the servers average their models
+    /// (async-ga: docs/policies.md, "Cross-cloud modes"). Its refuseTree accepts them.
+    bool serverPerRoot = false;
 };
 
 struct SelectionPolicyDescriptor {

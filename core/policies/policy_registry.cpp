@@ -159,7 +159,7 @@ std::string treeShapeRefusal(TreeShape shape, const std::string& name,
                    " needs exactly one root aggregator (an aggregator with no aggregator above "
                    "it), found " +
                    std::to_string(roots) + ": " + list + (roots > 5 ? ", ..." : "") +
-                   "; use model-averaging for several parameter servers";
+                   "; use model-averaging or async-ga for several parameter servers";
         }
         return {};
     }

@@ -6,7 +6,7 @@ int singleRootAggregator(const PolicyContext& e, const std::string& policy) {
     const auto roots = e.topology().rootAggregators();
     if (roots.size() != 1)
         throw EngineError("sync policy " + policy + " needs exactly one root aggregator, the topology has " +
-                          std::to_string(roots.size()) + " (use model-averaging for several regions)");
+                          std::to_string(roots.size()) + " (use model-averaging or async-ga for several regions)");
     return roots.front();
 }
 

@@ -9,6 +9,7 @@
 #include "core/policies/tiered.h"
 #include "core/scenario/progress_check.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/crosscloud_check.h"
 #include "core/scenario/tier_check.h"
 #include "core/scenario/yaml_reader.h"
 
@@ -880,6 +881,7 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     checkStop(c, s.stop);
     auto problems = c.take();
     if (tiered && tree.reliable) addTierProblems(s, problems);
+    if (!tiered && tree.reliable) addCrossCloudProblems(s, problems); // WAN routes between regional servers
     return addProgressProblems(s, std::move(problems)); // trees where the sync policy leaves trainers unused
 }
 
