@@ -364,11 +364,14 @@ private Q_SLOTS:
 
     void sameResultsAtOneAndTwoThreads_data() {
         QTest::addColumn<bool>("training");
-        QTest::newRow("timing") << false;
-        QTest::newRow("training") << true;
+        QTest::addColumn<bool>("contention");
+        QTest::newRow("timing") << false << false;
+        QTest::newRow("timing, shared links") << false << true;
+        QTest::newRow("training") << true << false;
     }
     void sameResultsAtOneAndTwoThreads() {
         QFETCH(bool, training);
+        QFETCH(bool, contention);
         if (training && !haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
         std::string extra = "events:\n  - at: 20\n    node: {id: b, price_per_hour: 0.25}\n"
                             "  - at: 60\n    offline: {id: b-1}\n";
@@ -385,6 +388,7 @@ private Q_SLOTS:
             s.topology.nodes[2].compute.throughput = Range::exactly(20);
             s.evaluation.everyRounds = 10;
         }
+        s.topology.contention = contention; // migrations and jobs share the links (flows)
         Observer one, two;
         const RunSummary a = runScenario(s, one, 1);
         const RunSummary b = runScenario(s, two, 2);
