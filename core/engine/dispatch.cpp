@@ -137,6 +137,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     jobs_.erase(it);
     noteProgress(); // an update reached its aggregator
     nodes_.setJob(job.trainer, 0);
+    releaseIfAsked(job.trainer);
     LocalResult result;
     if (job.work) {
         job.work->wait();
@@ -176,6 +177,7 @@ void Engine::cancelJob(std::uint64_t id) {
     writeJobIntervals(job, now());
     endJobCompute(job, now());
     nodes_.setJob(job.trainer, 0);
+    releaseIfAsked(job.trainer);
     timelines_.restart(job.trainer, NodeState::Idle, now());
     observer_->onJobEnded(id, now());
 }

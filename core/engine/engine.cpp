@@ -270,6 +270,7 @@ RunSummary Engine::run() {
         for (int i = 0; i < topo_.size(); ++i) startNode(i);
         events_->start(); // what holds from t = 0, before the policies start
         selection_->start(*this); // may report a plan before the first round
+        offersChanged_ = false;   // the start saw the offers of t = 0
         sync_->start(*this);
         while (!stopped_) {
             control_->waitWhilePaused(options_.cancelFlag);
@@ -285,6 +286,13 @@ RunSummary Engine::run() {
             // pause again: one may arrive while paused.
             if (events_->between(eventsRun_)) {
                 timelines_.flush(*observer_, false);
+                continue;
+            }
+            // Offers changed: the selection re-plans once every event of this instant is done
+            // (two trace rows at one time are one change). Not a queue event: counts stay.
+            if (offersChanged_ && (queue_.idle() || queue_.nextTime() > now())) {
+                offersChanged_ = false;
+                selection_->onOffersChanged(*this);
                 continue;
             }
             if (queue_.idle()) {
@@ -435,6 +443,7 @@ void Engine::goOffline(int node) {
         jobs_.erase(id);
         cutJobTransfer(id); // frees its share of the links at once; the bytes sent are paid
         nodes_.setJob(node, 0);
+        releaseIfAsked(node);
         if (job.work) job.work->cancel();
         writeJobIntervals(job, now());
         endJobCompute(job, now());
@@ -508,6 +517,9 @@ double Engine::expectedComputeSeconds(int trainer, int steps, int batch) const {
 // ---------------------------------------------------------------- metrics and stop rules
 
 void Engine::emitEvent(RunEventKind kind, int node, const std::string& detail) {
+    offersChanged_ = offersChanged_ || kind == RunEventKind::Offline || kind == RunEventKind::Online ||
+                     kind == RunEventKind::TimedEvent || kind == RunEventKind::Trace ||
+                     kind == RunEventKind::Intervention;
     observer_->onEvent({now(), kind, node, detail, {}});
 }
 
@@ -517,6 +529,25 @@ void Engine::report(PolicyEvent kind, int node, const std::string& detail) {
     case PolicyEvent::Placement: emitEvent(RunEventKind::Placement, node, detail); return;
     case PolicyEvent::PartialWork: emitEvent(RunEventKind::PartialWork, node, detail); return;
     }
+}
+
+void Engine::releaseTrainer(int trainer) {
+    if (nodes_.job(trainer)) {
+        releaseAfterJob_.insert(trainer);
+        return;
+    }
+    nodes_.release(trainer, now());
+    nodes_.forget(trainer);
+}
+
+void Engine::releaseIfAsked(int trainer) {
+    if (releaseAfterJob_.erase(trainer) == 0) return;
+    nodes_.release(trainer, now());
+    nodes_.forget(trainer);
+}
+
+void Engine::notifyTrainerAvailable(int trainer) {
+    if (!stopped_ && nodes_.online(trainer) && !nodes_.job(trainer)) sync_->onNodeOnline(*this, trainer);
 }
 
 void Engine::evaluateInto(AggregationRecord& r, const ParamsPtr& model) {

@@ -40,6 +40,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace fog {
@@ -136,6 +137,8 @@ public:
     void at(double t, std::function<void()> fn) override;
     void reportAggregation(AggregationRecord record, const ParamsPtr& model) override;
     void report(PolicyEvent kind, int node, const std::string& detail) override;
+    void notifyTrainerAvailable(int trainer) override;
+    void releaseTrainer(int trainer) override;
 
     void emitEvent(RunEventKind kind, int node, const std::string& detail = {});
 
@@ -255,6 +258,11 @@ private:
     std::unique_ptr<Network> network_;
     std::unique_ptr<TimedEvents> events_;
     std::uint64_t nextJobId_ = 1;
+    /// Prices, availability or throughput changed (an event, a trace row, a node going
+    /// offline or online): the selection hears it once the instant's events are done.
+    bool offersChanged_ = false;
+    std::set<int> releaseAfterJob_; ///< releaseTrainer on a busy trainer: at its job's end
+    void releaseIfAsked(int trainer);
 
     int globalRound_ = 0;
     int aggregations_ = 0;

@@ -51,6 +51,8 @@ public:
     void hold(int n, double now);
     void release(int n, double now);
     bool acquired(int n) const { return slots_[n].acquired; }
+    /// Not acquired any more (released by its policy): held again from its next use only.
+    void forget(int n) { slots_[n].acquired = false; }
     /// Billed now (held and online, not serverless).
     bool holding(int n) const { return slots_[n].holding; }
     /// Serverless nodes (Billing::Serverless) are never billed while held: each dispatch

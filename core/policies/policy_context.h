@@ -81,7 +81,7 @@ struct DispatchRequest {
 /// run. The engine names them in its event stream ("plan", "placement", "partial-work").
 enum class PolicyEvent {
     Plan,        ///< a planner's decision and its predictions (ToN planner, AdaCoOpt)
-    Placement,   ///< workers per region chosen by elastic placement
+    Placement,   ///< workers per region chosen by elastic placement (and each re-plan)
     PartialWork, ///< a trainer delivered fewer local steps than asked (compute deadline)
 };
 
@@ -145,6 +145,13 @@ public:
     virtual void reportAggregation(AggregationRecord record, const ParamsPtr& model) = 0;
     /// Reports a policy event about `node` (-1: the run as a whole).
     virtual void report(PolicyEvent kind, int node, const std::string& detail) = 0;
+    /// Tells the sync policy that `trainer` may take work again, as when it comes online
+    /// (a migration that brought it the model ended). Nothing when it is offline or busy.
+    virtual void notifyTrainerAvailable(int trainer) { (void)trainer; }
+    /// Stops renting `trainer` (a placement moved its place away): its billing ends now, or
+    /// when the job it is on ends; it is billed again from its next dispatch, and coming
+    /// back online does not bill it before that.
+    virtual void releaseTrainer(int trainer) { (void)trainer; }
 };
 
 } // namespace fog

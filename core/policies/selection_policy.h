@@ -19,6 +19,9 @@ public:
                                     const std::vector<int>& candidates, Rng& rng) = 0;
     /// Called once when the run starts, before the first selection (planners report here).
     virtual void start(PolicyContext& e) { (void)e; }
+    /// Prices, availability or throughput changed (timed events, trace rows, nodes going
+    /// offline or online), once per instant after its events: a planner may re-plan here.
+    virtual void onOffersChanged(PolicyContext& e) { (void)e; }
     /// What a trainer's last contribution showed (for utility-based policies).
     virtual void observe(int trainer, double loss, double seconds) {
         (void)trainer;

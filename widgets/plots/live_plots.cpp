@@ -308,6 +308,15 @@ void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
     static const QRegularExpression time("predicted_time_s=([-+0-9.eE]+)");
     static const QRegularExpression cost("predicted_cost=([-+0-9.eE]+)");
     for (const auto& e : events) {
+        // A placement re-plan that moved workers (docs/policies.md "placement"): a marker.
+        if (e.kind == RunEventKind::Placement && e.detail.rfind("replan ", 0) == 0 &&
+            e.detail.rfind("replan kept", 0) != 0) {
+            const std::string quota = e.detail.substr(7, e.detail.find(" was ") - 7);
+            markers_.push_back({e.time, QStringLiteral("re-plan: ") + QString::fromStdString(quota)});
+            needFullRedraw_ = true;
+            schedule();
+            continue;
+        }
         if (e.kind != RunEventKind::Plan) continue;
         const QString detail = QString::fromStdString(e.detail);
         const auto t = time.match(detail);
