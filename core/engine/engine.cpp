@@ -250,8 +250,7 @@ RunSummary Engine::run() {
     try {
         if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
         for (int i = 0; i < topo_.size(); ++i) startNode(i);
-        selection_->start(*this); // may report a plan before the first round
-        sync_->start(*this);
+        startPolicies(); // the pilot phase first if a planner asks for one (pilot_phase.cpp)
         while (!stopped_) {
             control_->waitWhilePaused(options_.cancelFlag);
             if (control_->checkCancel(options_.cancelFlag)) {
@@ -404,7 +403,10 @@ void Engine::goOffline(int node) {
         ++lostJobs_;
         observer_->onJobEnded(job.id, now());
         emitEvent(RunEventKind::WorkLost, node, "round " + std::to_string(job.round));
-        sync_->onLost(*this, job);
+        if (pilotOwns(job.id))
+            pilotLost(job);
+        else
+            sync_->onLost(*this, job);
     } else {
         timelines_.setState(node, NodeState::Offline, now());
     }
@@ -414,7 +416,10 @@ void Engine::goOnline(int node) {
     timelines_.setState(node, NodeState::Idle, now());
     if (nodes_.acquired(node) || topo_.aggregates(node)) nodes_.hold(node, now());
     emitEvent(RunEventKind::Online, node);
-    sync_->onNodeOnline(*this, node);
+    if (pilotActive())
+        pilotFill(); // the policies start after the pilot
+    else
+        sync_->onNodeOnline(*this, node);
 }
 
 // ---------------------------------------------------------------- for policies

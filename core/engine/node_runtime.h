@@ -41,6 +41,12 @@ public:
     // end of the run, while it is online, per started second of each holding interval.
     void hold(int n, double now);
     void release(int n, double now);
+    /// Ends the holding and forgets the first use: billed again only from its next use
+    /// (a pilot trainer the plan does not keep).
+    void giveBack(int n, double now) {
+        release(n, now);
+        slots_[n].acquired = false;
+    }
     bool acquired(int n) const { return slots_[n].acquired; }
     /// Serverless nodes (Billing::Serverless) are never billed while held: each dispatch
     /// costs the node's invocation fee and each second of computing its price per hour / 3600
