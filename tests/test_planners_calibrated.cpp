@@ -118,13 +118,15 @@ private Q_SLOTS:
 
     void lossAccuracyMapInverts() {
         const LossAccuracyMap m = fitLossAccuracy({{2.3, 0.1}, {1.2, 0.6}, {1.0, 0.7}});
-        QVERIFY(m.fitted && m.b < 0);
+        QVERIFY(m.fitted);
+        QVERIFY(std::abs(m.k - std::log(1 / 0.6) / 1.2) < 1e-12); // the median of the three ratios
         for (double acc : {0.2, 0.5, 0.8}) QVERIFY(std::abs(m.accuracyAt(m.lossAt(acc)) - acc) < 1e-9);
         QVERIFY(m.accuracyAt(0.5) > m.accuracyAt(1.5)); // lower loss, higher accuracy
-        // One point: the uniform-prediction relation acc = exp(-loss).
-        const LossAccuracyMap one = fitLossAccuracy({{std::log(10.0), 0.1}});
-        QVERIFY(!one.fitted);
-        QVERIFY(std::abs(one.accuracyAt(std::log(10.0)) - 0.1) < 1e-12);
+        QVERIFY(std::abs(m.accuracyAt(0.0) - 1.0) < 1e-12);
+        // No usable point: the uniform-prediction relation acc = exp(-loss) (ln 10 -> 0.1).
+        const LossAccuracyMap none = fitLossAccuracy({{kNaN, 0.5}, {1.0, 0.0}});
+        QVERIFY(!none.fitted);
+        QVERIFY(std::abs(none.accuracyAt(std::log(10.0)) - 0.1) < 1e-12);
     }
 
     // ------------------------------------------------------------ the learner's probes
@@ -305,6 +307,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("rounds");
         QTest::newRow("adacoopt, 1 s rounds") << "adacoopt-batch-interval.yaml"
                                               << "{policy: adacoopt, round_time_s: 1}" << "" << 10;
+        // The plan's round time assumes every transfer alone on its links, as in the paper.
+        QTest::newRow("adacoopt, 1 s rounds, private links")
+            << "adacoopt-batch-interval.yaml" << "{policy: adacoopt, round_time_s: 1}" << "private" << 10;
         QTest::newRow("ton-plan, volatile spot") << "volatile-spot-sync.yaml" << ""
                                                  << "{policy: ton-plan, target_accuracy: 0.7}" << 0;
         QTest::newRow("ton-plan, n-sync, growth preset")
@@ -321,7 +326,10 @@ private Q_SLOTS:
                                 {"evaluation.every_rounds", "1"},
                                 {"stop", "{rounds: " + std::to_string(rounds > 0 ? rounds : 1) + "}"}};
         if (!sync.isEmpty()) o.push_back({"sync", sync.toStdString()});
-        if (!selection.isEmpty()) o.push_back({"selection", selection.toStdString()});
+        if (selection == "private")
+            o.push_back({"topology.link_sharing", "private"});
+        else if (!selection.isEmpty())
+            o.push_back({"selection", selection.toStdString()});
         Scenario s = loadScenarioFile(kPresets + file.toStdString(), o);
         s.repeats = 1;
         s.variants.clear();
@@ -344,16 +352,16 @@ private Q_SLOTS:
             out = runScenario(s, rec);
             outcome = &rec;
         }
-        double acc = kNaN;
+        double acc = kNaN, testLoss = kNaN;
         for (const auto& r : outcome->records)
-            if (r.level == 0 && std::isfinite(r.testAccuracy)) acc = r.testAccuracy;
+            if (r.level == 0 && std::isfinite(r.testAccuracy)) acc = r.testAccuracy, testLoss = r.testLoss;
         const double pilotTime = valueIn(plans(first)[0], "pilot_time_s");
         auto err = [](double predicted, double measured) { return 100.0 * (predicted - measured) / measured; };
         std::printf("REPORT | %s | pilot %.2f s | rounds %d | time %.2f s vs %.2f s (%+.0f%%) | cost %.4f vs %.4f "
-                    "(%+.0f%%) | accuracy %.1f%% vs %.1f%% (%+.1f points)\n",
+                    "(%+.0f%%) | accuracy %.1f%% vs %.1f%% (%+.1f points) | loss %.3f vs test loss %.3f\n",
                     QTest::currentDataTag(), pilotTime, out.rounds, pred.time, out.virtualTime,
                     err(pred.time, out.virtualTime), pred.cost, out.cost, err(pred.cost, out.cost), 100 * pred.accuracy,
-                    100 * acc, 100 * (pred.accuracy - acc));
+                    100 * acc, 100 * (pred.accuracy - acc), valueIn(detail, "predicted_loss"), testLoss);
         std::printf("REPORT | %s | plan: %s\n", QTest::currentDataTag(), detail.c_str());
         std::fflush(stdout);
         QCOMPARE(out.status, RunStatus::Finished);

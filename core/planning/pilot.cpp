@@ -23,11 +23,6 @@ double mean(const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-double logit(double p) {
-    p = std::clamp(p, 1e-4, 1.0 - 1e-4);
-    return std::log(p / (1.0 - p));
-}
-
 } // namespace
 
 DecayFit fitExponentialDecay(const std::vector<double>& losses, double floorMax) {
@@ -81,38 +76,19 @@ double curvatureAlongGradient(const StepProbe& p) {
     return (p.lossAfterGradientStep + p.lossAfterAscentStep - 2.0 * p.loss) / (lr * lr * p.gradNormSq);
 }
 
-double LossAccuracyMap::accuracyAt(double loss) const {
-    if (!fitted) return std::exp(-std::max(0.0, loss));
-    return 1.0 / (1.0 + std::exp(-(a + b * loss)));
-}
+double LossAccuracyMap::accuracyAt(double loss) const { return std::exp(-k * std::max(0.0, loss)); }
 
 double LossAccuracyMap::lossAt(double accuracy) const {
-    accuracy = std::clamp(accuracy, 1e-6, 1.0 - 1e-6);
-    if (!fitted) return -std::log(accuracy);
-    return (logit(accuracy) - a) / b;
+    return -std::log(std::clamp(accuracy, 1e-9, 1.0)) / k;
 }
 
 LossAccuracyMap fitLossAccuracy(const std::vector<std::pair<double, double>>& points) {
     LossAccuracyMap m;
-    std::vector<std::pair<double, double>> ok;
-    for (const auto& p : points)
-        if (std::isfinite(p.first) && std::isfinite(p.second)) ok.push_back(p);
-    if (ok.size() < 2) return m;
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    const double n = static_cast<double>(ok.size());
-    for (const auto& [loss, acc] : ok) {
-        const double y = logit(acc);
-        sx += loss;
-        sy += y;
-        sxx += loss * loss;
-        sxy += loss * y;
-    }
-    const double var = sxx - sx * sx / n;
-    if (var < 1e-12) return m;
-    const double b = (sxy - sx * sy / n) / var;
-    if (!(b < 0)) return m;
-    m.b = b;
-    m.a = (sy - b * sx) / n;
+    std::vector<double> ks;
+    for (const auto& [loss, acc] : points)
+        if (std::isfinite(loss) && loss > 0 && acc > 0 && acc < 1) ks.push_back(-std::log(acc) / loss);
+    if (ks.empty()) return m;
+    m.k = median(ks);
     m.fitted = true;
     return m;
 }
@@ -127,7 +103,7 @@ std::string PilotEstimates::describe() const {
     }
     d << " F0=" << initialLoss << " F*=" << lossFloor << " q=" << contraction << " c=" << strongConvexity
       << " L=" << smoothness << " sigma2=" << gradientVariance << " grad2=" << gradientNormSq << " rho=" << lipschitz
-      << " delta=" << divergence;
+      << " delta=" << divergence << " acc_k=" << accuracy.k;
     return d.str();
 }
 
@@ -204,9 +180,12 @@ PilotEstimates estimatePilot(const std::vector<PilotTrace>& traces, double learn
         e.divergence = std::sqrt(std::max(0.0, spread - e.gradientVariance / std::max(1, e.batch)));
     }
 
-    std::vector<std::pair<double, double>> points{{initialLoss, initialAccuracy}};
+    // The trained models only: the relation changes fastest at the start, and the targets
+    // lie beyond the pilot, not before it. The initial model if no trained one was evaluated.
+    std::vector<std::pair<double, double>> points;
     for (const auto& t : traces) points.emplace_back(t.testLoss, t.testAccuracy);
     e.accuracy = fitLossAccuracy(points);
+    if (!e.accuracy.fitted) e.accuracy = fitLossAccuracy({{initialLoss, initialAccuracy}});
     return e;
 }
 

@@ -54,12 +54,13 @@ DecayFit fitExponentialDecay(const std::vector<double>& losses, double floorMax)
 /// quotient g'Hg / g'g), error O(lr^2) otherwise (the odd terms cancel).
 double curvatureAlongGradient(const StepProbe& p);
 
-/// Test accuracy as a function of loss: logit(acc) = a + b loss fitted by least squares to
-/// the pilot's (test loss, accuracy) points; with fewer than two distinct losses or b >= 0,
-/// acc = exp(-loss) (exact for a uniform prediction over K classes: loss ln K, acc 1/K). An
-/// approximation: it extrapolates from the start of training.
+/// Test accuracy as a function of test loss: acc = exp(-k loss), k the median of
+/// -ln(acc) / loss over the given (loss, accuracy) points (the pilot trainers' models after
+/// their steps). Accuracy 1 at loss 0, and with k = 1 (no points) exact for a uniform
+/// prediction over K classes (loss ln K, accuracy 1/K). An approximation: it extrapolates
+/// from the first steps of training to the planner's target.
 struct LossAccuracyMap {
-    double a = 0.0, b = -1.0;
+    double k = 1.0;
     bool fitted = false;
     double accuracyAt(double loss) const;
     double lossAt(double accuracy) const;

@@ -60,8 +60,10 @@ class SelectTonPlan : public SelectionPolicy {
 public:
     /// A plan made at construction (every constant given: the uncalibrated planner).
     SelectTonPlan(TonPlanPoint plan, std::vector<int> rented) : plan_(std::move(plan)), rented_(std::move(rented)) {}
-    /// A plan made in start(), from the pilot's estimates.
-    SelectTonPlan(PolicyParams params, TonPlannerInputs inputs) : params_(std::move(params)), inputs_(inputs), calibrate_(true) {}
+    /// A plan made in start(), from the pilot's estimates; until then the trainers of the
+    /// plan with the fallback constants (all of them if it has none).
+    SelectTonPlan(PolicyParams params, TonPlannerInputs inputs, std::vector<int> provisional)
+        : rented_(std::move(provisional)), params_(std::move(params)), inputs_(inputs), calibrate_(true) {}
 
     PilotRequest pilotRequest(const PolicyContext& e) const override {
         PilotRequest r;
@@ -216,7 +218,14 @@ std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const 
                           "(timing-only): give target_gap instead");
     if (anyAuto(p)) {
         // The topology and sync policy were checked above; the plan waits for the pilot.
-        return std::make_unique<SelectTonPlan>(p, in);
+        TonPlannerInputs fallback = in;
+        fillFallbacks(fallback);
+        const TonPlan provisional = planTon(fallback);
+        const int n = provisional.best >= 0 ? provisional.grid[static_cast<std::size_t>(provisional.best)].n
+                                            : static_cast<int>(e.topology().trainersOf(e.topology().rootAggregators().front()).size());
+        std::vector<int> rented = fastestTrainers(e, n);
+        std::sort(rented.begin(), rented.end());
+        return std::make_unique<SelectTonPlan>(p, in, std::move(rented));
     }
     const TonPlan plan = planTon(in);
     const TonPlanPoint best = bestOrThrow(p, in, plan);
