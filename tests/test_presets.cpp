@@ -244,19 +244,23 @@ private Q_SLOTS:
     // Preset 5 (IWQoS 2023): time-dominant (1 s rounds), AdaCoOpt reaches 75% sooner than
     // Dynamic-T; cost-dominant (1,000 samples per step), No-straggler needs more energy to
     // reach 75% than AdaCoOpt. (No-straggler is fastest of all here: the emulator disagrees
-    // with the paper on that point; see docs/lessons.md.)
+    // with the paper on that point; see docs/lessons.md.) The lesson's figures were measured
+    // with the bound's constants given (c 0.1, the others 1): they are given here too, now
+    // that the default is a pilot phase's estimates (issue 18; calibrated runs:
+    // test_planners_calibrated, docs/policies.md).
     void adaCoOpt() {
         if (!haveFashionMnist()) QSKIP("dataset-fashion-mnist is not installed");
         const std::string file = "adacoopt-batch-interval.yaml";
         const Override toTarget{"stop", "{rounds: 30, target_accuracy: 0.75}"};
-        const Outcome ada = runPreset(file, {toTarget}, 0, 0.75);
-        const Outcome dyn = runPreset(file, {toTarget, {"sync", "{policy: dynamic-t, round_time_s: 1}"}}, 0, 0.75);
+        const std::string given = ", c: 0.1, beta: 1, rho: 1, delta: 1, f0: 1}";
+        const Outcome ada = runPreset(file, {toTarget, {"sync", "{policy: adacoopt, round_time_s: 1" + given}}, 0, 0.75);
+        const Outcome dyn = runPreset(file, {toTarget, {"sync", "{policy: dynamic-t, round_time_s: 1" + given}}, 0, 0.75);
         qInfo("%s", qPrintable(describe("adacoopt, 1 s rounds", ada)));
         qInfo("%s", qPrintable(describe("dynamic-t, 1 s rounds", dyn)));
         QVERIFY(ada.reach.has_value());
         QVERIFY(!dyn.reach || dyn.reach->time > ada.reach->time);
 
-        const Outcome adaCost = runPreset(file, {toTarget, {"sync", "{policy: adacoopt, batch_budget: 1000}"}}, 0, 0.75);
+        const Outcome adaCost = runPreset(file, {toTarget, {"sync", "{policy: adacoopt, batch_budget: 1000" + given}}, 0, 0.75);
         const Outcome noStraggler = runPreset(file, {toTarget, {"sync", "{policy: no-straggler, tau: 5}"}}, 0, 0.75);
         qInfo("%s, energy to target %.0f J", qPrintable(describe("adacoopt, budget 1000", adaCost)),
               adaCost.reach ? adaCost.reach->energyJ : kNaN);
