@@ -13,6 +13,7 @@
 #include "core/model/learner.h"
 #include "core/planning/pilot.h"
 #include "core/planning/prediction.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/store/sqlite_db.h"
@@ -318,6 +319,30 @@ private Q_SLOTS:
         QVERIFY(std::abs(r.virtualTime - 0.5) < 1e-12);
         QVERIFY(std::isfinite(r.finalTestAccuracy));
         QVERIFY(r.cost > 0); // the server and the pilot trainers were held
+    }
+
+    void tonPlanReadsTheSyncPolicyAtThePilotsEnd() {
+        // n of n-sync is read live (a timed `policy` event may change it); a calibrated
+        // ton-plan plans when the pilot ends, with the n in force then: n changed during the
+        // pilot gives the plan of a run that had that n from the start.
+        auto run = [](int n, const std::string& event) {
+            Scenario s = smallTrainingRun("{policy: n-sync, n: " + std::to_string(n) + "}");
+            s.selection.name = "ton-plan";
+            s.selection.params = {{"target_accuracy", 0.75}, {"pilot_steps", 4}, {"deadline_s", 0.3}};
+            s.stop.rounds = 1;
+            if (!event.empty()) addEventArgument(s, event);
+            Recorder rec;
+            const RunSummary r = runScenario(s, rec);
+            if (r.status != RunStatus::Finished) qInfo("n = %d: %s", n, r.stopReason.c_str());
+            const auto p = plans(rec);
+            return p.size() >= 2 ? p[1] : std::string("no plan");
+        };
+        // With a 0.3 s deadline: n = 1 (wait for the first worker) plans 2 workers; n = 4
+        // (wait for all four) cannot meet the deadline, and the run fails with the reason.
+        const std::string fromStart = run(1, ""), changed = run(4, "at 0.01: policy sync.n=1"), four = run(4, "");
+        QVERIFY2(fromStart.rfind("n=2 ", 0) == 0, fromStart.c_str());
+        QCOMPARE(four, std::string("no plan"));
+        QCOMPARE(changed, fromStart);
     }
 
     // ------------------------------------------------------------ snapshots and forks
