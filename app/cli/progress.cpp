@@ -98,6 +98,12 @@ void ProgressPrinter::onAggregation(const AggregationRecord& r) {
     draw(r, false);
 }
 
+void ProgressPrinter::onEvent(const RunEvent& e) {
+    if (e.kind != RunEventKind::Plan) return;
+    const PlanPrediction p = parsePlanPrediction(e.detail);
+    if (p.any()) prediction_ = p;
+}
+
 void ProgressPrinter::draw(const AggregationRecord& r, bool final) {
     std::string rounds = std::to_string(r.round);
     if (scenario_.stop.rounds > 0) rounds += "/" + std::to_string(scenario_.stop.rounds);
@@ -128,6 +134,10 @@ void ProgressPrinter::printSummary(const RunSummary& s, std::ostream& out) const
     row("samples computed", std::to_string(s.samplesComputed));
     row("work lost", std::to_string(s.lostJobs) + " dispatches");
     row("wall clock", fixed(s.wallSeconds, 2) + " s");
+    // The planner's prediction beside the outcome above (a "plan" event's predicted_*).
+    if (prediction_.any())
+        row("plan predicted", "time " + fixed(prediction_.time, 3) + " s, cost " + fixed(prediction_.cost, 4) +
+                                  ", test accuracy " + pct(prediction_.accuracy));
 }
 
 } // namespace fog::cli

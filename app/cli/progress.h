@@ -2,6 +2,7 @@
 // The CLI's view of a run: a live progress line on a terminal, a line per evaluation
 // otherwise, and the final table.
 
+#include "core/planning/prediction.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
 
@@ -16,6 +17,8 @@ public:
 
     void onStart(const RunInfo& info) override;
     void onAggregation(const AggregationRecord& r) override;
+    /// Keeps the latest plan prediction (core/planning/prediction.h) for the summary.
+    void onEvent(const RunEvent& e) override;
     void onFinish(const RunSummary& s) override;
     void printSummary(const RunSummary& s, std::ostream& out) const;
 
@@ -29,6 +32,7 @@ private:
     AggregationRecord last_;
     double lastAccuracy_;
     RunInfo info_;
+    PlanPrediction prediction_;
 };
 
 } // namespace fog::cli

@@ -109,6 +109,7 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         lj.momentum = scenario_.training.momentum;
         lj.weightDecay = scenario_.training.weightDecay;
         lj.gradientOnly = request.gradient;
+        lj.probe = opt.probe;
         lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(trainer)), nodes_.jobsRun(trainer));
         auto result = std::make_shared<LocalResult>();
         job.result = result;
@@ -163,6 +164,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     }
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());
+    if (pilotOwns(job.id)) return pilotArrived(job, result);
     selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
     sync_->onArrival(*this, job, result);
 }

@@ -269,9 +269,8 @@ RunSummary Engine::run() {
         if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
         for (int i = 0; i < topo_.size(); ++i) startNode(i);
         events_->start(); // what holds from t = 0, before the policies start
-        selection_->start(*this); // may report a plan before the first round
-        offersChanged_ = false;   // the start saw the offers of t = 0
-        sync_->start(*this);
+        startPolicies(); // the pilot phase first if a planner asks for one (pilot_phase.cpp)
+        offersChanged_ = false; // the start (or the pilot's end, later) saw the offers of now
         while (!stopped_) {
             control_->waitWhilePaused(options_.cancelFlag);
             if (control_->takeSnapshotRequest()) { // also while paused: the run stays paused
@@ -292,7 +291,9 @@ RunSummary Engine::run() {
             // (two trace rows at one time are one change). Not a queue event: counts stay.
             if (offersChanged_ && (queue_.idle() || queue_.nextTime() > now())) {
                 offersChanged_ = false;
-                selection_->onOffersChanged(*this);
+                // During a pilot phase the selection has not started: it plans with the
+                // offers of the pilot's end.
+                if (!pilotActive()) selection_->onOffersChanged(*this);
                 continue;
             }
             if (queue_.idle()) {
@@ -397,6 +398,7 @@ RunSummary Engine::finish() {
     // Stop wait for it.
     if (learner_ && summary_.status == RunStatus::Finished) {
         ParamsPtr model = sync_->globalModel();
+        if (!model) model = initialModel_; // stopped during a planner's pilot: no policy started
         if (!lastEvaluated_ || std::isnan(summary_.finalTestAccuracy)) {
             const EvalResult r = learner_->evaluate(*model);
             Evaluation::record(summary_, r.loss, r.accuracy);
@@ -451,7 +453,10 @@ void Engine::goOffline(int node) {
         ++lostJobs_;
         observer_->onJobEnded(job.id, now());
         emitEvent(RunEventKind::WorkLost, node, "round " + std::to_string(job.round));
-        sync_->onLost(*this, job);
+        if (pilotOwns(job.id))
+            pilotLost(job);
+        else
+            sync_->onLost(*this, job);
     } else {
         timelines_.setState(node, NodeState::Offline, now());
     }
@@ -461,7 +466,10 @@ void Engine::goOnline(int node) {
     timelines_.setState(node, NodeState::Idle, now());
     if (nodes_.acquired(node) || topo_.aggregates(node)) nodes_.hold(node, now());
     emitEvent(RunEventKind::Online, node);
-    sync_->onNodeOnline(*this, node);
+    if (pilotActive())
+        pilotFill(); // the policies start after the pilot
+    else
+        sync_->onNodeOnline(*this, node);
 }
 
 // ---------------------------------------------------------------- for policies

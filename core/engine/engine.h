@@ -126,6 +126,7 @@ public:
     double modelBytes() const override { return modelBytes_; }
     int globalRound() const override { return globalRound_; }
     bool stopped() const override { return stopped_; }
+    const PilotEstimates* pilot() const override; // pilot_phase.cpp
 
     std::vector<int> selectTrainers(int aggregator, int round) override;
     /// Sends the model to the trainer, runs the steps there and sends the update back;
@@ -185,11 +186,21 @@ private:
     void onDownloaded(std::uint64_t jobId);
     void onComputed(std::uint64_t jobId);
     void submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model, std::uint64_t seedIndex,
-                    double priority);
+                    double priority, bool probe = false);
     /// Cuts the job's transfer in progress (cancelled, lost, end of run).
     void cutJobTransfer(std::uint64_t jobId);
     void chargeHop(const Network::HopBytes& h);
     double idealSeconds(int from, int to) const { return topo_.transfer(from, to, modelBytes_).seconds; }
+    // pilot_phase.cpp: the calibrated planners' pilot before the policies start
+    struct PilotState;
+    void startPolicies();
+    bool pilotActive() const;
+    bool pilotOwns(std::uint64_t jobId) const;
+    void pilotArrived(const Job& job, const LocalResult& result);
+    void pilotLost(const Job& job);
+    void pilotFill();
+    void finishPilot();
+    std::shared_ptr<PilotState> pilot_; ///< shared_ptr: complete only in pilot_phase.cpp
     // the loop (engine.cpp)
     void paceTo(double t);
     void checkArmedCondition(bool atRound, double accuracy);
@@ -250,6 +261,7 @@ private:
         double deadline = 0.0;
         bool gradient = false;
         bool drawn = false;             ///< steps drawn at dispatch (durations below)
+        bool probe = false;             ///< DispatchOptions::probe
         std::vector<double> durations;
         /// With a compute deadline: the samples drawn at dispatch, submitted once the model is there.
         std::vector<std::int64_t> samples;

@@ -59,7 +59,9 @@ void Engine::takeSnapshot(RunSnapshot::Reason reason, double time) {
     s.energyJ = nodes_.energyAt(s.time).total;
     s.bytes = bytes_;
     s.samplesComputed = samplesComputed_;
-    if (learner_) s.model = sync_->globalModel();
+    // During a calibrated planner's pilot phase (pilot_phase.cpp) the sync policy has not
+    // started and holds no model yet: the global model is still the initial one.
+    if (learner_) s.model = pilotActive() || !sync_->globalModel() ? initialModel_ : sync_->globalModel();
     observer_->onSnapshot(s);
 }
 

@@ -35,7 +35,7 @@ void Engine::chargeHop(const Network::HopBytes& h) {
 }
 
 void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
-                        std::uint64_t seedIndex, double priority) {
+                        std::uint64_t seedIndex, double priority, bool probe) {
     LocalJob lj;
     lj.start = model;
     lj.samples = std::move(samples);
@@ -45,6 +45,7 @@ void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const Param
     lj.weightDecay = scenario_.training.weightDecay;
     lj.gradientOnly = job.gradient;
     lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(job.trainer)), seedIndex);
+    lj.probe = probe;
     auto result = std::make_shared<LocalResult>();
     job.result = result;
     const Learner* learner = learner_.get();
@@ -69,6 +70,7 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     fj.batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
     fj.deadline = opt.computeDeadline;
     fj.gradient = request.gradient;
+    fj.probe = opt.probe;
     // Lower bounds (every transfer alone on its path): the projection observers get, and
     // whether the trainer certainly goes offline before it could deliver.
     const double down = opt.download ? idealSeconds(aggregator, trainer) : 0.0;
@@ -89,7 +91,7 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
         const double earliest = now() + down + computeSeconds + up;
         job.doomed = nodes_.nextChange(trainer) < earliest;
         if (learner_ && !job.doomed)
-            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest);
+            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest, fj.probe);
     } else {
         // A finite compute deadline: the steps are drawn now as dispatch.cpp draws them, for
         // a model arriving after its ideal download time, so that the trainer's batch order
@@ -184,7 +186,7 @@ void Engine::onDownloaded(std::uint64_t jobId) {
         const double earliest = t + idealSeconds(job.trainer, job.aggregator);
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
         if (learner_ && !job.doomed)
-            submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest);
+            submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest, fj.probe);
     }
     job.tComputed = t;
     nodes_.beginCompute(job.trainer, job.tReceived, job.tComputed);

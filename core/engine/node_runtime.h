@@ -50,6 +50,12 @@ public:
     // end of the run, while it is online, per started second of each holding interval.
     void hold(int n, double now);
     void release(int n, double now);
+    /// Ends the holding and forgets the first use: billed again only from its next use
+    /// (a pilot trainer the plan does not keep).
+    void giveBack(int n, double now) {
+        release(n, now);
+        slots_[n].acquired = false;
+    }
     bool acquired(int n) const { return slots_[n].acquired; }
     /// Not acquired any more (released by its policy): held again from its next use only.
     void forget(int n) { slots_[n].acquired = false; }

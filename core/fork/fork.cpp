@@ -161,6 +161,22 @@ public:
         }
     }
 
+    void onEvent(const RunEvent& e) override {
+        // A planner's state (pilot estimates, calibrated constants, tau and batches) is in no
+        // snapshot: its plan events must come out of the replay as the parent stated them.
+        if (e.kind != RunEventKind::Plan || !(e.time < plan_.atSeconds)) return;
+        if (nextPlan_ >= plan_.parentPlans.size())
+            diverged(e.time, "plan event " + std::to_string(nextPlan_ + 1) + " ('" + e.detail +
+                                 "') is not in the parent, which had " + std::to_string(plan_.parentPlans.size()) +
+                                 " before the fork instant");
+        const RunEvent& p = plan_.parentPlans[nextPlan_];
+        if (!sameBits(p.time, e.time) || p.detail != e.detail)
+            diverged(e.time, "plan event " + std::to_string(nextPlan_ + 1) + " differs: '" + p.detail + "' at t = " +
+                                 exactNumber(p.time) + " s stored, '" + e.detail + "' at t = " + exactNumber(e.time) +
+                                 " s replayed");
+        ++nextPlan_;
+    }
+
     std::size_t rowsChecked() const { return next_; }
     int snapshotsChecked() const { return snapshotsChecked_; }
 
@@ -213,6 +229,7 @@ private:
     const ForkPlan& plan_;
     std::size_t next_ = 0;
     int snapshotsChecked_ = 0;
+    std::size_t nextPlan_ = 0;
 };
 
 std::string statusWord(const std::string& status) {
@@ -361,6 +378,8 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
         if (r.time < atSeconds) plan.parentRows.push_back(r);
     for (const auto& s : store.snapshots(parentRunId))
         if (s.time < atSeconds) plan.verify.push_back(s);
+    for (const auto& e : store.events(parentRunId))
+        if (e.kind == RunEventKind::Plan && e.time < atSeconds) plan.parentPlans.push_back(e);
     return plan;
 }
 

@@ -68,6 +68,9 @@ struct ForkPlan {
     /// replay must reproduce them bit for bit.
     std::vector<AggregationRecord> parentRows;
     std::vector<StoredSnapshot> verify;
+    /// The parent's `plan` events before atSeconds (a calibrated planner's pilot estimates
+    /// and plans): state a snapshot does not hold, re-derived by the replay and checked too.
+    std::vector<RunEvent> parentPlans;
 };
 
 /// Prepares a fork of stored run `parentRunId` at `atSeconds`. Throws ForkError with a clear

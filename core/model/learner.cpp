@@ -85,6 +85,80 @@ private:
     std::vector<torch::Tensor> buffers_;
     double lr_, momentum_, weightDecay_;
 };
+/// Flattened gradients of `params` (zeros where a gradient is undefined).
+torch::Tensor flatGradient(const std::vector<torch::Tensor>& params) {
+    std::vector<torch::Tensor> parts;
+    parts.reserve(params.size());
+    for (const auto& p : params)
+        parts.push_back(p.grad().defined() ? p.grad().detach().reshape({-1}).to(torch::kDouble)
+                                           : torch::zeros({p.numel()}, torch::kDouble));
+    return torch::cat(parts);
+}
+
+void dropAllGradients(std::vector<torch::Tensor>& params) {
+    for (auto& p : params) {
+        auto& g = p.mutable_grad();
+        if (g.defined()) g.reset();
+    }
+}
+
+/// The pilot's measurements at the step's start (see StepProbe); leaves the parameters as
+/// they were and no gradients behind.
+StepProbe probeStep(Net& net, std::vector<torch::Tensor>& params, const torch::Tensor& x, const torch::Tensor& y,
+                    double lr, Params* firstGradient) {
+    constexpr std::int64_t kProbeSamples = 32;
+    StepProbe p;
+    p.batch = static_cast<int>(x.size(0));
+    p.learningRate = lr;
+    net->eval();
+    dropAllGradients(params);
+    auto loss = torch::nn::functional::cross_entropy(net->forward(x, false, c10::nullopt), y);
+    loss.backward();
+    p.loss = loss.item<double>();
+    const torch::Tensor g = flatGradient(params);
+    p.gradNormSq = g.dot(g).item<double>();
+    if (firstGradient && firstGradient->empty()) {
+        const torch::Tensor f = g.to(torch::kFloat).contiguous();
+        firstGradient->assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+    }
+    {
+        torch::NoGradGuard guard;
+        std::vector<torch::Tensor> saved;
+        for (auto& q : params) {
+            saved.push_back(q.detach().clone());
+            if (q.grad().defined()) q.data().add_(q.grad(), -lr);
+        }
+        p.lossAfterGradientStep =
+            torch::nn::functional::cross_entropy(net->forward(x, false, c10::nullopt), y).item<double>();
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            params[i].data().copy_(saved[i]);
+            if (params[i].grad().defined()) params[i].data().add_(params[i].grad(), lr);
+        }
+        p.lossAfterAscentStep =
+            torch::nn::functional::cross_entropy(net->forward(x, false, c10::nullopt), y).item<double>();
+        for (std::size_t i = 0; i < params.size(); ++i) params[i].data().copy_(saved[i]);
+    }
+    const std::int64_t n = std::min<std::int64_t>(kProbeSamples, x.size(0));
+    p.probeSamples = static_cast<int>(n);
+    if (n > 1) {
+        torch::Tensor sum = torch::zeros_like(g);
+        double sumSq = 0.0;
+        for (std::int64_t j = 0; j < n; ++j) {
+            dropAllGradients(params);
+            torch::nn::functional::cross_entropy(net->forward(x.narrow(0, j, 1), false, c10::nullopt), y.narrow(0, j, 1))
+                .backward();
+            const torch::Tensor gj = flatGradient(params);
+            sum.add_(gj);
+            sumSq += gj.dot(gj).item<double>();
+        }
+        const double meanSq = sum.dot(sum).item<double>() / static_cast<double>(n * n);
+        p.sampleVariance = std::max(0.0, (sumSq - static_cast<double>(n) * meanSq) / static_cast<double>(n - 1));
+    }
+    dropAllGradients(params);
+    net->train();
+    return p;
+}
+
 } // namespace
 
 Learner::Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test)
@@ -165,6 +239,7 @@ LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& 
         offset += static_cast<std::size_t>(bs);
         auto x = impl_->trainX.index_select(0, idx);
         auto y = impl_->trainY.index_select(0, idx);
+        if (job.probe) result.probes.push_back(probeStep(net, params, x, y, job.learningRate, &result.firstGradient));
         if (libTorchOptimiser)
             net->zero_grad();
         else

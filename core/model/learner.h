@@ -31,6 +31,25 @@ struct LocalJob {
     /// false: run local SGD and return the change of the parameters (w_end - w_start).
     bool gradientOnly = false;
     std::uint64_t seed = 0; ///< dropout stream
+    /// Pilot phase (core/planning/pilot.h): before each step, measure the batch loss, the
+    /// gradient, the loss after a plain gradient step and the per-sample gradient variance
+    /// (StepProbe); the training itself is unchanged.
+    bool probe = false;
+};
+
+/// What a probed step measured, at the parameters w the step starts from, on its batch, with
+/// the network in evaluation mode (no dropout): F the batch loss, g its gradient.
+struct StepProbe {
+    double loss = 0.0;                  ///< F(w)
+    double lossAfterGradientStep = 0.0; ///< F(w - lr g): the loss decrease of a plain step
+    double lossAfterAscentStep = 0.0;   ///< F(w + lr g): with the above, the curvature along g
+    double gradNormSq = 0.0;            ///< ||g||^2
+    /// Per-sample gradients g_j of the first probeSamples samples of the batch:
+    /// sum ||g_j - mean_j g_j||^2 / (probeSamples - 1) (0 with one sample).
+    double sampleVariance = 0.0;
+    int batch = 0;
+    int probeSamples = 0;
+    double learningRate = 0.0;
 };
 
 struct LocalResult {
@@ -39,6 +58,8 @@ struct LocalResult {
     std::int64_t samples = 0;
     int steps = 0;
     bool cancelled = false;
+    std::vector<StepProbe> probes; ///< one per step when LocalJob::probe
+    Params firstGradient;          ///< g of the first probed step (same layout as the model)
 };
 
 struct EvalResult {

@@ -5,12 +5,16 @@
 //  - no-straggler: b_i proportional to measured speed, tau fixed;
 //  - dynamic-t: uniform batches, only tau minimises the bound.
 // The server averages the changes weighted by data size D_i / D_S.
+// Constants of the bound left at 0 (auto, the default) are estimated by a pilot phase before
+// the first round (core/planning/pilot.h); the first plan after it states its predicted
+// time, cost and accuracy.
 
 #include "core/planning/adacoopt.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/round_policy.h"
 #include "core/policies/selection_estimates.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -27,23 +31,25 @@ public:
         aggregator_ = singleRootAggregator(e, name);
         trainers_ = e.trainersOf(aggregator_);
         const auto& t = e.scenario().training;
-        // Parameters a variant does not declare (no-straggler plans no bound) keep the
-        // planner's own defaults.
-        auto opt = [&p](const char* key, double& into) {
-            if (p.declares(key)) into = p.get(key);
-        };
         k_.eta = t.learningRate;
         if (p.declares("eta") && p.get("eta") > 0) k_.eta = p.get("eta");
-        opt("c", k_.c);
-        opt("beta", k_.beta);
-        opt("rho", k_.rho);
-        opt("delta", k_.delta);
-        opt("f0", k_.f0);
-        // The bound contracts by q = 1 - eta c per step: outside (0, 1) it explodes or
-        // oscillates and no tau can be compared.
-        if (!(k_.eta * k_.c > 0 && k_.eta * k_.c < 1))
-            throw EngineError(name + ": eta * c must lie in (0, 1) for the convergence bound, got " +
-                              std::to_string(k_.eta) + " * " + std::to_string(k_.c));
+        // 0 = auto: estimated by the pilot phase (calibrate()); variants without a bound
+        // (no-straggler) declare none of them.
+        const std::pair<const char*, double*> constants[] = {
+            {"c", &k_.c}, {"beta", &k_.beta}, {"rho", &k_.rho}, {"delta", &k_.delta}, {"f0", &k_.f0}};
+        for (const auto& [key, into] : constants) {
+            if (!p.declares(key)) continue;
+            if (p.get(key) == 0.0)
+                auto_.push_back(key);
+            else
+                *into = p.get(key);
+        }
+        if (p.declares("pilot_trainers")) {
+            pilotTrainers_ = p.integer("pilot_trainers");
+            pilotSteps_ = p.integer("pilot_steps");
+        }
+        name_ = name;
+        if (auto_.empty() || std::find(auto_.begin(), auto_.end(), std::string("c")) == auto_.end()) checkContraction();
         const int horizon = p.declares("horizon_rounds") ? p.integer("horizon_rounds") : 0;
         k_.rounds = horizon > 0 ? horizon : (e.scenario().stop.rounds > 0 ? e.scenario().stop.rounds : 100);
         if (p.declares("round_time_s")) lim_.roundTimeS = p.get("round_time_s");
@@ -62,6 +68,34 @@ public:
             comm_.push_back(expectedRoundSeconds(e, n) - e.expectedComputeSeconds(n, stepsPerDispatch(e, n), t.batchSize));
         }
         batches_.assign(trainers_.size(), meanBatch_);
+    }
+
+    PilotRequest pilotRequest(const PolicyContext& e) const override {
+        PilotRequest r;
+        if (auto_.empty() || variant_ == Variant::NoStraggler) return r;
+        r.trainers = pilotTrainers_;
+        r.steps = pilotSteps_;
+        r.by = "sync.policy " + name_;
+        r.aggregator = aggregator_;
+        // Spread over the speeds: slowest, fastest and evenly between, then the rest.
+        std::vector<std::pair<double, int>> bySpeed;
+        for (std::size_t i = 0; i < trainers_.size(); ++i) bySpeed.emplace_back(e.topology().node(trainers_[i]).throughput, trainers_[i]);
+        std::sort(bySpeed.begin(), bySpeed.end());
+        const std::size_t n = bySpeed.size(), k = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(1, pilotTrainers_)));
+        std::vector<bool> taken(n, false);
+        for (std::size_t i = 0; i < k; ++i) {
+            const std::size_t at = k == 1 ? n / 2 : (i * (n - 1) + (k - 1) / 2) / (k - 1);
+            if (!taken[at]) r.candidates.push_back(bySpeed[at].second);
+            taken[at] = true;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (!taken[i]) r.candidates.push_back(bySpeed[i].second);
+        return r;
+    }
+
+    void start(PolicyContext& e) override {
+        if (!auto_.empty()) calibrate(e);
+        RoundPolicy::start(e);
     }
 
     void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override {
@@ -96,6 +130,65 @@ protected:
     }
 
 private:
+    /// The bound contracts by q = 1 - eta c per step: outside (0, 1) it explodes or
+    /// oscillates and no tau can be compared.
+    void checkContraction() const {
+        if (!(k_.eta * k_.c > 0 && k_.eta * k_.c < 1))
+            throw EngineError(name_ + ": eta * c must lie in (0, 1) for the convergence bound, got " +
+                              std::to_string(k_.eta) + " * " + std::to_string(k_.c));
+    }
+
+    /// Auto constants from the pilot (docs/policies.md, calibrated planners); in a
+    /// timing-only run (no pilot) the fallbacks, the defaults before calibration.
+    void calibrate(PolicyContext& e) {
+        pilot_ = e.pilot();
+        const bool measured = pilot_ && pilot_->measuredLoss;
+        auto isAuto = [this](const char* key) { return std::find(auto_.begin(), auto_.end(), std::string(key)) != auto_.end(); };
+        if (measured) {
+            // The pilot measures the contraction q per local step at the training rate.
+            if (isAuto("c")) k_.c = (1.0 - pilot_->contraction) / k_.eta;
+            if (isAuto("beta")) k_.beta = pilot_->smoothness;
+            if (isAuto("rho")) k_.rho = pilot_->lipschitz;
+            if (isAuto("delta")) k_.delta = pilot_->divergence;
+            if (isAuto("f0")) k_.f0 = std::max(1e-12, pilot_->initialLoss - pilot_->lossFloor);
+            predictPending_ = true;
+        } else {
+            if (isAuto("c")) k_.c = 0.1;
+            if (isAuto("beta")) k_.beta = 1.0;
+            if (isAuto("rho")) k_.rho = 1.0;
+            if (isAuto("delta")) k_.delta = 1.0;
+            if (isAuto("f0")) k_.f0 = 1.0;
+            pilot_ = nullptr;
+        }
+        checkContraction();
+    }
+
+    /// The run's end as the plan sees it: K more rounds of the slowest trainer's tau steps
+    /// and traffic (noise drawn from the pilot's measured step times), every trainer and the
+    /// server billed meanwhile, and the test accuracy at the bound's loss F* + gap.
+    std::string prediction(PolicyContext& e, const AdaCoOptPlan& p) const {
+        const int stopRounds = e.scenario().stop.rounds;
+        const int K = stopRounds > 0 ? std::max(0, stopRounds - (round_ - 1)) : k_.rounds;
+        std::vector<double> compute;
+        for (std::size_t i = 0; i < trainers_.size(); ++i) compute.push_back(p.tau * p.batches[i] / speeds_[i]);
+        const double round = expectedSlowestSeconds(compute, comm_, pilot_->noiseRatios, p.tau);
+        double pricePerHour = e.topology().node(aggregator_).spec.pricePerHour, traffic = 0;
+        for (int t : trainers_) {
+            pricePerHour += e.topology().node(t).spec.pricePerHour;
+            traffic += e.topology().transfer(aggregator_, t, e.modelBytes()).price +
+                       e.topology().transfer(t, aggregator_, e.modelBytes()).price;
+        }
+        const double loss = pilot_->lossFloor + p.gap;
+        std::ostringstream d;
+        d.precision(6);
+        d << " predicted_time_s=" << e.now() + K * round
+          << " predicted_cost=" << pilot_->cost + K * (round * pricePerHour / 3600.0 + traffic)
+          << " predicted_accuracy=" << pilot_->accuracy.accuracyAt(loss) << " predicted_loss=" << loss
+          << " rounds=" << K << " round_s=" << round << " bound=" << p.gap << " c=" << k_.c << " beta=" << k_.beta
+          << " rho=" << k_.rho << " delta=" << k_.delta << " f0=" << k_.f0 << " " << pilot_->describe();
+        return d.str();
+    }
+
     void replan(PolicyContext& e) {
         AdaCoOptPlan p;
         switch (variant_) {
@@ -113,17 +206,25 @@ private:
         if (p.batches.size() != trainers_.size())
             throw EngineError("internal: the batch plan has " + std::to_string(p.batches.size()) + " sizes for " +
                               std::to_string(trainers_.size()) + " trainers");
-        if (p.tau == tau_ && p.batches == batches_) return;
+        if (p.tau == tau_ && p.batches == batches_ && !predictPending_) return;
         tau_ = p.tau;
         batches_ = p.batches;
         std::ostringstream d;
         d << "tau=" << tau_ << " batches=";
         for (std::size_t i = 0; i < trainers_.size(); ++i)
             d << (i ? "," : "") << e.topology().node(trainers_[i]).spec.id << ":" << batches_[i];
+        // The first plan after the pilot states what it predicts for the run.
+        if (predictPending_ && variant_ != Variant::NoStraggler) d << prediction(e, p);
+        predictPending_ = false;
         e.report(PolicyEvent::Plan, aggregator_, d.str());
     }
 
     Variant variant_;
+    std::string name_;
+    std::vector<std::string> auto_; ///< constants left to the pilot
+    int pilotTrainers_ = 3, pilotSteps_ = 10;
+    const PilotEstimates* pilot_ = nullptr;
+    bool predictPending_ = false;
     AdaCoOptConstants k_;
     AdaCoOptLimits lim_;
     int fixedTau_ = 1, meanBatch_ = 1, replanEvery_ = 1;
@@ -142,11 +243,14 @@ namespace {
 /// The bound's constants, shared by AdaCoOpt and Dynamic-T.
 std::vector<PolicyParamInfo> boundParams(std::vector<PolicyParamInfo> params) {
     for (auto p : {realParam("eta", 0.0, 0.0, 1e6, "step size in the bound; 0 = training.learning_rate"),
-                   realParam("c", 0.1, 1e-12, 1e6, "strong convexity (q = 1 - eta c)"),
-                   realParam("beta", 1.0, 1e-12, 1e6, "smoothness"),
-                   realParam("rho", 1.0, 0.0, 1e6, "Lipschitz constant of the loss"),
-                   realParam("delta", 1.0, 0.0, 1e6, "gradient divergence between devices"),
-                   realParam("f0", 1.0, 0.0, 1e12, "F(w0) - F*"),
+                   realParam("c", 0.0, 0.0, 1e6, "strong convexity (q = 1 - eta c); 0 = auto (pilot)"),
+                   realParam("beta", 0.0, 0.0, 1e6, "smoothness; 0 = auto (pilot: curvature along the gradient)"),
+                   realParam("rho", 0.0, 0.0, 1e6, "Lipschitz constant of the loss; 0 = auto (pilot: gradient norm)"),
+                   realParam("delta", 0.0, 0.0, 1e6,
+                             "gradient divergence between devices; 0 = auto (pilot: spread of the trainers' gradients)"),
+                   realParam("f0", 0.0, 0.0, 1e12, "F(w0) - F*; 0 = auto (pilot: initial loss - fitted floor)"),
+                   intParam("pilot_trainers", 3, 1, "trainers of the pilot phase (when a constant is auto)"),
+                   intParam("pilot_steps", 10, 2, "local steps of each pilot trainer"),
                    intParam("horizon_rounds", 0, 0, "K rounds the bound looks ahead; 0 = stop.rounds or 100"),
                    realParam("round_time_s", 0.0, 0.0, 1e12,
                              "time-dominant: each trainer's tau steps and traffic fit in it; 0 = none"),

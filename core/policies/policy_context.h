@@ -8,6 +8,7 @@
 
 #include "core/data/dataset.h"
 #include "core/model/learner.h"
+#include "core/planning/pilot.h"
 #include "core/policies/policy_params.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
@@ -62,6 +63,7 @@ struct DispatchOptions {
     double computeDeadline = std::numeric_limits<double>::infinity();
     bool download = true;         ///< false: the trainer still holds this model
     int tag = 0;                  ///< free for the policy
+    bool probe = false;           ///< the learner measures every step (pilot phase, LocalJob::probe)
 };
 
 /// Everything one dispatch needs: send `model` (version `version`) from `aggregator` to
@@ -126,6 +128,10 @@ public:
     virtual int globalRound() const = 0;
     /// A stop rule fired: start no new work.
     virtual bool stopped() const = 0;
+    /// What the pilot phase measured (core/planning/pilot.h), once it has run: a policy that
+    /// asked for it (pilotRequest) reads it in start(). Null when no pilot ran (none asked,
+    /// or a timing-only run: no loss to measure).
+    virtual const PilotEstimates* pilot() const { return nullptr; }
 
     // ---- What a policy may do ----
     /// Online, idle trainers of `aggregator`, chosen by the run's selection policy for `round`.

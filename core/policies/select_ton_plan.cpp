@@ -16,14 +16,74 @@ namespace fog {
 
 namespace {
 
+/// The constants of the bound a ton-plan section leaves to the pilot (0 = auto).
+const char* const kAutoKeys[] = {"c", "L", "M", "f0_gap"};
+
+bool anyAuto(const PolicyParams& p) {
+    for (const char* k : kAutoKeys)
+        if (p.get(k) == 0.0) return true;
+    return p.get("target_accuracy") > 0;
+}
+
+/// Before the pilot's estimates are known: auto constants take the fallback values (the
+/// defaults before calibration, 1 each), as in a timing-only run.
+void fillFallbacks(TonPlannerInputs& in) {
+    if (in.c == 0.0) in.c = 1.0;
+    if (in.L == 0.0) in.L = 1.0;
+    if (in.M == 0.0) in.M = 1.0;
+    if (in.initialGap == 0.0) in.initialGap = 1.0;
+}
+
+/// Rents the plan's n fastest trainers (alike in the model; in the emulation the fastest).
+std::vector<int> fastestTrainers(const PolicyContext& e, int n) {
+    std::vector<std::pair<double, int>> bySpeed;
+    for (int t : e.topology().trainersOf(e.topology().rootAggregators().front()))
+        bySpeed.emplace_back(expectedRoundSeconds(e, t), t);
+    std::sort(bySpeed.begin(), bySpeed.end());
+    std::vector<int> out;
+    for (int i = 0; i < n && i < static_cast<int>(bySpeed.size()); ++i) out.push_back(bySpeed[static_cast<std::size_t>(i)].second);
+    return out;
+}
+
+TonPlanPoint bestOrThrow(const PolicyParams& p, const TonPlannerInputs& in, const TonPlan& plan) {
+    if (plan.best < 0) {
+        // Say why the most promising size fails: the largest n has the lowest floor.
+        const auto& last = plan.grid.back();
+        throw EngineError("selection policy " + p.policy() + ": no number of workers up to " + std::to_string(in.maxWorkers) +
+                          " reaches target_gap " + std::to_string(in.targetGap) + " in time (with " +
+                          std::to_string(last.n) + " workers: " + last.why + ")");
+    }
+    return plan.grid[static_cast<std::size_t>(plan.best)];
+}
+
 class SelectTonPlan : public SelectionPolicy {
 public:
+    /// A plan made at construction (every constant given: the uncalibrated planner).
     SelectTonPlan(TonPlanPoint plan, std::vector<int> rented) : plan_(std::move(plan)), rented_(std::move(rented)) {}
+    /// A plan made in start(), from the pilot's estimates; until then the trainers of the
+    /// plan with the fallback constants (all of them if it has none).
+    SelectTonPlan(PolicyParams params, std::vector<int> provisional)
+        : rented_(std::move(provisional)), params_(std::move(params)), calibrate_(true) {}
+
+    PilotRequest pilotRequest(const PolicyContext& e) const override {
+        PilotRequest r;
+        if (!calibrate_) return r;
+        r.trainers = params_.integer("pilot_trainers");
+        r.steps = params_.integer("pilot_steps");
+        r.by = "selection.policy " + params_.policy();
+        r.aggregator = e.topology().rootAggregators().front();
+        r.candidates = fastestTrainers(e, static_cast<int>(e.topology().trainersOf(r.aggregator).size()));
+        return r;
+    }
 
     void start(PolicyContext& e) override {
         std::ostringstream d;
-        d << "n=" << plan_.n << " J=" << plan_.J << " predicted_time_s=" << plan_.expectedSeconds
-          << " predicted_cost=" << plan_.expectedCost << " error_floor=" << plan_.errorFloor;
+        if (calibrate_) {
+            calibrated(e, d);
+        } else {
+            d << "n=" << plan_.n << " J=" << plan_.J << " predicted_time_s=" << plan_.expectedSeconds
+              << " predicted_cost=" << plan_.expectedCost << " error_floor=" << plan_.errorFloor;
+        }
         e.report(PolicyEvent::Plan, -1, d.str());
     }
     std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
@@ -34,8 +94,63 @@ public:
     }
 
 private:
+    /// The constants from the pilot (auto ones), the plan, and its prediction of the run's
+    /// end: the pilot's time and cost plus the plan's expected time and cost (with the
+    /// server's price and the traffic, which the planner's own cost leaves out), and the
+    /// test accuracy at the target loss F* + eps.
+    void calibrated(PolicyContext& e, std::ostringstream& d) {
+        // Read again at the plan's instant, the pilot's end: timed events may have changed
+        // the sync policy's n (n-sync, n-batch-sync: read live), prices, throughput or
+        // availability since the run was built.
+        TonPlannerInputs in = tonPlannerInputs(params_, e);
+        const PilotEstimates* pilot = e.pilot();
+        const bool measured = pilot && pilot->measuredLoss;
+        if (measured) {
+            // The pilot measures the contraction q per step; the bound's is 1 - eta c mu.
+            if (in.c == 0.0) in.c = (1.0 - pilot->contraction) / (in.eta * in.mu);
+            if (in.L == 0.0) in.L = pilot->smoothness;
+            if (in.M == 0.0) in.M = std::max(1e-12, pilot->gradientVariance);
+            if (in.initialGap == 0.0) in.initialGap = std::max(1e-12, pilot->initialLoss - pilot->lossFloor);
+            const double target = params_.get("target_accuracy");
+            if (target > 0) in.targetGap = std::max(1e-12, pilot->accuracy.lossAt(target) - pilot->lossFloor);
+        } else {
+            fillFallbacks(in); // timing-only (target_accuracy was refused when the run was built)
+        }
+        const TonPlan plan = planTon(in);
+        plan_ = bestOrThrow(params_, in, plan);
+        std::vector<int> rented = fastestTrainers(e, plan_.n);
+        std::sort(rented.begin(), rented.end());
+        rented_ = rented;
+        d.precision(6);
+        d << "n=" << plan_.n << " J=" << plan_.J;
+        if (!measured) {
+            d << " predicted_time_s=" << plan_.expectedSeconds << " predicted_cost=" << plan_.expectedCost
+              << " error_floor=" << plan_.errorFloor << " constants=fallback(timing-only: no loss to measure)";
+            return;
+        }
+        // What the run bills besides the rented workers while the plan runs.
+        const int server = e.topology().rootAggregators().front();
+        double traffic = 0;
+        for (int t : rented_)
+            traffic += e.topology().transfer(server, t, e.modelBytes()).price +
+                       e.topology().transfer(t, server, e.modelBytes()).price;
+        traffic /= std::max<std::size_t>(1, rented_.size());
+        const double up = binomialPositiveProbability(plan_.n, in.availability);
+        const double tries = up > 0 ? static_cast<double>(plan_.J) / up : 0.0;
+        const double cost = pilot->cost + plan_.expectedCost +
+                            e.topology().node(server).spec.pricePerHour * plan_.expectedSeconds / 3600.0 +
+                            tries * plan_.n * in.availability * traffic;
+        const double targetLoss = pilot->lossFloor + in.targetGap;
+        d << " predicted_time_s=" << pilot->endTime + plan_.expectedSeconds << " predicted_cost=" << cost
+          << " predicted_accuracy=" << pilot->accuracy.accuracyAt(targetLoss) << " predicted_loss=" << targetLoss
+          << " error_floor=" << plan_.errorFloor << " target_gap=" << in.targetGap << " c=" << in.c << " L=" << in.L
+          << " M=" << in.M << " f0_gap=" << in.initialGap << " " << pilot->describe();
+    }
+
     TonPlanPoint plan_;
     std::vector<int> rented_; ///< ascending node indices
+    PolicyParams params_;
+    bool calibrate_ = false;
 };
 
 } // namespace
@@ -98,23 +213,25 @@ TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const PolicyContext& e)
 namespace {
 
 std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const PolicyContext& e) {
-    const TonPlannerInputs in = tonPlannerInputs(p, e);
-    const TonPlan plan = planTon(in);
-    if (plan.best < 0) {
-        // Say why the most promising size fails: the largest n has the lowest floor.
-        const auto& last = plan.grid.back();
-        throw EngineError("selection policy " + p.policy() + ": no number of workers up to " + std::to_string(in.maxWorkers) +
-                          " reaches target_gap " + std::to_string(in.targetGap) + " in time (with " +
-                          std::to_string(last.n) + " workers: " + last.why + ")");
+    TonPlannerInputs in = tonPlannerInputs(p, e);
+    if (p.get("target_accuracy") > 0 && !e.trainsModel())
+        throw EngineError("selection policy " + p.policy() +
+                          ": target_accuracy needs the pilot's loss-to-accuracy relation, and this run has no loss "
+                          "(timing-only): give target_gap instead");
+    if (anyAuto(p)) {
+        // The topology and sync policy were checked above; the plan waits for the pilot.
+        TonPlannerInputs fallback = in;
+        fillFallbacks(fallback);
+        const TonPlan provisional = planTon(fallback);
+        const int n = provisional.best >= 0 ? provisional.grid[static_cast<std::size_t>(provisional.best)].n
+                                            : static_cast<int>(e.topology().trainersOf(e.topology().rootAggregators().front()).size());
+        std::vector<int> rented = fastestTrainers(e, n);
+        std::sort(rented.begin(), rented.end());
+        return std::make_unique<SelectTonPlan>(p, std::move(rented));
     }
-    const TonPlanPoint best = plan.grid[static_cast<std::size_t>(plan.best)];
-    // Rent the n fastest trainers (alike in the model; in the emulation the fastest first).
-    std::vector<std::pair<double, int>> bySpeed;
-    for (int t : e.topology().trainersOf(e.topology().rootAggregators().front()))
-        bySpeed.emplace_back(expectedRoundSeconds(e, t), t);
-    std::sort(bySpeed.begin(), bySpeed.end());
-    std::vector<int> rented;
-    for (int i = 0; i < best.n; ++i) rented.push_back(bySpeed[static_cast<std::size_t>(i)].second);
+    const TonPlan plan = planTon(in);
+    const TonPlanPoint best = bestOrThrow(p, in, plan);
+    std::vector<int> rented = fastestTrainers(e, best.n);
     std::sort(rented.begin(), rented.end());
     return std::make_unique<SelectTonPlan>(best, std::move(rented));
 }
@@ -131,17 +248,24 @@ FOG_SELECTION_POLICY(selectTonPlanPolicy) {
                   "iterations, E[T] = J (E[R(y) | y > 0] + comm) / P(y > 0) with R(y) the sync policy's "
                   "closed form (H_y / lambda for fully-sync), cost = n q price E[T]. Picks the least-cost "
                   "n meeting the deadline, rents the n fastest trainers and reports the plan (n, J, "
-                  "predicted time and cost) as a 'plan' event. Needs fully-sync, n-sync or n-batch-sync.",
+                  "predicted time and cost) as a 'plan' event. Constants left at 0 (auto) are estimated by "
+                  "a pilot phase first (docs/policies.md, calibrated planners), and the plan then also "
+                  "predicts the test accuracy. Needs fully-sync, n-sync or n-batch-sync.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
                   {realParam("target_gap", 0.1, 0.0, 1e12, "eps: wanted F(w_J) - F* (loss units)"),
+                   realParam("target_accuracy", 0.0, 0.0, 1.0,
+                             "wanted test accuracy, turned into eps through the pilot's loss-to-accuracy "
+                             "relation; 0 = use target_gap"),
                    realParam("deadline_s", 0.0, 0.0, 1e12, "seconds the job may take; 0 = none"),
-                   realParam("f0_gap", 1.0, 0.0, 1e12, "F(w0) - F* at the start (loss units)"),
+                   realParam("f0_gap", 0.0, 0.0, 1e12, "F(w0) - F* at the start (loss units); 0 = auto (pilot)"),
                    realParam("eta", 0.0, 0.0, 1e6, "step size; 0 = training.learning_rate"),
-                   realParam("c", 1.0, 1e-12, 1e12, "strong convexity constant"),
-                   realParam("mu", 1.0, 1e-12, 1e12, "gradient-direction constant mu"),
-                   realParam("L", 1.0, 1e-12, 1e12, "smoothness constant"),
-                   realParam("M", 1.0, 0.0, 1e12, "gradient-noise constant"),
-                   intParam("max_workers", 0, 0, "largest n considered; 0 = all trainers")}};
+                   realParam("c", 0.0, 0.0, 1e12, "strong convexity constant; 0 = auto (pilot: q = 1 - lr c)"),
+                   realParam("mu", 1.0, 1e-12, 1e12, "gradient-direction constant mu (1: unbiased gradients)"),
+                   realParam("L", 0.0, 0.0, 1e12, "smoothness constant; 0 = auto (pilot: curvature along the gradient)"),
+                   realParam("M", 0.0, 0.0, 1e12, "gradient-noise constant; 0 = auto (pilot: per-sample variance)"),
+                   intParam("max_workers", 0, 0, "largest n considered; 0 = all trainers"),
+                   intParam("pilot_trainers", 3, 1, "trainers of the pilot phase (when a constant is auto)"),
+                   intParam("pilot_steps", 10, 2, "local steps of each pilot trainer")}};
         d.order = 90;
         d.make = makeSelectTonPlan;
         d.needsBarrierSync = true;

@@ -17,11 +17,17 @@ public:
     /// result is used in the order given.
     virtual std::vector<int> select(const PolicyContext& e, int aggregator, int round,
                                     const std::vector<int>& candidates, Rng& rng) = 0;
-    /// Called once when the run starts, before the first selection (planners report here).
+    /// Called once when the run starts, before the first selection (planners report here);
+    /// after the pilot phase if one of the policies asked for one.
     virtual void start(PolicyContext& e) { (void)e; }
     /// Prices, availability or throughput changed (timed events, trace rows, nodes going
     /// offline or online), once per instant after its events: a planner may re-plan here.
     virtual void onOffersChanged(PolicyContext& e) { (void)e; }
+    /// A pilot phase to run before start() (calibrated planners; none by default).
+    virtual PilotRequest pilotRequest(const PolicyContext& e) const {
+        (void)e;
+        return {};
+    }
     /// What a trainer's last contribution showed (for utility-based policies).
     virtual void observe(int trainer, double loss, double seconds) {
         (void)trainer;

@@ -22,6 +22,11 @@ public:
     virtual void onNodeOnline(PolicyContext& e, int node) = 0;
     /// The model that is evaluated and reported as the run's result.
     virtual ParamsPtr globalModel() const = 0;
+    /// A pilot phase to run before start() (calibrated planners; none by default).
+    virtual PilotRequest pilotRequest(const PolicyContext& e) const {
+        (void)e;
+        return {};
+    }
 };
 
 /// Builds the policy `spec` names, its parameters resolved by its descriptor. Throws

@@ -2,6 +2,7 @@
 
 #include "widgets/plots/linked_cursor.h"
 
+#include "core/planning/prediction.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/intervene/intervention.h"
@@ -17,7 +18,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSlider>
-#include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -183,7 +183,7 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     level_ = 0;
     updateLevelCombo();
     markers_.clear();
-    predictedTime_ = predictedCost_ = kNaN;
+    predictedTime_ = predictedCost_ = predictedAccuracy_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
     startTheory(info, scenario);
     for (auto& p : panels_) p.autoscale = true;
@@ -305,8 +305,6 @@ void LivePlots::addMarkers(const std::vector<TimeMarker>& markers) {
 }
 
 void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
-    static const QRegularExpression time("predicted_time_s=([-+0-9.eE]+)");
-    static const QRegularExpression cost("predicted_cost=([-+0-9.eE]+)");
     for (const auto& e : events) {
         // A placement re-plan that moved workers (docs/policies.md "placement"): a marker.
         if (e.kind == RunEventKind::Placement && e.detail.rfind("replan ", 0) == 0 &&
@@ -318,12 +316,11 @@ void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
             continue;
         }
         if (e.kind != RunEventKind::Plan) continue;
-        const QString detail = QString::fromStdString(e.detail);
-        const auto t = time.match(detail);
-        const auto c = cost.match(detail);
-        if (!t.hasMatch() || !c.hasMatch()) continue; // a plan without a prediction (AdaCoOpt's)
-        predictedTime_ = t.captured(1).toDouble();
-        predictedCost_ = c.captured(1).toDouble();
+        const PlanPrediction p = parsePlanPrediction(e.detail);
+        if (!std::isfinite(p.time) || !std::isfinite(p.cost)) continue; // a plan without a prediction
+        predictedTime_ = p.time;
+        predictedCost_ = p.cost;
+        predictedAccuracy_ = p.accuracy; // NaN when the plan predicts none (uncalibrated)
         needFullRedraw_ = true;
         schedule();
     }
@@ -526,6 +523,15 @@ void LivePlots::redraw(PanelState& p) {
             plan->setLineStyle(QCPGraph::lsNone);
             plan->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(seriesColor(2), 2), Qt::NoBrush, 14));
             plan->addData(predictedTime_, predictedCost_);
+            p.plot->legend->setVisible(true);
+        }
+        if (p.kind == PlotKind::TestAccuracy && std::isfinite(predictedTime_) && std::isfinite(predictedAccuracy_)) {
+            // A calibrated plan also predicts the test accuracy at its end.
+            QCPGraph* plan = p.plot->addGraph();
+            plan->setName(tr("plan: %1 s, %2%").arg(predictedTime_, 0, 'g', 4).arg(predictedAccuracy_ * 100, 0, 'f', 1));
+            plan->setLineStyle(QCPGraph::lsNone);
+            plan->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(seriesColor(2), 2), Qt::NoBrush, 14));
+            plan->addData(predictedTime_, predictedAccuracy_);
             p.plot->legend->setVisible(true);
         }
         if (p.kind == PlotKind::RoundTime && p.plot->graphCount() > 0) {

@@ -54,12 +54,16 @@ public:
     void append(const std::vector<AggregationRecord>& records);
     /// Shows a finished run from the store; false (plots cleared) if there is no such run.
     bool showStoredRun(const RunStore& store, std::int64_t runId);
-    /// Planning policies (ton-plan) report their prediction as a "plan" event with
-    /// "predicted_time_s=T predicted_cost=C": the cost plot draws that point beside the
-    /// measured curve, so plan and emulated outcome can be compared.
+    /// Planning policies (ton-plan, calibrated adacoopt) report their prediction as a "plan"
+    /// event with "predicted_time_s=T predicted_cost=C [predicted_accuracy=A]": the cost plot
+    /// (and the accuracy plot, with A) draws that point beside the measured curve, so plan
+    /// and emulated outcome can be compared.
     void appendEvents(const std::vector<RunEvent>& events);
     /// The predicted (virtual seconds, cost) of the run's plan; NaN when none was reported.
     QPointF prediction() const { return {predictedTime_, predictedCost_}; }
+    /// A calibrated plan's predicted test accuracy (drawn as a star on the accuracy plot at
+    /// the predicted time); NaN when none was reported.
+    double predictedAccuracy() const { return predictedAccuracy_; }
     /// The same, from what the caller already read.
     void showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics);
 
@@ -169,6 +173,7 @@ private:
     QString runLabel_ = "run";
     double predictedTime_ = kNaN;
     double predictedCost_ = kNaN;
+    double predictedAccuracy_ = kNaN;
     QTimer* refresh_ = nullptr;
     QComboBox* xCombo_ = nullptr;
     QSlider* smoothSlider_ = nullptr;
