@@ -180,6 +180,14 @@ private Q_SLOTS:
             if (iv.node >= 3) QVERIFY2(iv.from >= 2.5, qPrintable(QString("node %1 from %2").arg(iv.node).arg(iv.from)));
     }
 
+    void joiningAtZeroIsThereFromTheStart() {
+        // At t = 0 the add applies before the policies start: four phones from round 1, each
+        // billed from t = 0: 6 s x 4 x 0.001 $.
+        const Captured c = run(phones(2, "events:\n  - {at: 0, add: {group: phones, count: 2}}\n"));
+        QCOMPARE(c.participants(), (std::vector<int>{4, 4, 4, 4, 4, 4}));
+        QVERIFY(std::abs(c.summary.cost - 0.024) < 1e-12);
+    }
+
     void withoutTheEventNothingChanges() {
         // A count of 4 from the start gives round 4 .. 6 what the joined run gives (the
         // newcomers' streams are named by their ids) and no add: the run of 2 phones.
@@ -361,6 +369,25 @@ events:
         QVERIFY2(e->detail.find("not applied") != std::string::npos && e->detail.find("fork") != std::string::npos,
                  e->detail.c_str());
         QCOMPARE(c.participants(), (std::vector<int>{2, 2, 2, 2, 2, 2}));
+    }
+
+    void storedRunWithAnAddRerunsIdentically() {
+        // The stored scenario carries the add event: its re-run (as `runs rerun` does it) is
+        // the run bit for bit.
+        QTemporaryDir dir;
+        RunStore store(dir.path().toStdString() + "/runs.db");
+        Scenario s = loadScenarioText(training(""), "t.yaml");
+        addEventArgument(s, "when round>=4: add w 3");
+        Captured live;
+        EngineOptions o;
+        o.observer = &live;
+        RunSummary summary;
+        const std::int64_t id = runAndStore(s, store, NewRun{}, o, summary, {});
+        const Scenario again = loadScenarioText(store.run(id)->scenarioYaml, "stored.yaml");
+        QCOMPARE(again.events.list.size(), std::size_t(1));
+        const Captured rerun = runScenario(again);
+        QVERIFY(sameRecords(live.records, rerun.records));
+        QVERIFY(!sameRecords(live.records, run(training("")).records));
     }
 
     void forkAddsDevicesByReplay() {

@@ -223,6 +223,7 @@ void TimedEvents::start() {
         applyTrace(*cursors_[i]);
         scheduleTrace(i);
     }
+    policiesStarted_ = true; // members joining at t = 0 are there when the policies start
 }
 
 void TimedEvents::scheduleTrace(std::size_t i) {
@@ -532,7 +533,7 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
         for (int n : joined)
             if (nodes.online(n) && !engine_.stopped_) {
                 engine_.emitEvent(RunEventKind::Online, n, "joined");
-                engine_.sync_->onNodeOnline(engine_, n);
+                if (policiesStarted_) engine_.sync_->onNodeOnline(engine_, n);
             }
         return;
     }

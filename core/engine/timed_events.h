@@ -110,7 +110,8 @@ private:
     std::size_t nextRecorded_ = 0;
     std::vector<std::unique_ptr<Cursor>> cursors_; ///< one per trace use
     std::map<int, std::deque<int>> waiting_;       ///< per entry: members not joined yet, in order
-    std::uint64_t choices_ = 0;                    ///< seeded choices made so far (their streams)
+    std::uint64_t choices_ = 0;
+    bool policiesStarted_ = false; ///< after start(): joining members are announced to the policy                    ///< seeded choices made so far (their streams)
     double lastChange_ = 0.0;
 };
 
