@@ -1,7 +1,8 @@
 // Timed events and trace files in the scenario (issue 13, the file side): every event kind
 // reads, validates and round-trips; bad input is located at file:line:column; trace files
 // load, resolve against the scenario's folder and report bad rows at file:line; the example
-// traces and the preset load; `add` is refused with its reason (groups are fixed in a run);
+// traces and the preset load; `add` beyond the node limit or to a node is refused (the engine
+// side of add: tests/test_add_devices.cpp);
 // an event built in code (an intervention) is checked like a file's. What the engine does
 // with them: tests/test_timed_events.cpp.
 
@@ -204,8 +205,8 @@ events:
         QTest::newRow("remove too many") << "  - at: 1\n    remove: {group: phones, count: 11}\n" << e + 1 << 36
                                          << "has 10 members";
         QTest::newRow("add zero") << "  - at: 1\n    add: {group: phones, count: 0}\n" << e + 1 << 33 << ">= 1";
-        QTest::newRow("add refused") << "  - at: 1\n    add: {group: phones, count: 2}\n" << e + 1 << 33
-                                     << "devices cannot join a running group";
+        QTest::newRow("add beyond the node limit") << "  - at: 1\n    add: {group: phones, count: 1999999}\n" << e + 1 << 33
+                                                   << "the scenario would hold 2000012 nodes with the devices its add events bring";
         QTest::newRow("link that does not exist") << "  - at: 1\n    link: {id: phones, bandwidth_up_mbps: 3}\n" << e + 1
                                                   << 16 << "has no link to its parent";
         QTest::newRow("after_event with when") << "  - when: {round: 2}\n    after_event: 3\n    online: {id: laptop}\n"
@@ -478,7 +479,7 @@ events:
         QTest::newRow("negative time") << "at -1: online laptop" << "must be >= 0";
         QTest::newRow("unknown key") << "at 1: node laptop speed=3" << "speed";
         QTest::newRow("not key=value") << "at 1: node laptop 3" << "expected key=value";
-        QTest::newRow("add") << "at 60: add phones 3" << "cannot join a running group";
+        QTest::newRow("add to a node") << "at 60: add laptop 3" << "'laptop' is not a group";
     }
     void badCommandLineEvents() {
         QFETCH(QString, arg);

@@ -107,7 +107,7 @@ private Q_SLOTS:
         QMenu menu;
         intervene.populate(menu, group);
         const QList<QAction*> actions = interventionActions(menu);
-        QCOMPARE(actions.size(), 4); // offline, online, throughput, price
+        QCOMPARE(actions.size(), 5); // offline, online, throughput, price, add devices
         for (QAction* a : actions) {
             QVERIFY2(!a->isEnabled(), qPrintable(a->text()));
             QVERIFY2(a->toolTip().contains("start a run"), qPrintable(a->toolTip()));
@@ -277,6 +277,83 @@ private Q_SLOTS:
         controller.stop();
         QSignalSpy finished(&controller, &RunController::finished);
         QVERIFY(finished.wait(20000));
+    }
+
+    void addDevicesAsksAndGoesToAFork() {
+        // Devices cannot join the run going: the entry asks how many, checks it like an add
+        // event, and hands "add w N" to the fork action (the main window forks the run).
+        const Scenario s = steadyStar();
+        RunController controller;
+        controller.runUntil(RunController::Until::Round, 1);
+        QVERIFY(controller.start(s, db_, 1));
+        QTRY_COMPARE_WITH_TIMEOUT(controller.state(), RunController::State::Paused, 20000);
+        ScenarioDocument doc;
+        doc.setScenario(s);
+        TopologyCanvas canvas(&doc);
+        InterveneMenu intervene(&controller, &canvas);
+        Answer answer;
+        intervene.setAsker(answer.asker());
+        QMenu noFork;
+        intervene.populate(noFork, canvas.topologyScene()->item("w"));
+        QVERIFY(actionNamed(noFork, "interveneAddDevices"));
+        QVERIFY(!actionNamed(noFork, "interveneAddDevices")->isEnabled()); // nobody to fork
+        std::vector<std::string> forked;
+        intervene.setForkAction([&](const std::string& a) { forked.push_back(a); });
+        QMenu menu;
+        intervene.populate(menu, canvas.topologyScene()->item("w"));
+        QAction* add = actionNamed(menu, "interveneAddDevices");
+        QVERIFY(add && add->isEnabled());
+        answer.values = {0.0};
+        add->trigger();
+        QVERIFY2(answer.lastMessage.contains("whole number"), qPrintable(answer.lastMessage));
+        answer.values = {2.5};
+        add->trigger();
+        QVERIFY2(answer.lastMessage.contains("whole number"), qPrintable(answer.lastMessage));
+        answer.values = {3000000.0};
+        add->trigger();
+        QVERIFY2(answer.lastMessage.contains("2000000"), qPrintable(answer.lastMessage));
+        QVERIFY(forked.empty());
+        answer.values = {3.0};
+        add->trigger();
+        QCOMPARE(forked, std::vector<std::string>{"add w 3"});
+        // Not on a single node.
+        QMenu server;
+        intervene.populate(server, canvas.topologyScene()->item("server"));
+        QVERIFY(!actionNamed(server, "interveneAddDevices"));
+        controller.stop();
+        QSignalSpy finished(&controller, &RunController::finished);
+        QVERIFY(finished.wait(20000));
+    }
+
+    void groupCountsShowMembersStillToJoin() {
+        // Four members and two that an add event brings (w-4, w-5): before they join they are
+        // counted as "to join", not offline; after, in their state.
+        const Scenario s = steadyStar();
+        ScenarioDocument doc;
+        doc.setScenario(s);
+        TopologyCanvas canvas(&doc);
+        std::vector<NodeInfo> nodes;
+        for (const char* id : {"server", "w-0", "w-1", "w-2", "w-3", "w-4", "w-5"}) {
+            NodeInfo n;
+            n.id = id;
+            nodes.push_back(n);
+        }
+        canvas.setRunNodes(nodes);
+        ActivityFrame f;
+        f.states.assign(7, NodeState::Idle);
+        f.states[5] = f.states[6] = NodeState::Offline;
+        f.notJoined = {0, 0, 0, 0, 0, 1, 1};
+        canvas.showFrame(f);
+        NodeItem* w = canvas.topologyScene()->item("w");
+        QCOMPARE(w->notJoined(), 2);
+        QCOMPARE(w->runCounts()[static_cast<std::size_t>(NodeState::Idle)], 4);
+        QCOMPARE(w->runCounts()[static_cast<std::size_t>(NodeState::Offline)], 0);
+        QVERIFY2(w->toolTip().contains("not yet joined 2"), qPrintable(w->toolTip()));
+        f.notJoined.clear();
+        f.states[5] = f.states[6] = NodeState::Computing;
+        canvas.showFrame(f);
+        QCOMPARE(w->notJoined(), 0);
+        QCOMPARE(w->runCounts()[static_cast<std::size_t>(NodeState::Computing)], 2);
     }
 
     void forkDialogValidates() {

@@ -515,6 +515,9 @@ void MainWindow::connectController() {
     connect(controller_, &RunController::stateChanged, this, [this] { updateRunActions(); });
     // Live intervention (widgets/intervene): right click on the canvas during a run.
     auto* intervene = new InterveneMenu(controller_, this);
+    intervene->setForkAction([this](const std::string& action) { // Add devices…: a fork
+        askForkOfRunGoingWith(this, controller_, findChild<ForkLauncher*>("forkLauncher"), action);
+    });
     canvas_->setContextMenuHook([intervene](QMenu& m, QGraphicsItem* item) { intervene->populate(m, item); });
     connect(intervene, &InterveneMenu::refused, this, [this](const QString& m) {
         QMessageBox::warning(this, tr("Intervene"), m);

@@ -2,6 +2,7 @@
 
 #include "app/gui/main_window.h"
 #include "core/engine/condition.h"
+#include "widgets/intervene/fork_launcher.h"
 #include "widgets/intervene/intervention.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/topology/edge_item.h"
@@ -44,7 +45,16 @@ void ScriptedInterventions::paused() {
     const Step step = steps_[next_++];
     TimedEvent e;
     QString why;
-    if (!makeEventFromAction(c->scenario(), step.action, e, &why) || !c->intervene(e, &why))
+    if (!makeEventFromAction(c->scenario(), step.action, e, &why)) {
+        std::cerr << "fogstudio: --intervene '" << step.action << "': " << why.toStdString() << std::endl;
+    } else if (e.action == TimedEvent::Action::Add) {
+        // As the canvas's Add devices… does: a fork of this run at this instant (the run
+        // goes on to its end first), since devices cannot join the run going.
+        auto* forks = window_->findChild<ForkLauncher*>("forkLauncher");
+        if (!forks || !forks->startAfterRunGoing(c->runClock(), {step.action}, ForkLauncher::Parent::RunToEnd, &why))
+            std::cerr << "fogstudio: --intervene '" << step.action << "': "
+                      << (forks ? why.toStdString() : std::string("no fork launcher")) << std::endl;
+    } else if (!c->intervene(e, &why))
         std::cerr << "fogstudio: --intervene '" << step.action << "': " << why.toStdString() << std::endl;
     if (next_ < steps_.size()) arm(); // runs on to the next one
     else c->resume();

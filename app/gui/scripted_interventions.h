@@ -2,7 +2,9 @@
 // Interventions and fork pictures without a mouse, for demonstrations and the pictures of
 // docs/studio.md (taken under xvfb-run): `fogstudio --run --intervene 'T: ACTION'` pauses
 // the run at virtual time T, sends ACTION ("link edge.up=2", the `--event` action form) to
-// it exactly as the canvas's right-click menu does, and lets it run on; `--shot-menu ID`
+// it exactly as the canvas's right-click menu does, and lets it run on (an `add` action, like
+// the menu's Add devices…, forks the run at T: the run goes on to its end, then the fork
+// runs); `--shot-menu ID`
 // draws the canvas's context menu on node, group or link ID into the `--screenshot`
 // picture.
 //

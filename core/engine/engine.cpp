@@ -59,12 +59,19 @@ const char* toString(RunStatus s) {
 Engine::Engine(const Scenario& scenario, EngineOptions options)
     : scenario_(scenario), options_(std::move(options)),
       control_(options_.control ? options_.control : std::make_shared<RunControl>()),
-      topo_(scenario.topology, scenario.seed), nodes_(topo_, scenario.seed), timelines_(topo_.size()),
+      topo_(scenario.topology, scenario.seed, TimedEvents::joiningPerEntry(scenario)), nodes_(topo_, scenario.seed),
+      timelines_(topo_.size()),
       stopRules_(scenario.stop), evaluation_(scenario.evaluation, scenario.stop) {
     observer_ = options_.observer ? options_.observer : &nullObserver_;
     if (options_.playbackSpeed > 0) control_->setPlaybackSpeed(options_.playbackSpeed);
     checkSnapshotOptions();
-    const auto trainers = topo_.trainers();
+    // Members that join during the run (`add` events) are not there yet: the data are split
+    // over the others exactly as without them, and each newcomer brings its own sample
+    // (TimedEvents::withJoiningParts).
+    const auto allTrainers = topo_.trainers();
+    std::vector<int> trainers;
+    for (int t : allTrainers)
+        if (!topo_.joinsLater(t)) trainers.push_back(t);
     if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
 
     // Data: parts follow the trainers in topology order, weighted by their data_share. A
@@ -77,17 +84,23 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
         data_ = b;
         uniformPart_ = scenario_.data.samplesPerTrainer;
     } else if (!data_) {
-        data_ = std::make_shared<DataBundle>(loadData(scenario_.data, dataShares(topo_, trainers), scenario_.seed));
+        DataBundle b = loadData(scenario_.data, dataShares(topo_, trainers), scenario_.seed);
+        if (allTrainers.size() > trainers.size()) TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
+        data_ = std::make_shared<DataBundle>(std::move(b));
+    } else if (uniformPart_ < 0 && allTrainers.size() > trainers.size() && data_->parts.size() == trainers.size()) {
+        DataBundle b = *data_; // data shared with other runs: this run's copy gets the newcomers' parts
+        TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
+        data_ = std::make_shared<DataBundle>(std::move(b));
     }
-    if (uniformPart_ < 0 && data_->parts.size() < trainers.size())
+    if (uniformPart_ < 0 && data_->parts.size() < allTrainers.size())
         throw EngineError("the data are split into " + std::to_string(data_->parts.size()) +
                           " parts but the topology has " + std::to_string(trainers.size()) +
                           " trainers");
     trainerPart_.assign(topo_.size(), -1);
-    for (std::size_t i = 0; i < trainers.size(); ++i) {
-        trainerPart_[trainers[i]] = static_cast<int>(i);
+    for (std::size_t i = 0; i < allTrainers.size(); ++i) {
+        trainerPart_[allTrainers[i]] = static_cast<int>(i);
         if (uniformPart_ >= 0 ? uniformPart_ == 0 : data_->parts[i].empty())
-            throw EngineError("trainer '" + topo_.node(trainers[i]).spec.id +
+            throw EngineError("trainer '" + topo_.node(allTrainers[i]).spec.id +
                               "' received no training samples: use fewer trainers, more data "
                               "or another partition");
     }
@@ -122,7 +135,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
         while (relay && a >= 0 && topo_.aggregator(a) >= 0) a = topo_.aggregator(a);
         server_[i] = a;
     }
-    for (int t : trainers) trainersOf_[server_[t]].push_back(t);
+    for (int t : trainers) trainersOf_[server_[t]].push_back(t); // newcomers when they join
     for (int i = 0; i < topo_.size(); ++i)
         anyAggregationEnergy_ = anyAggregationEnergy_ || topo_.entry(i).energy.perUpdateAggregatedJ > 0;
     // Unknown names stay empty here: building the policy reports them.
@@ -152,7 +165,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
 
     // Safety net limits, relative to this scenario (see stallSeconds()).
-    stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.size());
+    stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.firstJoining());
     for (int t : trainers) {
         const int agg = serverOf(t);
         const double seconds = topo_.transfer(agg, t, modelBytes_).seconds +
@@ -179,7 +192,12 @@ Engine::~Engine() {
 const DataBundle& Engine::data() const {
     if (uniformPart_ >= 0) {
         // What loadData gives a timing-only run: every trainer holds indices 0 .. n-1.
-        data_ = std::make_shared<DataBundle>(loadData(scenario_.data, dataShares(topo_, topo_.trainers()), scenario_.seed));
+        std::vector<int> trainers;
+        for (int t : topo_.trainers())
+            if (!topo_.joinsLater(t)) trainers.push_back(t);
+        DataBundle b = loadData(scenario_.data, dataShares(topo_, trainers), scenario_.seed);
+        if (trainers.size() < topo_.trainers().size()) TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
+        data_ = std::make_shared<DataBundle>(std::move(b));
         uniformPart_ = -1;
     }
     return *data_;
@@ -267,7 +285,7 @@ RunSummary Engine::run() {
 
     try {
         if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
-        for (int i = 0; i < topo_.size(); ++i) startNode(i);
+        for (int i = 0; i < topo_.firstJoining(); ++i) startNode(i); // newcomers start when they join
         events_->start(); // what holds from t = 0, before the policies start
         startPolicies(); // the pilot phase first if a planner asks for one (pilot_phase.cpp)
         offersChanged_ = false; // the start (or the pilot's end, later) saw the offers of now
@@ -370,7 +388,7 @@ RunSummary Engine::finish() {
             endJobCompute(job, end);
             timelines_.restart(i, NodeState::Idle, end);
             flowJobs_.erase(id);
-        } else {
+        } else if (!(nodes_.forced(i) & TimedEvents::Absent)) { // a member that never joined has no interval
             timelines_.setState(i, timelines_.state(i), end);
         }
         nodes_.release(i, end);
@@ -410,6 +428,8 @@ RunSummary Engine::finish() {
 }
 
 void Engine::at(double t, std::function<void()> fn) { queue_.schedule(t, std::move(fn)); }
+
+bool Engine::hasJoined(int node) const { return !(nodes_.forced(node) & TimedEvents::Absent); }
 
 // ---------------------------------------------------------------- availability
 

@@ -113,6 +113,8 @@ public:
     bool trainsModel() const override { return learner_ != nullptr; }
     bool isOnline(int node) const override { return nodes_.online(node); }
     bool isBusy(int node) const override { return nodes_.job(node) != 0; }
+    /// False for a member an `add` event brings, until its event (core/engine/timed_events.h).
+    bool hasJoined(int node) const;
     std::int64_t samplesOf(int trainer) const override;
     /// Trainers whose updates go to `aggregator`: those right under it and, under a
     /// single-server sync policy (PolicyInfo::shape), every trainer below it, the

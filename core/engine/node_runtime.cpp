@@ -121,6 +121,16 @@ void NodeRuntime::initAvailability(int n) {
     }
 }
 
+void NodeRuntime::joinAvailability(int n, double now) {
+    initAvailability(n);
+    Slot& r = slots_[n];
+    if (topo_.entry(n).availability.kind == AvailabilitySpec::Kind::Markov) {
+        r.nextChange += now;
+        return;
+    }
+    while (r.nextChange <= now) advanceAvailability(n, r.nextChange);
+}
+
 bool NodeRuntime::advanceAvailability(int n, double now) {
     Slot& r = slots_[n];
     const auto& a = topo_.entry(n).availability;

@@ -42,6 +42,10 @@ public:
     double nextChange(int n) const { return slots_[n].nextChange; }
     /// Draws node n's state at t = 0 and its first change.
     void initAvailability(int n);
+    /// A member joining the run at `now` (an `add` event): its availability process starts
+    /// there (Markov: its first state and change drawn as initAvailability does, counted from
+    /// `now`; a trace: the interval holding at `now`).
+    void joinAvailability(int n, double now);
     /// At nextChange(n): flips the node and draws its next change from `now`. Returns
     /// whether it is online now.
     bool advanceAvailability(int n, double now);

@@ -3,6 +3,7 @@
 #include "core/engine/timed_events.h"
 
 #include "core/engine/engine.h"
+#include "core/policies/sync_policy.h"
 #include "core/scenario/events_io.h"
 #include "core/scenario/yaml_reader.h"
 
@@ -58,6 +59,10 @@ TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
     }
     const Scenario& s = engine_.scenario_;
     Topology& topo = engine_.topo_;
+    for (int i = topo.firstJoining(); i < topo.size(); ++i) {
+        waiting_[topo.entryIndex(i)].push_back(i);
+        engine_.nodes_.setForced(i, Absent);
+    }
     for (const TimedEvent& e : s.events.list) {
         if (e.trigger.kind != TK::At) {
             when_.push_back(e);
@@ -103,10 +108,13 @@ TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
                 c->table->columns[0].name == "value") {
                 // Members leave in one order fixed by the seed, so that the set offline grows
                 // and shrinks with the share rather than churning at every row.
+                // Members joining later (add events) come last, in the order they join.
                 c->share = true;
                 c->order = members;
+                std::size_t present = 0;
+                while (present < members.size() && !topo.joinsLater(members[present])) ++present;
                 Rng rng(deriveSeed(s.seed, hashName("trace-share"), hashName(n.id)));
-                for (std::size_t k = c->order.size(); k > 1; --k)
+                for (std::size_t k = present; k > 1; --k)
                     std::swap(c->order[k - 1], c->order[static_cast<std::size_t>(rng.below(k))]);
             }
             if (kind == Cursor::Kind::Price) c->bid = n.bidUsdPerHour;
@@ -122,6 +130,68 @@ TimedEvents::~TimedEvents() = default;
 
 bool TimedEvents::empty() const {
     return engine_.scenario_.events.list.empty() && cursors_.empty();
+}
+
+std::vector<int> TimedEvents::joiningPerEntry(const Scenario& scenario) {
+    std::vector<int> out;
+    for (const TimedEvent& e : scenario.events.list) {
+        if (e.action != Action::Add || e.entry < 0) continue;
+        if (out.empty()) out.assign(scenario.topology.nodes.size(), 0);
+        if (static_cast<std::size_t>(e.entry) < out.size()) out[static_cast<std::size_t>(e.entry)] += e.count;
+    }
+    return out;
+}
+
+void TimedEvents::addJoiningParts(DataBundle& data, const Topology& topo, std::size_t present, std::uint64_t seed) {
+    const std::vector<int> trainers = topo.trainers();
+    const std::size_t n = data.train.size();
+    for (std::size_t i = present; i < trainers.size(); ++i) {
+        const int t = trainers[i];
+        // The size: the mean part of the members of its group already there, scaled by the
+        // ratio of its data_share to theirs (all present trainers when the group has none).
+        double samples = 0.0, shares = 0.0;
+        int count = 0;
+        for (int pass = 0; pass < 2 && count == 0; ++pass)
+            for (std::size_t j = 0; j < present; ++j)
+                if (pass == 1 || topo.entryIndex(trainers[j]) == topo.entryIndex(t)) {
+                    samples += static_cast<double>(data.parts[j].size());
+                    shares += topo.dataShare(trainers[j]);
+                    ++count;
+                }
+        std::size_t want = 0;
+        if (count > 0 && shares > 0)
+            want = static_cast<std::size_t>(std::llround(samples / count * topo.dataShare(t) / (shares / count)));
+        want = std::min(std::max<std::size_t>(want, n > 0 ? 1 : 0), n);
+        // Without replacement, from the member's own stream: a partial Fisher-Yates shuffle.
+        Rng rng(deriveSeed(seed, hashName("join-data"), hashName(topo.id(t))));
+        std::vector<std::int64_t> all(n);
+        for (std::size_t k = 0; k < n; ++k) all[k] = static_cast<std::int64_t>(k);
+        for (std::size_t k = 0; k < want; ++k)
+            std::swap(all[k], all[k + static_cast<std::size_t>(rng.below(n - k))]);
+        all.resize(want);
+        std::sort(all.begin(), all.end());
+        data.parts.push_back(std::move(all));
+    }
+}
+
+std::vector<int> TimedEvents::presentOf(int entry) const {
+    std::vector<int> out;
+    for (int n : membersOf(entry))
+        if (!(engine_.nodes_.forced(n) & Absent)) out.push_back(n);
+    return out;
+}
+
+void TimedEvents::join(int n) {
+    Engine& e = engine_;
+    const double now = e.now();
+    NodeRuntime& nodes = e.nodes_;
+    nodes.setForced(n, static_cast<std::uint8_t>(nodes.forced(n) & ~Absent));
+    nodes.joinAvailability(n, now);
+    // No interval before: the member was not there (not "offline").
+    e.timelines_.restart(n, nodes.online(n) ? NodeState::Idle : NodeState::Offline, now);
+    e.scheduleAvailabilityChange(n);
+    if (e.topo_.trains(n) && e.server_[static_cast<std::size_t>(n)] >= 0)
+        e.trainersOf_[e.server_[static_cast<std::size_t>(n)]].push_back(n);
 }
 
 std::vector<int> TimedEvents::membersOf(int entry) const {
@@ -153,6 +223,7 @@ void TimedEvents::start() {
         applyTrace(*cursors_[i]);
         scheduleTrace(i);
     }
+    policiesStarted_ = true; // members joining at t = 0 are there when the policies start
 }
 
 void TimedEvents::scheduleTrace(std::size_t i) {
@@ -192,11 +263,15 @@ void TimedEvents::applyTrace(Cursor& c) {
         switch (c.kind) {
         case Cursor::Kind::Availability:
             if (c.share) {
+                // A share of the members there now (those still to join are left out).
+                std::size_t present = 0;
+                for (int n : c.order) present += !(nodes.forced(n) & Absent);
                 const auto off = static_cast<std::size_t>(
-                    std::llround((1.0 - v) * static_cast<double>(c.order.size())));
-                for (std::size_t j = 0; j < c.order.size(); ++j) {
+                    std::llround((1.0 - v) * static_cast<double>(present)));
+                for (std::size_t j = 0, rank = 0; j < c.order.size(); ++j) {
                     const int n = c.order[j];
-                    const bool down = j < off;
+                    if (nodes.forced(n) & Absent) continue;
+                    const bool down = rank++ < off;
                     offlineNow += down;
                     force(n, down ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
                 }
@@ -295,6 +370,17 @@ bool TimedEvents::between(std::uint64_t handled) {
             engine_.emitEvent(RunEventKind::Intervention, -1, "not applied: " + why);
             continue;
         }
+        if (e.action == Action::Add) {
+            // The engine sizes its tables when the run starts: devices join by an event of
+            // the scenario, so a live add is a fork (which replays the run with the event).
+            engine_.emitEvent(RunEventKind::Intervention, -1,
+                              "not applied: " + describe(e) +
+                                  ": devices cannot join a run already going; fork it at this instant with the "
+                                  "change 'add " + e.target + " " + std::to_string(e.count) +
+                                  "' (studio: Fork..., CLI: fogstudio-cli fork RUN --at T --event 'add " + e.target +
+                                  " " + std::to_string(e.count) + "'), or give the scenario an add event");
+            continue;
+        }
         apply(e, true);
         engine_.lastTraceChange_ = std::max(engine_.lastTraceChange_, engine_.now());
         engine_.observer_->onIntervention(e);
@@ -388,6 +474,9 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
     case Action::Online: {
         const bool off = e.action == Action::Offline;
         std::vector<int> ns = targets(e);
+        if (e.member < 0) // a group: the members there now (a member named is kept: it joins offline)
+            ns.erase(std::remove_if(ns.begin(), ns.end(), [&](int n) { return (nodes.forced(n) & Absent) != 0; }),
+                     ns.end());
         if (ns.size() == 1) node = ns[0];
         if (e.fraction) {
             // round(f x members) of those this action changes, chosen with the seed.
@@ -412,7 +501,7 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
     }
     case Action::Remove: {
         std::vector<int> present;
-        for (int n : membersOf(e.entry))
+        for (int n : presentOf(e.entry))
             if (!(nodes.forced(n) & Removed)) present.push_back(n);
         const std::size_t k = std::min<std::size_t>(present.size(), static_cast<std::size_t>(e.count));
         for (std::size_t j = present.size() - k; j < present.size(); ++j)
@@ -420,10 +509,34 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
         detail += " (" + std::to_string(k) + " removed, " + std::to_string(present.size() - k) + " left)";
         break;
     }
-    case Action::Add:
-        // Refused when the scenario is read (events_io.cpp): the topology's groups are fixed.
-        detail += " (not applied: devices cannot join a running group)";
-        break;
+    case Action::Add: {
+        // The members reserved for the group's add events, in index order (an event takes
+        // the next `count`; the reader checked that every event has its own).
+        std::deque<int>& w = waiting_[e.entry];
+        const std::size_t k = std::min<std::size_t>(w.size(), static_cast<std::size_t>(e.count));
+        std::vector<int> joined(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k));
+        w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k));
+        int online = 0;
+        for (int n : joined) {
+            join(n);
+            online += nodes.online(n);
+        }
+        if (joined.size() == 1) node = joined[0];
+        detail += " (" + std::to_string(k) + " joined" +
+                  (k ? ": " + topo.id(joined.front()) + (k > 1 ? " .. " + topo.id(joined.back()) : std::string()) : "") +
+                  (static_cast<int>(k) > online ? ", " + std::to_string(static_cast<int>(k) - online) +
+                                                      " offline by their availability or a trace"
+                                                : std::string()) +
+                  (k < static_cast<std::size_t>(e.count) ? "; no member left to join" : "") + ")";
+        engine_.emitEvent(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
+        // Then the policies hear of each one online, as of a device coming back.
+        for (int n : joined)
+            if (nodes.online(n) && !engine_.stopped_) {
+                engine_.emitEvent(RunEventKind::Online, n, "joined");
+                if (policiesStarted_) engine_.sync_->onNodeOnline(engine_, n);
+            }
+        return;
+    }
     case Action::Policy: {
         PolicyParams& p = e.policyOf == "sync" ? engine_.syncParams_ : engine_.selectionParams_;
         p.set(e.policyParam, e.policyValue);

@@ -15,12 +15,27 @@
 // Nodes held offline by events and traces: NodeRuntime::forced bits (Force below); the
 // node's own availability process runs on underneath and the node is online only when that
 // process says so and no bit holds it.
+// Devices joining a group (`add`, docs/emulator.md "Devices that join"): the topology holds,
+// from the start, every member the scenario's add events will bring (Topology::joining,
+// appended after every other node), each one `Absent` until its event: not started (no
+// availability process, no queue event, no interval), not billed, not a candidate of any
+// selection (not in Engine::trainersOf until it joins), with a data sample of its own
+// (addJoiningParts) so that the other members' shards are those of the run without it.
+// A run's results before an add fires are therefore those of the same scenario without
+// the event, bit for bit (what lets a fork add devices by replay). A live intervention
+// cannot add devices (the engine's tables are sized when the run starts): it is refused
+// with a message naming the fork that does it.
 //
 // Threads: engine thread only (interventions reach it through the RunControl).
 
+#include "core/data/dataset.h"
 #include "core/spec/events.h"
+#include "core/spec/scenario.h"
+#include "core/system/topology.h"
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +53,18 @@ public:
         ByBid = 2,   ///< its price trace is above its bid (reclaimed)
         ByTrace = 4, ///< its availability trace file says 0
         Removed = 8, ///< a `remove` event (for good)
+        Absent = 16, ///< a member an `add` event brings, before it joins
     };
+
+    /// Per entry of scenario.topology.nodes: the members its `add` events bring (the
+    /// Topology's `joining`); empty when the scenario has no add event.
+    static std::vector<int> joiningPerEntry(const Scenario& scenario);
+    /// Appends to `data` (parts of the first `present` trainers, in topology order) one part
+    /// per trainer that joins later: a sample of the training set drawn with the member's own
+    /// stream, without replacement, as large as its group's parts are on average (weighted
+    /// by its data_share). The other parts are untouched.
+    static void addJoiningParts(DataBundle& data, const Topology& topo, std::size_t present,
+                                std::uint64_t seed);
 
     explicit TimedEvents(Engine& engine);
     ~TimedEvents();
@@ -67,6 +93,10 @@ private:
     /// Members of the entry the event names (all of them), or the one member it names.
     std::vector<int> targets(const TimedEvent& e) const;
     std::vector<int> membersOf(int entry) const;
+    /// The members of `entry` that have joined (every member but those still Absent).
+    std::vector<int> presentOf(int entry) const;
+    /// Brings member n into the run now (an `add` event).
+    void join(int n);
     /// Sets node n's force bits; goes offline / online when its state changes.
     void force(int n, std::uint8_t bits);
     void setPrice(int n, double pricePerHour);
@@ -79,7 +109,9 @@ private:
     std::vector<TimedEvent> recorded_;             ///< after_event events, by after_event
     std::size_t nextRecorded_ = 0;
     std::vector<std::unique_ptr<Cursor>> cursors_; ///< one per trace use
-    std::uint64_t choices_ = 0;                    ///< seeded choices made so far (their streams)
+    std::map<int, std::deque<int>> waiting_;       ///< per entry: members not joined yet, in order
+    std::uint64_t choices_ = 0;
+    bool policiesStarted_ = false; ///< after start(): joining members are announced to the policy                    ///< seeded choices made so far (their streams)
     double lastChange_ = 0.0;
 };
 

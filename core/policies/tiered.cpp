@@ -227,7 +227,7 @@ private:
         // Candidates ascending by node index, as the engine gives them to selection policies.
         std::map<int, int> childOf; // node -> index in aggs_
         for (int c : a.children) childOf[aggs_[static_cast<std::size_t>(c)].node] = c;
-        for (int t : a.trainers)
+        for (int t : e.trainersOf(a.node)) // live: members joining later (add events) too
             if (e.isOnline(t) && !e.isBusy(t)) candidates.push_back(t);
         for (const auto& [node, c] : childOf)
             if (e.isOnline(node) && !aggs_[static_cast<std::size_t>(c)].active) candidates.push_back(node);

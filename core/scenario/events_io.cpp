@@ -302,23 +302,70 @@ bool readCount(MapReader& a, const Scenario& s, TimedEvent& e) {
         return false;
     }
     e.count = c;
+    if (!ok) return false;
+    // Devices the events read so far bring (this one not yet among them).
+    long long addedHere = 0, addedAll = 0;
+    for (const TimedEvent& x : s.events.list)
+        if (x.action == Action::Add) {
+            addedAll += x.count;
+            if (x.entry == e.entry) addedHere += x.count;
+        }
+    const std::vector<long long> counts = memberCounts(s.topology);
+    const NodeSpec& g = s.topology.nodes[static_cast<std::size_t>(e.entry)];
     if (e.action == Action::Add) {
-        ctx.error(a.path(), a.node("count").Mark(),
-                  "devices cannot join a running group: the engine fixes every group's members when the "
-                  "run starts (their data partition, streams and links). Declare them in the group's "
-                  "count, take them offline at: 0 (offline: {id: <member>}) and bring them in with online");
-        return false;
-    }
-    if (ok && e.action == Action::Remove) {
-        const long long members = memberCounts(s.topology)[static_cast<std::size_t>(e.entry)];
-        if (c > members) {
-            ctx.error(a.pathOf("count"), at,
-                      "is " + std::to_string(c) + ", but group '" + e.target + "' has " +
-                          std::to_string(members) + " members");
+        const YAML::Mark gm = a.node("group").Mark();
+        if (!roleTrains(g.role) || roleAggregates(g.role)) {
+            ctx.error(a.pathOf("group"), gm,
+                      "'" + e.target + "' has role " + std::string(toString(g.role)) +
+                          "; devices that join must be trainers, role: trainer (an aggregator joining would have "
+                          "nobody under it)");
             return false;
         }
+        if (const int p = s.topology.nestedParent(static_cast<std::size_t>(e.entry)); p >= 0) {
+            ctx.error(a.pathOf("group"), gm,
+                      "'" + e.target + "' is nested under group '" + s.topology.nodes[static_cast<std::size_t>(p)].id +
+                          "' (a block of members under each of its members): devices join top-level groups only");
+            return false;
+        }
+        for (std::size_t j = 0; j < s.topology.nodes.size(); ++j)
+            if (s.topology.nestedParent(j) == e.entry) {
+                ctx.error(a.pathOf("group"), gm,
+                          "group '" + s.topology.nodes[j].id + "' is nested under '" + e.target +
+                              "': a member joining would need its own block of them; devices join groups "
+                              "nothing is nested under");
+                return false;
+            }
+        long long total = 0;
+        for (long long m : counts) total += m;
+        if (total + addedAll + c > ScenarioLimits::maxNodes) {
+            ctx.error(a.pathOf("count"), at,
+                      "is " + std::to_string(c) + ": the scenario would hold " + std::to_string(total + addedAll + c) +
+                          " nodes with the devices its add events bring (" + std::to_string(total) +
+                          " declared, " + std::to_string(addedAll + c) + " joining); at most " +
+                          std::to_string(ScenarioLimits::maxNodes) + " are supported");
+            return false;
+        }
+        // The newcomers are named on from the group's count: none may take an existing id.
+        const long long first = g.count + addedHere;
+        for (long long k = first; k < first + c && k < first + 1000000; ++k) {
+            const std::string id = g.id + "-" + std::to_string(k);
+            if (s.topology.find(id) >= 0) {
+                ctx.error(a.pathOf("count"), at,
+                          "would bring a member named '" + id + "' (devices that join are named on from the group's "
+                          "members), but a node or group has that id; rename it");
+                return false;
+            }
+        }
+        return true;
     }
-    return ok;
+    const long long members = counts[static_cast<std::size_t>(e.entry)] + addedHere;
+    if (c > members) {
+        ctx.error(a.pathOf("count"), at,
+                  "is " + std::to_string(c) + ", but group '" + e.target + "' has " + std::to_string(members) +
+                      " members" + (addedHere > 0 ? " (with the " + std::to_string(addedHere) + " that add events bring)" : ""));
+        return false;
+    }
+    return true;
 }
 
 bool readPolicyChange(MapReader& a, const Scenario& s, TimedEvent& e) {
@@ -446,13 +493,14 @@ void sortEvents(std::vector<TimedEvent>& events) {
 }
 
 void readEventsSection(YamlContext& ctx, const YAML::Node& n, Scenario& s) {
-    std::vector<TimedEvent> list;
+    // Read into the scenario as they come: an event's checks see the ones before it (the
+    // devices add events bring count towards the node limit and a remove's members).
+    s.events.list.clear();
     forEachItem(ctx, n, "events", [&](const YAML::Node& item, const std::string& path, std::size_t) {
         TimedEvent e;
-        if (readEvent(ctx, item, path, s, e)) list.push_back(std::move(e));
+        if (readEvent(ctx, item, path, s, e)) s.events.list.push_back(std::move(e));
     });
-    sortEvents(list);
-    s.events.list = std::move(list);
+    sortEvents(s.events.list);
 }
 
 // --- writing ----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ const std::string& noId() {
 
 } // namespace
 
-Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
+Topology::Topology(const TopologySpec& spec, std::uint64_t seed, const std::vector<int>& joining) : spec_(spec) {
     const auto& entries = spec_.nodes;
     const std::size_t n = entries.size();
     // A group whose parent is another group's own id is nested: placed under every member
@@ -58,6 +58,17 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
     for (std::size_t e : order) {
         begin[e] = static_cast<int>(size);
         size += membersOf(e);
+    }
+    // Members joining later (top-level groups only: the reader refuses the others) go after
+    // everything else, so that every other node keeps its index.
+    firstJoining_ = static_cast<int>(std::min<long long>(size, std::numeric_limits<int>::max()));
+    std::vector<long long> joinAt(n, 0);
+    auto joiningOf = [&](std::size_t e) {
+        return e < joining.size() && entries[e].group && nestedUnder[e] < 0 ? std::max(0, joining[e]) : 0;
+    };
+    for (std::size_t e : order) {
+        joinAt[e] = size;
+        size += joiningOf(e);
     }
     if (size > static_cast<long long>(std::numeric_limits<int>::max()))
         throw std::length_error("topology: too many nodes to expand");
@@ -96,6 +107,9 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
             Rng rng(deriveSeed(seed, hashName("group:" + stem)));
             for (int k = 0; k < s.count; ++k)
                 put(at++, stem + "-" + std::to_string(k), &rng, parent);
+            // Joining members draw on from the same stream: the first `count` are unchanged.
+            for (int k = 0; k < joiningOf(e); ++k)
+                put(static_cast<std::size_t>(joinAt[e] + k), stem + "-" + std::to_string(s.count + k), &rng, parent);
         };
         const int pg = nestedUnder[e];
         if (pg < 0) {
@@ -123,12 +137,14 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed) : spec_(spec) {
     for (std::size_t e = 0; e < n; ++e) {
         const NodeSpec& s = entries[e];
         const long long count = total[e];
-        if (count <= 0) continue;
+        if (count <= 0 && joiningOf(e) == 0) continue;
         int parent = -1;
         if (nestedUnder[e] < 0 && !s.parent.empty()) {
             parent = indexOf(s.parent);
             for (long long j = 0; j < count; ++j)
                 members_[static_cast<std::size_t>(begin[e] + j)].parent = parent;
+            for (long long j = 0; j < joiningOf(e); ++j)
+                members_[static_cast<std::size_t>(joinAt[e] + j)].parent = parent;
         }
         const bool hasParent = !s.parent.empty();
         if (s.link)

@@ -69,9 +69,18 @@ class Topology {
   public:
     /// Expands nodes and groups, nested groups under every member of their parent group
     /// (ranges drawn from `seed`). The scenario must be valid.
-    Topology(const TopologySpec& spec, std::uint64_t seed);
+    /// `joining[e]` (per entry; empty: none): members of top-level group e that join during
+    /// the run (`add` events, core/engine/timed_events.h). They are appended after every
+    /// other node, in entry order (so no other node's index moves), named on from the
+    /// group's count (phones-10, phones-11, ...) and drawn on from the group's stream (the
+    /// first `count` members draw what they draw without them).
+    Topology(const TopologySpec& spec, std::uint64_t seed, const std::vector<int>& joining = {});
 
     int size() const { return static_cast<int>(members_.size()); }
+    /// First index of the members that join during the run (size() when none): the nodes
+    /// below it are there from the start.
+    int firstJoining() const { return firstJoining_; }
+    bool joinsLater(int i) const { return i >= firstJoining_; }
     Node node(int i) const;
     int indexOf(const std::string& id) const; ///< throws std::out_of_range for an unknown id
 
@@ -196,6 +205,7 @@ class Topology {
         links_; ///< explicit, sorted by (from, to)
     std::vector<int> trainers_;
     std::vector<int> roots_;
+    int firstJoining_ = 0;
     Buckets trainersByAggregator_;
     Buckets aggregatorsByAggregator_;
 };

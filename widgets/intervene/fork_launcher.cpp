@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <cmath>
+#include <optional>
 
 namespace fog {
 
@@ -85,6 +86,35 @@ void ForkLauncher::runEnded(qint64 runId) {
     });
 }
 
+namespace {
+/// Asks what the run going does while its fork waits; nothing when cancelled.
+std::optional<ForkLauncher::Parent> askParent(QWidget* window, qint64 parent, double at) {
+    QMessageBox box(QMessageBox::Question, QObject::tr("Fork run %1").arg(parent),
+                    QObject::tr("The fork replays run %1 up to %2 s. What should run %1 do now?")
+                        .arg(parent)
+                        .arg(at, 0, 'g', 8),
+                    QMessageBox::NoButton, window);
+    QPushButton* toEnd = box.addButton(QObject::tr("Run on to its end, then fork"), QMessageBox::AcceptRole);
+    QPushButton* stop = box.addButton(QObject::tr("Stop it here and fork"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(toEnd);
+    box.exec();
+    if (box.clickedButton() == toEnd) return ForkLauncher::Parent::RunToEnd;
+    if (box.clickedButton() == stop) return ForkLauncher::Parent::StopHere;
+    return std::nullopt;
+}
+} // namespace
+
+void askForkOfRunGoingWith(QWidget* window, RunController* controller, ForkLauncher* launcher,
+                           const std::string& action) {
+    if (!launcher || !controller->isActive() || controller->runId() <= 0) return;
+    const double now = controller->runClock();
+    const auto how = askParent(window, controller->runId(), now);
+    if (!how) return;
+    QString why;
+    if (!launcher->startAfterRunGoing(now, {action}, *how, &why)) QMessageBox::warning(window, QObject::tr("Fork"), why);
+}
+
 void askForkOfRunGoing(QWidget* window, RunController* controller, ForkLauncher* launcher) {
     if (!controller->isActive() || controller->runId() <= 0) return;
     const qint64 parent = controller->runId();
@@ -94,20 +124,10 @@ void askForkOfRunGoing(QWidget* window, RunController* controller, ForkLauncher*
     for (const TimedEvent& e : controller->interventions()) s.events.list.push_back(e);
     ForkDialog d(s, now, now, QObject::tr("run %1").arg(parent), window);
     if (d.exec() != QDialog::Accepted) return;
-    QMessageBox box(QMessageBox::Question, QObject::tr("Fork run %1").arg(parent),
-                    QObject::tr("The fork replays run %1 up to %2 s. What should run %1 do now?")
-                        .arg(parent)
-                        .arg(d.at(), 0, 'g', 8),
-                    QMessageBox::NoButton, window);
-    QPushButton* toEnd = box.addButton(QObject::tr("Run on to its end, then fork"), QMessageBox::AcceptRole);
-    QPushButton* stop = box.addButton(QObject::tr("Stop it here and fork"), QMessageBox::DestructiveRole);
-    box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(toEnd);
-    box.exec();
-    if (box.clickedButton() != toEnd && box.clickedButton() != stop) return;
+    const auto how = askParent(window, parent, d.at());
+    if (!how) return;
     QString why;
-    const auto how = box.clickedButton() == stop ? ForkLauncher::Parent::StopHere : ForkLauncher::Parent::RunToEnd;
-    if (!launcher->startAfterRunGoing(d.at(), d.actionTexts(), how, &why))
+    if (!launcher->startAfterRunGoing(d.at(), d.actionTexts(), *how, &why))
         QMessageBox::warning(window, QObject::tr("Fork"), why);
 }
 

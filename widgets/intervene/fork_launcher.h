@@ -79,6 +79,11 @@ private:
 /// effect now, the instant reached), then whether the parent runs on to its end or stops
 /// here, then the fork once the parent ended. Messages go to a box over `window`.
 void askForkOfRunGoing(QWidget* window, RunController* controller, ForkLauncher* launcher);
+/// The canvas's "Add devices…" (and any change that only a fork can make): forks the run going
+/// at the instant reached with `action` ("add phones 4"), asking whether the parent runs on
+/// to its end or stops here.
+void askForkOfRunGoingWith(QWidget* window, RunController* controller, ForkLauncher* launcher,
+                           const std::string& action);
 /// The runs dock's Fork at time…: the fork dialog on stored run `id`, the instant proposed
 /// `suggestedAt` (NaN: half-way through the run), then the fork.
 void askForkOfStoredRun(QWidget* window, const RunStore& store, ForkLauncher* launcher, qint64 id, double suggestedAt);

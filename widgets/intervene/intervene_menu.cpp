@@ -90,6 +90,35 @@ void InterveneMenu::addNodeEntries(QMenu& menu, const Target& t, bool enabled) {
         ->setObjectName("interveneThroughput");
     addEntry(menu, tr("Change price…"), enabled, [this, t] { askNode(t, ChangeKind::NodePrice); })
         ->setObjectName("intervenePrice");
+    if (t.group) {
+        QAction* a = addEntry(menu, tr("Add devices…"), enabled && fork_, [this, t] { askAddDevices(t); });
+        a->setObjectName("interveneAddDevices");
+        if (enabled)
+            a->setToolTip(fork_ ? tr("New devices join %1 in a fork of this run from now (a run going cannot grow)")
+                                      .arg(t.shown)
+                                : tr("No fork launcher"));
+    }
+}
+
+void InterveneMenu::askAddDevices(const Target& t) {
+    if (!fork_ || !controller_) return;
+    // The scenario with the run's interventions and add events so far: the count is checked
+    // against the node limit with them.
+    Scenario s = controller_->scenario();
+    for (const TimedEvent& e : controller_->interventions()) s.events.list.push_back(e);
+    auto actionOf = [t](double n) { return "add " + t.id + " " + std::to_string(static_cast<long long>(n)); };
+    auto check = [s, actionOf](const std::vector<double>& v) {
+        if (v.empty() || !(v[0] >= 1) || v[0] != std::floor(v[0])) return tr("Devices: give a whole number of at least 1");
+        TimedEvent e;
+        QString why;
+        return makeEventFromAction(s, actionOf(v[0]), e, &why) ? QString() : why;
+    };
+    const auto v = ask(tr("Add devices to %1").arg(t.shown),
+                       tr("New devices join the group now. A run going cannot grow, so they join a fork of this run "
+                          "from this instant (the fork replays the run up to here):"),
+                       {{tr("Devices"), QString(), 1.0, false}}, check);
+    if (!v) return;
+    fork_(actionOf((*v)[0]));
 }
 
 void InterveneMenu::addLinkEntries(QMenu& menu, const Target& t, bool enabled) {

@@ -3,7 +3,10 @@
 // a group member or a link adds to the canvas's context menu (take offline / bring online,
 // a share of a group; change throughput, price; change a link's bandwidth or latency). Each
 // asks for its value in a small dialog that shows the value in effect and refuses bad ones
-// with the scenario reader's message, then goes to RunController::intervene. Outside a run
+// with the scenario reader's message, then goes to RunController::intervene. On a group of
+// trainers, "Add devices…" asks how many: devices cannot join the run going (the engine sizes
+// its tables when a run starts), so the `add` goes to a fork of the run at its instant
+// (setForkAction; docs/emulator.md "Devices that join"). Outside a run
 // (or while it starts or ends) the entries are there but disabled, their tool tip saying why.
 //
 // Threads: GUI thread.
@@ -42,6 +45,10 @@ public:
         const QString& title, const QString& intro, const std::vector<ValueField>& fields,
         const ValuesDialog::Check& check)>;
     void setAsker(Asker asker) { asker_ = std::move(asker); }
+    /// What "Add devices…" does with its action ("add phones 4"): fork the run going at its
+    /// instant with it (the main window's fork launcher). Without one the entry is disabled.
+    using ForkAction = std::function<void(const std::string& action)>;
+    void setForkAction(ForkAction fork) { fork_ = std::move(fork); }
 
     /// Sends `changes` (one change, or several of one link) as one intervention. False with
     /// the reason (no run, an unknown target, a bad value) in `error`.
@@ -70,12 +77,14 @@ private:
     void askOffline(const Target& t, bool offline);
     void askNode(const Target& t, ChangeKind kind);
     void askLink(const Target& t);
+    void askAddDevices(const Target& t);
     std::optional<std::vector<double>> ask(const QString& title, const QString& intro,
                                            const std::vector<ValueField>& fields, const ValuesDialog::Check& check);
 
     QPointer<RunController> controller_;
     QPointer<QWidget> parent_;
     Asker asker_;
+    ForkAction fork_;
 };
 
 } // namespace fog

@@ -30,6 +30,9 @@ struct LinkLoad {
 struct ActivityFrame {
     double virtualTime = 0.0;
     std::vector<NodeState> states; ///< one per node of RunInfo::nodes
+    /// Per node: 1 for a member an `add` event brings that has not joined yet (its state
+    /// reads offline; the canvas counts it as "not yet joined"). Empty: none.
+    std::vector<char> notJoined;
     std::vector<MessageInFlight> messages;
     /// Links in use now (with contention only; see LiveNetwork::fill for "now").
     std::vector<LinkLoad> links;

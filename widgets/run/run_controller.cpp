@@ -83,6 +83,7 @@ public:
     std::vector<int> parent;       ///< index of each node's parent, -1 for a root
     std::vector<JobPlan> plans;    ///< each trainer's current job (id 0: none)
     std::vector<char> offline;
+    std::vector<char> absent; ///< members an add event brings, not joined yet
     std::unordered_map<std::uint64_t, int> jobNode;
     LiveNetwork network; ///< messages in flight and links in use
     double lastTime = 0.0;
@@ -153,6 +154,7 @@ public:
         }
         plans.assign(n, JobPlan{});
         offline.assign(n, 0);
+        absent.assign(n, 0);
         network.start(i);
     }
     void onAggregation(const AggregationRecord& r) override {
@@ -202,6 +204,9 @@ public:
         l.text = e.kind == RunEventKind::Other ? e.otherKind + (e.detail.empty() ? "" : ": " + e.detail) : e.detail;
         addLog(std::move(l));
         lastTime = e.time;
+        if ((e.kind == RunEventKind::TimedEvent || e.kind == RunEventKind::Intervention) && engine)
+            for (std::size_t i = 0; i < absent.size(); ++i) // an add event: who joined
+                if (absent[i]) absent[i] = !engine->hasJoined(static_cast<int>(i));
         if (e.node >= 0 && e.node < static_cast<int>(offline.size())) {
             if (e.kind == RunEventKind::Offline) {
                 offline[e.node] = 1;
@@ -304,6 +309,7 @@ public:
         f.virtualTime = t;
         const int n = static_cast<int>(plans.size());
         f.states.assign(n, NodeState::Idle);
+        if (std::find(absent.begin(), absent.end(), 1) != absent.end()) f.notJoined = absent;
         std::vector<MessageInFlight> planned; // a trainer's transfers from its job's plan
         for (int i = 0; i < n; ++i) {
             if (offline[i]) {
@@ -339,7 +345,10 @@ private:
     void syncOnline() {
         if (onlineKnown || !engine) return;
         onlineKnown = true;
-        for (std::size_t i = 0; i < offline.size(); ++i) offline[i] = !engine->isOnline(static_cast<int>(i));
+        for (std::size_t i = 0; i < offline.size(); ++i) {
+            offline[i] = !engine->isOnline(static_cast<int>(i));
+            absent[i] = !engine->hasJoined(static_cast<int>(i));
+        }
     }
 };
 

@@ -147,6 +147,11 @@ void NodeItem::refreshToolTip() {
         for (NodeState s : stateOrder())
             parts << QStringLiteral("%1 %2").arg(stateName(s)).arg(runCounts_[static_cast<std::size_t>(s)]);
         tip += "\n" + parts.join(QStringLiteral(" · "));
+        if (notJoined_ > 0) {
+            int joined = 0;
+            for (int c : runCounts_) joined += c;
+            tip += "\n" + QObject::tr("joined %1 · not yet joined %2 (add events)").arg(joined).arg(notJoined_);
+        }
     } else if (runState_ >= 0) {
         tip += "\n" + stateName(static_cast<NodeState>(runState_));
     }
@@ -349,6 +354,21 @@ void NodeItem::paintRunCounts(QPainter* p, const QRectF& box, const QPalette& pa
         p->setPen(n == 0 ? zero : pal.color(QPalette::Text));
         p->drawText(r.adjusted(12, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, shortNumber(n));
     }
+    if (notJoined_ > 0) { // the free sixth cell: members still to join, a dashed empty square
+        const QRectF r(left + 2 * cell, box.top() + 27 + 14, cell, 13);
+        p->setPen(QPen(pal.color(QPalette::Text), 0.8, Qt::DashLine));
+        p->setBrush(Qt::NoBrush);
+        p->drawRect(QRectF(r.left(), r.center().y() - 4.5, 9, 9));
+        p->setPen(pal.color(QPalette::Text));
+        p->drawText(r.adjusted(12, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("+") + shortNumber(notJoined_));
+    }
+}
+
+void NodeItem::setNotJoined(int count) {
+    if (count == notJoined_) return;
+    notJoined_ = count;
+    refreshToolTip();
+    update();
 }
 
 void NodeItem::setNicUsage(double in, double out, const QString& text) {
@@ -422,6 +442,7 @@ void NodeItem::clearRun() {
     runState_ = -1;
     hasRunCounts_ = false;
     runCounts_ = {};
+    notJoined_ = 0;
     nicIn_ = nicOut_ = -1.0;
     nicText_.clear();
     for (MemberItem* m : members_)

@@ -80,6 +80,10 @@ class NodeItem : public QGraphicsItem {
     void setRunState(int state);
     /// Run view: how many members are in each NodeState (groups).
     void setRunCounts(const std::array<int, 5>& counts);
+    /// Run view: members that `add` events bring and that have not joined yet (groups; not
+    /// in runCounts: drawn as "to join", not offline). 0: none, nothing drawn.
+    void setNotJoined(int count);
+    int notJoined() const { return notJoined_; }
     void setMemberState(int k, int state);
     /// Run view: how many members are in each state (groups; empty when not set).
     const std::array<int, 5>& runCounts() const { return runCounts_; }
@@ -122,6 +126,7 @@ class NodeItem : public QGraphicsItem {
     int runState_ = -1;
     std::array<int, 5> runCounts_{};
     bool hasRunCounts_ = false;
+    int notJoined_ = 0;
     double nicIn_ = -1.0, nicOut_ = -1.0;
     QString nicText_;
 };

@@ -567,15 +567,25 @@ void TopologyScene::mapRunNodes() {
     for (const QString& id : std::as_const(runIds_)) {
         int member = -1;
         NodeItem* it = itemForNodeId(id, &member);
+        QString group;
+        int k = 0;
+        if (!it && splitMemberId(id, group, k)) // a member an add event brings (beyond the count): its group
+            if (NodeItem* g = items_.value(group); g && g->isGroup()) it = g;
         runMap_.emplace_back(it, it && it->isGroup() ? member : -1);
     }
 }
 
 void TopologyScene::showFrame(const ActivityFrame& frame) {
     QHash<NodeItem*, std::array<int, 5>> counts;
+    QHash<NodeItem*, int> notJoined; // members add events bring, not there yet
     for (std::size_t i = 0; i < frame.states.size() && i < runMap_.size(); ++i) {
         auto [item, member] = runMap_[i];
         if (!item) continue;
+        if (i < frame.notJoined.size() && frame.notJoined[i]) {
+            notJoined[item]++;
+            counts[item]; // counted, even when no member has joined yet
+            continue;
+        }
         const int s = static_cast<int>(frame.states[i]);
         if (item->isGroup()) {
             counts[item][static_cast<std::size_t>(s)]++;
@@ -584,8 +594,10 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
             item->setRunState(s);
         }
     }
-    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
         it.key()->setRunCounts(it.value());
+        it.key()->setNotJoined(notJoined.value(it.key(), 0));
+    }
     QVector<MessageLayer::Dot> dots;
     dots.reserve(static_cast<int>(frame.messages.size()));
     auto at = [&](int index) -> std::pair<NodeItem*, int> {
