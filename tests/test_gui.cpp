@@ -25,6 +25,7 @@
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -127,6 +128,48 @@ private Q_SLOTS:
         QVERIFY(run->summary.cost > 0);
         // The runs dock lists it.
         QVERIFY(w.runsBrowser()->model()->rowCount() >= 1);
+    }
+
+    /// The status bar's accuracy is the latest evaluation's, as the CLI's progress line:
+    /// evaluating every 4 rounds, a run stopped by its time limit after round 7 (a round
+    /// without evaluation) shows round 4's accuracy, not "–".
+    void statusBarKeepsTheLatestAccuracy() {
+        constexpr double kStopAt = 2.0; // rounds 1-7 end before it (seed 7); round 7 has no evaluation
+        MainWindow w(options());
+        w.show();
+        makeTimingOnly(w.document(), 2, 6);
+        w.document()->edit("small real run", [](Scenario& s) {
+            s.data.kind = DataSpec::Kind::Synthetic;
+            s.data.syntheticIid = true;
+            s.data.partition.kind = PartitionSpec::Kind::Natural;
+            s.model.kind = ModelSpec::Kind::LogReg;
+            s.training.learningRate = 0.1;
+            s.training.batchSize = 20;
+            s.evaluation.everyRounds = 4;
+            s.stop.rounds = 0;
+            s.stop.virtualTimeS = kStopAt;
+        });
+        QVERIFY2(w.document()->diagnostics().empty(), "the scenario validates");
+        QSignalSpy metrics(w.controller(), &RunController::metrics);
+        w.action("actionRun")->trigger();
+        QVERIFY(waitForFinish(w, 60000));
+        QTest::qWait(50);
+        double evaluated = std::numeric_limits<double>::quiet_NaN();
+        int lastRound = 0;
+        for (const auto& args : metrics)
+            for (const auto& r : args.at(0).value<std::vector<AggregationRecord>>())
+                if (r.level == 0) {
+                    lastRound = r.round;
+                    if (!std::isnan(r.testAccuracy)) evaluated = r.testAccuracy;
+                    else QVERIFY(r.round != 4);
+
+                }
+        QVERIFY2(lastRound > 4 && lastRound % 4 != 0, "the run ends on a round without evaluation");
+        QVERIFY(!std::isnan(evaluated));
+        QString status;
+        for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+            if (l->text().startsWith("round ")) status = l->text();
+        QVERIFY2(status.contains(QString("acc %1%").arg(100 * evaluated, 0, 'f', 1)), qPrintable(status));
     }
 
     void policyPanelEditsAreUndoable() {

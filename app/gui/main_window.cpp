@@ -552,6 +552,7 @@ void MainWindow::connectController() {
         QMessageBox::warning(this, tr("Run"), message);
     });
     connect(controller_, &RunController::started, this, [this](const RunInfo& info, qint64 runId) {
+        lastLiveAccuracy_ = std::numeric_limits<double>::quiet_NaN();
         liveRunId_ = runId;
         showingLive_ = true;
         live_->reset(info, controller_->scenario()); // the scenario that runs (a fork's too), not the one edited
@@ -575,14 +576,16 @@ void MainWindow::connectController() {
             live_->append(records);
             timeline_->appendMetrics(records);
         }
+        for (const auto& r : records)
+            if (r.level == 0 && !std::isnan(r.testAccuracy)) lastLiveAccuracy_ = r.testAccuracy;
         for (auto it = records.rbegin(); it != records.rend(); ++it) {
             if (it->level != 0) continue;
             runStatus_->setText(tr("round %1   t = %2 s   loss %3   acc %4   cost $%5   %6 J")
                                     .arg(it->round)
                                     .arg(fmtNumber(it->time, 1))
                                     .arg(fmtNumber(it->trainLoss, 3))
-                                    .arg(std::isnan(it->testAccuracy) ? QStringLiteral("–")
-                                                                      : fmtNumber(100 * it->testAccuracy, 1) + "%")
+                                    .arg(std::isnan(lastLiveAccuracy_) ? QStringLiteral("–")
+                                                                       : fmtNumber(100 * lastLiveAccuracy_, 1) + "%")
                                     .arg(fmtNumber(it->cost, 3))
                                     .arg(fmtNumber(it->energyJ, 0)));
             break;

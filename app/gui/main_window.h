@@ -1,4 +1,6 @@
 #pragma once
+
+#include <limits>
 // The studio's main window: the topology canvas in the middle, the palette, inspector,
 // policy and settings panels beside it, live plots below, the runs dock, and a comparison
 // tab. It wires the reusable widgets to one document, one run controller and one run store;
@@ -159,6 +161,9 @@ private:
     QComboBox* speed_ = nullptr;
     QSpinBox* threads_ = nullptr;
     QLabel* runStatus_ = nullptr;
+    /// The live run's latest test accuracy (rounds between evaluations have none): the
+    /// status bar shows it as the CLI's progress line does.
+    double lastLiveAccuracy_ = std::numeric_limits<double>::quiet_NaN();
     QActionGroup* themeGroup_ = nullptr;
 
     bool fittedOnce_ = false;
