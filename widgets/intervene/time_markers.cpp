@@ -23,10 +23,15 @@ void addTimeMarker(QCustomPlot* plot, double key, const QString& label, const QC
     line->setSelectable(false);
     line->setProperty("fogMarker", true);
     if (label.isEmpty()) return;
+    // Labels of markers close in time would be written over each other: each label goes one
+    // line lower than the previous one, cycling over three lines.
+    int labels = 0;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        labels += plot->item(i)->property("fogMarker").toBool() && qobject_cast<QCPItemText*>(plot->item(i));
     auto* text = new QCPItemText(plot);
     text->position->setTypeX(QCPItemPosition::ptPlotCoords);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(key, 0.0);
+    text->position->setCoords(key, 0.1 * (labels % 3));
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     text->setPadding(QMargins(3, 1, 3, 1));
     text->setText(label);

@@ -24,7 +24,8 @@ struct TimeMarker {
 /// The colour markers are drawn in (an orange-red readable on light and dark backgrounds).
 QColor markerColor();
 
-/// Adds a dashed vertical line at x = `key` with `label` at the top of the axis rect.
+/// Adds a dashed vertical line at x = `key` with `label` at the top of the axis rect (the
+/// second and third labels of a plot one and two lines lower, so that close ones stay legible).
 /// The items carry the property "fogMarker" = true (tests and exporters find them by it).
 void addTimeMarker(QCustomPlot* plot, double key, const QString& label, const QColor& color = markerColor());
 
