@@ -32,7 +32,28 @@ struct Recorder : fog::RunObserver {
         for (const auto& e : events) n += e.kindName() == kind;
         return n;
     }
+    std::vector<double> times() const {
+        std::vector<double> t;
+        for (const auto& r : records) t.push_back(r.time);
+        return t;
+    }
+    std::vector<int> participants() const {
+        std::vector<int> p;
+        for (const auto& r : records) p.push_back(r.participants);
+        return p;
+    }
 };
+
+/// Real training that takes milliseconds: logistic regression on the synthetic IID data
+/// set (its natural partition), learning rate 0.1, batches of `batchSize`.
+inline void useSmallRealTraining(fog::Scenario& s, int batchSize) {
+    s.data.kind = fog::DataSpec::Kind::Synthetic;
+    s.data.syntheticIid = true;
+    s.data.partition.kind = fog::PartitionSpec::Kind::Natural;
+    s.model.kind = fog::ModelSpec::Kind::LogReg;
+    s.training.learningRate = 0.1;
+    s.training.batchSize = batchSize;
+}
 
 inline fog::NodeSpec makeNode(const std::string& id, fog::Role role, const std::string& parent,
                               double throughput = 1.0) {

@@ -10,6 +10,7 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
+#include "engine_fixtures.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -21,27 +22,10 @@ using namespace fog;
 
 namespace {
 
-struct Captured : RunObserver {
-    std::vector<AggregationRecord> records;
-    std::vector<RunEvent> events;
-    std::vector<NodeInterval> intervals;
+/// Everything a run reported (engine_fixtures.h), with the run's node table.
+struct Captured : fogtest::Recorder {
     RunInfo info;
-    RunSummary summary;
     void onStart(const RunInfo& i) override { info = i; }
-    void onAggregation(const AggregationRecord& r) override { records.push_back(r); }
-    void onEvent(const RunEvent& e) override { events.push_back(e); }
-    void onIntervals(const std::vector<NodeInterval>& v) override { intervals.insert(intervals.end(), v.begin(), v.end()); }
-    void onFinish(const RunSummary& s) override { summary = s; }
-    std::vector<double> times() const {
-        std::vector<double> t;
-        for (const auto& r : records) t.push_back(r.time);
-        return t;
-    }
-    std::vector<int> participants() const {
-        std::vector<int> p;
-        for (const auto& r : records) p.push_back(r.participants);
-        return p;
-    }
     const RunEvent* find(RunEventKind k) const {
         for (const auto& e : events)
             if (e.kind == k) return &e;

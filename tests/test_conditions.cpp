@@ -187,12 +187,7 @@ private Q_SLOTS:
     void accuracyConditionOnATrainedModel() {
         // A small real run: stops at the first evaluation that reaches 30%.
         Scenario s = timingStar(2, 100.0, NoiseSpec::Kind::None);
-        s.data.kind = DataSpec::Kind::Synthetic;
-        s.data.syntheticIid = true;
-        s.data.partition.kind = PartitionSpec::Kind::Natural;
-        s.model.kind = ModelSpec::Kind::LogReg;
-        s.training.learningRate = 0.1;
-        s.training.batchSize = 20;
+        useSmallRealTraining(s, 20);
         s.stop.rounds = 200;
         Recorder rec;
         const RunSummary r = runWith(s, rec, parseCondition("accuracy>=30%", "x"), RunControl::OnCondition::Stop);

@@ -350,12 +350,7 @@ private Q_SLOTS:
             }
             for (auto& n : s.topology.nodes)
                 if (n.role == Role::Trainer) n.compute.noise.kind = NoiseSpec::Kind::Exponential;
-            s.data.kind = DataSpec::Kind::Synthetic;
-            s.data.syntheticIid = true;
-            s.data.partition.kind = PartitionSpec::Kind::Natural;
-            s.model.kind = ModelSpec::Kind::LogReg;
-            s.training.learningRate = 0.1;
-            s.training.batchSize = 10;
+            useSmallRealTraining(s, 10);
             s.training.localSteps = 3;
             s.sync = sync;
             s.stop.rounds = 12;

@@ -3,6 +3,7 @@
 // run, two stored runs are compared, and the window stays responsive during a run.
 
 #include "app/gui/main_window.h"
+#include "engine_fixtures.h"
 #include "event_loop_probe.h"
 #include "app/gui/presets.h"
 #include "core/store/run_store.h"
@@ -139,12 +140,7 @@ private Q_SLOTS:
         w.show();
         makeTimingOnly(w.document(), 2, 6);
         w.document()->edit("small real run", [](Scenario& s) {
-            s.data.kind = DataSpec::Kind::Synthetic;
-            s.data.syntheticIid = true;
-            s.data.partition.kind = PartitionSpec::Kind::Natural;
-            s.model.kind = ModelSpec::Kind::LogReg;
-            s.training.learningRate = 0.1;
-            s.training.batchSize = 20;
+            fogtest::useSmallRealTraining(s, 20);
             s.evaluation.everyRounds = 4;
             s.stop.rounds = 0;
             s.stop.virtualTimeS = kStopAt;

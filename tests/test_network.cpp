@@ -486,13 +486,8 @@ class TestNetwork : public QObject {
         // Real training (logistic regression on synthetic data) over shared links with
         // exponential compute noise: 1 and 2 threads give identical rows and summaries.
         Scenario s = timingStar(6, 200.0, NoiseSpec::Kind::Exponential);
-        s.data.kind = DataSpec::Kind::Synthetic;
-        s.data.syntheticIid = true;
-        s.data.partition.kind = PartitionSpec::Kind::Natural;
-        s.model.kind = ModelSpec::Kind::LogReg;
+        useSmallRealTraining(s, 10);
         s.model.wireBytes = 2e5;
-        s.training.learningRate = 0.1;
-        s.training.batchSize = 10;
         s.training.localSteps = 3;
         s.topology.nodes[1].link = link(4, 8, 20);
         s.stop.rounds = 6;

@@ -136,15 +136,7 @@ bool AsyncPolicy::countAndMaybeAverage(PolicyContext& e, std::size_t ri) {
     const RegionMix m = mixer_.mix(e, ri, g.model.params());
     if (m.participants > 1) g.model.set(m.model); // in-flight pushes see one more version
     global_ = g.model.params();
-    AggregationRecord r;
-    r.level = 0;
-    r.aggregator = e.topology().node(g.aggregator).spec.id;
-    r.participants = m.participants;
-    if (g.lossSamples > 0) r.trainLoss = g.lossSum / g.lossSamples;
-    g.lossSum = g.lossSamples = 0.0;
-    r.meanStaleness = m.meanStaleness;
-    r.maxStaleness = m.maxStaleness;
-    e.reportAggregation(r, g.model.params());
+    e.reportAggregation(regionMixRecord(e, g.aggregator, m, g.lossSum, g.lossSamples), g.model.params());
     return true;
 }
 

@@ -93,15 +93,7 @@ private:
         Group& g = groups_[gi];
         const RegionMix m = mixer_.mix(e, gi, g.model.params());
         global_ = m.model;
-        AggregationRecord r;
-        r.level = 0;
-        r.aggregator = e.topology().node(g.aggregator).spec.id;
-        r.participants = m.participants;
-        if (g.lossSamples > 0) r.trainLoss = g.lossSum / g.lossSamples;
-        g.lossSum = g.lossSamples = 0.0;
-        r.meanStaleness = m.meanStaleness;
-        r.maxStaleness = m.maxStaleness;
-        e.reportAggregation(r, m.model);
+        e.reportAggregation(regionMixRecord(e, g.aggregator, m, g.lossSum, g.lossSamples), m.model);
         resume(e, gi, m.model);
     }
 

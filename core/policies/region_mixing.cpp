@@ -113,4 +113,17 @@ void SyncRegionExchange::settle(PolicyContext& e, long k) {
     });
 }
 
+AggregationRecord regionMixRecord(const PolicyContext& e, int server, const RegionMix& m, double& lossSum,
+                                  double& lossSamples) {
+    AggregationRecord r;
+    r.level = 0;
+    r.aggregator = e.topology().node(server).spec.id;
+    r.participants = m.participants;
+    if (lossSamples > 0) r.trainLoss = lossSum / lossSamples;
+    lossSum = lossSamples = 0.0;
+    r.meanStaleness = m.meanStaleness;
+    r.maxStaleness = m.maxStaleness;
+    return r;
+}
+
 } // namespace fog
