@@ -394,6 +394,11 @@ private Q_SLOTS:
             << head + "sync: {policy: model-averaging, async_averaging: 1}\n"
             << "<string>:12:16: sync.policy asynchronous model averaging exchanges models between the regional "
                "servers 'r1' and 'r2'";
+        QTest::newRow("synchronous MA joined by no link")
+            << head + "sync: {policy: model-averaging, period: 1}\n"
+            << "<string>:12:16: sync.policy model averaging exchanges models between the regional servers 'r1' "
+               "and 'r2' over the WAN, but no link joins them";
+        QTest::newRow("synchronous MA (fine)") << head + wan + "sync: {policy: model-averaging, period: 1}\n" << "";
         QTest::newRow("plain async still needs one server")
             << head + wan + "sync: {policy: async}\n"
             << "sync.policy async needs exactly one root aggregator";

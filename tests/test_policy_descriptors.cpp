@@ -21,8 +21,9 @@ namespace {
 const char* kHead = "data: {dataset: none, samples_per_trainer: 100}\nmodel: {kind: none}\n"
                     "training: {batch_size: 1, local_steps: 3}\nstop: {rounds: 4}\n";
 
-/// A tree that `shape` accepts, four trainers in all, exponential step times, no links.
-std::string treeFor(TreeShape shape) {
+/// A tree that `shape` accepts, four trainers in all, exponential step times; regions are
+/// joined by a WAN link (model averaging needs one) unless `wan` is false.
+std::string treeFor(TreeShape shape, bool wan = true) {
     const std::string w = ", compute: {throughput: 10, noise: {kind: exponential}}}\n";
     switch (shape) {
     case TreeShape::SingleServer:
@@ -42,7 +43,10 @@ std::string treeFor(TreeShape shape) {
                "aggregator}\n"
                "    - {id: a, parent: r1" +
                w + "    - {id: b, parent: r1" + w + "    - {id: c, parent: r2" + w +
-               "    - {id: d, parent: r2" + w;
+               "    - {id: d, parent: r2" + w +
+               (wan ? "  links:\n    - {from: r1, to: r2, bandwidth_up_mbps: 100, bandwidth_down_mbps: 100, "
+                      "latency_ms: 30}\n"
+                    : "");
     }
     return {};
 }
@@ -246,7 +250,7 @@ class TestPolicyDescriptors : public QObject {
         // And the validator says it at sync.policy, with the file's line.
         const std::string other = d.info.shape == TreeShape::Regions
                                       ? treeFor(TreeShape::SingleServer)
-                                      : treeFor(TreeShape::Regions);
+                                      : treeFor(TreeShape::Regions, false);
         try {
             loadScenarioText(std::string(kHead) + other + "sync: {policy: " + d.info.name + "}\n");
             QFAIL("the validator accepted a tree the policy refuses");

@@ -19,10 +19,10 @@ void addCrossCloudProblems(const Scenario& s, std::vector<Diagnostic>& out) {
     } catch (const std::exception&) {
         return;
     }
-    const bool asyncMa = d->info.shape == TreeShape::Regions && p.declares("async_averaging") &&
-                         p.get("async_averaging") == 1;
+    const bool ma = d->info.shape == TreeShape::Regions; // synchronous or asynchronous
+    const bool asyncMa = ma && p.declares("async_averaging") && p.get("async_averaging") == 1;
     const bool severalGa = d->serverPerRoot;
-    if (!asyncMa && !severalGa) return;
+    if (!ma && !severalGa) return;
     std::unique_ptr<Topology> topo;
     try {
         topo = std::make_unique<Topology>(s.topology, s.seed);
@@ -42,7 +42,9 @@ void addCrossCloudProblems(const Scenario& s, std::vector<Diagnostic>& out) {
         if (topo->aggregator(a) < 0) servers.insert(a);
     }
     const std::string file = s.sourcePath.empty() ? "<scenario>" : s.sourcePath;
-    const std::string mode = asyncMa ? "asynchronous model averaging" : "async-ga with several root aggregators";
+    const std::string mode = asyncMa ? "asynchronous model averaging"
+                             : ma    ? "model averaging"
+                                     : "async-ga with several root aggregators";
     int told = 0;
     for (auto a = servers.begin(); a != servers.end() && told < 5; ++a)
         for (auto b = std::next(a); b != servers.end() && told < 5; ++b) {
