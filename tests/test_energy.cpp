@@ -8,12 +8,12 @@
 #include "core/analysis/tidy_export.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
+#include "store_fixtures.h"
 #include "engine_fixtures.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <sqlite3.h>
 
 #include <cmath>
 #include <cstring>
@@ -316,36 +316,12 @@ stop: {rounds: 1}
     void storeKeepsTheSplitAndOpensOlderFiles() {
         QTemporaryDir dir;
         const std::string db = dir.filePath("v1.db").toStdString();
-        {
-            // A file of the first schema version (long before the split; every migration
-            // runs), with one finished run and one metric row.
-            sqlite3* h = nullptr;
-            QCOMPARE(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-            const char* v1 =
-                "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                "CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '',"
-                " notes TEXT NOT NULL DEFAULT '', scenario_yaml TEXT NOT NULL, seed INTEGER NOT NULL,"
-                " program_version TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL,"
-                " stop_reason TEXT, pid INTEGER, host TEXT, threads INTEGER, rounds INTEGER, aggregations INTEGER,"
-                " virtual_time REAL, wall_seconds REAL, cost REAL, energy_j REAL, bytes REAL, final_test_loss REAL,"
-                " final_test_accuracy REAL, best_test_accuracy REAL, final_train_loss REAL,"
-                " samples_computed INTEGER, lost_jobs INTEGER);"
-                "CREATE TABLE metrics(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-                " seq INTEGER NOT NULL, round INTEGER, level INTEGER, aggregator TEXT, time REAL, wall_seconds REAL,"
-                " train_loss REAL, participants INTEGER, learning_rate REAL, cost REAL, energy_j REAL, bytes REAL,"
-                " mean_staleness REAL, max_staleness INTEGER, test_loss REAL, test_accuracy REAL,"
-                " PRIMARY KEY(run_id, seq)) WITHOUT ROWID;"
-                "CREATE TABLE intervals(run_id INTEGER NOT NULL, node INTEGER, state TEXT, t_from REAL, t_to REAL);"
-                "CREATE TABLE events(run_id INTEGER NOT NULL, time REAL, kind TEXT, node INTEGER, detail TEXT);"
-                "CREATE TABLE nodes(run_id INTEGER NOT NULL, idx INTEGER, node_id TEXT, tier TEXT, role TEXT,"
-                " parent TEXT, throughput REAL, price_per_hour REAL);"
-                "PRAGMA application_id = 1179600723; PRAGMA user_version = 1;"
-                "INSERT INTO runs(name, scenario_yaml, seed, program_version, started_at, status, rounds, energy_j)"
-                " VALUES('old run', 'name: old', 5, '0.0.4', '2026-01-01T00:00:00Z', 'finished', 1, 12.5);"
-                "INSERT INTO metrics(run_id, seq, round, level, time, energy_j) VALUES(1, 1, 1, 0, 2.5, 12.5);";
-            QCOMPARE(sqlite3_exec(h, v1, nullptr, nullptr, nullptr), SQLITE_OK);
-            sqlite3_close(h);
-        }
+        // A file of the first schema version (long before the split; every migration
+        // runs), with one finished run and one metric row.
+        QVERIFY(fogtest::writeStoreV1(db,
+                                      "INSERT INTO runs(name, scenario_yaml, seed, program_version, started_at, status, rounds, energy_j)"
+                                      " VALUES('old run', 'name: old', 5, '0.0.4', '2026-01-01T00:00:00Z', 'finished', 1, 12.5);"
+                                      "INSERT INTO metrics(run_id, seq, round, level, time, energy_j) VALUES(1, 1, 1, 0, 2.5, 12.5);"));
         RunStore store(db);
         QCOMPARE(store.schemaVersion(), kStoreSchemaVersion);
         const auto old = store.run(1);
