@@ -56,6 +56,27 @@ const char* toString(RunStatus s) {
     return "?";
 }
 
+namespace {
+
+/// The trainers there from the start (members that join during the run come after them).
+std::vector<int> startingTrainers(const Topology& topo) {
+    std::vector<int> out;
+    for (int t : topo.trainers())
+        if (!topo.joinsLater(t)) out.push_back(t);
+    return out;
+}
+
+/// The run's data as loadData splits them over the starting trainers, plus each member that
+/// joins later its own sample (TimedEvents::addJoiningParts).
+DataBundle loadRunData(const Scenario& s, const Topology& topo) {
+    const std::vector<int> trainers = startingTrainers(topo);
+    DataBundle b = loadData(s.data, dataShares(topo, trainers), s.seed);
+    if (trainers.size() < topo.trainers().size()) TimedEvents::addJoiningParts(b, topo, trainers.size(), s.seed);
+    return b;
+}
+
+} // namespace
+
 Engine::Engine(const Scenario& scenario, EngineOptions options)
     : scenario_(scenario), options_(std::move(options)),
       control_(options_.control ? options_.control : std::make_shared<RunControl>()),
@@ -69,9 +90,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // over the others exactly as without them, and each newcomer brings its own sample
     // (TimedEvents::withJoiningParts).
     const auto allTrainers = topo_.trainers();
-    std::vector<int> trainers;
-    for (int t : allTrainers)
-        if (!topo_.joinsLater(t)) trainers.push_back(t);
+    const std::vector<int> trainers = startingTrainers(topo_);
     if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
 
     // Data: parts follow the trainers in topology order, weighted by their data_share. A
@@ -84,9 +103,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
         data_ = b;
         uniformPart_ = scenario_.data.samplesPerTrainer;
     } else if (!data_) {
-        DataBundle b = loadData(scenario_.data, dataShares(topo_, trainers), scenario_.seed);
-        if (allTrainers.size() > trainers.size()) TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
-        data_ = std::make_shared<DataBundle>(std::move(b));
+        data_ = std::make_shared<DataBundle>(loadRunData(scenario_, topo_));
     } else if (uniformPart_ < 0 && allTrainers.size() > trainers.size() && data_->parts.size() == trainers.size()) {
         DataBundle b = *data_; // data shared with other runs: this run's copy gets the newcomers' parts
         TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
@@ -94,7 +111,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
     if (uniformPart_ < 0 && data_->parts.size() < allTrainers.size())
         throw EngineError("the data are split into " + std::to_string(data_->parts.size()) +
-                          " parts but the topology has " + std::to_string(trainers.size()) +
+                          " parts but the topology has " + std::to_string(allTrainers.size()) +
                           " trainers");
     trainerPart_.assign(topo_.size(), -1);
     for (std::size_t i = 0; i < allTrainers.size(); ++i) {
@@ -192,12 +209,7 @@ Engine::~Engine() {
 const DataBundle& Engine::data() const {
     if (uniformPart_ >= 0) {
         // What loadData gives a timing-only run: every trainer holds indices 0 .. n-1.
-        std::vector<int> trainers;
-        for (int t : topo_.trainers())
-            if (!topo_.joinsLater(t)) trainers.push_back(t);
-        DataBundle b = loadData(scenario_.data, dataShares(topo_, trainers), scenario_.seed);
-        if (trainers.size() < topo_.trainers().size()) TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
-        data_ = std::make_shared<DataBundle>(std::move(b));
+        data_ = std::make_shared<DataBundle>(loadRunData(scenario_, topo_));
         uniformPart_ = -1;
     }
     return *data_;
