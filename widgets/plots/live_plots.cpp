@@ -225,9 +225,15 @@ void LivePlots::startTheory(const RunInfo& info, const Scenario& scenario) {
     TheoryOptions o;
     o.monteCarloRounds = static_cast<int>(std::min<long long>(monteCarloRounds_, std::max<long long>(20, 3000000 / std::max(1LL, members))));
     o.wireBytes = bytes;
-    int trainers = 0;
-    for (const auto& n : info.nodes) trainers += n.role == "trainer" || n.role == "both";
-    if (info.trainSamples > 0 && trainers > 0) o.samplesPerTrainer = static_cast<int>(info.trainSamples / trainers);
+    // The trainers there from the start, as the scenario declares them: the run's node table
+    // also holds the members `add` events bring later, who hold no share of the split data.
+    long long trainers = 0;
+    const auto counts = memberCounts(scenario.topology);
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        if (roleTrains(scenario.topology.nodes[i].role)) trainers += counts[i];
+    }
+    if (info.trainSamples > 0 && trainers > 0)
+        o.samplesPerTrainer = static_cast<int>(static_cast<long long>(info.trainSamples) / trainers);
     theoryRequest_ = theory_->request(scenario, o);
 }
 
