@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev
-  libyaml-cpp-dev libsqlite3-dev zlib1g-dev
+  libyaml-cpp-dev libsqlite3-dev zlib1g-dev libsleef-dev
   libopenblas0-pthread
   libopenmpi-dev openmpi-bin
   dataset-fashion-mnist

@@ -13,6 +13,8 @@
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/reproduction.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <map>
@@ -434,12 +436,52 @@ int rerun(const CliOptions& o, std::int64_t id) {
         std::cerr << e.what() << "\n";
         return 1;
     }
+    const std::vector<AggregationRecord> storedRows = store->metrics(id);
+    const std::string path = store->path();
     store.reset();
     NewRun meta;
     meta.name = "rerun of " + std::to_string(id) + ": " + stored->name;
     meta.tags = stored->tags;
-    meta.notes = "re-run of run " + std::to_string(id);
-    return runScenario(scenario, o, meta, "run " + std::to_string(id));
+    const std::string kernels = kernelMatchNote(stored->numerics, "run " + std::to_string(id));
+    meta.notes = "re-run of run " + std::to_string(id) + (kernels.empty() ? "" : "; " + kernels);
+    std::int64_t newId = 0;
+    const int rc = runScenario(scenario, o, meta, "run " + std::to_string(id), std::nullopt,
+                               [&](RunStore& s, const NewRun& m, const EngineOptions& options, RunSummary& summary) {
+                                   return newId = runAndStore(scenario, s, m, options, summary, {});
+                               });
+    if (newId <= 0 || (rc != 0 && rc != 130)) return rc;
+    // Does it reproduce? Clock values exactly; training values bit for bit with the same
+    // kernels, by the cross-kernel rule otherwise (docs/reproducibility.md).
+    std::vector<AggregationRecord> again;
+    try {
+        again = RunStore(path, true).metrics(newId);
+    } catch (const StoreError& e) {
+        std::cerr << "fogstudio-cli: cannot read run " << newId << " back to compare it: " << e.what() << "\n";
+        return 1;
+    }
+    const bool exact = kernelMatch(stored->numerics) == KernelMatch::Same;
+    // A stored run that was stopped, interrupted or failed has the rows it reached.
+    const bool prefix = stored->status != "finished" || rc == 130;
+    const RowsComparison c = compareRows(storedRows, again, exact, prefix);
+    std::ostream& out = o.json ? std::cerr : std::cout;
+    if (!kernels.empty()) out << "  " << kernels << "\n";
+    if (c.identical && storedRows.size() == again.size())
+        out << "  reproduces run " << id << " bit for bit (" << c.rowsCompared << " metric rows)\n";
+    else if (c.agrees())
+        out << "  reproduces run " << id << (exact ? "" : " by the cross-kernel rule") << " over " << c.rowsCompared
+            << " metric rows" << (exact ? "" : ": clock values identical, largest loss difference " +
+                                                 shortNumber(c.maxTrainingRelative) + " relative, accuracy " +
+                                                 shortNumber(c.maxAccuracyAbsolute))
+            << (storedRows.size() != again.size() ? " (run " + std::to_string(id) + " " + stored->status + " with " +
+                                                        std::to_string(storedRows.size()) + " rows)"
+                                                  : "")
+            << "\n";
+    else {
+        std::cerr << "run " << id << ": the re-run (run " << newId << ") does not reproduce it: " << c.firstDifference
+                  << "\n";
+        return 1;
+    }
+    return rc;
 }
 
 int cmdSweep(const CliOptions& o) {

@@ -95,6 +95,7 @@ int show(RunStore& store, std::int64_t id) {
     row("started / ended", r->startedAt + " / " + r->endedAt);
     row("program", "FogStudio " + r->programVersion);
     row("seed", std::to_string(r->seed));
+    row("computed with", r->numerics.empty() ? "unknown kernels (stored before FogStudio recorded them)" : r->numerics);
     if (r->sweepId) row("sweep", std::to_string(r->sweepId) + ", " + r->sweepConfig + ", repeat " + std::to_string(r->repeat));
     // The figures come from core/analysis/run_figures, as in the studio and the reports.
     const RunFigures fig = runFigures(r->summary, r->status, metrics);

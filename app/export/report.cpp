@@ -302,10 +302,18 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
     }
 
     if (std::any_of(runs.begin(), runs.end(), isCluster)) h += clusterSection(runs, labels, figs);
-    h += "<h2>Reproduce</h2><p>Every run is stored with its scenario and seed and re-runs exactly:</p><pre>";
+    h += "<h2>Reproduce</h2><p>Every run is stored with its scenario and seed. A re-run gives the same virtual "
+         "times, costs, bytes and energy on any machine, and the same training values bit for bit with the "
+         "same kernels (otherwise within the tolerance of docs/reproducibility.md):</p><pre>";
     const QString db = o.dbPath.isEmpty() ? QString() : " --db " + o.dbPath;
     for (const auto& r : runs) h += QString("fogstudio-cli runs rerun %1%2\n").arg(r.run.id).arg(db);
-    h += "</pre>";
+    h += "</pre><p>Computed with:</p><ul>";
+    for (const auto& r : runs)
+        h += "<li>run " + QString::number(r.run.id) + ": " +
+             esc(r.run.numerics.empty() ? "kernels not recorded (stored before FogStudio recorded them)"
+                                        : r.run.numerics) +
+             "</li>";
+    h += "</ul>";
     if (single) h += "<p>The scenario file of this run:</p><pre>" + esc(runs[0].run.scenarioYaml) + "</pre>";
     return h + "</body></html>";
 }

@@ -2,6 +2,7 @@
 // generic checked reader of the training scenario loader (core/scenario/yaml_reader.h).
 
 #include "core/cluster/cluster_io.h"
+#include "core/util/portable_math.h"
 
 #include "core/cluster/cluster_scheduler.h"
 #include "core/data/regular_file.h"
@@ -298,8 +299,8 @@ const char* toString(ArrivalSpec::Kind k) {
 
 double taskSpeed(const TaskType& t, int cpus, int gpus) {
     const double c = std::min(cpus, t.max.cpus), g = std::min(gpus, t.max.gpus);
-    const double fc = t.speed.cpuExponent == 0.0 ? 1.0 : std::pow(std::max(c, 0.0), t.speed.cpuExponent);
-    const double fg = t.speed.gpuExponent == 0.0 ? 1.0 : std::pow(std::max(g, 0.0), t.speed.gpuExponent);
+    const double fc = t.speed.cpuExponent == 0.0 ? 1.0 : pmath::pow(std::max(c, 0.0), t.speed.cpuExponent);
+    const double fg = t.speed.gpuExponent == 0.0 ? 1.0 : pmath::pow(std::max(g, 0.0), t.speed.gpuExponent);
     return t.speed.base * fc * fg;
 }
 

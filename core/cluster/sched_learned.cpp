@@ -3,6 +3,7 @@
 // actions and tasks-in-system from which training rewards are computed.
 
 #include "core/cluster/learned_scheduler.h"
+#include "core/util/portable_math.h"
 
 #include "core/model/learner.h"
 
@@ -157,7 +158,7 @@ std::vector<double> LearnedScheduler::returns(double gamma, double scale) const 
     double g = 0;
     for (std::size_t i = n; i-- > 0;) {
         const double dt = i + 1 < n ? actionTimes_[i + 1] - actionTimes_[i] : 0.0;
-        g = reward[i] + std::pow(gamma, dt) * g;
+        g = reward[i] + pmath::pow(gamma, dt) * g;
         out[i] = g;
     }
     return out;
@@ -175,7 +176,7 @@ LearnedScheduler::ReturnCurve LearnedScheduler::returnCurve(double gamma, double
     }
     c.suffix.assign(c.from.size() + 1, 0.0);
     for (std::size_t j = c.from.size(); j-- > 0;) {
-        const double next = j + 1 < c.from.size() ? std::pow(gamma, c.from[j + 1] - c.from[j]) * c.suffix[j + 1] : 0.0;
+        const double next = j + 1 < c.from.size() ? pmath::pow(gamma, c.from[j + 1] - c.from[j]) * c.suffix[j + 1] : 0.0;
         c.suffix[j] = c.reward[j] + next;
     }
     return c;
@@ -187,7 +188,7 @@ double LearnedScheduler::ReturnCurve::at(double t) const {
     double partial = 0;
     if (k > 0 && t < to[k - 1] && to[k - 1] > from[k - 1])
         partial = reward[k - 1] * (to[k - 1] - t) / (to[k - 1] - from[k - 1]);
-    return k < from.size() ? partial + std::pow(gamma, from[k] - t) * suffix[k] : partial;
+    return k < from.size() ? partial + pmath::pow(gamma, from[k] - t) * suffix[k] : partial;
 }
 
 std::shared_ptr<ClusterPolicy> loadScenarioPolicy(const ClusterScenario& s) {

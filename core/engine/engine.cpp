@@ -1,4 +1,5 @@
 #include "core/engine/engine.h"
+#include "core/util/portable_math.h"
 
 #include "core/engine/batch_feeder.h"
 #include "core/engine/timed_events.h"
@@ -528,7 +529,7 @@ double Engine::learningRate() const {
     case ScheduleSpec::Kind::Constant:
         return t.learningRate;
     case ScheduleSpec::Kind::Step:
-        return t.learningRate * std::pow(s.gamma, globalRound_ / std::max(1, s.stepRounds));
+        return t.learningRate * pmath::pow(s.gamma, globalRound_ / std::max(1, s.stepRounds));
     case ScheduleSpec::Kind::InverseTime:
         return t.learningRate / (1.0 + s.gamma * globalRound_);
     }

@@ -1,4 +1,5 @@
 #include "core/engine/node_runtime.h"
+#include "core/util/portable_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,7 +76,7 @@ double NodeRuntime::availabilityUniform(int n) {
 
 double NodeRuntime::availabilityExponential(int n, double mean) {
     // Rng::exponential(mean) is -mean * log1p(-uniform()): one output, as replayed above.
-    return -mean * std::log1p(-availabilityUniform(n));
+    return -mean * pmath::log1p(-availabilityUniform(n));
 }
 
 void NodeRuntime::initAvailability(int n) {
@@ -94,7 +95,7 @@ void NodeRuntime::initAvailability(int n) {
             r.availabilityDraws = 2;
             r.online = toUniform(out[0]) < a.meanUpS / (a.meanUpS + a.meanDownS);
             // Rng::exponential(mean): -mean * log1p(-uniform()).
-            r.nextChange = -(r.online ? a.meanUpS : a.meanDownS) * std::log1p(-toUniform(out[1]));
+            r.nextChange = -(r.online ? a.meanUpS : a.meanDownS) * pmath::log1p(-toUniform(out[1]));
             break;
         }
         if (a.startStationary)

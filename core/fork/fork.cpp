@@ -1,9 +1,11 @@
 #include "core/fork/fork.h"
 
+#include "core/analysis/reproduction.h"
 #include "core/cluster/cluster_io.h"
 #include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/sweep/sweep.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,20 +16,6 @@
 namespace fog {
 
 namespace {
-
-/// "600", "12.5", "0.1": a time for messages and labels.
-std::string shortNumber(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-/// The exact decimal of `v` (round trip), for the event text the scenario stores.
-std::string exactNumber(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t");
@@ -118,27 +106,7 @@ public:
             diverged(r.time, "metric row " + std::to_string(next_ + 1) + " (round " + std::to_string(r.round) +
                                  ") is not in the parent, which had " + std::to_string(plan_.parentRows.size()) +
                                  " rows before the fork instant");
-        const AggregationRecord& p = plan_.parentRows[next_];
-        std::string what;
-        auto cmp = [&](const char* name, double stored, double replayed) {
-            if (what.empty() && !sameValue(stored, replayed))
-                what = std::string(name) + " " + exactNumber(stored) + " stored, " + exactNumber(replayed) + " replayed";
-        };
-        if (p.round != r.round || p.level != r.level || p.aggregator != r.aggregator ||
-            p.participants != r.participants || p.maxStaleness != r.maxStaleness)
-            what = "round/level/aggregator/participants " + std::to_string(p.round) + "/" + std::to_string(p.level) +
-                   "/" + p.aggregator + "/" + std::to_string(p.participants) + " stored, " +
-                   std::to_string(r.round) + "/" + std::to_string(r.level) + "/" + r.aggregator + "/" +
-                   std::to_string(r.participants) + " replayed";
-        cmp("time", p.time, r.time);
-        cmp("train loss", p.trainLoss, r.trainLoss);
-        cmp("learning rate", p.learningRate, r.learningRate);
-        cmp("cost", p.cost, r.cost);
-        cmp("energy", p.energyJ, r.energyJ);
-        cmp("bytes", p.bytes, r.bytes);
-        cmp("mean staleness", p.meanStaleness, r.meanStaleness);
-        cmp("test loss", p.testLoss, r.testLoss);
-        cmp("test accuracy", p.testAccuracy, r.testAccuracy);
+        const std::string what = rowDifference(plan_.parentRows[next_], r, plan_.exactTraining);
         if (!what.empty())
             diverged(r.time, "metric row " + std::to_string(next_ + 1) + " (round " + std::to_string(r.round) +
                                  ") differs: " + what);
@@ -184,9 +152,13 @@ private:
     [[noreturn]] void diverged(double t, const std::string& what) const {
         throw ForkError("the replay diverged from run " + std::to_string(plan_.parentId) + " at t = " +
                         shortNumber(t) + " s: " + what +
-                        " (the parent was made by another FogStudio version, from other data or trace files, "
-                        "or its stored record is damaged); the fork stops here rather than run on from a "
-                        "state the parent never had");
+                        (plan_.exactTraining
+                             ? " (the parent was made by another FogStudio version, from other data or trace files, "
+                               "or its stored record is damaged)"
+                             : " (the parent was computed with other kernels, and the difference is beyond the "
+                               "cross-kernel rule: a decision driven by losses went another way, or the parent was "
+                               "made by another FogStudio version, from other data or trace files)") +
+                        "; the fork stops here rather than run on from a state the parent never had");
     }
 
     void compare(const RunSnapshot& p, const RunSnapshot& r, std::int64_t id) const {
@@ -207,20 +179,7 @@ private:
                    std::to_string(r.samplesComputed) + " replayed";
         if (what.empty()) {
             static const std::vector<float> none;
-            const auto& a = p.model ? *p.model : none;
-            const auto& b = r.model ? *r.model : none;
-            if (a.size() != b.size()) {
-                what = "the model has " + std::to_string(a.size()) + " parameters stored, " +
-                       std::to_string(b.size()) + " replayed";
-            } else {
-                std::size_t differ = 0, first = 0;
-                for (std::size_t i = 0; i < a.size(); ++i)
-                    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 && differ++ == 0) first = i;
-                if (differ > 0)
-                    what = "the model differs in " + std::to_string(differ) + " of " + std::to_string(a.size()) +
-                           " parameters (first: index " + std::to_string(first) + ", stored " +
-                           exactNumber(a[first]) + ", replayed " + exactNumber(b[first]) + ")";
-            }
+            modelsAgree(p.model ? *p.model : none, r.model ? *r.model : none, plan_.exactTraining, what);
         }
         if (!what.empty()) diverged(r.time, "snapshot " + std::to_string(id) + ": " + what);
     }
@@ -373,6 +332,8 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
         }
     }
     plan.label = forkLabel(parentRunId, atSeconds, added);
+    plan.exactTraining = kernelMatch(parent->numerics) == KernelMatch::Same;
+    plan.kernelNote = kernelMatchNote(parent->numerics, parentName);
 
     for (const auto& r : store.metrics(parentRunId))
         if (r.time < atSeconds) plan.parentRows.push_back(r);
@@ -405,7 +366,8 @@ std::int64_t runFork(RunStore& store, const ForkPlan& plan, const EngineOptions&
                  " snapshots before that instant" +
                  (plan.interventionsLeftOut > 0
                       ? "; left out the parent's " + std::to_string(plan.interventionsLeftOut) + " live intervention(s) from that instant on"
-                      : std::string());
+                      : std::string()) +
+                 (plan.kernelNote.empty() ? std::string() : "; " + plan.kernelNote);
     ForkRecord record;
     record.parentId = plan.parentId;
     record.atSeconds = plan.atSeconds;

@@ -71,6 +71,11 @@ struct ForkPlan {
     /// The parent's `plan` events before atSeconds (a calibrated planner's pilot estimates
     /// and plans): state a snapshot does not hold, re-derived by the replay and checked too.
     std::vector<RunEvent> parentPlans;
+    /// Whether the parent was computed with this process's kernel set (core/util/numerics.h):
+    /// then training values must replay bit for bit; otherwise by the cross-kernel rule
+    /// (core/analysis/reproduction.h), and kernelNote says so ("" when the same).
+    bool exactTraining = true;
+    std::string kernelNote;
 };
 
 /// Prepares a fork of stored run `parentRunId` at `atSeconds`. Throws ForkError with a clear

@@ -2,6 +2,7 @@
 
 #include "core/data/dataset.h"
 #include "core/model/learner.h"
+#include "core/util/numerics.h"
 
 #include <dlfcn.h>
 
@@ -103,6 +104,7 @@ torch::Tensor labelsTensor(const Dataset& d) {
 namespace fog {
 
 void useSingleThreadedKernels() {
+    pinKernels(); // done before main() already; kept here so no trainer can miss it
     torch::set_num_threads(1);
     // OpenBLAS keeps its own pool; its setter exists only when OpenBLAS is the BLAS in use.
     using SetThreads = void (*)(int);

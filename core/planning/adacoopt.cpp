@@ -1,4 +1,5 @@
 #include "core/planning/adacoopt.h"
+#include "core/util/portable_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,9 +16,9 @@ double adacooptGap(const AdaCoOptConstants& k, int tau, const std::vector<double
     for (std::size_t i = 0; i < dataSizes.size(); ++i)
         variance += dataSizes[i] * dataSizes[i] / (D * D * std::max(1, batches[i]));
     variance *= k.beta * k.eta * k.eta / (2.0 * (1.0 - q));
-    const double h = k.delta / k.beta * (std::pow(k.eta * k.beta + 1.0, tau) - 1.0) - k.eta * k.delta * tau;
-    const double qKt = std::pow(q, static_cast<double>(k.rounds) * tau);
-    return qKt * k.f0 + (1.0 - qKt) / (1.0 - std::pow(q, tau)) * (variance + k.rho * h);
+    const double h = k.delta / k.beta * (pmath::pow(k.eta * k.beta + 1.0, tau) - 1.0) - k.eta * k.delta * tau;
+    const double qKt = pmath::pow(q, static_cast<double>(k.rounds) * tau);
+    return qKt * k.f0 + (1.0 - qKt) / (1.0 - pmath::pow(q, tau)) * (variance + k.rho * h);
 }
 
 std::vector<int> greedyBatches(const std::vector<double>& dataSizes, const std::vector<int>& caps, int minBatch,

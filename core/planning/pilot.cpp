@@ -1,4 +1,5 @@
 #include "core/planning/pilot.h"
+#include "core/util/portable_math.h"
 
 #include "core/util/random.h"
 
@@ -40,12 +41,12 @@ DecayFit fitExponentialDecay(const std::vector<double>& losses, double floorMax)
     double bestSse = std::numeric_limits<double>::infinity();
     // q on a grid dense near 1, where slow early training lives: q = 1 - 10^-k.
     for (int i = 0; i <= 4000; ++i) {
-        const double q = 1.0 - std::pow(10.0, -6.0 + 6.0 * i / 4000.0);
+        const double q = 1.0 - pmath::pow(10.0, -6.0 + 6.0 * i / 4000.0);
         if (q <= 0.0) continue;
         // Linear least squares in (floor, amplitude) for basis (1, q^s).
         double s1 = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
         for (std::size_t s = 0; s < n; ++s) {
-            const double x = std::pow(q, static_cast<double>(s));
+            const double x = pmath::pow(q, static_cast<double>(s));
             s1 += 1;
             sx += x;
             sxx += x * x;
@@ -59,7 +60,7 @@ DecayFit fitExponentialDecay(const std::vector<double>& losses, double floorMax)
         const double amp = sxx > 0 ? (sxy - floor * sx) / sxx : 0.0;
         double sse = 0;
         for (std::size_t s = 0; s < n; ++s) {
-            const double r = losses[s] - floor - amp * std::pow(q, static_cast<double>(s));
+            const double r = losses[s] - floor - amp * pmath::pow(q, static_cast<double>(s));
             sse += r * r;
         }
         if (sse < bestSse) {
@@ -76,17 +77,17 @@ double curvatureAlongGradient(const StepProbe& p) {
     return (p.lossAfterGradientStep + p.lossAfterAscentStep - 2.0 * p.loss) / (lr * lr * p.gradNormSq);
 }
 
-double LossAccuracyMap::accuracyAt(double loss) const { return std::exp(-k * std::max(0.0, loss)); }
+double LossAccuracyMap::accuracyAt(double loss) const { return pmath::exp(-k * std::max(0.0, loss)); }
 
 double LossAccuracyMap::lossAt(double accuracy) const {
-    return -std::log(std::clamp(accuracy, 1e-9, 1.0)) / k;
+    return -pmath::log(std::clamp(accuracy, 1e-9, 1.0)) / k;
 }
 
 LossAccuracyMap fitLossAccuracy(const std::vector<std::pair<double, double>>& points) {
     LossAccuracyMap m;
     std::vector<double> ks;
     for (const auto& [loss, acc] : points)
-        if (std::isfinite(loss) && loss > 0 && acc > 0 && acc < 1) ks.push_back(-std::log(acc) / loss);
+        if (std::isfinite(loss) && loss > 0 && acc > 0 && acc < 1) ks.push_back(-pmath::log(acc) / loss);
     if (ks.empty()) return m;
     m.k = median(ks);
     m.fitted = true;

@@ -1,4 +1,5 @@
 #include "core/planning/ton_planner.h"
+#include "core/util/portable_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,8 +27,8 @@ std::vector<double> binomial(int n, double q) {
         return p;
     }
     for (int k = 0; k <= n; ++k)
-        p[static_cast<std::size_t>(k)] = std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
-                                                  k * std::log(q) + (n - k) * std::log1p(-q));
+        p[static_cast<std::size_t>(k)] = pmath::exp(pmath::lgamma(n + 1.0) - pmath::lgamma(k + 1.0) - pmath::lgamma(n - k + 1.0) +
+                                                  k * pmath::log(q) + (n - k) * pmath::log1p(-q));
     return p;
 }
 
@@ -81,7 +82,7 @@ TonPlanPoint evaluateTonPlan(const TonPlannerInputs& in, int n) {
     } else {
         // Smallest J with contraction^J (F0 - A) + A <= eps.
         const double ratio = (in.targetGap - pt.errorFloor) / (in.initialGap - pt.errorFloor);
-        const double j = std::ceil(std::log(ratio) / std::log(contraction) - 1e-12);
+        const double j = std::ceil(pmath::log(ratio) / pmath::log(contraction) - 1e-12);
         if (std::isfinite(j) && j >= 0 && j < 1e15) {
             pt.J = static_cast<long>(j);
         } else {

@@ -2,6 +2,7 @@
 // slower than the preferred round duration, explore unseen ones (fastest first).
 
 #include "core/policies/selection_estimates.h"
+#include "core/util/portable_math.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/selection_policy.h"
 
@@ -47,7 +48,7 @@ public:
         }
         std::sort(exploit.begin(), exploit.end());
 
-        const double eps = std::max(epsilonMin_, epsilon_ * std::pow(decay_, calls_++));
+        const double eps = std::max(epsilonMin_, epsilon_ * pmath::pow(decay_, calls_++));
         std::size_t explore = std::min(unseen.size(), static_cast<std::size_t>(std::lround(eps * k)));
         if (exploit.size() < k - explore) explore = std::min(unseen.size(), k - exploit.size());
         std::vector<int> out;
@@ -60,7 +61,7 @@ public:
     /// U = n * loss * (T / t)^(alpha * 1[t > T]).
     double utility(double samples, double loss, double seconds, double T) const {
         double u = samples * loss;
-        if (T > 0 && seconds > T) u *= std::pow(T / seconds, alpha_);
+        if (T > 0 && seconds > T) u *= pmath::pow(T / seconds, alpha_);
         return u;
     }
 

@@ -1,4 +1,5 @@
 #include "core/seek/seek.h"
+#include "core/util/portable_math.h"
 
 #include "core/seek/trials.h"
 #include "core/sweep/sweep.h"
@@ -205,7 +206,7 @@ SeekPlan planSeek(const SeekSpec& in) {
                 switch (p.kind) {
                 case SeekParam::Kind::Real: value = number(rng.uniform(p.lo, p.hi)); break;
                 case SeekParam::Kind::LogReal:
-                    value = number(std::exp(rng.uniform(std::log(p.lo), std::log(p.hi))));
+                    value = number(pmath::exp(rng.uniform(pmath::log(p.lo), pmath::log(p.hi))));
                     break;
                 default: value = p.level(static_cast<std::size_t>(rng.below(p.levels()))); break;
                 }
@@ -222,14 +223,14 @@ SeekPlan planSeek(const SeekSpec& in) {
         int k = 1;
         double n = spec.trials;
         while (k < 4 && n / spec.eta >= 1.0 &&
-               (spec.resource == SeekSpec::Resource::Time || spec.maxBudget / std::pow(spec.eta, k) >= 1.0)) {
+               (spec.resource == SeekSpec::Resource::Time || spec.maxBudget / pmath::pow(spec.eta, k) >= 1.0)) {
             n /= spec.eta;
             ++k;
         }
         spec.rungs = k;
     }
     for (int k = 0; k < spec.rungs; ++k) {
-        double b = spec.maxBudget / std::pow(spec.eta, spec.rungs - 1 - k);
+        double b = spec.maxBudget / pmath::pow(spec.eta, spec.rungs - 1 - k);
         if (spec.resource == SeekSpec::Resource::Rounds) {
             // A rung ends on an evaluation round, so its ranking sees the accuracy there.
             const double every = std::max(1, base.evaluation.everyRounds);

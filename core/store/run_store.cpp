@@ -1,5 +1,7 @@
 #include "core/store/run_store.h"
 
+#include "core/util/numerics.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -110,6 +112,12 @@ ALTER TABLE metrics ADD COLUMN energy_network_j REAL;
 ALTER TABLE metrics ADD COLUMN energy_idle_j REAL;
 )sql";
 
+// Schema 6: the kernels and CPU that computed each run (core/util/numerics.h), so that a
+// re-run or fork on another machine knows to compare its training values by the rule.
+const char* kMigrateV5toV6 = R"sql(
+ALTER TABLE runs ADD COLUMN numerics TEXT NOT NULL DEFAULT '';
+)sql";
+
 const char* kInterruptedReason = "the process ended during the run";
 
 std::string isoNow() {
@@ -151,7 +159,7 @@ const char* kRunColumns =
     "stop_reason, sweep_id, repeat, sweep_config, rounds, aggregations, virtual_time, wall_seconds, "
     "cost, energy_j, bytes, final_test_loss, final_test_accuracy, best_test_accuracy, "
     "final_train_loss, samples_computed, lost_jobs, pid, host, metrics_produced, intervals_produced, "
-    "events_produced, energy_compute_j, energy_network_j, energy_idle_j";
+    "events_produced, energy_compute_j, energy_network_j, energy_idle_j, numerics";
 
 } // namespace
 
@@ -307,6 +315,10 @@ void RunStore::migrate() {
         db_->exec(kMigrateV4toV5);
         version = 5;
     }
+    if (version == 5) {
+        db_->exec(kMigrateV5toV6);
+        version = 6;
+    }
     db_->exec("PRAGMA user_version = " + std::to_string(version));
     tx.commit();
     schemaVersion_ = version;
@@ -346,12 +358,13 @@ void RunStore::markInterrupted() {
 std::int64_t RunStore::beginRun(const NewRun& r) {
     std::lock_guard lock(mutex_);
     SqliteStmt s(*db_, "INSERT INTO runs(name, tags, notes, scenario_yaml, seed, program_version, started_at, "
-                       "status, pid, host, threads, sweep_id, repeat, sweep_config) "
-                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11, ?12, ?13)");
+                       "status, pid, host, threads, sweep_id, repeat, sweep_config, numerics) "
+                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     s.bind(1, r.name).bind(2, joinTags(r.tags)).bind(3, r.notes).bind(4, r.scenarioYaml);
     s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, std::string(FOGSTUDIO_VERSION)).bind(7, isoNow());
     s.bind(8, static_cast<std::int64_t>(getpid())).bind(9, hostName()).bind(10, r.threads);
     s.bind(11, r.sweepId).bind(12, r.repeat).bind(13, r.sweepConfig);
+    s.bind(14, r.numerics.empty() ? numericsRecord() : r.numerics);
     s.run();
     return db_->lastInsertId();
 }
@@ -520,6 +533,7 @@ StoredRun RunStore::readRun(SqliteStmt& s) const {
     r.summary.energyComputeJ = s.real(32);
     r.summary.energyNetworkJ = s.real(33);
     r.summary.energyIdleJ = s.real(34);
+    r.numerics = s.text(35);
     if (r.status == "running" && s.text(28) == hostName() && !processAlive(s.integer(27))) {
         // Killed, and not yet marked (a read-only database, or killed since we opened it).
         r.status = "interrupted";

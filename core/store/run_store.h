@@ -15,7 +15,7 @@
 
 namespace fog {
 
-inline constexpr int kStoreSchemaVersion = 5;
+inline constexpr int kStoreSchemaVersion = 6;
 
 /// Rows of a run, per table: as produced by the engine or as found in the database.
 struct RowCounts {
@@ -40,6 +40,8 @@ struct NewRun {
     int repeat = 0;              ///< repeat index within the sweep
     std::string sweepConfig;     ///< the varied values, e.g. "sync.policy=n-sync sync.n=3"
     int threads = 1;
+    /// The kernels and CPU that computed it (numericsRecord()); empty: this process's.
+    std::string numerics;
 };
 
 struct StoredRun {
@@ -58,6 +60,9 @@ struct StoredRun {
     std::int64_t sweepId = 0;
     int repeat = 0;
     std::string sweepConfig;
+    /// The kernels and CPU that computed it (core/util/numerics.h numericsRecord()); empty for
+    /// runs stored before schema 6, whose kernels are unknown.
+    std::string numerics;
     RunSummary summary;
     /// A run killed mid-way (interrupted), which has no summary of its own: rounds, times,
     /// cost and accuracies were computed from the last metric rows it stored.

@@ -3,6 +3,7 @@
 // the engine of std::mt19937_64 is fully specified, but std::*_distribution are not, so the
 // draws are written out here.
 
+#include "core/util/portable_math.h"
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -48,7 +49,7 @@ public:
         while (x >= limit);
         return x % n;
     }
-    double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+    double exponential(double mean) { return -mean * pmath::log1p(-uniform()); }
     /// Standard normal by Marsaglia's polar method.
     double normal() {
         if (hasSpare_) {
@@ -61,16 +62,16 @@ public:
             v = 2.0 * uniform() - 1.0;
             s = u * u + v * v;
         } while (s >= 1.0 || s == 0.0);
-        const double f = std::sqrt(-2.0 * std::log(s) / s);
+        const double f = std::sqrt(-2.0 * pmath::log(s) / s);
         spare_ = v * f;
         hasSpare_ = true;
         return u * f;
     }
     double normal(double mean, double sd) { return mean + sd * normal(); }
-    double logNormal(double mu, double sigma) { return std::exp(normal(mu, sigma)); }
+    double logNormal(double mu, double sigma) { return pmath::exp(normal(mu, sigma)); }
     /// Gamma(shape, 1) by Marsaglia and Tsang.
     double gamma(double shape) {
-        if (shape < 1.0) return gamma(shape + 1.0) * std::pow(uniform(), 1.0 / shape);
+        if (shape < 1.0) return gamma(shape + 1.0) * pmath::pow(uniform(), 1.0 / shape);
         const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
         for (;;) {
             double x, v;
@@ -81,7 +82,7 @@ public:
             v = v * v * v;
             const double u = uniform();
             if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
-            if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+            if (pmath::log(u) < 0.5 * x * x + d * (1.0 - v + pmath::log(v))) return d * v;
         }
     }
     std::vector<double> dirichlet(int n, double alpha) {
