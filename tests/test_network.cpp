@@ -577,6 +577,25 @@ class TestNetwork : public QObject {
         QCOMPARE(held.level(0)[2].cost, 6.0);
     }
 
+    void serverlessJobCutPaysItsSecondsUpToTheCut() {
+        // The same trainer, the run ended at 3.5 s by its time limit: round 1 (2.5 $), then the
+        // second job is cut 1.5 s into its compute, in its second step. It pays the exact
+        // seconds computed up to the cut (docs/network.md and docs/emulator.md, "Serverless
+        // billing"): 0.5 + 1.5 = 2 $, not the one finished step (1.5 $).
+        Scenario s = timingStar(1, 1.0, NoiseSpec::Kind::None);
+        s.training.localSteps = 2;
+        s.stop.rounds = 0;
+        s.stop.virtualTimeS = 3.5;
+        s.topology.nodes[1].pricePerHour = Range::exactly(3600.0);
+        s.topology.nodes[1].billing = Billing::Serverless;
+        s.topology.nodes[1].invocationFeeUsd = 0.5;
+        Recorder rec;
+        const RunSummary summary = runScenario(s, rec);
+        QCOMPARE(rec.level(0).size(), std::size_t(1));
+        QCOMPARE(rec.level(0)[0].cost, 2.5);
+        QCOMPARE(summary.cost, 4.5);
+    }
+
     void deterministicAcrossThreads() {
         // Real training (logistic regression on synthetic data) over shared links with
         // exponential compute noise: 1 and 2 threads give identical rows and summaries.

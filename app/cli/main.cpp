@@ -10,6 +10,8 @@
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/lessons.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/variants.h"
+#include "core/sweep/sweep.h"
 
 #include <QCommandLineParser>
 #include <QApplication>
@@ -23,6 +25,9 @@
 #include <thread>
 
 namespace {
+
+/// Most worker threads a command takes (--threads).
+constexpr int kMaxCliThreads = 256;
 
 const char* kUsage = R"(Usage: fogstudio-cli <command> [options]
 
@@ -95,6 +100,9 @@ Options:
                    --set topology.nodes[2].price_per_hour=0.4
   --threads N      Worker threads for the real training (default: all cores). Results
                    are identical for any N. For sweeps: shared by the --parallel runs.
+  Counts have the caps of a scenario file: --repeat <= 1000 (repeats:), the --vary
+                   grid (with the file's variants) <= 10000 configurations, seek
+                   --trials <= 10000; --parallel and --threads <= 256, --rungs <= 20.
   --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
   --no-store       run: do not store the run.
   --until C        run: end the run as soon as C holds, and say so: round>=R,
@@ -339,7 +347,8 @@ int main(int argc, char** argv) {
     o.out = parser.value(out);
     o.format = parser.value(format);
     o.threads = defaultThreads();
-    auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min) {
+    auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min,
+                           int max = std::numeric_limits<int>::max(), const char* why = "") {
         if (!parser.isSet(opt)) return true;
         bool ok = false;
         into = parser.value(opt).toInt(&ok);
@@ -347,10 +356,18 @@ int main(int argc, char** argv) {
             usageError("--" + opt.names().first().toStdString() + " takes a whole number >= " + std::to_string(min));
             return false;
         }
+        if (into > max) {
+            usageError("--" + opt.names().first().toStdString() + " must be <= " + std::to_string(max) + why +
+                       ", got " + parser.value(opt).toStdString());
+            return false;
+        }
         return true;
     };
-    if (!wholeNumber(threads, o.threads, 1) || !wholeNumber(repeat, o.repeat, 1) ||
-        !wholeNumber(parallel, o.parallel, 1) || !wholeNumber(limit, o.limit, 0) || !wholeNumber(sweep, o.sweep, 0))
+    // The caps of the file format (core/scenario/variants.h) and of the sweep (sweep.h).
+    if (!wholeNumber(threads, o.threads, 1, kMaxCliThreads) ||
+        !wholeNumber(repeat, o.repeat, 1, fog::kMaxRepeats, " (the cap of repeats: in a scenario file)") ||
+        !wholeNumber(parallel, o.parallel, 1, fog::kMaxParallelRuns) || !wholeNumber(limit, o.limit, 0) ||
+        !wholeNumber(sweep, o.sweep, 0))
         return 2;
     o.threadsGiven = parser.isSet(threads);
     o.repeatGiven = parser.isSet(repeat);
@@ -359,7 +376,9 @@ int main(int argc, char** argv) {
     o.params = parser.values(param);
     o.halving = parser.value(halving);
     o.bruteForce = parser.isSet(bruteForce);
-    if (!wholeNumber(resume, o.resume, 1) || !wholeNumber(rungs, o.rungs, 1) || !wholeNumber(trials, o.trials, 1))
+    if (!wholeNumber(resume, o.resume, 1) || !wholeNumber(rungs, o.rungs, 1, 20) ||
+        !wholeNumber(trials, o.trials, 1, fog::kMaxVariantConfigurations,
+                     " (the cap of a scenario file's configurations)"))
         return 2;
     auto positive = [&](const QCommandLineOption& opt, double& into, double min) {
         if (!parser.isSet(opt)) return true;

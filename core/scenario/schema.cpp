@@ -344,8 +344,7 @@ std::vector<ScenarioField> buildScenarioSchema() {
         auto& f = b.add("events", FieldType::Section,
                         "timed events: at a virtual time or when round / accuracy / cost reaches a "
                         "value, change a link, a node, availability, group size or a policy "
-                        "parameter (docs/scenario.md#events-and-traces); read and validated, not "
-                        "yet applied by the engine");
+                        "parameter (docs/scenario.md#events-and-traces)");
         f.custom = true;
         f.typeNote = "list of {at or when, action}";
     }
@@ -365,23 +364,23 @@ std::vector<LinkField> buildLinkSchema() {
 void addNodeTraceFields(Builder<NodeSpec>& b) {
     b.text("availability.file", [](NodeSpec& n) -> std::string& { return n.availability.file; },
            "CSV availability trace (1 online, 0 offline; a group's `value` column: the share "
-           "online) instead of `offline`; not yet applied by the engine")
+           "online) instead of `offline`, relative to the scenario's folder")
         .when = when("availability.kind", {"trace"});
     b.fields.back().omitEmpty = true;
     b.text("price_trace", [](NodeSpec& n) -> std::string& { return n.priceTrace; },
-           "CSV price trace (currency/hour) replacing price_per_hour over time; not yet applied "
-           "by the engine")
+           "CSV price trace (currency/hour) replacing price_per_hour from each row's time, "
+           "relative to the scenario's folder")
         .omitEmpty = true;
     auto& f = b.real("bid_usd_per_hour", [](NodeSpec& n) -> double& { return n.bidUsdPerHour; },
                      "currency/hour", above(0), std::nullopt,
                      "spot bid: reclaimed (offline) while price_trace is above it; needs "
-                     "price_trace; not yet applied by the engine");
+                     "price_trace");
     f.unsetValue = 0.0;
     f.omitDefault = true;
     f.defaultNote = "absent: no bid";
     b.text("link.trace", [](NodeSpec& n) -> std::string& { return n.linkTrace; },
            "CSV bandwidth trace of the link to the parent (Mbit/s, both directions), relative to "
-           "the scenario's folder; not yet applied by the engine")
+           "the scenario's folder (not in default_link or topology.links)")
         .omitEmpty = true;
 }
 
