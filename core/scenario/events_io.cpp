@@ -640,7 +640,10 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
         if (!header) {
             header = true;
             if (cells[0] != "time_s") {
-                fail(lineNo, cols[0], "the header must start with time_s, got '" + cells[0] + "'");
+                // Nothing of the line is quoted: a file that is not a trace (a system file a
+                // stored scenario names) must not have its contents printed.
+                fail(lineNo, cols[0], "is not a trace: its first line must be the header time_s,value or "
+                                      "time_s,<member ids> (the line's text is not shown)");
                 break;
             }
             if (cells.size() < 2) {
@@ -650,7 +653,7 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             std::set<std::string> seen;
             for (std::size_t c = 1; c < cells.size(); ++c) {
                 if (cells[c].empty()) fail(lineNo, cols[c], "column " + std::to_string(c + 1) + " has no name");
-                else if (!seen.insert(cells[c]).second) fail(lineNo, cols[c], "column '" + cells[c] + "' appears twice");
+                else if (!seen.insert(cells[c]).second) fail(lineNo, cols[c], "column " + quoted(cells[c]) + " appears twice");
                 t.columns.push_back({cells[c], {}, {}, {}});
             }
             if (!problems.empty()) break;
@@ -667,16 +670,16 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
         for (std::size_t c = 0; c < cells.size(); ++c) {
             const std::string name = c == 0 ? "time_s" : t.columns[c - 1].name;
             if (!parseNumber(cells[c], v[c]) || !std::isfinite(v[c])) {
-                fail(lineNo, cols[c], name + " must be a finite number, got '" + cells[c] + "'");
+                fail(lineNo, cols[c], name + " must be a finite number, got " + quoted(cells[c]));
                 ok = false;
             } else if (v[c] < 0) {
-                fail(lineNo, cols[c], name + " must be >= 0, got " + cells[c]);
+                fail(lineNo, cols[c], name + " must be >= 0, got " + quoted(cells[c]));
                 ok = false;
             }
         }
         if (!ok) continue;
         if (!t.columns.empty() && !t.columns[0].timeS.empty() && v[0] <= t.columns[0].timeS.back()) {
-            fail(lineNo, cols[0], "time_s must increase: " + cells[0] + " comes after " +
+            fail(lineNo, cols[0], "time_s must increase: " + quoted(cells[0]) + " comes after " +
                                       formatNumber(t.columns[0].timeS.back()));
             continue;
         }
@@ -687,6 +690,8 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             col.line.push_back(lineNo);
         }
     }
+    if (problems.size() >= 50 && in.peek() != std::char_traits<char>::eof())
+        fail(lineNo + 1, 0, "and maybe more problems from here on (only the first 50 are listed)");
     if (problems.empty() && !header) fail(0, 0, "is empty: a trace needs a header time_s,... and at least one row");
     else if (problems.empty() && rows == 0) fail(lineNo, 0, "has a header but no rows");
     if (!problems.empty()) throw ScenarioError(problems);
