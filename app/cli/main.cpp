@@ -260,7 +260,7 @@ bool needsGui(int argc, char** argv) {
            (words[1] == "plots" || words[1] == "report");
 }
 
-int main(int argc, char** argv) {
+static int cliMain(int argc, char** argv) {
     std::unique_ptr<QCoreApplication> appPtr;
     if (needsGui(argc, argv)) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
@@ -429,4 +429,15 @@ int main(int argc, char** argv) {
         return fog::cli::runBench(b, std::cout);
     }
     return usageError("unknown command '" + cmd.toStdString() + "'");
+}
+
+int main(int argc, char** argv) {
+    // No command ends in an abort: an error no command caught (a database that cannot be
+    // written, ...) is said in one line and the exit status is 1.
+    try {
+        return cliMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return 1;
+    }
 }

@@ -258,7 +258,14 @@ void RunStore::open(const std::string& path, bool readOnly) {
     if (!readOnly) {
         db_->exec("PRAGMA journal_mode = WAL");
         db_->exec("PRAGMA synchronous = NORMAL");
-        markInterrupted();
+        // Housekeeping, not a reason to lock anyone out: on a full disk (or any write that
+        // fails) the killed runs stay marked running, still read as interrupted (run()), and
+        // are marked when a later open can write. Reading works; writes say why they fail.
+        try {
+            markInterrupted();
+        } catch (const StoreError& e) {
+            if (e.code != SQLITE_FULL && e.code != SQLITE_IOERR && e.code != SQLITE_READONLY) throw;
+        }
     }
 }
 
