@@ -420,6 +420,10 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
         if (!positive(s.arrivals.ratePerStep))
             err("arrivals.rate_per_step", "must be > 0, got " + formatNumber(s.arrivals.ratePerStep));
         if (s.arrivals.tasks < 1) err("arrivals.tasks", "must be >= 1, got " + std::to_string(s.arrivals.tasks));
+        // Every task is held for the run (and its statistics): 10^9 of them would take GBs.
+        if (s.arrivals.tasks > kMaxClusterTasks)
+            err("arrivals.tasks", "must be <= " + std::to_string(kMaxClusterTasks) + ", got " +
+                                      std::to_string(s.arrivals.tasks));
     }
     if (s.queueLimit < 1) err("queue_limit", "must be >= 1, got " + std::to_string(s.queueLimit));
     const auto known = schedulerNames();
@@ -541,6 +545,11 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
             }
         }
         out.push_back(a);
+        if (out.size() > static_cast<std::size_t>(kMaxClusterTasks)) {
+            problems.push_back({path, lineNo, 0, "",
+                                "holds more than " + std::to_string(kMaxClusterTasks) + " arrivals, the most a run takes"});
+            return out;
+        }
     }
     if (timeCol >= 0 && out.empty() && problems.empty()) problems.push_back({path, lineNo, 0, "", "has no arrivals"});
     if (timeCol < 0 && problems.empty()) problems.push_back({path, 0, 0, "", "is empty: expected a header time,type[,work]"});

@@ -59,6 +59,13 @@ NumericBounds above(double v) {
     b.minInclusive = false;
     return b;
 }
+/// `b` with the upper bound the scenario's own key has (schema.cpp): absurd finite values
+/// (a latency of 1e305 ms, a price of 1e307) would never end a run or give a cost of inf.
+NumericBounds upTo(NumericBounds b, double max) {
+    b.max = max;
+    b.interval = true;
+    return b;
+}
 NumericBounds unit() {
     NumericBounds b;
     b.min = 0;
@@ -241,7 +248,7 @@ bool readLink(MapReader& a, const Scenario& s, TimedEvent& e) {
     const std::size_t before = ctx.diagnostics().size();
     if (readBounded(a, "bandwidth_up_mbps", above(0), v)) e.bandwidthUpMbps = v;
     if (readBounded(a, "bandwidth_down_mbps", above(0), v)) e.bandwidthDownMbps = v;
-    if (readBounded(a, "latency_ms", atLeast(0), v)) e.latencyMs = v;
+    if (readBounded(a, "latency_ms", upTo(atLeast(0), 3.6e6), v)) e.latencyMs = v;
     if (ctx.diagnostics().size() != before) return false;
     if (!e.bandwidthUpMbps && !e.bandwidthDownMbps && !e.latencyMs) {
         ctx.error(a.path(), "changes nothing: give bandwidth_up_mbps, bandwidth_down_mbps or latency_ms");
@@ -255,7 +262,7 @@ bool readNodeChange(MapReader& a, const Scenario& s, TimedEvent& e) {
     bool ok = readTarget(a, "id", s, e, false);
     double v = 0.0;
     const std::size_t before = ctx.diagnostics().size();
-    if (readBounded(a, "price_per_hour", atLeast(0), v)) e.pricePerHour = v;
+    if (readBounded(a, "price_per_hour", upTo(atLeast(0), 1e6), v)) e.pricePerHour = v;
     if (readBounded(a, "throughput", above(0), v)) e.throughput = v;
     if (ctx.diagnostics().size() != before) return false;
     if (!e.pricePerHour && !e.throughput) {
@@ -363,6 +370,17 @@ bool readCount(MapReader& a, const Scenario& s, TimedEvent& e) {
         ctx.error(a.pathOf("count"), at,
                   "is " + std::to_string(c) + ", but group '" + e.target + "' has " + std::to_string(members) +
                       " members" + (addedHere > 0 ? " (with the " + std::to_string(addedHere) + " that add events bring)" : ""));
+        return false;
+    }
+    // Remove events together take no more members than there are (with every add).
+    long long removedHere = 0;
+    for (const TimedEvent& x : s.events.list)
+        if (x.action == Action::Remove && x.entry == e.entry) removedHere += x.count;
+    if (removedHere > 0 && c + removedHere > members) {
+        ctx.error(a.pathOf("count"), at,
+                  "is " + std::to_string(c) + ", but group '" + e.target + "' has " + std::to_string(members) +
+                      " members" + (addedHere > 0 ? " (with the " + std::to_string(addedHere) + " that add events bring)" : "") +
+                      " and the remove events before this one take " + std::to_string(removedHere));
         return false;
     }
     return true;
@@ -968,6 +986,10 @@ void addEventArgument(Scenario& s, const std::string& text) {
             body["from"] = body["id"];
             body.remove("id");
         }
+        // A key given twice (also as its alias: up= and bandwidth_up_mbps=) is a slip, not
+        // "the last one wins".
+        if (const YAML::Node& given = body; given[key].IsDefined())
+            fail("'" + key + "' is given twice; give each change once");
         body[key] = aw[i].substr(eq + 1);
     }
     event[action] = body;

@@ -203,6 +203,14 @@ void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, boo
 /// The checks nodes and groups share.
 void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
     if (s.id.empty()) c.error(path + ".id", s.line, "must not be empty");
+    // Ids are written into event text, logs, CSV rows and `--event` commands: a newline, a
+    // tab or a NUL in one would forge or cut those lines.
+    for (char ch : s.id)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+            c.error(path + ".id", s.line,
+                    "must not contain control characters (a newline, a tab, NUL), got " + quoted(s.id));
+            break;
+        }
     checkNodeFields(c, path, s, false);
     // The file cannot say this (the key is refused with held billing); a spec built in code can.
     if (s.billing != Billing::Serverless && s.invocationFeeUsd != 0)

@@ -129,10 +129,12 @@ void addLinkFields(Builder<T>& b, const std::string& prefix, Ref link) {
            "Mbit/s", above(0), std::nullopt, "child to parent (or from to to)");
     b.real(path("bandwidth_down_mbps"), [link](T& t) -> double& { return link(t).bandwidthDownMbps; },
            "Mbit/s", above(0), std::nullopt, "parent to child (or to to from)");
+    // Upper bounds on finite values: a latency of 1e305 ms or a price of 1e307 would give a
+    // run that never ends or a cost of inf (issue 30).
     b.real(path("latency_ms"), [link](T& t) -> double& { return link(t).latencyMs; }, "ms", atLeast(0),
-           std::nullopt, "added to every transfer");
+           atMost(3.6e6), "added to every transfer (at most an hour)");
     b.real(path("price_per_gb"), [link](T& t) -> double& { return link(t).pricePerGb; },
-           "currency per 10^9 bytes", atLeast(0), std::nullopt, "charged for the traffic");
+           "currency per 10^9 bytes", atLeast(0), atMost(1e6), "charged for the traffic");
 }
 
 std::vector<ScenarioField> buildScenarioSchema() {
@@ -270,7 +272,7 @@ std::vector<ScenarioField> buildScenarioSchema() {
            below(1), "dropout probability after each hidden layer")
         .when = when("model.kind", {"mlp", "cnn"});
     b.real("model.wire_bytes", [](Scenario& s) -> double& { return s.model.wireBytes; }, "bytes",
-           atLeast(0), std::nullopt, "size of a model or update on the network; 0 = 4 bytes per parameter");
+           atLeast(0), atMost(1e15), "size of a model or update on the network; 0 = 4 bytes per parameter");
 
     b.section("training", false, "local training");
     {
@@ -546,6 +548,7 @@ std::vector<NodeField> buildNodeSchema() {
         bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
         f.unit = "currency/hour";
         f.min = atLeast(0);
+        f.max = atMost(1e6);
     }
     b.enumeration<Billing>("billing", [](NodeSpec& n) -> Billing& { return n.billing; },
                            {Billing::Held, Billing::Serverless},
@@ -554,7 +557,7 @@ std::vector<NodeField> buildNodeSchema() {
         .omitDefault = true;
     {
         auto& f = b.real("invocation_fee_usd", [](NodeSpec& n) -> double& { return n.invocationFeeUsd; },
-                         "currency/dispatch", atLeast(0), std::nullopt,
+                         "currency/dispatch", atLeast(0), atMost(1e6),
                          "fee for every dispatch (invocation) of a serverless node");
         f.when = when("billing", {"serverless"});
         f.omitDefault = true;
