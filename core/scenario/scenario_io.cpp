@@ -497,10 +497,16 @@ std::string splitPath(const std::string& path, std::vector<PathStep>& steps) {
 }
 
 std::string stepsPath(const std::vector<PathStep>& steps, std::size_t count) {
+    // Appended in place (childPath / itemPath spelling): linear in the path's length.
     std::string p;
-    for (std::size_t i = 0; i < count; ++i)
-        p = steps[i].index >= 0 ? itemPath(p, static_cast<std::size_t>(steps[i].index))
-                                : childPath(p, steps[i].key);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (steps[i].index >= 0) {
+            p += "[" + std::to_string(steps[i].index) + "]";
+        } else {
+            if (!p.empty()) p += '.';
+            p += steps[i].key;
+        }
+    }
     return p;
 }
 
@@ -512,12 +518,16 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
                   const YAML::Node& value, std::string& created) {
     const PathStep& step = steps[i];
     const bool last = i + 1 == steps.size();
-    const std::string here = stepsPath(steps, i);
-    const std::string what = here.empty() ? "the scenario" : "'" + here + "'";
+    // The path so far, only for a message: built at every level it made a long path
+    // (10,000 parts) quadratic.
+    const auto what = [&] {
+        const std::string here = stepsPath(steps, i);
+        return here.empty() ? std::string("the scenario") : "'" + here + "'";
+    };
     if (step.index >= 0) {
-        if (!node.IsSequence()) return what + " is " + describeNode(node) + ", not a list";
+        if (!node.IsSequence()) return what() + " is " + describeNode(node) + ", not a list";
         if (static_cast<std::size_t>(step.index) >= node.size())
-            return what + " has " + std::to_string(node.size()) + " entries; index " +
+            return what() + " has " + std::to_string(node.size()) + " entries; index " +
                    std::to_string(step.index) + " is out of range";
         if (last) {
             node[static_cast<std::size_t>(step.index)] = value;
@@ -526,7 +536,7 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
         }
         return setAt(node[static_cast<std::size_t>(step.index)], steps, i + 1, value, created);
     }
-    if (!node.IsMap()) return what + " is " + describeNode(node) + ", not a map";
+    if (!node.IsMap()) return what() + " is " + describeNode(node) + ", not a map";
     const YAML::Node& constNode = node; // const lookup: does not insert the key
     const YAML::Node child = constNode[step.key];
     if (last || !child.IsDefined() || child.IsNull()) {
@@ -735,6 +745,36 @@ class ShadowSet {
     std::vector<std::string> paths_;
 };
 
+/// `text` with its top-level variant sections (variants, vary, repeats, lesson) blanked out:
+/// every other character stays where it was, so lines and columns in messages are exact.
+/// Each variant's check loads this, so that checking N variants does not parse the N
+/// variants N times (quadratic: 2,000 variants took over a minute). "" when the sections
+/// cannot be told apart in the text (then the whole text is loaded, as before).
+std::string withoutVariantSectionsText(const std::string& text) {
+    static const char* const kKeys[] = {"variants", "vary", "repeats", "lesson"};
+    std::string out = text;
+    bool blanking = false, any = false;
+    for (std::size_t i = 0; i < out.size();) {
+        const std::size_t end = std::min(out.find('\n', i), out.size());
+        const char c = out[i];
+        const bool topLevel = i < end && c != ' ' && c != '\t' && c != '#';
+        if (topLevel) {
+            if (out.compare(i, 3, "---") == 0 || out.compare(i, 3, "...") == 0) return {};
+            blanking = false;
+            for (const char* k : kKeys) {
+                const std::size_t n = std::strlen(k);
+                if (out.compare(i, n, k) == 0 && i + n < end && (out[i + n] == ':' || out[i + n] == ' ')) blanking = true;
+            }
+            any = any || blanking;
+        }
+        if (blanking)
+            for (std::size_t k = i; k < end; ++k)
+                if (out[k] != '\r') out[k] = ' ';
+        i = end + 1;
+    }
+    return any ? out : std::string();
+}
+
 Scenario load(const std::string& text, const std::string& label,
               const std::vector<Override>& overrides, const std::string& baseDir) {
     YamlContext ctx(label);
@@ -798,11 +838,22 @@ Scenario load(const std::string& text, const std::string& label,
         all.push_back(std::move(d));
     }
     if (std::all_of(all.begin(), all.end(), [](const Diagnostic& d) { return inVariantSections(d.path); })) {
-        // Each variant applied to a copy of the file and validated (variants.h).
+        // Each variant applied to a copy of the file and validated (variants.h); the copy
+        // leaves out the variant sections when the text allows it (the base must then still
+        // parse: an alias into a variant section would not).
+        std::string base = s.variants.empty() && s.vary.empty() ? std::string() : withoutVariantSectionsText(text);
+        if (!base.empty()) {
+            try {
+                (void)YAML::Load(base);
+            } catch (const YAML::Exception&) {
+                base.clear();
+            }
+        }
+        const std::string& copy = base.empty() ? text : base;
         auto more = checkVariants(s, label, [&](const std::vector<Override>& v) {
             std::vector<Override> o = v;
             o.insert(o.end(), overrides.begin(), overrides.end());
-            return load(text, label, o, baseDir);
+            return load(copy, label, o, baseDir);
         });
         all.insert(all.end(), more.begin(), more.end());
     }
