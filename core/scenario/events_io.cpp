@@ -794,6 +794,9 @@ void checkUse(const TraceTable& t, const TraceUse& u, const TopologySpec& topo, 
             } else if (u.kind == TraceKind::Bandwidth && v <= 0) {
                 bad = "bandwidth must be > 0 Mbit/s, got " + formatNumber(v) +
                       " (take the node offline with an availability trace instead)";
+            } else if (u.kind == TraceKind::Price && v > 1e6) {
+                // The bound of price_per_hour (schema.cpp): 1e307 would make the cost inf.
+                bad = "price must be in [0, 1000000] per hour, got " + formatNumber(v);
             }
             if (!bad.empty()) {
                 out.push_back({file, c.line[i], 0, "", c.name + ": " + bad + " (used by " + u.path + ")"});
