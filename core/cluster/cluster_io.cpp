@@ -506,7 +506,7 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
             }
             for (std::size_t i = 0; i < cells.size(); ++i)
                 if (cells[i] != "time" && cells[i] != "type" && cells[i] != "work")
-                    bad(cols[i], "", "unknown column " + quoted(cells[i]) + "; expected time, type and optionally work");
+                    bad(cols[i], "", "unknown column " + fog::quoted(cells[i]) + "; expected time, type and optionally work");
             continue;
         }
         TraceArrival a;
@@ -516,11 +516,11 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
             continue;
         }
         if (!parseNumber(cells[timeCol], a.time) || !std::isfinite(a.time) || a.time < 0) {
-            bad(cols[timeCol], "time", "must be a number >= 0, got " + quoted(cells[timeCol]));
+            bad(cols[timeCol], "time", "must be a number >= 0, got " + fog::quoted(cells[timeCol]));
             continue;
         }
         if (a.time < last) {
-            bad(cols[timeCol], "time", "goes back in time (" + quoted(cells[timeCol]) + " after " + formatNumber(last) + "); sort the trace by time");
+            bad(cols[timeCol], "time", "goes back in time (" + fog::quoted(cells[timeCol]) + " after " + formatNumber(last) + "); sort the trace by time");
             continue;
         }
         last = a.time;
@@ -535,12 +535,12 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
         if (a.type < 0) {
             std::vector<std::string> tn;
             for (const auto& t : types) tn.push_back(t.name);
-            bad(cols[typeCol], "type", "unknown task type " + quoted(ty) + didYouMean(ty, tn) + "; known: " + joinNames(tn));
+            bad(cols[typeCol], "type", "unknown task type " + fog::quoted(ty) + didYouMean(ty, tn) + "; known: " + joinNames(tn));
             continue;
         }
         if (workCol >= 0 && !cells[workCol].empty()) {
             if (!parseNumber(cells[workCol], a.work) || !positive(a.work)) {
-                bad(cols[workCol], "work", "must be a number > 0 (or empty: drawn from the type), got " + quoted(cells[workCol]));
+                bad(cols[workCol], "work", "must be a number > 0 (or empty: drawn from the type), got " + fog::quoted(cells[workCol]));
                 continue;
             }
         }
