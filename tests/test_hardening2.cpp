@@ -300,12 +300,20 @@ void prepare(const QString& kind, const QDir& dir) {
     }
     if (kind == "absurd-price") writeFile(d + "/absurd.yaml", tinyScenario(", price_per_hour: 1e307"));
     if (kind == "policy-fifo") QCOMPARE(mkfifo((d + "/policy.pt").toStdString().c_str(), 0600), 0);
-    if (kind == "policy-sparse" || kind == "arrivals-sparse") {
-        const QString f = d + (kind == "policy-sparse" ? "/policy.pt" : "/arrivals.csv");
+    if (kind == "policy-sparse" || kind == "arrivals-sparse" || kind == "csv-sparse") {
+        const QString f = d + (kind == "policy-sparse" ? "/policy.pt" : kind == "csv-sparse" ? "/train.csv" : "/arrivals.csv");
         const int fd = ::open(f.toStdString().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         QVERIFY(fd >= 0);
-        QCOMPARE(::ftruncate(fd, off_t(2) << 30), 0); // 2 GiB of holes
+        // 2 GiB of holes (1 GiB for the CSV: the most a CSV data file may have)
+        QCOMPARE(::ftruncate(fd, kind == "csv-sparse" ? off_t(1) << 30 : off_t(2) << 30), 0);
         ::close(fd);
+        if (kind == "csv-sparse") {
+            writeFile(d + "/test.csv", "0,1\n1,2\n");
+            writeFile(d + "/csv.yaml", "name: csv\ntopology:\n  nodes:\n    - {id: server, tier: cloud, role: aggregator}\n"
+                                      "    - {id: w0, role: trainer, parent: server}\n"
+                                      "data: {dataset: csv, train: train.csv, test: test.csv}\n"
+                                      "model: {kind: logreg}\nstop: {rounds: 1}\n");
+        }
     }
     if (kind == "idx-gzip-bomb") {
         // 2^20 images of 16x16 (2^28 pixels, the documented limit): 261 KB of gzip, 1 GiB
@@ -464,6 +472,8 @@ void TestHardening2::commandLine_data() {
     row("7 a sparse 2 GiB arrival trace", "arrivals-sparse",
         {"validate", cluster, "--set", "arrivals={kind: trace, file: '@/arrivals.csv'}"},
         "arrival traces are limited to 67108864 bytes; this file has 2147483648", "", 1);
+    row("7 a sparse 1 GiB CSV data file", "csv-sparse", {"validate", "@/csv.yaml"},
+        "a line longer than 16777216 bytes: not a CSV data file", "", 1);
     row("7 a 261 KB gzip IDX with max_train_samples 100", "idx-gzip-bomb",
         {"run", "@/idx.yaml", "--no-store", "--quiet", "--threads", "1"}, "round|rounds", "", 0);
     row("7 a stored snapshot's parameter count corrupted, forked", "snapshot-count-corrupted",

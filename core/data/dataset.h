@@ -46,6 +46,8 @@ inline constexpr std::uint64_t kMaxIdxPixels = std::uint64_t(1) << 28;
 /// Largest CSV data file read (1 GiB), and the largest label (so at most 10,000 classes).
 inline constexpr std::uint64_t kMaxCsvBytes = std::uint64_t(1) << 30;
 inline constexpr std::int64_t kMaxLabel = 9999;
+/// Longest CSV line (16 MiB): a row of 100,000 features is a few MB.
+inline constexpr std::size_t kMaxCsvLineBytes = std::size_t(16) << 20;
 
 /// Reads an IDX image file and its label file (plain or .gz). Only regular files; the
 /// header is checked against the file's length before any allocation. Messages never quote
