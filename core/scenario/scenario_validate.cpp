@@ -193,7 +193,13 @@ void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, boo
         if (f.type != FieldType::Range) {
             c.bounds(p, line, std::get<double>(v), b);
         } else if (s.group || f.path == "compute.throughput") {
-            c.range(p, line, std::get<Range>(v), b.min, !b.minInclusive);
+            const Range& r = std::get<Range>(v);
+            c.range(p, line, r, b.min, !b.minInclusive);
+            // An upper bound (price_per_hour: a price of 1e307 would make the cost inf).
+            if (std::isfinite(b.max) && std::isfinite(r.min) && std::isfinite(r.max) && r.min <= r.max &&
+                !(b.maxInclusive ? r.max <= b.max : r.max < b.max))
+                c.error(p, line, "must be <= " + num(b.max) + (r.isExact() ? "" : " over the whole range") +
+                                     ", got " + (r.isExact() ? num(r.max) : rangeText(r)));
         } else {
             c.bounds(p, line, std::get<Range>(v).min, b);
         }
