@@ -600,9 +600,13 @@ class ValueCounter : public YAML::EventHandler {
     struct Over {
         YAML::Mark at;
     };
-    explicit ValueCounter(std::size_t limit) : limit_(limit) {}
+    ValueCounter(std::size_t limit, const std::string& text) : limit_(limit), text_(text) {}
     std::size_t documents = 0;
     YAML::Mark secondStart = YAML::Mark::null_mark(); ///< where a second document begins
+    /// Where a quoted value starts that no quote closes (yaml-cpp takes the rest of the
+    /// file into it, and the file then reads as one with keys missing).
+    YAML::Mark unterminated = YAML::Mark::null_mark();
+    char unterminatedQuote = 0;
 
     void OnDocumentStart(const YAML::Mark& m) override {
         if (++documents == 2) secondStart = m;
@@ -610,9 +614,10 @@ class ValueCounter : public YAML::EventHandler {
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
     void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
-    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+    void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t,
                   const std::string&) override {
         count(m);
+        if (tag == "!" && unterminated.pos < 0) checkClosed(m);
     }
     void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
@@ -629,8 +634,30 @@ class ValueCounter : public YAML::EventHandler {
     void count(const YAML::Mark& m) {
         if (++values_ > limit_) throw Over{m};
     }
+    /// A quoted scalar starting at `m`: finds its closing quote (each scalar's own text is
+    /// scanned once, so the whole check is linear).
+    void checkClosed(const YAML::Mark& m) {
+        if (m.pos < 0 || static_cast<std::size_t>(m.pos) >= text_.size()) return;
+        const char q = text_[static_cast<std::size_t>(m.pos)];
+        if (q != '"' && q != '\'') return;
+        for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text_.size(); ++i) {
+            if (q == '"' && text_[i] == '\\') {
+                ++i; // an escaped character
+                continue;
+            }
+            if (text_[i] != q) continue;
+            if (q == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') {
+                ++i; // '' is a quote inside single quotes
+                continue;
+            }
+            return; // closed
+        }
+        unterminated = m;
+        unterminatedQuote = q;
+    }
     std::size_t limit_;
     std::size_t values_ = 0;
+    const std::string& text_;
 };
 
 /// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
@@ -660,11 +687,17 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     try {
         std::istringstream in(text);
         YAML::Parser parser(in);
-        ValueCounter counter(kMaxWrittenValues);
+        ValueCounter counter(kMaxWrittenValues, text);
         while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
         }
         documents = counter.documents;
         secondStart = counter.secondStart;
+        if (counter.unterminated.pos >= 0) {
+            ctx.error("", counter.unterminated,
+                      std::string("a quoted value starts here and is never closed: add the closing ") +
+                          counter.unterminatedQuote + " (without it the rest of the file is read as this value)");
+            return false;
+        }
     } catch (const ValueCounter::Over& over) {
         ctx.error("", over.at,
                   "the file holds more than " + std::to_string(kMaxWrittenValues) +
