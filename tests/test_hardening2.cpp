@@ -30,6 +30,8 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -231,7 +233,7 @@ void be32(std::vector<unsigned char>& b, std::uint32_t v) {
         b.push_back(static_cast<unsigned char>(v >> (8 * k)));
 }
 
-/// An IDX pair of `count` images of 16x16 zeros (all label 0), gzip-compressed.
+/// An IDX pair of `count` images of 16x16 zeros (labels 0, 1, 0, 1, ...), gzip-compressed.
 void writeIdxPair(const QString& images, const QString& labels, std::uint32_t count) {
     std::uint64_t left = std::uint64_t(count) * 256;
     bool header = true;
@@ -257,7 +259,9 @@ void writeIdxPair(const QString& images, const QString& labels, std::uint32_t co
             return b.size();
         }
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20));
-        b.assign(n, 0);
+        b.resize(n);
+        for (std::size_t k = 0; k < n; ++k)
+            b[k] = static_cast<unsigned char>((count - left + k) & 1);
         left -= n;
         return n;
     });
