@@ -540,17 +540,27 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
     const YAML::Node& constNode = node; // const lookup: does not insert the key
     const YAML::Node child = constNode[step.key];
     if (last || !child.IsDefined() || child.IsNull()) {
-        // Build what is missing below here as nested maps, innermost first.
-        YAML::Node built = value;
-        for (std::size_t j = steps.size() - 1; j > i; --j) {
+        // Build what is missing below here as nested maps, outermost first: each new map
+        // joins the chain's memory alone (yaml-cpp merges a node's whole memory into the
+        // tree it is assigned to, so built innermost first every level merged the chain below
+        // it again: a path of 10,000 parts took 40 s).
+        for (std::size_t j = i + 1; j < steps.size(); ++j)
             if (steps[j].index >= 0)
                 return "'" + stepsPath(steps, j) + "' does not exist, so it has no index " +
                        std::to_string(steps[j].index);
-            YAML::Node map(YAML::NodeType::Map);
-            map[steps[j].key] = built;
-            built.reset(map); // rebind; `built = map` would overwrite the node built refers to
+        if (last) {
+            node[step.key] = value;
+        } else {
+            YAML::Node top(YAML::NodeType::Map);
+            YAML::Node at = top;
+            for (std::size_t j = i + 1; j + 1 < steps.size(); ++j) {
+                YAML::Node next(YAML::NodeType::Map);
+                at[steps[j].key] = next;
+                at.reset(next); // rebind; `at = next` would overwrite the node `at` refers to
+            }
+            at[steps.back().key] = value;
+            node[step.key] = top;
         }
-        node[step.key] = built;
         created = stepsPath(steps, i + 1);
         return {};
     }
@@ -710,7 +720,11 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     try {
         root = YAML::Load(text); // the first document only
     } catch (const YAML::Exception& e) {
-        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+        // yaml-cpp says "bad file" when nesting runs past its depth limit.
+        ctx.error("", e.mark,
+                  e.msg == "bad file" ? std::string("YAML syntax error: nested too deeply (lists or maps inside each "
+                                                    "other beyond what the reader takes; a scenario needs a few levels)")
+                                      : "YAML syntax error: " + e.msg);
         return false;
     }
     if (documents > 1) {
@@ -778,8 +792,9 @@ class ShadowSet {
     std::vector<std::string> paths_;
 };
 
-/// `text` with its top-level variant sections (variants, vary, repeats, lesson) blanked out:
-/// every other character stays where it was, so lines and columns in messages are exact.
+/// `text` with its top-level variant sections (variants, vary, repeats, lesson) removed but
+/// for their line breaks: every other line keeps its number and columns, so messages stay
+/// exact.
 /// Each variant's check loads this, so that checking N variants does not parse the N
 /// variants N times (quadratic: 2,000 variants took over a minute). "" when the sections
 /// cannot be told apart in the text (then the whole text is loaded, as before).
@@ -800,9 +815,13 @@ std::string withoutVariantSectionsText(const std::string& text) {
             }
             any = any || blanking;
         }
-        if (blanking)
-            for (std::size_t k = i; k < end; ++k)
-                if (out[k] != '\r') out[k] = ' ';
+        if (blanking) {
+            // The line's text goes, its newline stays: lines keep their numbers and the
+            // other lines their columns, and the parser does not scan the sections again.
+            out.erase(i, end - i);
+            i += 1;
+            continue;
+        }
         i = end + 1;
     }
     return any ? out : std::string();
