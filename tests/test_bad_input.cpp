@@ -651,7 +651,7 @@ void TestBadInput::networkKeys_data() {
         "@:8:36: topology.nodes[1].invocation_fee_usd is only used with billing: serverless, not held");
     row("negative fee",
         withTopology(nodes + "    - {id: worker, parent: server, billing: serverless, invocation_fee_usd: -1}\n"),
-        "@:8:77: topology.nodes[1].invocation_fee_usd must be >= 0, got -1");
+        "@:8:77: topology.nodes[1].invocation_fee_usd must be in [0, 1000000], got -1");
     row("misspelt billing",
         withTopology(nodes + "    - {id: worker, parent: server, billing: rented}\n"),
         "@:8:45: topology.nodes[1].billing must be one of held, serverless, got 'rented'");
