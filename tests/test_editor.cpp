@@ -36,6 +36,7 @@
 #include <QtTest>
 
 #include "event_loop_probe.h"
+#include "wall_bounds.h"
 
 #include <functional>
 #include <map>
@@ -1464,8 +1465,8 @@ void TestEditor::tenThousandDevicesStayResponsive() {
           static_cast<long long>(paintMs), qPrintable(probe.report()));
     QVERIFY(frames > 10);
     QVERIFY(maxMessages > 0);
-    // As the run view's 1,000-node test: no handler may hold the window for over 100 ms.
-    QVERIFY2(probe.maxBlockedMs() <= 100, qPrintable(probe.report()));
+    // As the run view's 1,000-node test: no handler may hold the window for long.
+    QVERIFY2(probe.maxBlockedMs() <= fogtest::kGuiBlockedMs, qPrintable(probe.report()));
 }
 
 QTEST_MAIN(TestEditor)

@@ -198,7 +198,7 @@ events:
         QTest::newRow("no such link") << "  - at: 1\n    link: {from: laptop, to: edge-1, latency_ms: 3}\n" << e + 1 << 30
                                       << "no link from 'laptop' to 'edge-1'";
         QTest::newRow("negative price") << "  - at: 1\n    node: {id: laptop, price_per_hour: -1}\n" << e + 1 << 40
-                                        << "must be >= 0";
+                                        << "must be in [0, 1000000], got -1";
         QTest::newRow("unknown node key") << "  - at: 1\n    node: {id: laptop, throughput: 5, prize: 2}\n" << e + 1 << 39
                                           << "prize";
         QTest::newRow("add to a node") << "  - at: 1\n    add: {group: laptop, count: 2}\n" << e + 1 << 18 << "not a group";
@@ -243,7 +243,7 @@ events:
         QTest::newRow("empty") << "" << 0 << 0 << "is empty";
         QTest::newRow("only comments") << "# nothing\n\n" << 0 << 0 << "is empty";
         QTest::newRow("header only") << "time_s,value\n" << 1 << 0 << "no rows";
-        QTest::newRow("bad header") << "t,value\n0,1\n" << 1 << 1 << "must start with time_s";
+        QTest::newRow("bad header") << "t,value\n0,1\n" << 1 << 1 << "is not a trace: its first line must be the header time_s";
         QTest::newRow("no value column") << "time_s\n0\n" << 1 << 0 << "no value column";
         QTest::newRow("duplicate column") << "time_s,a,a\n0,1,1\n" << 1 << 10 << "appears twice";
         QTest::newRow("non-number") << "time_s,value\n0,1\n60,abc\n" << 3 << 4 << "must be a finite number";

@@ -492,10 +492,10 @@ private Q_SLOTS:
         RunSummary ps;
         std::int64_t parent = 0;
         std::thread runner([&] { parent = runAndStore(s, store, NewRun{}, o, ps, {}); });
-        for (int i = 0; i < 3000 && !control->isPaused(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 10000 && !control->isPaused(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         QVERIFY(control->isPaused());
         control->requestSnapshot();
-        for (int i = 0; i < 3000 && seen.requested.load() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 10000 && seen.requested.load() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         QCOMPARE(seen.requested.load(), 1);
         QVERIFY(control->isPaused()); // a snapshot does not resume the run
         TimedEvent off;
@@ -509,7 +509,7 @@ private Q_SLOTS:
         n.policyParam = "n";
         n.policyValue = 2;
         control->intervene(n);
-        for (int i = 0; i < 3000 && seen.interventions.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 10000 && seen.interventions.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         control->resume();
         runner.join();
         QCOMPARE(seen.interventions.load(), 2);

@@ -242,6 +242,101 @@ class TestNetwork : public QObject {
         QCOMPARE(k.ends.at(z), 3.0);
     }
 
+    void linkChangesDuringATransfer_data() {
+        // Hand-computed timelines (docs/network.md, "Links that change during a transfer"):
+        // 1 MB over 8 Mbit/s (1 MB/s) links with no latency; at `at` the latency of `which`
+        // becomes 500 ms and/or its bandwidth (both directions) `mbps`. A latency is the one in
+        // force when the transfer started, for all its hops; a bandwidth moves the flows in
+        // flight and applies to hops not yet started.
+        QTest::addColumn<QString>("tree");    // "cell": server + a shared group w; "chain": cloud-edge-phone
+        QTest::addColumn<int>("members");     // transfers at t = 0 (cell: server -> w-i; chain: phone -> cloud)
+        QTest::addColumn<double>("start");    // when they start
+        QTest::addColumn<QString>("which");   // the link that changes (an entry id)
+        QTest::addColumn<double>("at");
+        QTest::addColumn<double>("latencyMs"); // -1: unchanged
+        QTest::addColumn<double>("mbps");      // -1: unchanged
+        QTest::addColumn<double>("arrival");
+        // One device alone: 1 s of flow, the latency it started with (0).
+        QTest::newRow("one device, latency raised at 0.4 s") << "cell" << 1 << 0.0 << "w" << 0.4 << 500.0 << -1.0 << 1.0;
+        // Two devices share the cell at 4 Mbit/s each: 2 s, still the latency they started with
+        // (was 2.5 s: a shared flow took the new latency, a lone one the old).
+        QTest::newRow("two devices sharing, latency raised at 0.4 s") << "cell" << 2 << 0.0 << "w" << 0.4 << 500.0 << -1.0 << 2.0;
+        // Bandwidth doubled at 0.2 s (1.6 Mbit sent, 6.4 Mbit left at 16 Mbit/s: 0.4 s), then
+        // the latency raised at 0.4 s: 0.6 s (was 1.1 s).
+        QTest::newRow("bandwidth doubled at 0.2 s, then latency") << "cell" << 1 << 0.0 << "w+" << 0.4 << 500.0 << 16.0 << 0.6;
+        // A transfer that starts after the change has the new latency: 0.5 + 1 + 0.5.
+        QTest::newRow("started after the change") << "cell" << 1 << 0.5 << "w" << 0.4 << 500.0 << -1.0 << 2.0;
+        // Two hops (phone -> edge -> cloud, 1 s each): the edge's latency raised during the
+        // first hop does not apply to the second (the transfer started before it).
+        QTest::newRow("second hop's latency raised during the first") << "chain" << 1 << 0.0 << "edge" << 0.4 << 500.0 << -1.0 << 2.0;
+        // The edge's bandwidth doubled during the first hop: the second takes 0.5 s (was 2 s:
+        // the arrival kept the ideal time of the bandwidths at the start).
+        QTest::newRow("second hop's bandwidth doubled during the first") << "chain" << 1 << 0.0 << "edge" << 0.4 << -1.0 << 16.0 << 1.5;
+        // Both: 1 s, then 0.5 s at 16 Mbit/s, with the latency of the start (0).
+        QTest::newRow("second hop: both changed during the first") << "chain" << 1 << 0.0 << "edge" << 0.4 << 500.0 << 16.0 << 1.5;
+    }
+    void linkChangesDuringATransfer() {
+        QFETCH(QString, tree);
+        QFETCH(int, members);
+        QFETCH(double, start);
+        QFETCH(QString, which);
+        QFETCH(double, at);
+        QFETCH(double, latencyMs);
+        QFETCH(double, mbps);
+        QFETCH(double, arrival);
+        TopologySpec t;
+        if (tree == "cell") {
+            t = star(std::max(members, 1), link(8, 8), LinkSharing::Shared);
+        } else {
+            t.nodes.push_back(makeNode("cloud", Role::Aggregator, ""));
+            NodeSpec edge = makeNode("edge", Role::Relay, "cloud");
+            edge.link = link(8, 8);
+            t.nodes.push_back(edge);
+            NodeSpec dev = makeNode("phone", Role::Trainer, "edge");
+            dev.link = link(8, 8);
+            t.nodes.push_back(dev);
+        }
+        Harness h(t);
+        // "w+": the bandwidth changes at 0.2 s and the latency at `at`.
+        const bool split = which.endsWith('+');
+        const std::string id = which.remove('+').toStdString();
+        int entry = -1;
+        std::vector<int> changed;
+        for (int i = 0; i < h.topo.size(); ++i)
+            if (h.topo.entry(i).id == id) {
+                entry = h.topo.entryIndex(i);
+                changed.push_back(i);
+            }
+        QVERIFY(entry >= 0);
+        auto change = [&h, entry, changed](double lat, double bw) {
+            LinkParams* l = h.topo.entryLink(entry);
+            QVERIFY(l);
+            if (lat >= 0) l->latencyMs = lat;
+            if (bw > 0) l->bandwidthUpMbps = l->bandwidthDownMbps = bw;
+            h.net.linksChanged(changed, {}, h.queue.now());
+        };
+        if (split) {
+            h.queue.schedule(0.2, [&] { change(-1, mbps); });
+            h.queue.schedule(at, [&] { change(latencyMs, -1); });
+        } else {
+            h.queue.schedule(at, [&] { change(latencyMs, mbps); });
+        }
+        std::vector<std::uint64_t> ids;
+        auto sendAll = [&] {
+            for (int i = 0; i < members; ++i)
+                ids.push_back(tree == "cell" ? h.send("server", "w-" + std::to_string(i), 1e6)
+                                             : h.send("phone", "cloud", 1e6));
+        };
+        if (start > 0)
+            h.queue.schedule(start, sendAll);
+        else
+            sendAll();
+        h.run();
+        QCOMPARE(static_cast<int>(ids.size()), members);
+        for (auto x : ids)
+            QCOMPARE(h.ends.at(x), arrival);
+    }
+
     void cutPaysTheBytesSent() {
         Harness h(star(2, link(8, 8, 0, 2.0), LinkSharing::Shared));
         const auto a = h.send("w-0", "server", 1e6);
@@ -480,6 +575,25 @@ class TestNetwork : public QObject {
         Recorder held;
         runScenario(s, held);
         QCOMPARE(held.level(0)[2].cost, 6.0);
+    }
+
+    void serverlessJobCutPaysItsSecondsUpToTheCut() {
+        // The same trainer, the run ended at 3.5 s by its time limit: round 1 (2.5 $), then the
+        // second job is cut 1.5 s into its compute, in its second step. It pays the exact
+        // seconds computed up to the cut (docs/network.md and docs/emulator.md, "Serverless
+        // billing"): 0.5 + 1.5 = 2 $, not the one finished step (1.5 $).
+        Scenario s = timingStar(1, 1.0, NoiseSpec::Kind::None);
+        s.training.localSteps = 2;
+        s.stop.rounds = 0;
+        s.stop.virtualTimeS = 3.5;
+        s.topology.nodes[1].pricePerHour = Range::exactly(3600.0);
+        s.topology.nodes[1].billing = Billing::Serverless;
+        s.topology.nodes[1].invocationFeeUsd = 0.5;
+        Recorder rec;
+        const RunSummary summary = runScenario(s, rec);
+        QCOMPARE(rec.level(0).size(), std::size_t(1));
+        QCOMPARE(rec.level(0)[0].cost, 2.5);
+        QCOMPARE(summary.cost, 4.5);
     }
 
     void deterministicAcrossThreads() {

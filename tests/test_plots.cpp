@@ -7,6 +7,7 @@
 #include "core/analysis/link_throughput.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
+#include "wall_bounds.h"
 #include "widgets/plots/energy_split.h"
 #include "widgets/plots/link_plot.h"
 #include "widgets/plots/linked_cursor.h"
@@ -485,7 +486,8 @@ private Q_SLOTS:
         QCOMPARE(plots.expected().source, ExpectedRoundTime::Source::ClosedForm); // not overwritten
         plots.clear();
         QVERIFY(!plots.estimating());
-        QVERIFY(timer.elapsed() < 5000);
+        qInfo("estimate cancelled and joined in %lld ms", static_cast<long long>(timer.elapsed()));
+        QVERIFY(timer.elapsed() < fogtest::kPromptMs);
     } // the destructor waits for the cancelled thread: it must end promptly
 
     // ---- the node timeline's network time

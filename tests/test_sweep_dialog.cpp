@@ -12,6 +12,7 @@
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
+#include "wall_bounds.h"
 #include "widgets/compare/comparison_view.h"
 #include "widgets/run/event_log.h"
 #include "widgets/run/run_controller.h"
@@ -213,9 +214,9 @@ private Q_SLOTS:
         QElapsedTimer t;
         t.start();
         d.findChild<QPushButton*>("sweepStop")->click();
-        QVERIFY(finished.wait(10000));
+        QVERIFY(finished.wait(static_cast<int>(fogtest::kPromptMs)));
         qInfo("sweep stopped during a run in %lld ms", static_cast<long long>(t.elapsed()));
-        QVERIFY(t.elapsed() < 3000);
+        QVERIFY(t.elapsed() < fogtest::kPromptMs);
         QCOMPARE(finished.at(0).at(2).toBool(), true);
         QVERIFY(d.runIds().isEmpty());
         QVERIFY2(d.statusText().startsWith("Stopped: 0 of 3"), qPrintable(d.statusText()));
@@ -281,7 +282,7 @@ private Q_SLOTS:
         t.start();
         delete d;
         qInfo("sweep dialog destroyed while running in %lld ms", static_cast<long long>(t.elapsed()));
-        QVERIFY(t.elapsed() < 3000);
+        QVERIFY(t.elapsed() < fogtest::kPromptMs);
     }
 
     void sweepFromTheWindowLandsAsAGroup() {

@@ -262,6 +262,11 @@ int cmdClusterRun(const QCommandLineParser& p, const QStringList& args) {
 int cmdClusterTrain(const QCommandLineParser& p, const QStringList& args) {
     if (args.size() != 1) return usage("train takes exactly one FILE");
     if (!p.isSet("out")) return usage("train needs --out POLICY (the file the trained policy is saved to)");
+    // Before the training spends its time, not after.
+    if (const std::string why = ClusterPolicy::checkWritable(p.value("out").toStdString()); !why.empty()) {
+        std::cerr << "fogstudio-cli cluster: --out " << p.value("out").toStdString() << " " << why << "\n";
+        return 1;
+    }
     ClusterScenario s;
     if (!loadScenario(p, args[0], s)) return 1;
     TrainOptions o;

@@ -7,9 +7,12 @@
 #include "app/cli/commands.h"
 #include "core/cluster/cluster_io.h"
 #include "core/policies/policy_info.h"
+#include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/lessons.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/variants.h"
+#include "core/sweep/sweep.h"
 
 #include <QCommandLineParser>
 #include <QApplication>
@@ -24,6 +27,9 @@
 
 namespace {
 
+/// Most worker threads a command takes (--threads).
+constexpr int kMaxCliThreads = 256;
+
 const char* kUsage = R"(Usage: fogstudio-cli <command> [options]
 
 FogStudio emulates distributed machine learning across clouds, edge servers and devices:
@@ -36,9 +42,9 @@ Commands:
                            repeat with common random numbers, stores them as one sweep
                            labelled by variant and prints a comparison table;
                            --variant NAME runs one variant (--repeat R: R repeats).
-  validate FILE... [--set K=V]...
-                           Check scenario files (with the overrides applied); print
-                           every problem as file:line:column.
+  validate FILE... [--set K=V]... [--event 'ACTION']...
+                           Check scenario files (with the overrides and events applied);
+                           print every problem as file:line:column.
   sweep FILE --vary K=V1,V2 [--vary ...] [--repeat R] [--parallel P]
                            Run every combination, R times each, with common random
                            numbers: repeat r of every configuration sees the same node
@@ -95,6 +101,9 @@ Options:
                    --set topology.nodes[2].price_per_hour=0.4
   --threads N      Worker threads for the real training (default: all cores). Results
                    are identical for any N. For sweeps: shared by the --parallel runs.
+  Counts have the caps of a scenario file: --repeat <= 1000 (repeats:), the --vary
+                   grid (with the file's variants) <= 10000 configurations, seek
+                   --trials <= 10000; --parallel and --threads <= 256, --rungs <= 20.
   --db FILE        The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).
   --no-store       run: do not store the run.
   --until C        run: end the run as soon as C holds, and say so: round>=R,
@@ -134,7 +143,7 @@ int defaultThreads() {
     return n == 0 ? 1 : static_cast<int>(n);
 }
 
-int cmdValidate(const QStringList& files, const QStringList& sets) {
+int cmdValidate(const QStringList& files, const QStringList& sets, const QStringList& events) {
     if (files.isEmpty()) return usageError("validate needs at least one FILE");
     int bad = 0;
     for (const QString& f : files) {
@@ -147,7 +156,9 @@ int cmdValidate(const QStringList& files, const QStringList& sets) {
                 std::cout << f.toStdString() << ": ok (" << c.name << ", cluster)\n";
                 continue;
             }
-            const fog::Scenario s = fog::loadScenarioFile(f.toStdString(), overrides);
+            fog::Scenario s = fog::loadScenarioFile(f.toStdString(), overrides);
+            // --event is checked as run checks it: an event run would refuse is not "ok".
+            for (const QString& e : events) fog::addEventArgument(s, e.toStdString());
             std::cout << f.toStdString() << ": ok (" << s.name << ")\n";
         } catch (const fog::ScenarioError& e) {
             std::cerr << e.what() << "\n";
@@ -252,7 +263,7 @@ bool needsGui(int argc, char** argv) {
            (words[1] == "plots" || words[1] == "report");
 }
 
-int main(int argc, char** argv) {
+static int cliMain(int argc, char** argv) {
     std::unique_ptr<QCoreApplication> appPtr;
     if (needsGui(argc, argv)) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
@@ -326,6 +337,7 @@ int main(int argc, char** argv) {
     o.args = args.mid(1);
     o.sets = parser.values(set);
     if (parser.values(until).size() > 1) return usageError("--until takes one condition (the first that holds would end the run)");
+    if (parser.values(forkAt).size() > 1) return usageError("--at is given twice: a fork branches at one instant");
     o.until = parser.value(until);
     o.variant = parser.value(variant);
     o.events = parser.values(event);
@@ -339,7 +351,8 @@ int main(int argc, char** argv) {
     o.out = parser.value(out);
     o.format = parser.value(format);
     o.threads = defaultThreads();
-    auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min) {
+    auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min,
+                           int max = std::numeric_limits<int>::max(), const char* why = "") {
         if (!parser.isSet(opt)) return true;
         bool ok = false;
         into = parser.value(opt).toInt(&ok);
@@ -347,10 +360,18 @@ int main(int argc, char** argv) {
             usageError("--" + opt.names().first().toStdString() + " takes a whole number >= " + std::to_string(min));
             return false;
         }
+        if (into > max) {
+            usageError("--" + opt.names().first().toStdString() + " must be <= " + std::to_string(max) + why +
+                       ", got " + parser.value(opt).toStdString());
+            return false;
+        }
         return true;
     };
-    if (!wholeNumber(threads, o.threads, 1) || !wholeNumber(repeat, o.repeat, 1) ||
-        !wholeNumber(parallel, o.parallel, 1) || !wholeNumber(limit, o.limit, 0) || !wholeNumber(sweep, o.sweep, 0))
+    // The caps of the file format (core/scenario/variants.h) and of the sweep (sweep.h).
+    if (!wholeNumber(threads, o.threads, 1, kMaxCliThreads) ||
+        !wholeNumber(repeat, o.repeat, 1, fog::kMaxRepeats, " (the cap of repeats: in a scenario file)") ||
+        !wholeNumber(parallel, o.parallel, 1, fog::kMaxParallelRuns) || !wholeNumber(limit, o.limit, 0) ||
+        !wholeNumber(sweep, o.sweep, 0))
         return 2;
     o.threadsGiven = parser.isSet(threads);
     o.repeatGiven = parser.isSet(repeat);
@@ -359,7 +380,9 @@ int main(int argc, char** argv) {
     o.params = parser.values(param);
     o.halving = parser.value(halving);
     o.bruteForce = parser.isSet(bruteForce);
-    if (!wholeNumber(resume, o.resume, 1) || !wholeNumber(rungs, o.rungs, 1) || !wholeNumber(trials, o.trials, 1))
+    if (!wholeNumber(resume, o.resume, 1) || !wholeNumber(rungs, o.rungs, 1, 20) ||
+        !wholeNumber(trials, o.trials, 1, fog::kMaxVariantConfigurations,
+                     " (the cap of a scenario file's configurations)"))
         return 2;
     auto positive = [&](const QCommandLineOption& opt, double& into, double min) {
         if (!parser.isSet(opt)) return true;
@@ -386,7 +409,7 @@ int main(int argc, char** argv) {
     }
 
     const QString cmd = args.first();
-    if (cmd == "validate") return cmdValidate(o.args, o.sets);
+    if (cmd == "validate") return cmdValidate(o.args, o.sets, o.events);
     if (cmd == "policies") return cmdPolicies();
     if (cmd == "schema") return cmdSchema(parser.isSet(markdown));
     if (cmd == "lessons") return cmdLessons(o.args, parser.isSet(markdown));
@@ -410,4 +433,15 @@ int main(int argc, char** argv) {
         return fog::cli::runBench(b, std::cout);
     }
     return usageError("unknown command '" + cmd.toStdString() + "'");
+}
+
+int main(int argc, char** argv) {
+    // No command ends in an abort: an error no command caught (a database that cannot be
+    // written, ...) is said in one line and the exit status is 1.
+    try {
+        return cliMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "fogstudio-cli: " << e.what() << "\n";
+        return 1;
+    }
 }

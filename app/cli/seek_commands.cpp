@@ -65,6 +65,8 @@ QJsonObject configJson(const SeekConfig& c) {
 
 /// The search's report (text or JSON); returns the exit code.
 int printSeek(const CliOptions& o, const SeekSpec& spec, const SeekResult& r, RunStore& storeRef);
+/// Why the search's runs are not all kept in the store ("" when they are).
+std::string unstoredRuns(RunStore& store, const SeekResult& r);
 
 std::function<void(const SeekProgress&)> seekProgress(ProgressBar& bar, const SeekSpec& spec) {
     return [&bar, metric = spec.objective.metric](const SeekProgress& p) {
@@ -118,7 +120,13 @@ int cmdSeek(const CliOptions& o) {
         SeekCallbacks cb;
         cb.progress = [&](const SeekProgress& p, const SeekSpec& spec) { seekProgress(bar, spec)(p); };
         cb.finished = [&] { bar.finish(); };
-        cb.report = [&](const SeekSpec& spec, const SeekResult& r, RunStore& store) { return printSeek(o, spec, r, store); };
+        cb.report = [&](const SeekSpec& spec, const SeekResult& r, RunStore& store) {
+            if (const std::string why = unstoredRuns(store, r); !why.empty()) {
+                std::cerr << "fogstudio-cli: seek: " << why << "\n";
+                return 1;
+            }
+            return printSeek(o, spec, r, store);
+        };
         return runSeekMpi(o, makeSpec, cb);
     }
 
@@ -139,9 +147,45 @@ int cmdSeek(const CliOptions& o) {
         bar.finish();
         std::cerr << e.what() << "\n";
         return 2;
+    } catch (const StoreError& e) {
+        // A read-only database, a full disk: the search cannot keep its runs.
+        bar.finish();
+        std::cerr << "fogstudio-cli: seek: " << e.what() << "\n";
+        return 1;
     }
     bar.finish();
+    if (const std::string why = unstoredRuns(*store, r); !why.empty()) {
+        std::cerr << "fogstudio-cli: seek: " << why << "\n";
+        return 1;
+    }
     return printSeek(o, spec, r, *store);
+}
+
+std::string unstoredRuns(RunStore& store, const SeekResult& r) {
+    // The ranking is only as good as the runs behind it: a run the store could not keep
+    // (a full disk: "failed, incomplete", or still "running") makes the search's answer one
+    // nobody can look at again, so no best configuration is named.
+    int bad = 0;
+    std::string first;
+    try {
+        for (const auto& c : r.configs)
+            for (const auto id : c.runIds) {
+                const auto run = store.run(id);
+                const bool incomplete =
+                    !run || run->status == "running" ||
+                    (run->status == "failed" && run->summary.stopReason.rfind("incomplete", 0) == 0);
+                if (!incomplete) continue;
+                if (bad++ == 0)
+                    first = "run " + std::to_string(id) + (run ? " is " + run->status + ": " + run->summary.stopReason
+                                                               : std::string(" is missing"));
+            }
+    } catch (const StoreError& e) {
+        return std::string("cannot read the search's runs back: ") + e.what();
+    }
+    if (bad == 0) return {};
+    return std::to_string(bad) + " of the search's runs were not stored completely (" + first +
+           "); no best configuration is named from runs that were not kept: free space (or fix the database) and "
+           "run the search again";
 }
 
 int printSeek(const CliOptions& o, const SeekSpec& spec, const SeekResult& r, RunStore& storeRef) {

@@ -1,6 +1,7 @@
 #include "core/analysis/tidy_export.h"
 
 #include "core/analysis/analysis.h"
+#include "core/util/csv_cell.h"
 
 #include <cmath>
 #include <iomanip>
@@ -11,10 +12,7 @@ namespace fog {
 namespace {
 
 std::string csvText(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
+    return csvCell(s); // quoted, and a formula defused (core/util/csv_cell.h)
 }
 
 std::string num(double v) {
@@ -128,7 +126,7 @@ void writeSummaryCsv(const std::vector<RunWithMetrics>& runs, double target, std
         const auto& s = rm.run.summary;
         const auto reach = reachTarget(rm.metrics, target);
         out << rm.run.id << "," << csvText(rm.run.name) << "," << rm.run.sweepId << "," << csvText(rm.run.sweepConfig)
-            << "," << rm.run.repeat << "," << rm.run.seed << "," << rm.run.status << "," << s.rounds << ","
+            << "," << rm.run.repeat << "," << rm.run.seed << "," << csvText(rm.run.status) << "," << s.rounds << ","
             << num(s.virtualTime) << "," << num(s.cost) << "," << num(s.energyJ) << "," << num(s.energyComputeJ) << ","
             << num(s.energyNetworkJ) << "," << num(s.energyIdleJ) << "," << num(s.bytes) << ","
             << num(s.finalTestAccuracy) << "," << num(s.bestTestAccuracy) << "," << num(s.finalTestLoss) << ","

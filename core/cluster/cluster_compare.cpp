@@ -1,4 +1,5 @@
 #include "core/cluster/cluster_compare.h"
+#include "core/util/csv_cell.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -8,13 +9,9 @@ namespace fog::cluster {
 
 namespace {
 
-/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+/// A CSV text cell: quoted when it holds a comma, a quote or a line break; a formula defused.
 std::string cell(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
+    return csvCell(s); // quoted, and a formula defused (core/util/csv_cell.h)
 }
 
 } // namespace

@@ -421,6 +421,10 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
         if (!positive(s.arrivals.ratePerStep))
             err("arrivals.rate_per_step", "must be > 0, got " + formatNumber(s.arrivals.ratePerStep));
         if (s.arrivals.tasks < 1) err("arrivals.tasks", "must be >= 1, got " + std::to_string(s.arrivals.tasks));
+        // Every task is held for the run (and its statistics): 10^9 of them would take GBs.
+        if (s.arrivals.tasks > kMaxClusterTasks)
+            err("arrivals.tasks", "must be <= " + std::to_string(kMaxClusterTasks) + ", got " +
+                                      std::to_string(s.arrivals.tasks));
     }
     if (s.queueLimit < 1) err("queue_limit", "must be >= 1, got " + std::to_string(s.queueLimit));
     const auto known = schedulerNames();
@@ -438,10 +442,22 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
                                            std::vector<Diagnostic>& problems) {
     std::vector<TraceArrival> out;
     // Only a regular file: a FIFO or a device named as a trace would block or never end.
-    if (std::string why = checkRegularFile(path); !why.empty()) {
+    FileStamp stamp;
+    if (std::string why = checkRegularFile(path, &stamp); !why.empty()) {
         problems.push_back({path, 0, 0, "", "cannot open arrival trace: " + why});
         return out;
     }
+    // Sized before reading: a sparse 2 GiB file is one 2 GiB line of zeros.
+    constexpr std::uint64_t kMaxTraceBytes = std::uint64_t(64) << 20;
+    if (stamp.size > kMaxTraceBytes) {
+        problems.push_back({path, 0, 0, "",
+                            "arrival traces are limited to " + std::to_string(kMaxTraceBytes) + " bytes; this file has " +
+                                std::to_string(stamp.size)});
+        return out;
+    }
+    // A bad trace of a million rows gives the first problems, not a million lines.
+    constexpr std::size_t kMaxTraceProblems = 50;
+    const std::size_t problemsBefore = problems.size();
     std::ifstream in(path);
     if (!in) {
         problems.push_back({path, 0, 0, "", std::string("cannot open arrival trace: ") + std::strerror(errno)});
@@ -456,6 +472,12 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
     };
     while (std::getline(in, line)) {
         ++lineNo;
+        if (problems.size() - problemsBefore >= kMaxTraceProblems) {
+            problems.push_back({path, lineNo, 0, "",
+                                "and maybe more problems from here on (only the first " +
+                                    std::to_string(kMaxTraceProblems) + " are listed)"});
+            return out;
+        }
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;
         std::vector<std::string> cells;
@@ -475,12 +497,17 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
                 if (cells[i] == "time") timeCol = static_cast<int>(i);
                 else if (cells[i] == "type") typeCol = static_cast<int>(i);
                 else if (cells[i] == "work") workCol = static_cast<int>(i);
-                else bad(cols[i], cells[i], "unknown column; expected time, type and optionally work");
             }
             if (timeCol < 0 || typeCol < 0) {
-                bad(1, "", "the header must name the columns time and type (and optionally work), got '" + line + "'");
+                // Nothing of the line is quoted: a file that is not a trace (a system file a
+                // stored scenario names) must not have its contents printed.
+                bad(1, "", "is not an arrival trace: its first line must be the header time,type[,work] (the "
+                           "line's text is not shown)");
                 return out;
             }
+            for (std::size_t i = 0; i < cells.size(); ++i)
+                if (cells[i] != "time" && cells[i] != "type" && cells[i] != "work")
+                    bad(cols[i], "", "unknown column " + fog::quoted(cells[i]) + "; expected time, type and optionally work");
             continue;
         }
         TraceArrival a;
@@ -490,11 +517,11 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
             continue;
         }
         if (!parseNumber(cells[timeCol], a.time) || !std::isfinite(a.time) || a.time < 0) {
-            bad(cols[timeCol], "time", "must be a number >= 0, got '" + cells[timeCol] + "'");
+            bad(cols[timeCol], "time", "must be a number >= 0, got " + fog::quoted(cells[timeCol]));
             continue;
         }
         if (a.time < last) {
-            bad(cols[timeCol], "time", "goes back in time (" + cells[timeCol] + " after " + formatNumber(last) + "); sort the trace by time");
+            bad(cols[timeCol], "time", "goes back in time (" + fog::quoted(cells[timeCol]) + " after " + formatNumber(last) + "); sort the trace by time");
             continue;
         }
         last = a.time;
@@ -509,16 +536,21 @@ std::vector<TraceArrival> readArrivalTrace(const std::string& path, const std::v
         if (a.type < 0) {
             std::vector<std::string> tn;
             for (const auto& t : types) tn.push_back(t.name);
-            bad(cols[typeCol], "type", "unknown task type '" + ty + "'" + didYouMean(ty, tn) + "; known: " + joinNames(tn));
+            bad(cols[typeCol], "type", "unknown task type " + fog::quoted(ty) + didYouMean(ty, tn) + "; known: " + joinNames(tn));
             continue;
         }
         if (workCol >= 0 && !cells[workCol].empty()) {
             if (!parseNumber(cells[workCol], a.work) || !positive(a.work)) {
-                bad(cols[workCol], "work", "must be a number > 0 (or empty: drawn from the type), got '" + cells[workCol] + "'");
+                bad(cols[workCol], "work", "must be a number > 0 (or empty: drawn from the type), got " + fog::quoted(cells[workCol]));
                 continue;
             }
         }
         out.push_back(a);
+        if (out.size() > static_cast<std::size_t>(kMaxClusterTasks)) {
+            problems.push_back({path, lineNo, 0, "",
+                                "holds more than " + std::to_string(kMaxClusterTasks) + " arrivals, the most a run takes"});
+            return out;
+        }
     }
     if (timeCol >= 0 && out.empty() && problems.empty()) problems.push_back({path, lineNo, 0, "", "has no arrivals"});
     if (timeCol < 0 && problems.empty()) problems.push_back({path, 0, 0, "", "is empty: expected a header time,type[,work]"});

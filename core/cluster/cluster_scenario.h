@@ -14,6 +14,8 @@
 namespace fog::cluster {
 
 inline constexpr int kClusterSchemaVersion = 1;
+/// Most tasks in one run (arrivals.tasks, the rows of an arrival trace): each is held for the run.
+inline constexpr int kMaxClusterTasks = 1000000;
 
 struct ServerSpec {
     std::string id;

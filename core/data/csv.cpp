@@ -91,6 +91,12 @@ class LineReader {
             const auto nl =
                 std::find(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), buffer_.end(), '\n');
             line.append(buffer_.begin() + static_cast<std::ptrdiff_t>(at_), nl);
+            // A sparse file is one line of zeros as long as the file: refused before it is
+            // held whole (a row of the most features allowed is far shorter).
+            if (line.size() > kMaxCsvLineBytes)
+                throw DataError(path_ + ":" + std::to_string(lines_ + 1) + ": a line longer than " +
+                                std::to_string(kMaxCsvLineBytes) + " bytes: not a CSV data file");
+            if (nl != buffer_.end()) ++lines_;
             if (nl != buffer_.end()) {
                 at_ = static_cast<std::size_t>(nl - buffer_.begin()) + 1;
                 return true;
@@ -105,6 +111,7 @@ class LineReader {
     std::vector<char> buffer_;
     std::size_t at_ = 0;
     std::uint64_t total_ = 0;
+    long lines_ = 0; ///< lines ended so far
 };
 
 /// The text of a line without blanks around it and without a leading byte order mark.

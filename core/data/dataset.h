@@ -46,13 +46,22 @@ inline constexpr std::uint64_t kMaxIdxPixels = std::uint64_t(1) << 28;
 /// Largest CSV data file read (1 GiB), and the largest label (so at most 10,000 classes).
 inline constexpr std::uint64_t kMaxCsvBytes = std::uint64_t(1) << 30;
 inline constexpr std::int64_t kMaxLabel = 9999;
+/// Longest CSV line (16 MiB): a row of 100,000 features is a few MB.
+inline constexpr std::size_t kMaxCsvLineBytes = std::size_t(16) << 20;
 
 /// Reads an IDX image file and its label file (plain or .gz). Only regular files; the
 /// header is checked against the file's length before any allocation. Messages never quote
 /// the file's bytes. Pixels are scaled to [0, 1]
 /// and standardised with the Fashion-MNIST mean/std when `standardise` is true.
+/// `keep` > 0: only the seeded subset subsetIndices(count, keep, seed) of the images is held
+/// (all are inflated, one image at a time), so max_train_samples bounds the memory whatever
+/// the file announces; labels and classes are those of the whole file's subset the same way.
 Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath,
-                bool standardise = true);
+                bool standardise = true, int keep = 0, std::uint64_t seed = 0);
+
+/// The seeded random subset of `keep` of n samples that max_train_samples / max_test_samples
+/// keep: sorted indices (all of them when keep <= 0 or keep >= n).
+std::vector<std::int64_t> subsetIndices(std::size_t n, int keep, std::uint64_t seed);
 
 /// Shape of an IDX pair from its headers alone (the checks of readIdx, without the pixels).
 struct IdxShape {

@@ -214,6 +214,41 @@ void preferHugePages(void* data, std::size_t bytes) {
 void preferHugePages(void*, std::size_t) {}
 #endif
 
+std::array<float, 256> pixelTable(bool standardise) {
+    std::array<float, 256> table{};
+    for (int v = 0; v < 256; ++v) {
+        const float x = static_cast<float>(v) / 255.0f;
+        table[v] = standardise ? (x - kFmnistMean) / kFmnistStd : x;
+    }
+    return table;
+}
+
+/// The images at `chosen` (sorted) only: every image is inflated in turn, one at a time, and
+/// only the chosen ones are kept, so memory is the subset's whatever the file holds.
+Dataset readIdxSubset(IdxFile& images, const std::string& imagesPath, const std::string& imagesWhat, Dataset d,
+                      const std::vector<unsigned char>& rawLabels, const std::vector<std::int64_t>& chosen,
+                      bool standardise) {
+    const auto table = pixelTable(standardise);
+    const std::size_t per = static_cast<std::size_t>(d.height) * static_cast<std::size_t>(d.width);
+    d.labels.resize(chosen.size());
+    d.features.resize(chosen.size() * per);
+    std::vector<unsigned char> image(per);
+    const std::uint64_t count = rawLabels.size();
+    std::size_t next = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        readExactly(images, imagesPath, image.data(), per, 16 + i * per, imagesWhat);
+        if (next < chosen.size() && static_cast<std::uint64_t>(chosen[next]) == i) {
+            float* dst = d.features.data() + next * per;
+            for (std::size_t k = 0; k < per; ++k)
+                dst[k] = table[image[k]];
+            d.labels[next] = rawLabels[i];
+            ++next;
+        }
+    }
+    checkEnd(images, imagesPath, imagesWhat);
+    return d;
+}
+
 } // namespace
 
 IdxShape probeIdx(const std::string& imagesPath, const std::string& labelsPath) {
@@ -228,7 +263,8 @@ IdxShape probeIdx(const std::string& imagesPath, const std::string& labelsPath) 
     return {h.count, static_cast<int>(h.rows), static_cast<int>(h.cols)};
 }
 
-Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bool standardise) {
+Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bool standardise, int keep,
+                std::uint64_t seed) {
     IdxFile images(imagesPath);
     const ImageHeader h = readImageHeader(images, imagesPath);
     const std::uint32_t count = h.count, rows = h.rows, cols = h.cols;
@@ -251,19 +287,18 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath, bo
     d.channels = 1;
     d.height = static_cast<int>(rows);
     d.width = static_cast<int>(cols);
-    d.labels.resize(count);
     int maxLabel = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        d.labels[i] = rawLabels[i];
+    for (std::uint32_t i = 0; i < count; ++i)
         maxLabel = std::max<int>(maxLabel, rawLabels[i]);
-    }
-    d.classes = maxLabel + 1;
+    d.classes = maxLabel + 1; // of the whole file, as before a subset is taken
+    if (keep > 0 && static_cast<std::uint64_t>(keep) < count)
+        return readIdxSubset(images, imagesPath, imagesWhat, std::move(d), rawLabels,
+                             subsetIndices(count, keep, seed), standardise);
+    d.labels.resize(count);
+    for (std::uint32_t i = 0; i < count; ++i)
+        d.labels[i] = rawLabels[i];
 
-    std::array<float, 256> table{};
-    for (int v = 0; v < 256; ++v) {
-        const float x = static_cast<float>(v) / 255.0f;
-        table[v] = standardise ? (x - kFmnistMean) / kFmnistStd : x;
-    }
+    const auto table = pixelTable(standardise);
     // Inflate in chunks and convert each through the table: no second copy of the pixels.
     d.features.reserve(pixels);
     preferHugePages(d.features.data(), pixels * sizeof(float));

@@ -59,13 +59,7 @@ std::string labelsBeside(const std::string& imagesPath, const std::string& given
 /// Keeps a seeded random subset of `keep` samples, in their original order.
 void subset(Dataset& d, int keep, std::uint64_t seed) {
     if (keep <= 0 || static_cast<std::size_t>(keep) >= d.size()) return;
-    std::vector<std::int64_t> order(d.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = static_cast<std::int64_t>(i);
-    Rng rng(seed);
-    rng.shuffle(order);
-    order.resize(static_cast<std::size_t>(keep));
-    std::sort(order.begin(), order.end());
+    const std::vector<std::int64_t> order = subsetIndices(d.size(), keep, seed);
 
     const auto f = static_cast<std::size_t>(d.featureCount());
     std::vector<float> features(order.size() * f);
@@ -268,6 +262,18 @@ DataFacts probeData(const DataSpec& given) {
     return facts;
 }
 
+std::vector<std::int64_t> subsetIndices(std::size_t n, int keep, std::uint64_t seed) {
+    std::vector<std::int64_t> order(n);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<std::int64_t>(i);
+    if (keep <= 0 || static_cast<std::size_t>(keep) >= n) return order;
+    Rng rng(seed);
+    rng.shuffle(order);
+    order.resize(static_cast<std::size_t>(keep));
+    std::sort(order.begin(), order.end());
+    return order;
+}
+
 DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWeights,
                     std::uint64_t seed) {
     const int trainers = static_cast<int>(trainerWeights.size());
@@ -278,10 +284,12 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     switch (spec.kind) {
     case DataSpec::Kind::FashionMnist: {
         const std::string dir = spec.dir.empty() ? defaultFashionMnistDir() : spec.dir;
-        b.train = readIdx(findIdx(dir, "train-images-idx3-ubyte"),
-                          findIdx(dir, "train-labels-idx1-ubyte"));
-        b.test =
-            readIdx(findIdx(dir, "t10k-images-idx3-ubyte"), findIdx(dir, "t10k-labels-idx1-ubyte"));
+        // Only the subsets max_train_samples / max_test_samples keep are held (subset() below
+        // then has nothing left to do): the same samples as subsetting afterwards.
+        b.train = readIdx(findIdx(dir, "train-images-idx3-ubyte"), findIdx(dir, "train-labels-idx1-ubyte"), true,
+                          spec.maxTrainSamples, deriveSeed(seed, kStreamTrainSubset));
+        b.test = readIdx(findIdx(dir, "t10k-images-idx3-ubyte"), findIdx(dir, "t10k-labels-idx1-ubyte"), true,
+                         spec.maxTestSamples, deriveSeed(seed, kStreamTestSubset));
         // Fashion-MNIST has ten classes even if a (sub)set happens to miss the last ones.
         b.train.classes = std::max(b.train.classes, 10);
         break;
@@ -295,8 +303,10 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
             testImages = findIdx(spec.dir, "t10k-images-idx3-ubyte");
         if (trainImages.empty() || testImages.empty())
             throw DataError("IDX data: both a training and a test image file are required");
-        b.train = readIdx(trainImages, labelsBeside(trainImages, spec.trainLabelsPath, "training"));
-        b.test = readIdx(testImages, labelsBeside(testImages, spec.testLabelsPath, "test"));
+        b.train = readIdx(trainImages, labelsBeside(trainImages, spec.trainLabelsPath, "training"), true,
+                          spec.maxTrainSamples, deriveSeed(seed, kStreamTrainSubset));
+        b.test = readIdx(testImages, labelsBeside(testImages, spec.testLabelsPath, "test"), true,
+                         spec.maxTestSamples, deriveSeed(seed, kStreamTestSubset));
         checkSameShape(b.train, b.test, trainImages, testImages);
         break;
     }

@@ -1,6 +1,13 @@
 // LibTorch half of the learned cluster scheduler (see cluster_policy_net.h).
 
 #include "core/model/cluster_policy_net.h"
+#include "core/data/regular_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
 
 #include <torch/torch.h>
 
@@ -256,8 +263,14 @@ std::unique_ptr<ClusterPolicy> ClusterPolicy::deserialize(const std::string& byt
         const auto version = meta[0].item<std::int64_t>();
         if (version > kFormatVersion)
             throw std::runtime_error("written by a newer FogStudio (format " + std::to_string(version) + ")");
-        auto p = std::make_unique<ClusterPolicy>(static_cast<int>(meta[1].item<std::int64_t>()), 1,
-                                                 static_cast<int>(meta[2].item<std::int64_t>()));
+        // The sizes come from the file: checked before the network is built from them (a
+        // corrupted count would allocate gigabytes).
+        const auto agents = meta[1].item<std::int64_t>(), embed = meta[2].item<std::int64_t>();
+        if (agents < 1 || agents > kMaxPolicyAgents || embed < 1 || embed > kMaxPolicyEmbed)
+            throw std::runtime_error("the file says " + std::to_string(agents) + " agents of width " +
+                                     std::to_string(embed) + ", beyond the limits (1.." + std::to_string(kMaxPolicyAgents) +
+                                     " agents, width 1.." + std::to_string(kMaxPolicyEmbed) + "): a damaged file");
+        auto p = std::make_unique<ClusterPolicy>(static_cast<int>(agents), 1, static_cast<int>(embed));
         p->impl_->net->load(archive);
         return p;
     } catch (const std::runtime_error& e) {
@@ -268,18 +281,55 @@ std::unique_ptr<ClusterPolicy> ClusterPolicy::deserialize(const std::string& byt
 }
 
 void ClusterPolicy::save(const std::string& path) const {
+    // Written beside the target and renamed over it: a kill during the save leaves the old
+    // policy whole (a rename within a folder is atomic), never half a file.
     const std::string bytes = serialize();
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error(path + ": cannot write the cluster policy");
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.flush();
+        if (!out) {
+            std::remove(tmp.c_str());
+            throw std::runtime_error(path + ": cannot write the cluster policy (disk full, or no write access)");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw std::runtime_error(path + ": cannot write the cluster policy: " + why);
+    }
+}
+
+std::string ClusterPolicy::checkWritable(const std::string& path) {
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return "is a folder, not a file";
+    std::ofstream probe(tmp, std::ios::binary | std::ios::trunc);
+    if (!probe) return std::string("cannot be written here: ") + std::strerror(errno);
+    probe.close();
+    std::remove(tmp.c_str());
+    return {};
 }
 
 std::unique_ptr<ClusterPolicy> ClusterPolicy::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open the cluster policy file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return deserialize(text.str(), path);
+    // Only a regular file of a sane size: /dev/zero, a FIFO or a sparse 2 GiB file named as
+    // a policy would be read without end, block, or take gigabytes.
+    RegularFile f(path);
+    if (!f.ok()) throw std::runtime_error(path + ": cannot open the cluster policy file: " + f.error());
+    if (f.size() > kMaxPolicyBytes)
+        throw std::runtime_error(path + ": cannot load the cluster policy: the file has " + std::to_string(f.size()) +
+                                 " bytes; a policy has at most " + std::to_string(kMaxPolicyBytes));
+    std::string bytes(static_cast<std::size_t>(f.size()), '\0');
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        const long long n = f.read(bytes.data() + got, bytes.size() - got);
+        if (n < 0) throw std::runtime_error(path + ": cannot read the cluster policy file: " + std::strerror(errno));
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    bytes.resize(got);
+    return deserialize(bytes, path);
 }
 
 } // namespace fog::cluster

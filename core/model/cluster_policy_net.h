@@ -83,8 +83,15 @@ public:
     /// std::runtime_error naming the problem.
     std::string serialize() const;
     static std::unique_ptr<ClusterPolicy> deserialize(const std::string& bytes, const std::string& label);
+    /// Atomic: written beside `path` and renamed over it (the old file stays whole on a kill).
     void save(const std::string& path) const;
+    /// Only a regular file of at most kMaxPolicyBytes; its agents and width within limits.
     static std::unique_ptr<ClusterPolicy> load(const std::string& path);
+    /// "" when save(path) can write there (checked before a training spends its time), else why.
+    static std::string checkWritable(const std::string& path);
+    static constexpr std::uint64_t kMaxPolicyBytes = std::uint64_t(64) << 20;
+    static constexpr std::int64_t kMaxPolicyAgents = 10000;
+    static constexpr std::int64_t kMaxPolicyEmbed = 4096;
 
 private:
     struct Impl;

@@ -59,6 +59,13 @@ NumericBounds above(double v) {
     b.minInclusive = false;
     return b;
 }
+/// `b` with the upper bound the scenario's own key has (schema.cpp): absurd finite values
+/// (a latency of 1e305 ms, a price of 1e307) would never end a run or give a cost of inf.
+NumericBounds upTo(NumericBounds b, double max) {
+    b.max = max;
+    b.interval = true;
+    return b;
+}
 NumericBounds unit() {
     NumericBounds b;
     b.min = 0;
@@ -241,7 +248,7 @@ bool readLink(MapReader& a, const Scenario& s, TimedEvent& e) {
     const std::size_t before = ctx.diagnostics().size();
     if (readBounded(a, "bandwidth_up_mbps", above(0), v)) e.bandwidthUpMbps = v;
     if (readBounded(a, "bandwidth_down_mbps", above(0), v)) e.bandwidthDownMbps = v;
-    if (readBounded(a, "latency_ms", atLeast(0), v)) e.latencyMs = v;
+    if (readBounded(a, "latency_ms", upTo(atLeast(0), 3.6e6), v)) e.latencyMs = v;
     if (ctx.diagnostics().size() != before) return false;
     if (!e.bandwidthUpMbps && !e.bandwidthDownMbps && !e.latencyMs) {
         ctx.error(a.path(), "changes nothing: give bandwidth_up_mbps, bandwidth_down_mbps or latency_ms");
@@ -255,7 +262,7 @@ bool readNodeChange(MapReader& a, const Scenario& s, TimedEvent& e) {
     bool ok = readTarget(a, "id", s, e, false);
     double v = 0.0;
     const std::size_t before = ctx.diagnostics().size();
-    if (readBounded(a, "price_per_hour", atLeast(0), v)) e.pricePerHour = v;
+    if (readBounded(a, "price_per_hour", upTo(atLeast(0), 1e6), v)) e.pricePerHour = v;
     if (readBounded(a, "throughput", above(0), v)) e.throughput = v;
     if (ctx.diagnostics().size() != before) return false;
     if (!e.pricePerHour && !e.throughput) {
@@ -363,6 +370,17 @@ bool readCount(MapReader& a, const Scenario& s, TimedEvent& e) {
         ctx.error(a.pathOf("count"), at,
                   "is " + std::to_string(c) + ", but group '" + e.target + "' has " + std::to_string(members) +
                       " members" + (addedHere > 0 ? " (with the " + std::to_string(addedHere) + " that add events bring)" : ""));
+        return false;
+    }
+    // Remove events together take no more members than there are (with every add).
+    long long removedHere = 0;
+    for (const TimedEvent& x : s.events.list)
+        if (x.action == Action::Remove && x.entry == e.entry) removedHere += x.count;
+    if (removedHere > 0 && c + removedHere > members) {
+        ctx.error(a.pathOf("count"), at,
+                  "is " + std::to_string(c) + ", but group '" + e.target + "' has " + std::to_string(members) +
+                      " members" + (addedHere > 0 ? " (with the " + std::to_string(addedHere) + " that add events bring)" : "") +
+                      " and the remove events before this one take " + std::to_string(removedHere));
         return false;
     }
     return true;
@@ -640,7 +658,10 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
         if (!header) {
             header = true;
             if (cells[0] != "time_s") {
-                fail(lineNo, cols[0], "the header must start with time_s, got '" + cells[0] + "'");
+                // Nothing of the line is quoted: a file that is not a trace (a system file a
+                // stored scenario names) must not have its contents printed.
+                fail(lineNo, cols[0], "is not a trace: its first line must be the header time_s,value or "
+                                      "time_s,<member ids> (the line's text is not shown)");
                 break;
             }
             if (cells.size() < 2) {
@@ -650,7 +671,7 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             std::set<std::string> seen;
             for (std::size_t c = 1; c < cells.size(); ++c) {
                 if (cells[c].empty()) fail(lineNo, cols[c], "column " + std::to_string(c + 1) + " has no name");
-                else if (!seen.insert(cells[c]).second) fail(lineNo, cols[c], "column '" + cells[c] + "' appears twice");
+                else if (!seen.insert(cells[c]).second) fail(lineNo, cols[c], "column " + quoted(cells[c]) + " appears twice");
                 t.columns.push_back({cells[c], {}, {}, {}});
             }
             if (!problems.empty()) break;
@@ -667,16 +688,16 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
         for (std::size_t c = 0; c < cells.size(); ++c) {
             const std::string name = c == 0 ? "time_s" : t.columns[c - 1].name;
             if (!parseNumber(cells[c], v[c]) || !std::isfinite(v[c])) {
-                fail(lineNo, cols[c], name + " must be a finite number, got '" + cells[c] + "'");
+                fail(lineNo, cols[c], name + " must be a finite number, got " + quoted(cells[c]));
                 ok = false;
             } else if (v[c] < 0) {
-                fail(lineNo, cols[c], name + " must be >= 0, got " + cells[c]);
+                fail(lineNo, cols[c], name + " must be >= 0, got " + quoted(cells[c]));
                 ok = false;
             }
         }
         if (!ok) continue;
         if (!t.columns.empty() && !t.columns[0].timeS.empty() && v[0] <= t.columns[0].timeS.back()) {
-            fail(lineNo, cols[0], "time_s must increase: " + cells[0] + " comes after " +
+            fail(lineNo, cols[0], "time_s must increase: " + quoted(cells[0]) + " comes after " +
                                       formatNumber(t.columns[0].timeS.back()));
             continue;
         }
@@ -687,6 +708,8 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             col.line.push_back(lineNo);
         }
     }
+    if (problems.size() >= 50 && in.peek() != std::char_traits<char>::eof())
+        fail(lineNo + 1, 0, "and maybe more problems from here on (only the first 50 are listed)");
     if (problems.empty() && !header) fail(0, 0, "is empty: a trace needs a header time_s,... and at least one row");
     else if (problems.empty() && rows == 0) fail(lineNo, 0, "has a header but no rows");
     if (!problems.empty()) throw ScenarioError(problems);
@@ -771,6 +794,9 @@ void checkUse(const TraceTable& t, const TraceUse& u, const TopologySpec& topo, 
             } else if (u.kind == TraceKind::Bandwidth && v <= 0) {
                 bad = "bandwidth must be > 0 Mbit/s, got " + formatNumber(v) +
                       " (take the node offline with an availability trace instead)";
+            } else if (u.kind == TraceKind::Price && v > 1e6) {
+                // The bound of price_per_hour (schema.cpp): 1e307 would make the cost inf.
+                bad = "price must be in [0, 1000000] per hour, got " + formatNumber(v);
             }
             if (!bad.empty()) {
                 out.push_back({file, c.line[i], 0, "", c.name + ": " + bad + " (used by " + u.path + ")"});
@@ -963,6 +989,10 @@ void addEventArgument(Scenario& s, const std::string& text) {
             body["from"] = body["id"];
             body.remove("id");
         }
+        // A key given twice (also as its alias: up= and bandwidth_up_mbps=) is a slip, not
+        // "the last one wins".
+        if (const YAML::Node& given = body; given[key].IsDefined())
+            fail("'" + key + "' is given twice; give each change once");
         body[key] = aw[i].substr(eq + 1);
     }
     event[action] = body;

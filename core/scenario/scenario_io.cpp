@@ -497,10 +497,16 @@ std::string splitPath(const std::string& path, std::vector<PathStep>& steps) {
 }
 
 std::string stepsPath(const std::vector<PathStep>& steps, std::size_t count) {
+    // Appended in place (childPath / itemPath spelling): linear in the path's length.
     std::string p;
-    for (std::size_t i = 0; i < count; ++i)
-        p = steps[i].index >= 0 ? itemPath(p, static_cast<std::size_t>(steps[i].index))
-                                : childPath(p, steps[i].key);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (steps[i].index >= 0) {
+            p += "[" + std::to_string(steps[i].index) + "]";
+        } else {
+            if (!p.empty()) p += '.';
+            p += steps[i].key;
+        }
+    }
     return p;
 }
 
@@ -512,12 +518,16 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
                   const YAML::Node& value, std::string& created) {
     const PathStep& step = steps[i];
     const bool last = i + 1 == steps.size();
-    const std::string here = stepsPath(steps, i);
-    const std::string what = here.empty() ? "the scenario" : "'" + here + "'";
+    // The path so far, only for a message: built at every level it made a long path
+    // (10,000 parts) quadratic.
+    const auto what = [&] {
+        const std::string here = stepsPath(steps, i);
+        return here.empty() ? std::string("the scenario") : "'" + here + "'";
+    };
     if (step.index >= 0) {
-        if (!node.IsSequence()) return what + " is " + describeNode(node) + ", not a list";
+        if (!node.IsSequence()) return what() + " is " + describeNode(node) + ", not a list";
         if (static_cast<std::size_t>(step.index) >= node.size())
-            return what + " has " + std::to_string(node.size()) + " entries; index " +
+            return what() + " has " + std::to_string(node.size()) + " entries; index " +
                    std::to_string(step.index) + " is out of range";
         if (last) {
             node[static_cast<std::size_t>(step.index)] = value;
@@ -526,21 +536,31 @@ std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size
         }
         return setAt(node[static_cast<std::size_t>(step.index)], steps, i + 1, value, created);
     }
-    if (!node.IsMap()) return what + " is " + describeNode(node) + ", not a map";
+    if (!node.IsMap()) return what() + " is " + describeNode(node) + ", not a map";
     const YAML::Node& constNode = node; // const lookup: does not insert the key
     const YAML::Node child = constNode[step.key];
     if (last || !child.IsDefined() || child.IsNull()) {
-        // Build what is missing below here as nested maps, innermost first.
-        YAML::Node built = value;
-        for (std::size_t j = steps.size() - 1; j > i; --j) {
+        // Build what is missing below here as nested maps, outermost first: each new map
+        // joins the chain's memory alone (yaml-cpp merges a node's whole memory into the
+        // tree it is assigned to, so built innermost first every level merged the chain below
+        // it again: a path of 10,000 parts took 40 s).
+        for (std::size_t j = i + 1; j < steps.size(); ++j)
             if (steps[j].index >= 0)
                 return "'" + stepsPath(steps, j) + "' does not exist, so it has no index " +
                        std::to_string(steps[j].index);
-            YAML::Node map(YAML::NodeType::Map);
-            map[steps[j].key] = built;
-            built.reset(map); // rebind; `built = map` would overwrite the node built refers to
+        if (last) {
+            node[step.key] = value;
+        } else {
+            YAML::Node top(YAML::NodeType::Map);
+            YAML::Node at = top;
+            for (std::size_t j = i + 1; j + 1 < steps.size(); ++j) {
+                YAML::Node next(YAML::NodeType::Map);
+                at[steps[j].key] = next;
+                at.reset(next); // rebind; `at = next` would overwrite the node `at` refers to
+            }
+            at[steps.back().key] = value;
+            node[step.key] = top;
         }
-        node[step.key] = built;
         created = stepsPath(steps, i + 1);
         return {};
     }
@@ -590,9 +610,13 @@ class ValueCounter : public YAML::EventHandler {
     struct Over {
         YAML::Mark at;
     };
-    explicit ValueCounter(std::size_t limit) : limit_(limit) {}
+    ValueCounter(std::size_t limit, const std::string& text) : limit_(limit), text_(text) {}
     std::size_t documents = 0;
     YAML::Mark secondStart = YAML::Mark::null_mark(); ///< where a second document begins
+    /// Where a quoted value starts that no quote closes (yaml-cpp takes the rest of the
+    /// file into it, and the file then reads as one with keys missing).
+    YAML::Mark unterminated = YAML::Mark::null_mark();
+    char unterminatedQuote = 0;
 
     void OnDocumentStart(const YAML::Mark& m) override {
         if (++documents == 2) secondStart = m;
@@ -600,9 +624,10 @@ class ValueCounter : public YAML::EventHandler {
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
     void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
-    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+    void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t,
                   const std::string&) override {
         count(m);
+        if (tag == "!" && unterminated.pos < 0) checkClosed(m);
     }
     void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
@@ -619,8 +644,30 @@ class ValueCounter : public YAML::EventHandler {
     void count(const YAML::Mark& m) {
         if (++values_ > limit_) throw Over{m};
     }
+    /// A quoted scalar starting at `m`: finds its closing quote (each scalar's own text is
+    /// scanned once, so the whole check is linear).
+    void checkClosed(const YAML::Mark& m) {
+        if (m.pos < 0 || static_cast<std::size_t>(m.pos) >= text_.size()) return;
+        const char q = text_[static_cast<std::size_t>(m.pos)];
+        if (q != '"' && q != '\'') return;
+        for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text_.size(); ++i) {
+            if (q == '"' && text_[i] == '\\') {
+                ++i; // an escaped character
+                continue;
+            }
+            if (text_[i] != q) continue;
+            if (q == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') {
+                ++i; // '' is a quote inside single quotes
+                continue;
+            }
+            return; // closed
+        }
+        unterminated = m;
+        unterminatedQuote = q;
+    }
     std::size_t limit_;
     std::size_t values_ = 0;
+    const std::string& text_;
 };
 
 /// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
@@ -650,11 +697,17 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     try {
         std::istringstream in(text);
         YAML::Parser parser(in);
-        ValueCounter counter(kMaxWrittenValues);
+        ValueCounter counter(kMaxWrittenValues, text);
         while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
         }
         documents = counter.documents;
         secondStart = counter.secondStart;
+        if (counter.unterminated.pos >= 0) {
+            ctx.error("", counter.unterminated,
+                      std::string("a quoted value starts here and is never closed: add the closing ") +
+                          counter.unterminatedQuote + " (without it the rest of the file is read as this value)");
+            return false;
+        }
     } catch (const ValueCounter::Over& over) {
         ctx.error("", over.at,
                   "the file holds more than " + std::to_string(kMaxWrittenValues) +
@@ -667,7 +720,11 @@ bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) 
     try {
         root = YAML::Load(text); // the first document only
     } catch (const YAML::Exception& e) {
-        ctx.error("", e.mark, "YAML syntax error: " + e.msg);
+        // yaml-cpp says "bad file" when nesting runs past its depth limit.
+        ctx.error("", e.mark,
+                  e.msg == "bad file" ? std::string("YAML syntax error: nested too deeply (lists or maps inside each "
+                                                    "other beyond what the reader takes; a scenario needs a few levels)")
+                                      : "YAML syntax error: " + e.msg);
         return false;
     }
     if (documents > 1) {
@@ -735,6 +792,41 @@ class ShadowSet {
     std::vector<std::string> paths_;
 };
 
+/// `text` with its top-level variant sections (variants, vary, repeats, lesson) removed but
+/// for their line breaks: every other line keeps its number and columns, so messages stay
+/// exact.
+/// Each variant's check loads this, so that checking N variants does not parse the N
+/// variants N times (quadratic: 2,000 variants took over a minute). "" when the sections
+/// cannot be told apart in the text (then the whole text is loaded, as before).
+std::string withoutVariantSectionsText(const std::string& text) {
+    static const char* const kKeys[] = {"variants", "vary", "repeats", "lesson"};
+    std::string out = text;
+    bool blanking = false, any = false;
+    for (std::size_t i = 0; i < out.size();) {
+        const std::size_t end = std::min(out.find('\n', i), out.size());
+        const char c = out[i];
+        const bool topLevel = i < end && c != ' ' && c != '\t' && c != '#';
+        if (topLevel) {
+            if (out.compare(i, 3, "---") == 0 || out.compare(i, 3, "...") == 0) return {};
+            blanking = false;
+            for (const char* k : kKeys) {
+                const std::size_t n = std::strlen(k);
+                if (out.compare(i, n, k) == 0 && i + n < end && (out[i + n] == ':' || out[i + n] == ' ')) blanking = true;
+            }
+            any = any || blanking;
+        }
+        if (blanking) {
+            // The line's text goes, its newline stays: lines keep their numbers and the
+            // other lines their columns, and the parser does not scan the sections again.
+            out.erase(i, end - i);
+            i += 1;
+            continue;
+        }
+        i = end + 1;
+    }
+    return any ? out : std::string();
+}
+
 Scenario load(const std::string& text, const std::string& label,
               const std::vector<Override>& overrides, const std::string& baseDir) {
     YamlContext ctx(label);
@@ -798,11 +890,22 @@ Scenario load(const std::string& text, const std::string& label,
         all.push_back(std::move(d));
     }
     if (std::all_of(all.begin(), all.end(), [](const Diagnostic& d) { return inVariantSections(d.path); })) {
-        // Each variant applied to a copy of the file and validated (variants.h).
+        // Each variant applied to a copy of the file and validated (variants.h); the copy
+        // leaves out the variant sections when the text allows it (the base must then still
+        // parse: an alias into a variant section would not).
+        std::string base = s.variants.empty() && s.vary.empty() ? std::string() : withoutVariantSectionsText(text);
+        if (!base.empty()) {
+            try {
+                (void)YAML::Load(base);
+            } catch (const YAML::Exception&) {
+                base.clear();
+            }
+        }
+        const std::string& copy = base.empty() ? text : base;
         auto more = checkVariants(s, label, [&](const std::vector<Override>& v) {
             std::vector<Override> o = v;
             o.insert(o.end(), overrides.begin(), overrides.end());
-            return load(text, label, o, baseDir);
+            return load(copy, label, o, baseDir);
         });
         all.insert(all.end(), more.begin(), more.end());
     }

@@ -193,7 +193,13 @@ void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, boo
         if (f.type != FieldType::Range) {
             c.bounds(p, line, std::get<double>(v), b);
         } else if (s.group || f.path == "compute.throughput") {
-            c.range(p, line, std::get<Range>(v), b.min, !b.minInclusive);
+            const Range& r = std::get<Range>(v);
+            c.range(p, line, r, b.min, !b.minInclusive);
+            // An upper bound (price_per_hour: a price of 1e307 would make the cost inf).
+            if (std::isfinite(b.max) && std::isfinite(r.min) && std::isfinite(r.max) && r.min <= r.max &&
+                !(b.maxInclusive ? r.max <= b.max : r.max < b.max))
+                c.error(p, line, "must be <= " + num(b.max) + (r.isExact() ? "" : " over the whole range") +
+                                     ", got " + (r.isExact() ? num(r.max) : rangeText(r)));
         } else {
             c.bounds(p, line, std::get<Range>(v).min, b);
         }
@@ -203,6 +209,14 @@ void checkNodeFields(Checker& c, const std::string& path, const NodeSpec& s, boo
 /// The checks nodes and groups share.
 void checkMember(Checker& c, const std::string& path, const NodeSpec& s) {
     if (s.id.empty()) c.error(path + ".id", s.line, "must not be empty");
+    // Ids are written into event text, logs, CSV rows and `--event` commands: a newline, a
+    // tab or a NUL in one would forge or cut those lines.
+    for (char ch : s.id)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+            c.error(path + ".id", s.line,
+                    "must not contain control characters (a newline, a tab, NUL), got " + quoted(s.id));
+            break;
+        }
     checkNodeFields(c, path, s, false);
     // The file cannot say this (the key is refused with held billing); a spec built in code can.
     if (s.billing != Billing::Serverless && s.invocationFeeUsd != 0)

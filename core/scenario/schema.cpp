@@ -129,10 +129,12 @@ void addLinkFields(Builder<T>& b, const std::string& prefix, Ref link) {
            "Mbit/s", above(0), std::nullopt, "child to parent (or from to to)");
     b.real(path("bandwidth_down_mbps"), [link](T& t) -> double& { return link(t).bandwidthDownMbps; },
            "Mbit/s", above(0), std::nullopt, "parent to child (or to to from)");
+    // Upper bounds on finite values: a latency of 1e305 ms or a price of 1e307 would give a
+    // run that never ends or a cost of inf (issue 30).
     b.real(path("latency_ms"), [link](T& t) -> double& { return link(t).latencyMs; }, "ms", atLeast(0),
-           std::nullopt, "added to every transfer");
+           atMost(3.6e6), "added to every transfer (at most an hour)");
     b.real(path("price_per_gb"), [link](T& t) -> double& { return link(t).pricePerGb; },
-           "currency per 10^9 bytes", atLeast(0), std::nullopt, "charged for the traffic");
+           "currency per 10^9 bytes", atLeast(0), atMost(1e6), "charged for the traffic");
 }
 
 std::vector<ScenarioField> buildScenarioSchema() {
@@ -270,7 +272,7 @@ std::vector<ScenarioField> buildScenarioSchema() {
            below(1), "dropout probability after each hidden layer")
         .when = when("model.kind", {"mlp", "cnn"});
     b.real("model.wire_bytes", [](Scenario& s) -> double& { return s.model.wireBytes; }, "bytes",
-           atLeast(0), std::nullopt, "size of a model or update on the network; 0 = 4 bytes per parameter");
+           atLeast(0), atMost(1e15), "size of a model or update on the network; 0 = 4 bytes per parameter");
 
     b.section("training", false, "local training");
     {
@@ -344,8 +346,7 @@ std::vector<ScenarioField> buildScenarioSchema() {
         auto& f = b.add("events", FieldType::Section,
                         "timed events: at a virtual time or when round / accuracy / cost reaches a "
                         "value, change a link, a node, availability, group size or a policy "
-                        "parameter (docs/scenario.md#events-and-traces); read and validated, not "
-                        "yet applied by the engine");
+                        "parameter (docs/scenario.md#events-and-traces)");
         f.custom = true;
         f.typeNote = "list of {at or when, action}";
     }
@@ -365,23 +366,23 @@ std::vector<LinkField> buildLinkSchema() {
 void addNodeTraceFields(Builder<NodeSpec>& b) {
     b.text("availability.file", [](NodeSpec& n) -> std::string& { return n.availability.file; },
            "CSV availability trace (1 online, 0 offline; a group's `value` column: the share "
-           "online) instead of `offline`; not yet applied by the engine")
+           "online) instead of `offline`, relative to the scenario's folder")
         .when = when("availability.kind", {"trace"});
     b.fields.back().omitEmpty = true;
     b.text("price_trace", [](NodeSpec& n) -> std::string& { return n.priceTrace; },
-           "CSV price trace (currency/hour) replacing price_per_hour over time; not yet applied "
-           "by the engine")
+           "CSV price trace (currency/hour) replacing price_per_hour from each row's time, "
+           "relative to the scenario's folder")
         .omitEmpty = true;
     auto& f = b.real("bid_usd_per_hour", [](NodeSpec& n) -> double& { return n.bidUsdPerHour; },
                      "currency/hour", above(0), std::nullopt,
                      "spot bid: reclaimed (offline) while price_trace is above it; needs "
-                     "price_trace; not yet applied by the engine");
+                     "price_trace");
     f.unsetValue = 0.0;
     f.omitDefault = true;
     f.defaultNote = "absent: no bid";
     b.text("link.trace", [](NodeSpec& n) -> std::string& { return n.linkTrace; },
            "CSV bandwidth trace of the link to the parent (Mbit/s, both directions), relative to "
-           "the scenario's folder; not yet applied by the engine")
+           "the scenario's folder (not in default_link or topology.links)")
         .omitEmpty = true;
 }
 
@@ -547,6 +548,7 @@ std::vector<NodeField> buildNodeSchema() {
         bind(f, [](NodeSpec& n) -> Range& { return n.pricePerHour; });
         f.unit = "currency/hour";
         f.min = atLeast(0);
+        f.max = atMost(1e6);
     }
     b.enumeration<Billing>("billing", [](NodeSpec& n) -> Billing& { return n.billing; },
                            {Billing::Held, Billing::Serverless},
@@ -555,7 +557,7 @@ std::vector<NodeField> buildNodeSchema() {
         .omitDefault = true;
     {
         auto& f = b.real("invocation_fee_usd", [](NodeSpec& n) -> double& { return n.invocationFeeUsd; },
-                         "currency/dispatch", atLeast(0), std::nullopt,
+                         "currency/dispatch", atLeast(0), atMost(1e6),
                          "fee for every dispatch (invocation) of a serverless node");
         f.when = when("billing", {"serverless"});
         f.omitDefault = true;

@@ -200,6 +200,16 @@ void readVariantSections(MapReader& root, Scenario& s) {
                 s.repeats = r;
         }
     }
+    // Refused before anything is read (or checked): each variant is checked by a load of the
+    // file, so 10,001 of them would cost minutes to be refused at the end.
+    if (const YAML::Node list = root.node("variants"); list.IsSequence() && list.size() > static_cast<std::size_t>(kMaxVariantConfigurations)) {
+        ctx.error("variants", list.Mark(),
+                  "holds " + std::to_string(list.size()) + " variants; at most " +
+                      std::to_string(kMaxVariantConfigurations) + " configurations are run from one file");
+        readLesson(root, s.lesson);
+        root.node("vary"); // known keys: no "unknown key" reports for them
+        return;
+    }
     std::set<std::string> names;
     forEachItem(ctx, root.node("variants"), "variants", [&](const YAML::Node& item, const std::string& p, std::size_t) {
         MapReader m(ctx, item, p);
@@ -251,6 +261,7 @@ void readVariantSections(MapReader& root, Scenario& s) {
                   "makes " + formatNumber(configs) + " configurations; at most " +
                       std::to_string(kMaxVariantConfigurations) + " are run from one file");
         s.vary.clear();
+        s.variants.clear(); // and none of them is checked (a load each)
     }
     readLesson(root, s.lesson);
 }

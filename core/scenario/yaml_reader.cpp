@@ -148,11 +148,34 @@ const YAML::Mark* YamlContext::locate(const std::string& path) const {
 
 // --- scalar conversions ------------------------------------------------------------------
 
+std::string quoted(const std::string& text) {
+    std::string out = "'";
+    std::size_t shown = 0, i = 0;
+    for (; i < text.size() && shown < kMaxQuotedLength; ++shown) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) {
+            static const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+            ++i;
+            continue;
+        }
+        // One UTF-8 character (its continuation bytes with it).
+        out += text[i++];
+        while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80)
+            out += text[i++];
+    }
+    out += "'";
+    if (i < text.size()) out.insert(out.size() - 1, "..."), out += " (" + std::to_string(text.size()) + " bytes)";
+    return out;
+}
+
 std::string describeNode(const YAML::Node& n) {
     if (!n.IsDefined() || n.IsNull()) return "nothing";
     if (n.IsSequence()) return "a list";
     if (n.IsMap()) return "a map";
-    return "'" + n.Scalar() + "'";
+    return quoted(n.Scalar());
 }
 
 namespace {
@@ -176,7 +199,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, d
     // .inf and .nan read as numbers here; validateScenario refuses them wherever a value is
     // used, so that files and scenarios built in memory get the same message.
     if (!parseNumber(text, out)) {
-        ctx.error(path, n.Mark(), "must be a number, got '" + text + "'");
+        ctx.error(path, n.Mark(), "must be a number, got " + quoted(text));
         return false;
     }
     return true;
@@ -189,7 +212,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, i
     // Via double, so that "1e3" and "10.0" are accepted as the integers they denote.
     if (!parseNumber(text, v) || v != std::floor(v) ||
         std::fabs(v) > static_cast<double>(std::numeric_limits<int>::max())) {
-        ctx.error(path, n.Mark(), "must be an integer, got '" + text + "'");
+        ctx.error(path, n.Mark(), "must be an integer, got " + quoted(text));
         return false;
     }
     out = static_cast<int>(v);
@@ -214,7 +237,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, b
             out = false;
             return true;
         }
-    ctx.error(path, n.Mark(), "must be true or false, got '" + text + "'");
+    ctx.error(path, n.Mark(), "must be true or false, got " + quoted(text));
     return false;
 }
 
@@ -233,7 +256,7 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, s
     const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size()) {
         ctx.error(path, n.Mark(),
-                  "must be an integer from 0 to 18446744073709551615, got '" + text + "'");
+                  "must be an integer from 0 to 18446744073709551615, got " + quoted(text));
         return false;
     }
     out = v;

@@ -77,6 +77,12 @@ bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path, s
 bool readValue(YamlContext& ctx, const YAML::Node& n, const std::string& path,
                std::vector<int>& out);
 
+/// `text` in single quotes for a message, as it reads in the file but bounded: at most
+/// kMaxQuotedLength characters (then "... (N characters)"), control characters as \xNN. A
+/// message never carries more of a file than that (a 6 MB line would otherwise be printed).
+inline constexpr std::size_t kMaxQuotedLength = 40;
+std::string quoted(const std::string& text);
+
 /// "a map", "a list", "nothing" or the scalar in quotes: the "got ..." part of messages.
 std::string describeNode(const YAML::Node& n);
 

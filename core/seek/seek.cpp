@@ -1,4 +1,5 @@
 #include "core/seek/seek.h"
+#include "core/scenario/variants.h"
 #include "core/util/portable_math.h"
 
 #include "core/seek/trials.h"
@@ -137,6 +138,13 @@ SeekPlan planSeek(const SeekSpec& in) {
     }
     if (spec.eta < 2) problem("--eta", "must be at least 2 (the fraction 1/eta of configurations kept per rung)");
     if (spec.repeats < 1) problem("--repeat", "must be at least 1");
+    // The caps of the file format (core/scenario/variants.h).
+    if (spec.repeats > kMaxRepeats)
+        problem("--repeat", "must be <= " + std::to_string(kMaxRepeats) + " (the cap of repeats: in a scenario file), got " +
+                                std::to_string(spec.repeats));
+    if (spec.trials > kMaxVariantConfigurations)
+        problem("--trials", "must be <= " + std::to_string(kMaxVariantConfigurations) +
+                                " (the cap of a scenario file's configurations), got " + std::to_string(spec.trials));
     int accuracyConstraints = 0;
     for (const auto& c : spec.constraints) accuracyConstraints += c.metric == SeekMetric::Accuracy;
     if (accuracyConstraints > 1) problem("--constraint", "give at most one accuracy constraint");

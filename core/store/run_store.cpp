@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -266,7 +268,14 @@ void RunStore::open(const std::string& path, bool readOnly) {
     if (!readOnly) {
         db_->exec("PRAGMA journal_mode = WAL");
         db_->exec("PRAGMA synchronous = NORMAL");
-        markInterrupted();
+        // Housekeeping, not a reason to lock anyone out: on a full disk (or any write that
+        // fails) the killed runs stay marked running, still read as interrupted (run()), and
+        // are marked when a later open can write. Reading works; writes say why they fail.
+        try {
+            markInterrupted();
+        } catch (const StoreError& e) {
+            if (e.code != SQLITE_FULL && e.code != SQLITE_IOERR && e.code != SQLITE_READONLY) throw;
+        }
     }
 }
 
@@ -927,6 +936,56 @@ void StoreRecorder::onFinish(const RunSummary& s) {
 
 // ---------------------------------------------------------------- db check
 
+namespace {
+
+/// Table -> columns of a database (sqlite_master and PRAGMA table_info).
+std::map<std::string, std::set<std::string>> tableColumns(SqliteDb& db) {
+    std::map<std::string, std::set<std::string>> out;
+    std::vector<std::string> tables;
+    {
+        SqliteStmt t(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+        while (t.step()) tables.push_back(t.text(0));
+    }
+    for (const auto& name : tables) {
+        SqliteStmt c(db, "SELECT name FROM pragma_table_info(?1)");
+        c.bind(1, name);
+        auto& cols = out[name];
+        while (c.step()) cols.insert(c.text(0));
+    }
+    return out;
+}
+
+} // namespace
+
+/// The file holds every table and column of the current schema (built in memory from the
+/// same statements as a new database); the link and snapshot tables, created when a file is
+/// next opened for writing, only when present. False (with lines saying what) otherwise.
+static bool checkSchemaColumns(SqliteDb& db, const std::function<void(const std::string&)>& line) {
+    SqliteDb ref(":memory:", SqliteDb::Mode::ReadWriteCreate);
+    for (const char* sql : {kSchemaV1, kMigrateV1toV2, kMigrateV2toV3, kMigrateV3toV4, kMigrateV4toV5})
+        ref.exec(sql);
+    const auto want = tableColumns(ref);
+    const auto have = tableColumns(db);
+    bool ok = true;
+    for (const auto& [table, cols] : want) {
+        const auto it = have.find(table);
+        if (it == have.end()) {
+            line("schema: table " + table + " is missing (the file is damaged or not FogStudio's)");
+            ok = false;
+            continue;
+        }
+        std::string missing;
+        for (const auto& c : cols)
+            if (!it->second.count(c)) missing += (missing.empty() ? "" : ", ") + c;
+        if (!missing.empty()) {
+            line("schema: table " + table + " lacks column(s) " + missing);
+            ok = false;
+        }
+    }
+    if (ok) line("schema: every table and column of version " + std::to_string(kStoreSchemaVersion));
+    return ok;
+}
+
 DbCheck checkDatabase(const std::string& path) {
     DbCheck out;
     auto line = [&](const std::string& s) { out.lines.push_back(s); };
@@ -978,6 +1037,11 @@ DbCheck checkDatabase(const std::string& path) {
              (id.version < kStoreSchemaVersion ? " (upgraded to " + std::to_string(kStoreSchemaVersion) +
                                                      " when next opened for writing)"
                                                : ""));
+        if (id.version == kStoreSchemaVersion && !checkSchemaColumns(db, line)) {
+            // Every other command would fail on it ("no such table", "no such column").
+            out.ok = false;
+            return out;
+        }
         std::int64_t runs = 0;
         {
             SqliteStmt s(db, "SELECT count(*) FROM runs");

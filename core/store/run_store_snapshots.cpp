@@ -182,15 +182,21 @@ RunSnapshot RunStore::loadSnapshot(std::int64_t snapshotId) const {
     r.energyJ = meta.energyJ;
     r.bytes = meta.bytes;
     r.samplesComputed = meta.samplesComputed;
-    if (meta.parameters < 0 || meta.parameters > (std::int64_t{1} << 34))
-        throw StoreError(db_->path() + ": " + of + " is damaged: it claims " + std::to_string(meta.parameters) +
-                         " parameters");
-    auto model = std::make_shared<std::vector<float>>(static_cast<std::size_t>(meta.parameters));
     SqliteStmt b(*db_, "SELECT model FROM snapshots WHERE id = ?1");
     b.bind(1, snapshotId);
     b.step();
     // SqliteStmt reads text; a blob's bytes come through the same call unchanged.
     const std::string packed = b.text(0);
+    // The count is checked before anything is allocated for it: deflate never shrinks more
+    // than 1032:1, so the stored blob bounds what it can hold (a damaged or forged count
+    // would otherwise allocate gigabytes), and no model has more than 2^30 parameters.
+    const std::uint64_t mostBytes = static_cast<std::uint64_t>(packed.size()) * 1032 + 1024;
+    if (meta.parameters < 0 || meta.parameters > (std::int64_t{1} << 30) ||
+        static_cast<std::uint64_t>(meta.parameters) * sizeof(float) > mostBytes)
+        throw StoreError(db_->path() + ": " + of + " is damaged: it claims " + std::to_string(meta.parameters) +
+                         " parameters, more than its " + std::to_string(packed.size()) +
+                         " stored bytes can hold");
+    auto model = std::make_shared<std::vector<float>>(static_cast<std::size_t>(meta.parameters));
     uLongf rawSize = static_cast<uLongf>(model->size() * sizeof(float));
     const int rc = uncompress(reinterpret_cast<Bytef*>(model->data()), &rawSize,
                               reinterpret_cast<const Bytef*>(packed.data()), static_cast<uLong>(packed.size()));

@@ -97,7 +97,14 @@ std::int64_t storeCaptured(RunStore& store, NewRun meta, const Scenario& scenari
     const std::int64_t id = store.beginRun(meta);
     if (!run.nodes.empty()) store.setNodes(id, run.nodes);
     store.appendBatch(id, run.records, run.intervals, run.events);
-    store.finishRun(id, run.summary);
+    // What the run produced, as the recorder of a local run records it: `db check` then
+    // verifies the rows of runs computed on other ranks too. (Link usage spans are not
+    // captured, so none are produced here.)
+    RowCounts produced;
+    produced.metrics = static_cast<std::int64_t>(run.records.size());
+    produced.intervals = static_cast<std::int64_t>(run.intervals.size());
+    produced.events = static_cast<std::int64_t>(run.events.size());
+    store.finishRun(id, run.summary, produced);
     return id;
 }
 

@@ -6,6 +6,7 @@
 #include "core/scenario/events_io.h"
 #include "core/util/random.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -179,6 +180,29 @@ bool shellSplit(const std::string& text, std::vector<std::string>& words) {
 SweepPlan planSweep(const SweepSpec& spec) {
     SweepPlan plan;
     std::vector<Diagnostic> problems;
+    // The command line's counts get the caps of the file format (variants.h), before anything
+    // is built: --repeat 1000000000 or nine --vary of ten values would hold gigabytes.
+    if (spec.repeats > kMaxRepeats)
+        throw ScenarioError({{"--repeat", 0, 0, "",
+                              "must be <= " + std::to_string(kMaxRepeats) + " (the cap of repeats: in a scenario file), got " +
+                                  std::to_string(spec.repeats)}});
+    auto countText = [](double n) {
+        return n < 1e18 ? std::to_string(static_cast<long long>(n)) : std::string("more than 10^18");
+    };
+    auto gridOf = [](const std::vector<SweepAxis>& axes, double from) {
+        double n = from;
+        std::string product;
+        for (const auto& a : axes) {
+            n *= static_cast<double>(a.values.size());
+            product += (product.empty() ? "" : " x ") + std::to_string(a.values.size());
+        }
+        return std::make_pair(n, product);
+    };
+    if (const auto [n, product] = gridOf(spec.axes, 1.0); n > kMaxVariantConfigurations)
+        throw ScenarioError({{"--vary", 0, 0, "",
+                              "gives " + countText(n) + " configurations (" + product + " values), more than " +
+                                  std::to_string(kMaxVariantConfigurations) +
+                                  " (the cap of a scenario file's variants x vary grid)"}});
     // The file's variants (each with its point of the `vary:` grid), or just the base.
     std::vector<VariantConfig> variants{VariantConfig{}};
     int repeats = std::max(1, spec.repeats);
@@ -186,6 +210,12 @@ SweepPlan planSweep(const SweepSpec& spec) {
         const Scenario base = loadVariantBase(spec.file, spec.base); // checks every variant
         variants = variantConfigurations(base, spec.variant);
         if (spec.repeats <= 0) repeats = base.repeats;
+        if (const auto [n, product] = gridOf(spec.axes, static_cast<double>(variants.size()));
+            n > kMaxVariantConfigurations)
+            throw ScenarioError({{"--vary", 0, 0, "",
+                                  "crossed with the file's " + std::to_string(variants.size()) + " configurations gives " +
+                                      countText(n) + ", more than " + std::to_string(kMaxVariantConfigurations) +
+                                      " (the cap of a scenario file's variants x vary grid)"}});
     }
     // Each configuration was checked as a variant above (or is not run): no need to check
     // all the file's variants again in every load.
@@ -249,7 +279,7 @@ SweepSpec parseSweepSpecText(const std::string& text) {
         const std::string& v = words[++i];
         if (w == "--set") spec.base.push_back(parseOverride(v));
         else if (w == "--vary") spec.axes.push_back(parseSweepAxis(v));
-        else if (w == "--repeat") spec.repeats = std::max(1, std::atoi(v.c_str()));
+        else if (w == "--repeat") spec.repeats = std::clamp(std::atoi(v.c_str()), 1, kMaxRepeats + 1); // over: refused by planSweep
         else if (w == "--variant") spec.variant = v;
         else throw bad("unknown word '" + w + "'");
     }
@@ -355,7 +385,9 @@ SweepResult runSweep(const SweepSpec& spec, RunStore& store,
         }
     };
     std::vector<std::thread> threads;
-    for (int p = 0; p < std::max(1, spec.parallel); ++p) threads.emplace_back(worker);
+    // No more threads than runs to do (--parallel is capped by the CLI, kMaxParallelRuns).
+    const int workers = std::clamp(spec.parallel, 1, std::max(1, std::min(todo, kMaxParallelRuns)));
+    for (int p = 0; p < workers; ++p) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
     if (cancel && cancel->load()) result.cancelled = true;
     // Runs cut short earlier are superseded by complete ones with the same seed.

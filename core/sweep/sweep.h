@@ -30,6 +30,10 @@ std::vector<std::vector<Override>> sweepConfigurations(const std::vector<SweepAx
 /// The seed of repeat `r` (repeat 0 keeps the scenario's own seed).
 std::uint64_t repeatSeed(std::uint64_t scenarioSeed, int repeat);
 
+/// Most runs of a sweep at once (--parallel): each holds its model and data; the caps of
+/// --repeat and --vary are the file format's (kMaxRepeats, kMaxVariantConfigurations).
+inline constexpr int kMaxParallelRuns = 256;
+
 struct SweepSpec {
     std::string file;
     std::vector<Override> base; ///< --set overrides applied to every run

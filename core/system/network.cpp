@@ -108,17 +108,18 @@ std::uint64_t Network::start(int from, int to, double bytes, double now, bool mo
         return id;
     }
     x.ideal = topo_.transfer(from, to, bytes).seconds;
+    // The latencies of every hop are fixed now (the rule in network.h).
+    for (const PathHop& h : x.hops) {
+        x.latencyS.push_back(h.link->latencyMs / 1000.0);
+        x.startMbps.push_back(h.up ? h.link->bandwidthUpMbps : h.link->bandwidthDownMbps);
+    }
     startHop(id, x, now);
     // Projected arrival: this hop at its current rate, the others alone on their links.
     const Flow& f = flows_[static_cast<std::size_t>(x.flow)];
     const Class& c = classes_[static_cast<std::size_t>(f.cls)];
-    double arrive = now + f.bits / c.rate + x.hops[0].link->latencyMs / 1000.0;
-    for (std::size_t k = 1; k < x.hops.size(); ++k) {
-        const LinkParams& l = *x.hops[k].link;
-        arrive +=
-            l.latencyMs / 1000.0 +
-            bytes * 8.0 / bitsPerSecond(x.hops[k].up ? l.bandwidthUpMbps : l.bandwidthDownMbps);
-    }
+    double arrive = now + f.bits / c.rate + x.latencyS[0];
+    for (std::size_t k = 1; k < x.hops.size(); ++k)
+        arrive += x.latencyS[k] + bytes * 8.0 / bitsPerSecond(x.startMbps[k]);
     observer_->onMessage({id, from, to, now, arrive, bytes, model});
     return id;
 }
@@ -231,15 +232,20 @@ void Network::hopSent(int f, double now, bool steady, double rate) {
     const PathHop& h = x.hops[x.hop];
     const LinkParams& l = *h.link;
     const double mbps = h.up ? l.bandwidthUpMbps : l.bandwidthDownMbps;
+    const double latency = x.latencyS[x.hop]; // as the transfer started (network.h)
     charge_({x.from, h.sender, static_cast<int>(x.hop), x.bytes, h.link, h.receiver});
     // Topology::transfer's term for this hop, summed in the same way.
-    x.acc += l.latencyMs / 1000.0 + x.bytes * 8.0 / (mbps * 1e6);
+    x.acc += latency + x.bytes * 8.0 / (mbps * 1e6);
     // Undisturbed: one rate from start to end, the link's whole bandwidth.
     x.undisturbed = x.undisturbed && steady && rate == bitsPerSecond(mbps);
+    x.asStarted = x.asStarted && mbps == x.startMbps[x.hop];
     x.flow = -1;
-    // Alone all the way: exactly Topology::transfer's arrival; else latency after the last byte.
-    double t = now + l.latencyMs / 1000.0;
-    if (x.undisturbed) t = x.hop + 1 == x.hops.size() ? x.t0 + x.ideal : x.t0 + x.acc;
+    // Alone all the way: exactly Topology::transfer's arrival (when no bandwidth on the path
+    // changed since the start, else the same sum with the bandwidths it had); else the
+    // latency after the last byte. The latency is the start's in all three.
+    double t = now + latency;
+    if (x.undisturbed)
+        t = x.hop + 1 == x.hops.size() && x.asStarted ? x.t0 + x.ideal : x.t0 + x.acc;
     t = std::max(t, now);
     schedule_(t, [this, id, t] { hopArrived(id, t); });
 }

@@ -15,6 +15,11 @@
 // byte has left, the hop's latency; then the next hop. A transfer alone on its path ends
 // exactly when Topology::transfer says (the same floating-point sum).
 //
+// Links changing during a transfer (timed events, traces; docs/network.md): bandwidths are
+// capacities, so a change moves the flows in flight; latencies are the ones in force when
+// the transfer started, for every hop of it, whatever shares its links (a latency change
+// applies to transfers that start afterwards, as without contention).
+//
 // Threads: engine thread only.
 
 #include "core/system/metrics.h"
@@ -128,12 +133,15 @@ class Network {
         int to = -1;
         double bytes = 0.0;
         std::vector<PathHop> hops;
+        std::vector<double> latencyS; ///< per hop: its latency when the transfer started
+        std::vector<double> startMbps; ///< per hop: its bandwidth when the transfer started
         std::size_t hop = 0;
         int flow = -1;      ///< the current hop's flow (-1: in latency)
         double t0 = 0.0;    ///< start of the transfer
         double acc = 0.0;   ///< sum of the hops' solo times so far (Topology::transfer's sum)
         double ideal = 0.0; ///< the transfer's solo time (Topology::transfer)
-        bool undisturbed = true;
+        bool undisturbed = true; ///< every hop so far alone at its link's whole bandwidth
+        bool asStarted = true;   ///< and at the bandwidths it started with (ideal holds)
         std::function<void()> done;
     };
 
