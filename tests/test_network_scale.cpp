@@ -182,6 +182,22 @@ const Expected kExpected[] = {
 class TestNetworkScale : public QObject {
     Q_OBJECT
   private Q_SLOTS:
+    void cursorIsTheStandardEngine() {
+        // The first 156 outputs of std::mt19937_64 from the two-word cursor, for a few seeds.
+        for (const std::uint64_t seed : {0ULL, 1ULL, 27ULL, 0x9e3779b97f4a7c15ULL, ~0ULL}) {
+            std::mt19937_64 engine(seed);
+            NodeRuntime::StreamCursor c = NodeRuntime::StreamCursor::at(seed, 0);
+            for (std::uint32_t k = 0; k < NodeRuntime::StreamCursor::kOutputs; ++k)
+                QCOMPARE(c.next(k), engine());
+            // Starting part-way gives the same outputs.
+            std::mt19937_64 again(seed);
+            again.discard(100);
+            NodeRuntime::StreamCursor d = NodeRuntime::StreamCursor::at(seed, 100);
+            for (std::uint32_t k = 100; k < NodeRuntime::StreamCursor::kOutputs; ++k)
+                QCOMPARE(d.next(k), again());
+        }
+    }
+
     void transcriptAsBefore_data() {
         QTest::addColumn<int>("row");
         for (int i = 0; i < static_cast<int>(std::size(kExpected)); ++i)

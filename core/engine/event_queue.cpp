@@ -15,34 +15,76 @@ void EventQueue::checkTime(double t) const {
     }
 }
 
+void EventQueue::push(Key k) {
+    std::size_t i = heap_.size();
+    heap_.push_back(k);
+    while (i > 0) {
+        const std::size_t parent = (i - 1) / 4;
+        if (!before(k, heap_[parent])) break;
+        heap_[i] = heap_[parent];
+        i = parent;
+    }
+    heap_[i] = k;
+}
+
+void EventQueue::popTop() {
+    const Key last = heap_.back();
+    heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+        const std::size_t first = 4 * i + 1;
+        if (first >= n) break;
+        std::size_t best = first;
+        const std::size_t end = std::min(first + 4, n);
+        for (std::size_t c = first + 1; c < end; ++c)
+            if (before(heap_[c], heap_[best])) best = c;
+        if (!before(heap_[best], last)) break;
+        heap_[i] = heap_[best];
+        i = best;
+    }
+    heap_[i] = last;
+}
+
 void EventQueue::schedule(double t, Callback fn) {
     checkTime(t);
     if (!fn) throw EngineError("internal: an event without a callback");
-    heap_.push_back({t, nextSeq_++, std::move(fn)});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    std::uint32_t slot;
+    if (!freeSlots_.empty()) {
+        slot = freeSlots_.back();
+        freeSlots_.pop_back();
+        callbacks_[slot] = std::move(fn);
+    } else {
+        if (callbacks_.size() >= kStop) throw EngineError("internal: more than 4 billion events pending");
+        slot = static_cast<std::uint32_t>(callbacks_.size());
+        callbacks_.push_back(std::move(fn));
+    }
+    push({t, nextSeq_++, slot});
     ++pendingCallbacks_;
 }
 
 void EventQueue::scheduleStop(double t, std::string reason) {
     checkTime(t);
     stopReasons_[nextStopSeq_] = std::move(reason);
-    heap_.push_back({t, nextStopSeq_--, {}});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    push({t, nextStopSeq_--, kStop});
 }
 
 EventQueue::Popped EventQueue::pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    Entry e = std::move(heap_.back());
-    heap_.pop_back();
-    now_ = e.t;
-    if (e.fn) {
+    const Key k = heap_.front();
+    popTop();
+    now_ = k.t;
+    if (k.slot != kStop) {
         --pendingCallbacks_;
-        return {e.t, std::move(e.fn), {}};
+        Callback fn = std::move(callbacks_[k.slot]);
+        callbacks_[k.slot] = nullptr;
+        freeSlots_.push_back(k.slot);
+        return {k.t, std::move(fn), {}};
     }
-    auto it = stopReasons_.find(e.seq);
+    auto it = stopReasons_.find(k.seq);
     std::string reason = it == stopReasons_.end() ? std::string() : std::move(it->second);
     if (it != stopReasons_.end()) stopReasons_.erase(it);
-    return {e.t, {}, std::move(reason)};
+    return {k.t, {}, std::move(reason)};
 }
 
 void EventQueue::advanceTo(double t) {

@@ -1,12 +1,11 @@
 #pragma once
 // Every node's state while a run goes: availability (always on, two-state Markov, trace),
 // billing (per started second of each interval a node is held) and energy, plus the job a
-// trainer is running. Compact, so that a million devices fit: about 60 bytes a node (and 56
-// more for its energy once it is used); a
-// node's random streams (2.5 KB each) exist only while it uses them: the few availability
-// draws most nodes make are computed straight from the stream's seed (no engine state), and
-// a node that has drawn often keeps its stream; the compute stream is created at the node's
-// first dispatch. Sums over
+// trainer is running. Compact, so that a million devices fit: about 64 bytes a node, 16
+// more once it draws availability (a cursor into its stream: its first 156 draws without the
+// engine's 2.5 KB state; a node that changes state more often than that keeps the engine),
+// and 56 more for its energy once it is used; the compute stream (2.5 KB) is created at the
+// node's first dispatch. Sums over
 // nodes (cost, energy) visit only the nodes ever held or charged, in index order, so they
 // are exactly the sums over all nodes.
 //
@@ -19,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace fog {
@@ -100,6 +100,19 @@ public:
     /// Nodes holding heap state besides their slot (for the scale benchmark's report).
     std::size_t materialisedStreams() const;
 
+    /// A node's availability stream (std::mt19937_64) as two seeded words, for its first
+    /// 156 outputs (node_runtime.cpp): 16 bytes instead of the engine's 2.5 KB.
+    struct StreamCursor {
+        static constexpr std::uint32_t kOutputs = 156; ///< outputs it reaches: 0 .. 155
+        std::uint64_t near = 0; ///< seeded word k (k: the next output, Slot::availabilityDraws)
+        std::uint64_t far = 0;  ///< seeded word k + 156
+        /// The cursor at output k (k < kOutputs) of std::mt19937_64 seeded with `seed`.
+        static StreamCursor at(std::uint64_t seed, std::uint32_t k);
+        /// Output k of a cursor at output k (k < kOutputs), bit for bit the engine's; moves
+        /// the cursor to output k + 1.
+        std::uint64_t next(std::uint32_t k);
+    };
+
 private:
     struct Slot {
         double nextChange = std::numeric_limits<double>::infinity();
@@ -139,8 +152,10 @@ private:
     const Topology& topo_;
     std::uint64_t seed_;
     std::vector<Slot> slots_;
-    /// Availability streams kept after many draws (replayed from the seed before).
-    std::vector<std::unique_ptr<Rng>> availability_;
+    /// Availability streams: a cursor per node (allocated at the first draw of the run), and
+    /// the whole engine for the rare node that drew more than the cursor reaches.
+    std::vector<StreamCursor> cursors_;
+    std::unordered_map<int, std::unique_ptr<Rng>> kept_;
     std::vector<std::unique_ptr<Rng>> compute_;
     std::vector<EnergyAccount> accounts_;
     std::uint64_t availabilityStream_;
