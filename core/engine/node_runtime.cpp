@@ -54,7 +54,7 @@ std::uint64_t NodeRuntime::StreamCursor::next(std::uint32_t k) {
 }
 
 NodeRuntime::NodeRuntime(const Topology& topology, std::uint64_t seed)
-    : topo_(topology), seed_(seed), slots_(static_cast<std::size_t>(topology.size())),
+    : topo_(topology), seed_(seed), slots_(static_cast<std::size_t>(topology.size())), ready_(slots_.size(), 1),
       compute_(slots_.size()), availabilityStream_(hashName("availability")) {}
 
 // ---------------------------------------------------------------- availability
@@ -86,6 +86,11 @@ double NodeRuntime::availabilityExponential(int n, double mean) {
 }
 
 void NodeRuntime::initAvailability(int n) {
+    startAvailability(n);
+    refreshReady(n);
+}
+
+void NodeRuntime::startAvailability(int n) {
     Slot& r = slots_[n];
     const auto& a = topo_.entry(n).availability;
     r.nextChange = kInf;
@@ -144,6 +149,7 @@ bool NodeRuntime::advanceAvailability(int n, double now) {
         }
     }
     r.online = !wasOnline;
+    refreshReady(n);
     return r.online;
 }
 

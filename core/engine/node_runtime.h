@@ -32,12 +32,19 @@ public:
     // ---- availability
     /// Online now: its availability process says so and nothing holds it offline (forced()).
     bool online(int n) const { return slots_[n].online && !slots_[n].forced; }
+    /// Online and running no job: a candidate for selection (one byte a node, kept up to date
+    /// by every change of availability, forced() and job(), so that a selection over a
+    /// million trainers reads 1 MB, not their slots).
+    bool ready(int n) const { return ready_[static_cast<std::size_t>(n)] != 0; }
     /// What the node's own availability process (always / Markov / trace) says.
     bool processOnline(int n) const { return slots_[n].online; }
     /// Why timed events and traces hold node n offline (core/engine/timed_events.h): 0 if
     /// nothing does. The engine turns a change of online() into going offline / online.
     std::uint8_t forced(int n) const { return slots_[n].forced; }
-    void setForced(int n, std::uint8_t bits) { slots_[n].forced = bits; }
+    void setForced(int n, std::uint8_t bits) {
+        slots_[n].forced = bits;
+        refreshReady(n);
+    }
     /// Next availability change (infinity: none).
     double nextChange(int n) const { return slots_[n].nextChange; }
     /// Draws node n's state at t = 0 and its first change.
@@ -90,7 +97,10 @@ public:
 
     // ---- work
     std::uint64_t job(int n) const { return slots_[n].job; }
-    void setJob(int n, std::uint64_t id) { slots_[n].job = id; }
+    void setJob(int n, std::uint64_t id) {
+        slots_[n].job = id;
+        refreshReady(n);
+    }
     /// Dispatches the node ran so far (a job's seed).
     std::uint64_t jobsRun(int n) const { return slots_[n].jobsRun; }
     void countJob(int n) { ++slots_[n].jobsRun; }
@@ -141,7 +151,9 @@ private:
         double computeTo = std::numeric_limits<double>::infinity();
     };
     double idleSeconds(int n, double t) const;
+    void refreshReady(int n) { ready_[static_cast<std::size_t>(n)] = online(n) && slots_[n].job == 0; }
 
+    void startAvailability(int n); ///< initAvailability without refreshReady
     double availabilityUniform(int n);
     double availabilityExponential(int n, double mean);
     void touch(int n);
@@ -152,6 +164,7 @@ private:
     const Topology& topo_;
     std::uint64_t seed_;
     std::vector<Slot> slots_;
+    std::vector<std::uint8_t> ready_; ///< ready(n)
     /// Availability streams: a cursor per node (allocated at the first draw of the run), and
     /// the whole engine for the rare node that drew more than the cursor reaches.
     std::vector<StreamCursor> cursors_;
