@@ -88,7 +88,9 @@ Commands:
   bench                    Time the reference workload: emulator vs a plain LibTorch loop.
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
-  bench scale [--devices N]  Engine memory and set-up time with N devices (default 10^6).
+  bench scale [--devices N] [--contention on|off|both]
+                           Engine memory and time with N devices (default 10^6), with the
+                           flow-level network off and on (default both).
   bench network [--presets [DIR]]  Flow-level network sharing: speed with contention on vs
                            off; --presets: every preset's round time and cost on vs off.
   cluster run|train|bench ...
@@ -304,6 +306,8 @@ static int cliMain(int argc, char** argv) {
     const QCommandLineOption markdown("markdown", "");
     parser.addOption(markdown);
     const QCommandLineOption devices("devices", "", "N"); // bench scale
+    const QCommandLineOption contentionSetting("contention", "", "on|off|both"); // bench scale
+    parser.addOption(contentionSetting);
     const QCommandLineOption sharedLink("shared-link", ""); // bench: clients share one link
     const QCommandLineOption presetTable("presets", "");    // bench network
     parser.addOptions({sharedLink, presetTable});
@@ -423,7 +427,12 @@ static int cliMain(int argc, char** argv) {
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
     if (cmd == "bench" && o.args.value(0) == "network") return fog::cli::runNetworkBench(parser.isSet(presetTable) ? QStringList{"--presets", o.args.value(1, "presets")} : QStringList{}, std::cout);
-    if (cmd == "bench" && o.args.value(0) == "scale") return fog::cli::runScaleBench(parser.isSet(devices) ? QStringList{"--devices", parser.value(devices)} : QStringList{}, std::cout);
+    if (cmd == "bench" && o.args.value(0) == "scale") {
+        QStringList a;
+        if (parser.isSet(devices)) a << "--devices" << parser.value(devices);
+        if (parser.isSet(contentionSetting)) a << "--contention" << parser.value(contentionSetting);
+        return fog::cli::runScaleBench(a, std::cout);
+    }
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;

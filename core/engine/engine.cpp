@@ -546,7 +546,7 @@ std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     const auto it = trainersOf_.find(aggregator);
     if (it == trainersOf_.end()) return candidates;
     for (int t : it->second)
-        if (nodes_.online(t) && !nodes_.job(t)) candidates.push_back(t);
+        if (nodes_.ready(t)) candidates.push_back(t);
     if (candidates.empty()) return candidates;
     return selection_->select(*this, aggregator, round, candidates, selectionRng_);
 }

@@ -3,6 +3,9 @@
 // times break the same way on every run (in scheduling order). A stop is an event too: it
 // pops after every other event at its time.
 //
+// A million pending events (one availability change per device) must stay cheap: the heap
+// holds 16-byte keys, four children to a cache line, and the callbacks stay put in a slab.
+//
 // Threads: engine thread only. The queue has one owner, the engine's run loop; other
 // threads reach a run through RunControl, never through the queue.
 
@@ -11,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +23,7 @@ namespace fog {
 class EventQueue {
 public:
     using Callback = std::function<void()>;
+
 
     /// The time of the last popped event (0 before the first).
     double now() const { return now_; }
@@ -31,9 +36,9 @@ public:
 
     /// No event is left but stops: nothing more can happen.
     bool idle() const { return pendingCallbacks_ == 0; }
-    bool empty() const { return heap_.empty(); }
+    bool empty() const { return size_ == 0; }
     /// Time of the next event (callback or stop); the queue must not be empty.
-    double nextTime() const { return heap_.front().t; }
+    double nextTime() const { return heap_[0].t; }
 
     struct Popped {
         double t = 0.0;
@@ -46,23 +51,41 @@ public:
     /// Moves now() forward without an event (a stop that ends the run between events).
     void advanceTo(double t);
 
-    std::size_t size() const { return heap_.size(); }
+    std::size_t size() const { return size_; }
 
 private:
-    struct Entry {
+    /// A key's order word is the sequence number (40 bits) above the callback's slot (24
+    /// bits): comparing (t, order) is comparing (t, seq). Stops have no slot (kStop): their
+    /// reason is in stopReasons_.
+    static constexpr int kSlotBits = 24;
+    static constexpr std::uint64_t kStop = (std::uint64_t(1) << kSlotBits) - 1;
+    static constexpr std::uint64_t kMaxSeq = (std::uint64_t(1) << (64 - kSlotBits)) - 1;
+    struct Key {
         double t;
-        std::uint64_t seq;
-        Callback fn; ///< empty: a stop, its reason in stopReasons_
+        std::uint64_t order; ///< seq << kSlotBits | slot
     };
-    /// Min-heap order: the earliest (t, seq) first.
-    static bool later(const Entry& a, const Entry& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+    /// Earliest (t, seq) first: a strict total order (seq is unique), so the events pop in
+    /// the same order whatever the heap's shape.
+    static bool before(const Key& a, const Key& b) { return a.t != b.t ? a.t < b.t : a.order < b.order; }
+    void push(Key k);
+    void popTop();
+    void grow();
     void checkTime(double t) const;
 
-    std::vector<Entry> heap_;
+    struct AlignedFree {
+        void operator()(Key* p) const;
+    };
+    /// A 4-ary min-heap: half the depth of a binary one. The storage is 64-byte aligned and
+    /// the heap starts 3 keys into it, so node i's children 4i + 1 .. 4i + 4 share a line.
+    std::unique_ptr<Key[], AlignedFree> storage_;
+    Key* heap_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+    std::vector<Callback> callbacks_;
+    std::vector<std::uint32_t> freeSlots_;
     std::map<std::uint64_t, std::string> stopReasons_;
     std::uint64_t nextSeq_ = 0;
     /// Stops take sequence numbers from the top down, after every callback's.
-    std::uint64_t nextStopSeq_ = UINT64_MAX;
+    std::uint64_t nextStopSeq_ = kMaxSeq;
     std::size_t pendingCallbacks_ = 0;
     double now_ = 0.0;
 };

@@ -9,69 +9,76 @@ namespace fog {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-/// Draws replayed from the seed before a node's availability stream is kept: replaying k
-/// draws costs a seeding and k steps, so a node that changes often stops paying it.
-constexpr std::uint32_t kKeepStreamAfter = 8;
-static_assert(kKeepStreamAfter <= 156, "direct outputs only before the first refill");
 
 std::uint64_t streamSeed(std::uint64_t seed, const char* stream, const std::string& node) {
     return deriveSeed(seed, hashName(stream), hashName(node));
 }
 
-/// Outputs k and k + 1 (k + 1 < 156) of std::mt19937_64 seeded with `seed`, without building
-/// its 2.5 KB state: before the engine's first refill, output j depends only on the seeded
-/// words j, j + 1 and j + 156, and seeding is a recurrence, so k + 158 steps of it suffice
-/// (against 312 steps of seeding and 312 of refill for the whole engine). Bit for bit what
-/// the standard engine gives (its parameters are fixed by the standard; test_golden's
-/// presets with Markov availability compare every availability event).
-void mt64Outputs(std::uint64_t seed, std::uint32_t k, std::uint64_t out[2]) {
-    constexpr std::uint64_t f = 6364136223846793005ULL;
-    std::uint64_t w[3] = {0, 0, 0}, far[2] = {0, 0};
-    std::uint64_t x = seed;
-    for (std::uint32_t i = 0; i <= k + 157; ++i) {
-        if (i > 0) x = f * (x ^ (x >> 62)) + i;
-        if (i >= k && i <= k + 2) w[i - k] = x;
-        if (i >= k + 156) far[i - k - 156] = x;
-    }
-    constexpr std::uint64_t upper = ~std::uint64_t(0) << 31, lower = ~upper;
-    for (int j = 0; j < 2; ++j) {
-        const std::uint64_t y = (w[j] & upper) | (w[j + 1] & lower);
-        std::uint64_t z = far[j] ^ (y >> 1) ^ ((y & 1) ? 0xb5026f5aa96619e9ULL : 0);
-        z ^= (z >> 29) & 0x5555555555555555ULL;
-        z ^= (z << 17) & 0x71d67fffeda60000ULL;
-        z ^= (z << 37) & 0xfff7eee000000000ULL;
-        z ^= z >> 43;
-        out[j] = z;
-    }
-}
+constexpr std::uint64_t kSeedMultiplier = 6364136223846793005ULL;
+
+std::uint64_t seedStep(std::uint64_t x, std::uint32_t i) { return kSeedMultiplier * (x ^ (x >> 62)) + i; }
 
 double toUniform(std::uint64_t output) { return static_cast<double>(output >> 11) * 0x1.0p-53; }
 
 } // namespace
 
+// std::mt19937_64 without its 2.5 KB state, for its first 156 outputs. Before the engine's
+// first refill, output j depends only on the seeded words j, j + 1 and j + 156, and seeding
+// is a recurrence (word i from word i - 1 and i). So a cursor holding two seeded words (j
+// and j + 156) gives output j in two steps of the recurrence and moves on to j + 1. Bit for
+// bit what the standard engine gives (its parameters are fixed by the standard;
+// test_network_scale compares the cursor with the engine, and test_golden's presets with
+// Markov availability compare every availability event).
+NodeRuntime::StreamCursor NodeRuntime::StreamCursor::at(std::uint64_t seed, std::uint32_t k) {
+    StreamCursor c;
+    std::uint64_t x = seed;
+    for (std::uint32_t i = 0; i <= k + 156; ++i) {
+        if (i > 0) x = seedStep(x, i);
+        if (i == k) c.near = x;
+    }
+    c.far = x;
+    return c;
+}
+
+std::uint64_t NodeRuntime::StreamCursor::next(std::uint32_t k) {
+    constexpr std::uint64_t upper = ~std::uint64_t(0) << 31, lower = ~upper;
+    const std::uint64_t following = seedStep(near, k + 1);
+    const std::uint64_t y = (near & upper) | (following & lower);
+    std::uint64_t z = far ^ (y >> 1) ^ ((y & 1) ? 0xb5026f5aa96619e9ULL : 0);
+    z ^= (z >> 29) & 0x5555555555555555ULL;
+    z ^= (z << 17) & 0x71d67fffeda60000ULL;
+    z ^= (z << 37) & 0xfff7eee000000000ULL;
+    z ^= z >> 43;
+    near = following;
+    far = seedStep(far, k + 157); // past the last output (word 312): unused, harmless
+    return z;
+}
+
 NodeRuntime::NodeRuntime(const Topology& topology, std::uint64_t seed)
-    : topo_(topology), seed_(seed), slots_(static_cast<std::size_t>(topology.size())),
-      availability_(slots_.size()), compute_(slots_.size()), availabilityStream_(hashName("availability")) {}
+    : topo_(topology), seed_(seed), slots_(static_cast<std::size_t>(topology.size())), ready_(slots_.size(), 1),
+      compute_(slots_.size()), availabilityStream_(hashName("availability")) {}
 
 // ---------------------------------------------------------------- availability
 
 double NodeRuntime::availabilityUniform(int n) {
-    Slot& s = slots_[n];
-    if (Rng* kept = availability_[n].get()) return kept->uniform();
     // A uniform and an exponential draw each use exactly one engine output (Rng::uniform).
-    const std::uint64_t seed = deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n)));
-    const std::uint32_t k = s.availabilityDraws++;
-    if (k + 1 < kKeepStreamAfter) {
-        std::uint64_t out[2];
-        mt64Outputs(seed, k, out);
-        return toUniform(out[0]);
+    Slot& s = slots_[n];
+    const std::uint32_t k = s.availabilityDraws;
+    if (k >= StreamCursor::kOutputs) {
+        // Past the cursor's reach (a node that changed state over 150 times): the whole
+        // engine, replayed once from the seed.
+        auto& kept = kept_[n];
+        if (!kept) {
+            kept = std::make_unique<Rng>(deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n))));
+            for (std::uint32_t i = 0; i < k; ++i) kept->next();
+        }
+        return kept->uniform();
     }
-    // A node that changes often keeps its stream.
-    auto r = std::make_unique<Rng>(seed);
-    for (std::uint32_t i = 0; i < k; ++i) r->next();
-    const double u = r->uniform();
-    availability_[n] = std::move(r);
-    return u;
+    if (cursors_.empty()) cursors_.resize(slots_.size());
+    StreamCursor& c = cursors_[static_cast<std::size_t>(n)];
+    if (k == 0) c = StreamCursor::at(deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n))), 0);
+    ++s.availabilityDraws;
+    return toUniform(c.next(k));
 }
 
 double NodeRuntime::availabilityExponential(int n, double mean) {
@@ -80,6 +87,11 @@ double NodeRuntime::availabilityExponential(int n, double mean) {
 }
 
 void NodeRuntime::initAvailability(int n) {
+    startAvailability(n);
+    refreshReady(n);
+}
+
+void NodeRuntime::startAvailability(int n) {
     Slot& r = slots_[n];
     const auto& a = topo_.entry(n).availability;
     r.nextChange = kInf;
@@ -88,16 +100,6 @@ void NodeRuntime::initAvailability(int n) {
         r.online = true;
         return;
     case AvailabilitySpec::Kind::Markov:
-        if (a.startStationary && r.availabilityDraws == 0 && !availability_[n]) {
-            // The first two draws of the stream, from one pass over its seeding.
-            std::uint64_t out[2];
-            mt64Outputs(deriveSeed(seed_, availabilityStream_, hashName(topo_.id(n))), 0, out);
-            r.availabilityDraws = 2;
-            r.online = toUniform(out[0]) < a.meanUpS / (a.meanUpS + a.meanDownS);
-            // Rng::exponential(mean): -mean * log1p(-uniform()).
-            r.nextChange = -(r.online ? a.meanUpS : a.meanDownS) * pmath::log1p(-toUniform(out[1]));
-            break;
-        }
         if (a.startStationary)
             r.online = availabilityUniform(n) < a.meanUpS / (a.meanUpS + a.meanDownS);
         else
@@ -148,6 +150,7 @@ bool NodeRuntime::advanceAvailability(int n, double now) {
         }
     }
     r.online = !wasOnline;
+    refreshReady(n);
     return r.online;
 }
 
@@ -296,7 +299,7 @@ Rng& NodeRuntime::computeRng(int n) {
 
 std::size_t NodeRuntime::materialisedStreams() const {
     std::size_t k = 0;
-    for (const auto& r : availability_) k += r != nullptr;
+    k += kept_.size();
     for (const auto& r : compute_) k += r != nullptr;
     return k;
 }

@@ -1,12 +1,11 @@
 #pragma once
 // Every node's state while a run goes: availability (always on, two-state Markov, trace),
 // billing (per started second of each interval a node is held) and energy, plus the job a
-// trainer is running. Compact, so that a million devices fit: about 60 bytes a node (and 56
-// more for its energy once it is used); a
-// node's random streams (2.5 KB each) exist only while it uses them: the few availability
-// draws most nodes make are computed straight from the stream's seed (no engine state), and
-// a node that has drawn often keeps its stream; the compute stream is created at the node's
-// first dispatch. Sums over
+// trainer is running. Compact, so that a million devices fit: about 64 bytes a node, 16
+// more once it draws availability (a cursor into its stream: its first 156 draws without the
+// engine's 2.5 KB state; a node that changes state more often than that keeps the engine),
+// and 56 more for its energy once it is used; the compute stream (2.5 KB) is created at the
+// node's first dispatch. Sums over
 // nodes (cost, energy) visit only the nodes ever held or charged, in index order, so they
 // are exactly the sums over all nodes.
 //
@@ -19,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace fog {
@@ -32,12 +32,19 @@ public:
     // ---- availability
     /// Online now: its availability process says so and nothing holds it offline (forced()).
     bool online(int n) const { return slots_[n].online && !slots_[n].forced; }
+    /// Online and running no job: a candidate for selection (one byte a node, kept up to date
+    /// by every change of availability, forced() and job(), so that a selection over a
+    /// million trainers reads 1 MB, not their slots).
+    bool ready(int n) const { return ready_[static_cast<std::size_t>(n)] != 0; }
     /// What the node's own availability process (always / Markov / trace) says.
     bool processOnline(int n) const { return slots_[n].online; }
     /// Why timed events and traces hold node n offline (core/engine/timed_events.h): 0 if
     /// nothing does. The engine turns a change of online() into going offline / online.
     std::uint8_t forced(int n) const { return slots_[n].forced; }
-    void setForced(int n, std::uint8_t bits) { slots_[n].forced = bits; }
+    void setForced(int n, std::uint8_t bits) {
+        slots_[n].forced = bits;
+        refreshReady(n);
+    }
     /// Next availability change (infinity: none).
     double nextChange(int n) const { return slots_[n].nextChange; }
     /// Draws node n's state at t = 0 and its first change.
@@ -90,7 +97,10 @@ public:
 
     // ---- work
     std::uint64_t job(int n) const { return slots_[n].job; }
-    void setJob(int n, std::uint64_t id) { slots_[n].job = id; }
+    void setJob(int n, std::uint64_t id) {
+        slots_[n].job = id;
+        refreshReady(n);
+    }
     /// Dispatches the node ran so far (a job's seed).
     std::uint64_t jobsRun(int n) const { return slots_[n].jobsRun; }
     void countJob(int n) { ++slots_[n].jobsRun; }
@@ -99,6 +109,19 @@ public:
 
     /// Nodes holding heap state besides their slot (for the scale benchmark's report).
     std::size_t materialisedStreams() const;
+
+    /// A node's availability stream (std::mt19937_64) as two seeded words, for its first
+    /// 156 outputs (node_runtime.cpp): 16 bytes instead of the engine's 2.5 KB.
+    struct StreamCursor {
+        static constexpr std::uint32_t kOutputs = 156; ///< outputs it reaches: 0 .. 155
+        std::uint64_t near = 0; ///< seeded word k (k: the next output, Slot::availabilityDraws)
+        std::uint64_t far = 0;  ///< seeded word k + 156
+        /// The cursor at output k (k < kOutputs) of std::mt19937_64 seeded with `seed`.
+        static StreamCursor at(std::uint64_t seed, std::uint32_t k);
+        /// Output k of a cursor at output k (k < kOutputs), bit for bit the engine's; moves
+        /// the cursor to output k + 1.
+        std::uint64_t next(std::uint32_t k);
+    };
 
 private:
     struct Slot {
@@ -128,7 +151,9 @@ private:
         double computeTo = std::numeric_limits<double>::infinity();
     };
     double idleSeconds(int n, double t) const;
+    void refreshReady(int n) { ready_[static_cast<std::size_t>(n)] = online(n) && slots_[n].job == 0; }
 
+    void startAvailability(int n); ///< initAvailability without refreshReady
     double availabilityUniform(int n);
     double availabilityExponential(int n, double mean);
     void touch(int n);
@@ -139,8 +164,11 @@ private:
     const Topology& topo_;
     std::uint64_t seed_;
     std::vector<Slot> slots_;
-    /// Availability streams kept after many draws (replayed from the seed before).
-    std::vector<std::unique_ptr<Rng>> availability_;
+    std::vector<std::uint8_t> ready_; ///< ready(n)
+    /// Availability streams: a cursor per node (allocated at the first draw of the run), and
+    /// the whole engine for the rare node that drew more than the cursor reaches.
+    std::vector<StreamCursor> cursors_;
+    std::unordered_map<int, std::unique_ptr<Rng>> kept_;
     std::vector<std::unique_ptr<Rng>> compute_;
     std::vector<EnergyAccount> accounts_;
     std::uint64_t availabilityStream_;

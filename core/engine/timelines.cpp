@@ -4,15 +4,12 @@
 
 namespace fog {
 
-Timelines::Timelines(int nodes)
-    : state_(static_cast<std::size_t>(nodes), NodeState::Idle), since_(static_cast<std::size_t>(nodes), 0.0) {}
+Timelines::Timelines(int nodes) : open_(static_cast<std::size_t>(nodes)) {}
 
 void Timelines::setState(int n, NodeState s, double t) {
-    if (t > since_[n]) pending_.push_back({n, state_[n], since_[n], t});
-    if (t >= since_[n]) {
-        state_[n] = s;
-        since_[n] = t;
-    }
+    Open& o = open_[static_cast<std::size_t>(n)];
+    if (t > o.since) pending_.push_back({n, o.state, o.since, t});
+    if (t >= o.since) o = {t, s};
 }
 
 void Timelines::jobIntervals(int trainer, double start, double received, double computed, double arrive,
