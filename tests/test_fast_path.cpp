@@ -105,7 +105,7 @@ QString loadErrors(const std::string& yaml) {
     return {};
 }
 
-const char* kScenarioHead = R"(name: backend
+const char* kScenarioHead = R"(name: backends
 topology:
   nodes:
     - {id: server, tier: cloud, role: aggregator}
@@ -313,7 +313,7 @@ private Q_SLOTS:
             QVERIFY2(loadErrors(ok).isEmpty(), qPrintable(loadErrors(ok)));
             const Scenario s = loadScenarioText(ok, "fast.yaml");
             const std::string saved = saveScenarioText(s);
-            QCOMPARE(saved.find("backend") != std::string::npos, std::string(v) != "libtorch");
+            QCOMPARE(saved.find("backend: ") != std::string::npos, std::string(v) != "libtorch");
             QCOMPARE(toString(loadScenarioText(saved, "saved").training.backend), v);
         }
     }
