@@ -40,6 +40,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The presets train on Fashion-MNIST from dataset-fashion-mnist.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "qt6-qpa-plugins, libqt6svg6, libopenblas0-pthread | libopenblas0, dataset-fashion-mnist")
+# training.backend fast multiplies with BLIS when it is there (dlopen), else with OpenBLAS.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libblis4-serial")
 if(FOGSTUDIO_HAVE_MPI)
   set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")
 endif()

@@ -9,7 +9,7 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev
   libyaml-cpp-dev libsqlite3-dev zlib1g-dev libsleef-dev
-  libopenblas0-pthread
+  libopenblas0-pthread libblis4-serial
   libopenmpi-dev openmpi-bin
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core

@@ -663,6 +663,7 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     g.energy.perUpdateAggregatedJ = 0.1;
     g.bidUsdPerHour = 0.5; // a spot bid (core/scenario/events_io.h)
     s.topology.nodes[0].role = Role::Relay;
+    s.training.backend = TrainingBackend::Fast; // training.backend (core/model/fast_net.h)
     const std::string set = saveScenarioText(s);
     for (const auto& key : later)
         QVERIFY2(set.find(key) != std::string::npos, (key + "\n" + set).c_str());

@@ -2,6 +2,8 @@
 
 #include "core/data/dataset.h"
 #include "core/engine/engine.h"
+#include "core/model/fast_blas.h"
+#include "core/model/fast_net.h"
 #include "core/model/learner.h"
 #include "core/store/run_store.h"
 
@@ -9,9 +11,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sys/resource.h>
+#include <ctime>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
+#include <iostream>
 #include <iomanip>
 #include <sstream>
 
@@ -89,9 +96,50 @@ Scenario referenceScenario(int clients, int perRound, int epochs, int rounds) {
 
 } // namespace
 
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// GFLOP/s of `lib`'s sgemm on C (m x n) = A (m x k) B^T or, `weightGradient`, A^T (m x k) B
+/// (the two products of a dense layer's step): the best of a few timed repetitions.
+double sgemmRate(const fastblas::Library& lib, int m, int n, int k, bool weightGradient, double seconds) {
+    // CPU time of this thread, not wall time: on a loaded machine a large product is
+    // preempted, and the bound is a CPU-seconds figure compared with CPU seconds.
+    auto threadCpu = [] {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    };
+    std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f), b(static_cast<std::size_t>(n) * k, 0.25f),
+        c(static_cast<std::size_t>(m) * n);
+    const double flops = 2.0 * m * n * k;
+    int reps = std::max(1, static_cast<int>(1e8 / flops));
+    double best = 1e300;
+    const double until = threadCpu() + seconds;
+    do {
+        const double t0 = threadCpu();
+        for (int r = 0; r < reps; ++r) {
+            if (weightGradient)
+                lib.sgemm(true, false, m, n, k, 1.0f, a.data(), m, b.data(), n, 0.0f, c.data(), n);
+            else
+                lib.sgemm(false, true, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, c.data(), n);
+        }
+        best = std::min(best, (threadCpu() - t0) / reps);
+    } while (threadCpu() < until);
+    return flops / best / 1e9;
+}
+
+} // namespace
+
 int runBench(const BenchOptions& o, std::ostream& out) {
     const int clients = o.quick ? 20 : 100, perRound = 10, epochs = o.quick ? 1 : 5;
     const int rounds = o.quick ? 3 : o.rounds;
+    const int pairs = o.quick ? std::min(o.pairs, 2) : o.pairs;
     Scenario s = referenceScenario(clients, perRound, epochs, rounds);
     if (o.sharedLink) {
         LinkParams l;
@@ -112,6 +160,36 @@ int runBench(const BenchOptions& o, std::ostream& out) {
     out << "data loaded in " << std::fixed << std::setprecision(2) << wallNow() - t0 << " s\n";
     useSingleThreadedKernels();
 
+    // The arithmetic of the workload and what one core can do: the FLOP bound.
+    const FastNet net(s.model, data->train, data->test);
+    const double partSize = static_cast<double>(data->train.size()) / clients;
+    const double trainedSamples = static_cast<double>(rounds) * perRound * epochs * partSize;
+    const double evaluations = std::ceil(static_cast<double>(rounds) / s.evaluation.everyRounds);
+    const double flops = trainedSamples * net.trainFlopsPerSample() +
+                         evaluations * static_cast<double>(data->test.size()) * net.evalFlopsPerSample();
+    out << "\nMatrix products, one core (GFLOP/s; the batch's 10-row products decide the fast path's library):\n";
+    double peak = 0.0;
+    std::string peakLib;
+    for (const auto& lib : fastblas::libraries()) {
+        const double large = sgemmRate(lib, 1536, 1536, 1536, false, o.quick ? 0.3 : 1.0);
+        const double fwd = sgemmRate(lib, 10, 200, 784, false, 0.3);
+        const double grad = sgemmRate(lib, 200, 784, 10, true, 0.3);
+        out << "  " << std::left << std::setw(34) << lib.name << std::right << std::setprecision(1)
+            << " 1536^3: " << std::setw(6) << large << "   10x784 by 784x200: " << std::setw(6) << fwd
+            << "   200x10 by 10x784: " << std::setw(6) << grad << "\n";
+        if (large > peak) {
+            peak = large;
+            peakLib = lib.name;
+        }
+    }
+    const double boundSeconds = peak > 0 ? flops / (peak * 1e9) : 0.0;
+    out << "  the fast path uses " << fastblas::chosen().name << "\n"
+        << std::setprecision(1) << "Workload: " << flops / 1e9 << " GFLOP of matrix products ("
+        << trainedSamples / 1e3 << "k samples trained x " << net.trainFlopsPerSample() / 1e6 << " MFLOP, "
+        << evaluations * data->test.size() / 1e3 << "k evaluated x " << net.evalFlopsPerSample() / 1e6
+        << " MFLOP); FLOP bound " << std::setprecision(2) << boundSeconds << " CPU s at " << std::setprecision(1)
+        << peak << " GFLOP/s (" << peakLib << ", large sgemm).\n";
+
     struct Row {
         double seconds = 0.0;
         double accuracy = 0.0;
@@ -131,11 +209,13 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         r.preempted = c1.preempted - c0.preempted;
         return r;
     };
-    auto emulator = [&](int threads) {
+    auto emulator = [&](int threads, TrainingBackend backend) {
+        Scenario sb = s;
+        sb.training.backend = backend;
         EngineOptions opt;
         opt.threads = threads;
         opt.data = data;
-        Engine engine(s, opt);
+        Engine engine(sb, opt);
         return timed([&] { return engine.run().finalTestAccuracy; });
     };
     auto plain = [&](int threads) {
@@ -150,37 +230,137 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         return timed([&] { return runPlainFedAvg(c, data->train, data->test, data->parts).accuracy; });
     };
 
-    const std::string loadBefore = loadAverage();
-    const Row p1 = plain(1), e1 = emulator(1);
-    const Row pn = plain(o.threads), en = emulator(o.threads);
-    auto line = [&](const char* what, int threads, const Row& r) {
-        const double workers = (r.cpu - r.mainCpu) / (threads * r.seconds);
-        out << "  " << std::left << std::setw(11) << what << std::right << std::setw(8) << threads
-            << std::setprecision(2) << std::setw(9) << r.seconds << std::setw(8) << r.cpu << std::setw(8)
-            << r.mainCpu << std::setprecision(0) << std::setw(8) << 100.0 * workers << "%" << std::setw(10)
-            << r.preempted << std::setprecision(2) << std::setw(9) << 100.0 * r.accuracy << "%\n";
+    struct Config {
+        std::string name;
+        int threads;
+        std::function<Row()> run;
+        std::vector<Row> rows;
     };
-    out << "\nTimes (same process, same data; load average " << loadBefore << " before, " << loadAverage()
-        << " after):\n  " << std::left << std::setw(11) << "" << std::right << std::setw(8) << "threads"
-        << std::setw(9) << "wall s" << std::setw(8) << "CPU s" << std::setw(8) << "main s" << std::setw(9)
-        << "workers" << std::setw(10) << "preempted" << std::setw(10) << "accuracy" << "\n";
-    line("plain loop", 1, p1);
-    line("emulator", 1, e1);
-    line("plain loop", o.threads, pn);
-    line("emulator", o.threads, en);
+    std::vector<Config> configs;
+    for (int threads : {1, o.threads}) {
+        if (threads == 1 && o.threads == 1 && !configs.empty()) break;
+        configs.push_back({"plain loop", threads, [&plain, threads] { return plain(threads); }, {}});
+        configs.push_back({"libtorch", threads, [&emulator, threads] { return emulator(threads, TrainingBackend::LibTorch); }, {}});
+        configs.push_back({"fast", threads, [&emulator, threads] { return emulator(threads, TrainingBackend::Fast); }, {}});
+    }
+    const std::string loadBefore = loadAverage();
+    // A B C A B C ...: every configuration sees the same drift of the machine's load, and the
+    // medians of the pairs hold a ratio on a shared machine where one run each would not.
+    for (int p = 0; p < pairs; ++p)
+        for (auto& c : configs) {
+            c.rows.push_back(c.run());
+            if (!o.quiet) std::cerr << "  pass " << p + 1 << "/" << pairs << ": " << c.name << ", " << c.threads
+                                    << " thread(s): " << std::fixed << std::setprecision(2) << c.rows.back().cpu
+                                    << " CPU s\n";
+        }
+    struct Med {
+        double seconds, cpu, mainCpu, accuracy, preempted, cpuMin, cpuMax;
+    };
+    auto med = [](const Config& c) {
+        std::vector<double> w, cpu, main, pre;
+        for (const auto& r : c.rows) {
+            w.push_back(r.seconds);
+            cpu.push_back(r.cpu);
+            main.push_back(r.mainCpu);
+            pre.push_back(static_cast<double>(r.preempted));
+        }
+        return Med{median(w), median(cpu), median(main), c.rows.front().accuracy, median(pre),
+                   *std::min_element(cpu.begin(), cpu.end()), *std::max_element(cpu.begin(), cpu.end())};
+    };
+    auto find = [&](const std::string& name, int threads) -> const Config& {
+        for (const auto& c : configs)
+            if (c.name == name && c.threads == threads) return c;
+        return configs.front();
+    };
+    out << "\nTimes: medians of " << pairs << " passes, configurations alternated A B C A B C (same process,\n"
+        << "same data; load average " << loadBefore << " before, " << loadAverage() << " after):\n  " << std::left
+        << std::setw(11) << "" << std::right << std::setw(8) << "threads" << std::setw(9) << "wall s" << std::setw(8)
+        << "CPU s" << std::setw(15) << "(min-max)" << std::setw(8) << "main s" << std::setw(9) << "workers"
+        << std::setw(10) << "preempted" << std::setw(10) << "accuracy" << std::setw(10) << "of bound" << "\n";
+    for (const auto& c : configs) {
+        const Med m = med(c);
+        const double workers = (m.cpu - m.mainCpu) / (c.threads * m.seconds);
+        bool same = true;
+        for (const auto& r : c.rows) same = same && r.accuracy == c.rows.front().accuracy;
+        std::ostringstream range;
+        range << std::fixed << std::setprecision(2) << "(" << m.cpuMin << "-" << m.cpuMax << ")";
+        out << "  " << std::left << std::setw(11) << c.name << std::right << std::setw(8) << c.threads
+            << std::setprecision(2) << std::setw(9) << m.seconds << std::setw(8) << m.cpu << std::setw(15)
+            << range.str() << std::setw(8) << m.mainCpu << std::setprecision(0) << std::setw(8) << 100.0 * workers
+            << "%" << std::setw(10) << m.preempted << std::setprecision(2) << std::setw(9) << 100.0 * m.accuracy
+            << (same ? "%" : "%*") << std::setprecision(1) << std::setw(9) << 100.0 * boundSeconds / m.cpu << "%\n";
+    }
     out << "  CPU s: all threads; main s: the calling thread (the emulator's event loop, or the plain\n"
         << "  loop's rounds: aggregation, evaluation); workers: CPU of the other threads over threads x\n"
         << "  wall (the rest is waiting for work or for a core); preempted: involuntary context switches\n"
-        << "  (other processes taking the cores).\n";
-    out << std::setprecision(3) << "\nRatios:\n"
-        << "  emulator / plain loop, 1 thread:       " << e1.seconds / p1.seconds << "  (target <= 1.10)\n"
-        << "  emulator / plain loop, " << o.threads << " threads:      " << en.seconds / pn.seconds
+        << "  (other processes taking the cores); of bound: the FLOP bound's CPU seconds over the CPU s\n"
+        << "  (the fraction of one core's large-sgemm speed reached); libtorch and fast: the emulator with\n"
+        << "  training.backend libtorch or fast; * an accuracy that differed between passes.\n";
+    const Med p1 = med(find("plain loop", 1)), e1 = med(find("libtorch", 1)), f1 = med(find("fast", 1));
+    const Med pn = med(find("plain loop", o.threads)), en = med(find("libtorch", o.threads)),
+              fn = med(find("fast", o.threads));
+    out << std::setprecision(3) << "\nRatios of medians:\n"
+        << "  fast / libtorch, CPU s, 1 thread:      " << f1.cpu / e1.cpu << "  (target <= 0.5)\n"
+        << "  fast / libtorch, wall, " << o.threads << " threads:      " << fn.seconds / en.seconds << "\n"
+        << "  libtorch / plain loop, wall, 1 thread: " << e1.seconds / p1.seconds << "  (target <= 1.10)\n"
+        << "  libtorch / plain loop, wall, " << o.threads << " threads:" << en.seconds / pn.seconds
         << "  (target <= 1.10)\n"
-        << "  emulator speed-up, 1 -> " << o.threads << " threads:      " << e1.seconds / en.seconds
-        << "  (target >= 1.8 with 2 threads)\n"
-        << "  plain loop speed-up, 1 -> " << o.threads << " threads:    " << p1.seconds / pn.seconds << "\n"
-        << "  CPU seconds, emulator / plain loop:    " << e1.cpu / p1.cpu << " (1 thread), " << en.cpu / pn.cpu
-        << " (" << o.threads << " threads)\n";
+        << "  speed-up 1 -> " << o.threads << " threads (wall):     libtorch " << e1.seconds / en.seconds << ", fast "
+        << f1.seconds / fn.seconds << ", plain loop " << p1.seconds / pn.seconds << "  (target >= 1.8 with 2 threads)\n"
+        << "  CPU s, libtorch / plain loop:          " << e1.cpu / p1.cpu << " (1 thread), " << en.cpu / pn.cpu << " ("
+        << o.threads << " threads)\n"
+        << "  FLOP bound / CPU s, 1 thread:          fast " << boundSeconds / f1.cpu << ", libtorch "
+        << boundSeconds / e1.cpu << "\n";
+
+    if (o.cnnRounds > 0) {
+        // The CNN (5x5 conv 16, pool, 5x5 conv 32, pool, dense 128 with dropout 0.5) on the same
+        // federation, shorter: its step costs about ten times the MLP's.
+        Scenario c = s;
+        c.model.kind = ModelSpec::Kind::Cnn;
+        c.model.hidden = {128};
+        c.training.localEpochs = 1;
+        c.stop.rounds = o.quick ? 1 : o.cnnRounds;
+        c.evaluation.everyRounds = c.stop.rounds;
+        const FastNet cnn(c.model, data->train, data->test);
+        const double cnnFlops =
+            static_cast<double>(c.stop.rounds) * perRound * partSize * cnn.trainFlopsPerSample() +
+            static_cast<double>(data->test.size()) * cnn.evalFlopsPerSample();
+        const double cnnBound = peak > 0 ? cnnFlops / (peak * 1e9) : 0.0;
+        out << "\nCNN workload: the same federation, model cnn (conv 5x5x16, pool, conv 5x5x32, pool, dense 128,\n"
+            << "dropout 0.5), " << c.stop.rounds << " rounds of 1 local epoch, 1 thread: " << std::setprecision(1)
+            << cnnFlops / 1e9 << " GFLOP of matrix products, FLOP bound " << std::setprecision(2) << cnnBound
+            << " CPU s.\n";
+        std::vector<Row> rows[2];
+        for (int p = 0; p < pairs; ++p)
+            for (int k = 0; k < 2; ++k) {
+                Scenario sb = c;
+                sb.training.backend = k == 0 ? TrainingBackend::LibTorch : TrainingBackend::Fast;
+                EngineOptions opt;
+                opt.threads = 1;
+                opt.data = data;
+                Engine engine(sb, opt);
+                rows[k].push_back(timed([&] { return engine.run().finalTestAccuracy; }));
+                if (!o.quiet)
+                    std::cerr << "  pass " << p + 1 << "/" << pairs << ": cnn " << (k ? "fast" : "libtorch") << ": "
+                              << std::fixed << std::setprecision(2) << rows[k].back().cpu << " CPU s\n";
+            }
+        double cpu[2], wall[2];
+        for (int k = 0; k < 2; ++k) {
+            std::vector<double> cs, ws;
+            for (const auto& r : rows[k]) {
+                cs.push_back(r.cpu);
+                ws.push_back(r.seconds);
+            }
+            cpu[k] = median(cs);
+            wall[k] = median(ws);
+            out << "  " << std::left << std::setw(11) << (k ? "fast" : "libtorch") << std::right << std::setprecision(2)
+                << std::setw(8) << wall[k] << " wall s" << std::setw(8) << cpu[k] << " CPU s  accuracy "
+                << 100.0 * rows[k].front().accuracy << "%  " << std::setprecision(1) << 100.0 * cnnBound / cpu[k]
+                << "% of the FLOP bound\n";
+        }
+        out << std::setprecision(3) << "  fast / libtorch, CPU s (medians of " << pairs << " alternated passes): "
+            << cpu[1] / cpu[0] << "\n";
+    }
     return 0;
 }
 
@@ -239,6 +419,83 @@ int runStoreBench(std::ostream& out) {
     }
     fs::remove_all(dir);
     return 0;
+}
+
+} // namespace fog::cli
+
+namespace fog::cli {
+
+int printBenchHelp(const std::string& sub, std::ostream& out) {
+    if (sub.empty()) {
+        out << R"(Usage: fogstudio-cli bench [--threads N] [--rounds R] [--pairs P] [--cnn-rounds R] [--quick]
+                           [--shared-link] [--quiet]
+
+Times the reference workload (Fashion-MNIST, 100 IID clients, 10 per round, FedAvg with 5
+local epochs of batch 10, SGD lr 0.01 momentum 0.5, MLP 784-200-10 with dropout 0.5) through
+a plain LibTorch loop and through the emulator with training.backend libtorch and fast, at 1
+thread and at N. The configurations run in turn (A B C A B C ...) for P passes and the table
+shows medians, so ratios hold on a shared machine. Also prints one core's sgemm speed (a large
+product and the batch's 10-row products, per BLAS library found), the workload's FLOP count,
+its FLOP bound (the FLOPs at the large-sgemm speed) and the fraction of it each path reached.
+Then the CNN on the same federation (shorter), libtorch vs fast, alternated the same way.
+A benchmark: it prints, it never fails on a number.
+
+Options:
+  --threads N     threads of the second set of runs (default 2)
+  --rounds R      rounds of the workload (default 10)
+  --pairs P       passes over the configurations (default 3)
+  --cnn-rounds R  rounds of the CNN workload (default 2, 1 local epoch each; 0 skips it)
+  --quick         a small workload (20 clients, 1 epoch, 3 rounds, 1 CNN round, at most 2 passes)
+  --shared-link   the clients share one 100 Mbps link: the emulator's flow-level network runs
+  --quiet         no per-pass progress lines on stderr
+
+Subcommands (each with its own --help): store, mpi, scale, network.
+)";
+        return 0;
+    }
+    if (sub == "store") {
+        out << R"(Usage: fogstudio-cli bench store
+
+Times the run store in a fresh temporary database: writing 1,000,000 metric rows (100
+batches of 10,000, as the recorder writes them), reading them back, creating 10,000 runs,
+listing them, and listing those with a tag. No options.
+)";
+        return 0;
+    }
+    if (sub == "mpi") {
+        out << R"(Usage: fogstudio-cli bench mpi
+
+A 16-trial timing-only sweep (120 spot devices, selection.k = 4..32 x 2 repeats, 2000
+rounds) under `mpirun -n 1` and `mpirun -n 2`, alternated over 3 passes; prints each pass,
+the medians and the speed-up (ratio of medians). Needs a build with MPI and mpirun on PATH.
+No options.
+)";
+        return 0;
+    }
+    if (sub == "scale") {
+        out << R"(Usage: fogstudio-cli bench scale [--devices N]
+
+Engine memory and set-up time at scale: one group of N devices (default 1,000,000; at most
+10,000,000) under one cloud, timing only, Markov availability, random-k 100 per round,
+fully-sync, 200 rounds. Prints peak RSS, set-up seconds and run seconds.
+)";
+        return 0;
+    }
+    if (sub == "network") {
+        out << R"(Usage: fogstudio-cli bench network [--presets [DIR]]
+
+Flow-level network sharing in speed: timing-only workloads (presets/edge-1000-devices.yaml,
+10,000 devices under 100 relay sites, and 10,000 devices in one cell) with
+topology.contention off and on, alternated over 3 passes (medians of the wall time shown):
+events per second, the on/off ratio and the network's recompute counts.
+  --presets [DIR]  instead: every training preset in DIR (default presets), shortened,
+                   contention off vs on: virtual time per round, cost and bytes.
+)";
+        return 0;
+    }
+    std::cerr << "fogstudio-cli: bench has no subcommand '" << sub
+              << "' (known: store, mpi, scale, network)\nTry 'fogstudio-cli bench --help'.\n";
+    return 2;
 }
 
 } // namespace fog::cli

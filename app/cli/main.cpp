@@ -85,7 +85,8 @@ Commands:
   lessons [--markdown] [DIR]
                            The presets' lessons (question, what to look for, steps);
                            --markdown prints the lessons of docs/lessons.md.
-  bench                    Time the reference workload: emulator vs a plain LibTorch loop.
+  bench                    Time the reference workload: a plain LibTorch loop vs the emulator
+                           with training.backend libtorch and fast; FLOP bound (--help).
   bench store              Time the run store: 1,000,000 metric rows, listing 10,000 runs.
   bench mpi                A 16-trial sweep at 1 and 2 MPI ranks: the speed-up.
   bench scale [--devices N] [--contention on|off|both]
@@ -119,8 +120,9 @@ Options:
   --json           run: print the summary as JSON.
   --quiet          No progress output.
   --target A       export summary: the accuracy for time/cost-to-target (default 0.8).
-  bench: --threads N (default 2), --rounds R (default 10), --quick (small workload),
-         --shared-link (the clients share one 100 Mbps link: flow-level contention at work).
+  bench: --threads N (default 2), --rounds R (default 10), --pairs P (default 3 alternated
+         passes, medians), --quick (small workload), --shared-link (the clients share one
+         100 Mbps link: flow-level contention at work). 'bench [SUBCOMMAND] --help' for each.
 
 Examples:
   fogstudio-cli run presets/quickstart.yaml
@@ -303,6 +305,8 @@ static int cliMain(int argc, char** argv) {
     const QCommandLineOption target("target", "", "ACCURACY");
     const QCommandLineOption rounds("rounds", "", "R");
     const QCommandLineOption quick("quick", "");
+    const QCommandLineOption pairs("pairs", "", "P"); // bench: passes over the configurations
+    const QCommandLineOption cnnRounds("cnn-rounds", "", "R"); // bench: rounds of the CNN workload
     const QCommandLineOption markdown("markdown", "");
     parser.addOption(markdown);
     const QCommandLineOption devices("devices", "", "N"); // bench scale
@@ -310,7 +314,7 @@ static int cliMain(int argc, char** argv) {
     parser.addOption(contentionSetting);
     const QCommandLineOption sharedLink("shared-link", ""); // bench: clients share one link
     const QCommandLineOption presetTable("presets", "");    // bench network
-    parser.addOptions({sharedLink, presetTable});
+    parser.addOptions({sharedLink, presetTable, pairs, cnnRounds});
     const QCommandLineOption until("until", "", "CONDITION"); // run
     const QCommandLineOption variant("variant", "", "NAME");  // run
     parser.addOption(variant);
@@ -332,6 +336,8 @@ static int cliMain(int argc, char** argv) {
         return 0;
     }
     const QStringList args = parser.positionalArguments();
+    if (parser.isSet(help) && !args.isEmpty() && args.first() == "bench")
+        return fog::cli::printBenchHelp(args.value(1).toStdString(), std::cout);
     if (parser.isSet(help) || args.isEmpty() || args.first() == "help") {
         std::cout << kUsage;
         return args.isEmpty() && !parser.isSet(help) ? 2 : 0;
@@ -436,8 +442,11 @@ static int cliMain(int argc, char** argv) {
     if (cmd == "bench") {
         fog::cli::BenchOptions b;
         b.threads = o.threadsGiven ? o.threads : 2;
-        if (!wholeNumber(rounds, b.rounds, 1)) return 2;
+        if (!wholeNumber(rounds, b.rounds, 1) || !wholeNumber(pairs, b.pairs, 1) || !wholeNumber(cnnRounds, b.cnnRounds, 0)) return 2;
+        if (b.pairs > 100) return usageError("--pairs takes a whole number from 1 to 100");
+        if (!o.args.isEmpty()) return usageError("bench has no subcommand '" + o.args.first().toStdString() + "' (known: store, mpi, scale, network)");
         b.quick = parser.isSet(quick);
+        b.quiet = o.quiet;
         b.sharedLink = parser.isSet(sharedLink);
         return fog::cli::runBench(b, std::cout);
     }

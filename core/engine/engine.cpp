@@ -124,7 +124,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     }
 
     if (scenario_.model.kind != ModelSpec::Kind::None) {
-        learner_ = std::make_unique<Learner>(scenario_.model, data_->train, data_->test);
+        learner_ = std::make_unique<Learner>(scenario_.model, data_->train, data_->test, scenario_.training.backend);
         initialModel_ = std::make_shared<Params>(learner_->initialParameters(scenario_.seed));
     } else {
         initialModel_ = std::make_shared<Params>();
@@ -295,6 +295,9 @@ RunSummary Engine::run() {
     if (network_) info.links = network_->links();
     observer_->onStart(info);
     info = RunInfo{};
+    if (learner_ && scenario_.training.backend != TrainingBackend::LibTorch)
+        emitEvent(RunEventKind::Backend, -1,
+                  std::string("training.backend ") + toString(scenario_.training.backend) + ": " + learner_->backend());
 
     try {
         if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);

@@ -1,5 +1,6 @@
 #include "core/model/learner.h"
 
+#include "core/model/fast_net.h"
 #include "core/model/net.h"
 #include "core/util/random.h"
 
@@ -20,6 +21,7 @@ struct Learner::Impl {
     std::size_t parameterCount = 0;
     std::vector<std::int64_t> shapesFanIn; ///< per parameter tensor: fan-in for init
     std::vector<std::int64_t> sizes;
+    std::unique_ptr<FastNet> fast; ///< set when the fast path trains (training.backend)
 
     Net makeNet() const {
         return Net(spec, train->channels, train->height, train->width, train->classes);
@@ -161,7 +163,7 @@ StepProbe probeStep(Net& net, std::vector<torch::Tensor>& params, const torch::T
 
 } // namespace
 
-Learner::Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test)
+Learner::Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test, TrainingBackend backend)
     : impl_(std::make_unique<Impl>()) {
     impl_->spec = spec;
     impl_->train = &train;
@@ -185,6 +187,14 @@ Learner::Learner(const ModelSpec& spec, const Dataset& train, const Dataset& tes
         impl_->sizes.push_back(n);
         impl_->parameterCount += static_cast<std::size_t>(n);
     }
+    const bool fastPath = backend == TrainingBackend::Fast ||
+                          (backend == TrainingBackend::Auto && FastNet::unsupported(spec).empty());
+    if (fastPath) {
+        impl_->fast = std::make_unique<FastNet>(spec, train, test);
+        if (impl_->fast->parameterCount() != impl_->parameterCount)
+            throw ModelError("the fast path's model has " + std::to_string(impl_->fast->parameterCount()) +
+                             " parameters, LibTorch's " + std::to_string(impl_->parameterCount));
+    }
 }
 
 Learner::~Learner() = default;
@@ -204,6 +214,7 @@ Params Learner::initialParameters(std::uint64_t seed) const {
 }
 
 LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shouldStop) const {
+    if (impl_->fast && !job.probe) return impl_->fast->run(job, shouldStop);
     return runSteps(job, shouldStop, false);
 }
 
@@ -284,6 +295,7 @@ LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& 
 EvalResult Learner::evaluate(const Params& params) const {
     EvalResult r;
     if (!impl_->testX.defined()) return r;
+    if (impl_->fast) return impl_->fast->evaluate(params);
     torch::NoGradGuard guard;
     Net& net = impl_->localNet();
     detail::loadParameters(*net, params);
@@ -309,8 +321,14 @@ EvalResult Learner::evaluate(const Params& params) const {
 
 std::string Learner::describe() const {
     std::string s = toString(impl_->spec.kind);
-    s += " (" + std::to_string(impl_->parameterCount) + " parameters)";
+    s += " (" + std::to_string(impl_->parameterCount) + " parameters";
+    if (impl_->fast) s += ", " + impl_->fast->describe();
+    s += ")";
     return s;
 }
+
+std::string Learner::backend() const { return impl_->fast ? impl_->fast->describe() : "libtorch"; }
+
+bool Learner::fast() const { return impl_->fast != nullptr; }
 
 } // namespace fog

@@ -79,8 +79,10 @@ void useSingleThreadedKernels();
 class Learner {
 public:
     /// `train` and `test` must outlive the learner. Throws ModelError if the model does not
-    /// fit the data (e.g. a CNN on non-image features).
-    Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test);
+    /// fit the data (e.g. a CNN on non-image features), or if `backend` is Fast and the model
+    /// has no fast path. Auto takes the fast path when the model has one (core/model/fast_net.h).
+    Learner(const ModelSpec& spec, const Dataset& train, const Dataset& test,
+            TrainingBackend backend = TrainingBackend::LibTorch);
     ~Learner();
     Learner(const Learner&) = delete;
     Learner& operator=(const Learner&) = delete;
@@ -95,7 +97,12 @@ public:
     LocalResult runWithLibTorchOptimiser(const LocalJob& job) const;
     /// Loss and accuracy on the whole test set (thread-safe).
     EvalResult evaluate(const Params& params) const;
+    /// e.g. "mlp (159010 parameters, fast (BLIS 0.9.0))".
     std::string describe() const;
+    /// The path that trains: "libtorch" or "fast (LIBRARY)". Jobs of the pilot phase
+    /// (LocalJob::probe) always run on LibTorch.
+    std::string backend() const;
+    bool fast() const;
 
 private:
     LocalResult runSteps(const LocalJob& job, const std::function<bool()>& shouldStop, bool libTorchOptimiser) const;

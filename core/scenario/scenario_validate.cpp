@@ -5,6 +5,7 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/data/dataset.h"
+#include "core/model/fast_net.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/tiered.h"
 #include "core/scenario/progress_check.h"
@@ -779,11 +780,15 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
     }
 }
 
-void checkTraining(Checker& c, const TrainingSpec& t) {
+void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
     if (t.optimizer != "sgd")
         c.error("training.optimizer", 0,
                 "must be sgd (the only optimizer so far), got '" + t.optimizer + "'" +
                     didYouMean(t.optimizer, {"sgd"}));
+    if (t.backend == TrainingBackend::Fast && m.kind != ModelSpec::Kind::None) {
+        const std::string why = FastNet::unsupported(m);
+        if (!why.empty()) c.error("training.backend", 0, "fast: " + why + "; use libtorch or auto");
+    }
 }
 
 /// Name and parameters against the policy catalogue; returns the policy or nullptr.
@@ -883,7 +888,7 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     checkFields(c, s, "model");
     checkModel(c, s.model, s.data, size);
     checkFields(c, s, "training");
-    checkTraining(c, s.training);
+    checkTraining(c, s.training, s.model);
     // A tiered tree checks every aggregator's policy against its children instead (tier_check.h).
     const bool tiered = isTiered(s.topology);
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()) && !tiered)

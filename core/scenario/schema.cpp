@@ -280,6 +280,11 @@ std::vector<ScenarioField> buildScenarioSchema() {
                          "the only optimizer so far");
         f.enumValues = {"sgd"};
     }
+    b.enumeration<TrainingBackend>("training.backend", [](Scenario& s) -> TrainingBackend& { return s.training.backend; },
+                                   {TrainingBackend::LibTorch, TrainingBackend::Fast, TrainingBackend::Auto},
+                                   "code that trains the model: libtorch (reference), fast (BLAS per layer, "
+                                   "several times faster, not bit-identical), auto (fast when the model has it)")
+        .omitDefault = true;
     b.real("training.learning_rate", [](Scenario& s) -> double& { return s.training.learningRate; }, "",
            above(0), std::nullopt, "SGD step size");
     b.section("training.schedule", true, "how the learning rate changes over rounds");

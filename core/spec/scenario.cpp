@@ -198,4 +198,16 @@ const char* toString(ScheduleSpec::Kind k) {
     return "?";
 }
 
+const char* toString(TrainingBackend b) {
+    switch (b) {
+    case TrainingBackend::LibTorch:
+        return "libtorch";
+    case TrainingBackend::Fast:
+        return "fast";
+    case TrainingBackend::Auto:
+        return "auto";
+    }
+    return "?";
+}
+
 } // namespace fog

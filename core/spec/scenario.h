@@ -230,8 +230,16 @@ struct ScheduleSpec {
     int stepRounds = 10;
 };
 
+/// Which code trains the built-in models (docs/emulator.md, "Training backends").
+/// LibTorch: the reference, bit-identical to earlier releases. Fast: preallocated buffers and
+/// BLAS calls per layer (core/model/fast_net.h), same model and optimiser, not bit-identical
+/// to LibTorch. Auto: fast when the model has a fast path, else LibTorch.
+enum class TrainingBackend { LibTorch, Fast, Auto };
+
 struct TrainingSpec {
     std::string optimizer = "sgd";
+    /// The default stays LibTorch so that stored runs, presets and golden files keep their numbers.
+    TrainingBackend backend = TrainingBackend::LibTorch;
     double learningRate = 0.01;
     ScheduleSpec schedule;
     double momentum = 0.0;
@@ -333,5 +341,6 @@ const char* toString(PartitionSpec::Kind k);
 const char* toString(DataSpec::Kind k);
 const char* toString(ModelSpec::Kind k);
 const char* toString(ScheduleSpec::Kind k);
+const char* toString(TrainingBackend b);
 
 } // namespace fog

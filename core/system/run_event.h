@@ -23,6 +23,7 @@ enum class RunEventKind : std::uint8_t {
     TimedEvent,      ///< a scenario's timed event was applied; node (or -1), detail says what
     Trace,           ///< a trace file's row was applied; detail says which trace and value
     Intervention,    ///< a live intervention was applied (or refused: detail "not applied: ...")
+    Backend,         ///< the training path of a run whose training.backend is not libtorch; detail says which
     Other,           ///< a kind this build does not know (read from a newer database)
 };
 

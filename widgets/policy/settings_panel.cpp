@@ -78,6 +78,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     addKey(training, tr("Batch size"), "training.batch_size", 0, tr(" samples"));
     addKey(training, tr("Local steps"), "training.local_steps");
     addKey(training, tr("Local epochs"), "training.local_epochs", 0, tr(" (0 = use steps)"));
+    addKey(training, tr("Backend"), "training.backend");
 
     QFormLayout* stop = section(tr("Stop and evaluation"));
     addKey(stop, tr("Rounds"), "stop.rounds", 0, tr(" (0 = no limit)"));
