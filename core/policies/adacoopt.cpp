@@ -277,6 +277,7 @@ FOG_SYNC_POLICY(adaCoOptPolicy) {
                   "from the authors' code]",
                   boundParams({intParam("batch_budget", 0, 0, "cost-dominant: sum of batch sizes per step; 0 = none")})};
         d.order = 100;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::Joint, p, e);
         };

@@ -23,6 +23,7 @@ enum class RunEventKind : std::uint8_t {
     TimedEvent,      ///< a scenario's timed event was applied; node (or -1), detail says what
     Trace,           ///< a trace file's row was applied; detail says which trace and value
     Intervention,    ///< a live intervention was applied (or refused: detail "not applied: ...")
+    Privacy,         ///< DP-FedAvg's accountant after a round; detail key=value pairs (epsilon=...)
     Other,           ///< a kind this build does not know (read from a newer database)
 };
 
