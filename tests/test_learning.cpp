@@ -10,6 +10,7 @@
 #include "core/model/learner.h"
 #include "core/policies/aggregation.h"
 #include "core/policies/rdp_accountant.h"
+#include "core/policies/secagg.h"
 #include "core/policies/server_optimizer.h"
 #include "core/policies/update_codec.h"
 #include "core/scenario/scenario_io.h"
@@ -727,6 +728,39 @@ private Q_SLOTS:
         Recorder c;
         const RunSummary x = runScenario(s, c, 1);
         QVERIFY(x.finalTestLoss != a.finalTestLoss);
+    }
+
+    // SecAgg's messages, priced: the same models as FedAvg (the masks cancel), every extra
+    // byte of secAggBytes on the wire, and the mask expansion in the round's time.
+    void secAggCostsItsMessages_data() {
+        QTest::addColumn<int>("neighbors");
+        QTest::newRow("secagg (k = n - 1)") << 0;
+        QTest::newRow("secagg+ k = 1") << 1;
+    }
+    void secAggCostsItsMessages() {
+        QFETCH(int, neighbors);
+        Recorder avg, sec, sec2;
+        const RunSummary a = runScenario(smallStar("fedavg"), avg, 1);
+        Scenario s = smallStar("secagg");
+        s.sync.params["neighbors"] = neighbors;
+        s.sync.params["prg_elements_per_s"] = 1000;
+        const RunSummary b = runScenario(s, sec, 1);
+        const RunSummary b2 = runScenario(s, sec2, 2);
+        QCOMPARE(b.status, RunStatus::Finished);
+        QVERIFY(std::memcmp(&a.finalTestLoss, &b.finalTestLoss, sizeof(double)) == 0);
+        QVERIFY(std::memcmp(&b.finalTestLoss, &b2.finalTestLoss, sizeof(double)) == 0);
+        const int n = 4, k = secAggNeighbours(n, neighbors);
+        QCOMPARE(k, neighbors == 0 ? 3 : 1);
+        const SecAggBytes m = secAggBytes(n, k);
+        const double perClient = m.advertiseUp + m.advertiseDown + m.shareUp + m.shareDown + m.unmaskDown + m.unmaskUp;
+        QCOMPARE(perClient, 64 + 64.0 * k + 2 * 92.0 * k + 4.0 * n + 32.0 * k);
+        QCOMPARE(b.bytes, a.bytes + 4 * n * perClient);
+        // Instantaneous links: each round is longer by the clients' mask expansion.
+        Engine probe(s, {});
+        const double prg = (k + 1) * probe.modelBytes() / 4 / 1000;
+        QCOMPARE(sec.records.size(), avg.records.size());
+        for (std::size_t i = 0; i < avg.records.size(); ++i)
+            QVERIFY(std::fabs(sec.records[i].time - avg.records[i].time - (i + 1) * prg) < 1e-9);
     }
 
     void scaffoldSendsTwiceTheBytes() {
