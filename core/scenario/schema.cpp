@@ -277,9 +277,10 @@ std::vector<ScenarioField> buildScenarioSchema() {
 
     b.section("training", false, "local training");
     {
-        auto& f = b.text("training.optimizer", [](Scenario& s) -> std::string& { return s.training.optimizer; },
-                         "the local optimizer (docs/learning.md): sgd, nesterov (SGD with Nesterov "
-                         "momentum), adam or adamw, each as LibTorch's");
+        auto& f = b.add("training.optimizer", FieldType::Enum,
+                        "the local optimizer (docs/learning.md): sgd, nesterov (SGD with Nesterov "
+                        "momentum), adam or adamw, each as LibTorch's");
+        bind(f, [](Scenario& s) -> std::string& { return s.training.optimizer; });
         for (const auto& info : localOptimizerInfos()) f.enumValues.push_back(info.name);
     }
     b.real("training.learning_rate", [](Scenario& s) -> double& { return s.training.learningRate; }, "",
@@ -301,9 +302,15 @@ std::vector<ScenarioField> buildScenarioSchema() {
            below(1), "SGD momentum");
     b.real("training.weight_decay", [](Scenario& s) -> double& { return s.training.weightDecay; }, "",
            atLeast(0), std::nullopt, "L2 penalty");
-    // Keys that apply only to some optimizers: written only when not their default.
-    auto only = [](ScenarioField& f, FieldCondition c) {
-        f.when = std::move(c);
+    // Keys that apply only to some optimizers (written only when their condition holds, so
+    // files without the control keys save as before).
+    auto only = [](ScenarioField& f, FieldCondition c) { f.when = std::move(c); };
+    // Later enum keys bound to text: written only when not their default.
+    auto laterEnum = [&](const char* path, std::string TrainingSpec::*member, std::vector<std::string> values,
+                         const char* help) {
+        auto& f = b.add(path, FieldType::Enum, help);
+        bind(f, [member](Scenario& s) -> std::string& { return s.training.*member; });
+        f.enumValues = std::move(values);
         f.omitDefault = true;
     };
     {
@@ -318,22 +325,16 @@ std::vector<ScenarioField> buildScenarioSchema() {
                     std::nullopt, "adam, adamw: added to the root of the second moment"),
              adam);
     }
+    laterEnum("training.optimizer_state", &TrainingSpec::optimizerState, {"reset", "keep"},
+              "reset: every dispatch starts a fresh optimizer (stateless clients, as Flower and Reddi et "
+              "al.); keep: a trainer's next job starts from the momentum or Adam state its last "
+              "delivered job ended with");
     {
-        auto& f = b.text("training.optimizer_state",
-                         [](Scenario& s) -> std::string& { return s.training.optimizerState; },
-                         "reset: every dispatch starts a fresh optimizer (stateless clients, as Flower "
-                         "and Reddi et al.); keep: a trainer's next job starts from the momentum or Adam "
-                         "state its last delivered job ended with");
-        f.enumValues = {"reset", "keep"};
-        f.omitDefault = true;
-    }
-    {
-        auto& f = b.text("training.server_optimizer",
-                         [](Scenario& s) -> std::string& { return s.training.serverOptimizer; },
-                         "how an aggregator applies the averaged local-SGD change Delta (docs/learning.md): "
-                         "none (w += Delta), fedavgm, fedadagrad, fedadam or fedyogi");
-        for (const auto& info : serverOptimizerInfos()) f.enumValues.push_back(info.name);
-        f.omitDefault = true;
+        std::vector<std::string> names;
+        for (const auto& info : serverOptimizerInfos()) names.push_back(info.name);
+        laterEnum("training.server_optimizer", &TrainingSpec::serverOptimizer, names,
+                  "how an aggregator applies the averaged local-SGD change Delta (docs/learning.md): "
+                  "none (w += Delta), fedavgm, fedadagrad, fedadam or fedyogi");
     }
     {
         const auto all = when("training.server_optimizer", {"fedavgm", "fedadagrad", "fedadam", "fedyogi"});
@@ -357,10 +358,10 @@ std::vector<ScenarioField> buildScenarioSchema() {
     }
     {
         auto codec = [&](const char* key, std::string TrainingSpec::*member, bool up, const char* help) {
-            auto& f = b.text(key, [member](Scenario& s) -> std::string& { return s.training.*member; }, help);
+            std::vector<std::string> names;
             for (const auto& info : codecInfos())
-                if (up || info.name != "topk") f.enumValues.push_back(info.name);
-            f.omitDefault = true;
+                if (up || info.name != "topk") names.push_back(info.name);
+            laterEnum(key, member, names, help);
         };
         codec("training.codec_up", &TrainingSpec::codecUp, true,
               "how a trainer's update is encoded on its way up (docs/learning.md): none, fp16, quantize "
