@@ -662,6 +662,10 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     g.energy.perByteReceivedJ = 3e-9;
     g.energy.perUpdateAggregatedJ = 0.1;
     g.bidUsdPerHour = 0.5; // a spot bid (core/scenario/events_io.h)
+    s.training.optimizerState = "keep"; // the learning keys (docs/learning.md)
+    s.training.serverOptimizer = "fedavgm";
+    s.training.codecUp = "fp16";
+    s.training.codecDown = "fp16";
     s.topology.nodes[0].role = Role::Relay;
     s.training.backend = TrainingBackend::Fast; // training.backend (core/model/fast_net.h)
     const std::string set = saveScenarioText(s);

@@ -6,6 +6,9 @@
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
 #include "core/cluster/cluster_io.h"
+#include "core/policies/local_optimizers.h"
+#include "core/policies/server_optimizer.h"
+#include "core/policies/update_codec.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
@@ -252,6 +255,9 @@ int cmdPolicies() {
     };
     print("Sync policies (sync.policy):", fog::syncPolicyInfos());
     print("Selection policies (selection.policy):", fog::selectionPolicyInfos());
+    print("Local optimizers (training.optimizer):", fog::localOptimizerInfos());
+    print("Server optimizers (training.server_optimizer, aggregate.server_optimizer):", fog::serverOptimizerInfos());
+    print("Update codecs (training.codec_up, training.codec_down):", fog::codecInfos());
     return 0;
 }
 

@@ -4,10 +4,14 @@
 #include "core/engine/batch_feeder.h"
 #include "core/engine/engine.h"
 #include "core/engine/work_pool.h"
+#include "core/policies/local_optimizers.h"
+#include "core/policies/update_codec.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 namespace fog {
 
@@ -51,7 +55,69 @@ Job Engine::openJob(const DispatchRequest& request) {
     job.gradient = request.gradient;
     job.tag = request.options.tag;
     job.tStart = now();
+    const DispatchOptions& opt = request.options;
+    job.downBytes = opt.downloadVectors * modelBytes_ * codecDown_.ratio;
+    job.upBytes = opt.uploadVectors * modelBytes_ * codecUp_.ratio;
+    job.proxMu = request.proxMu;
+    job.correction = request.correction;
     return job;
+}
+
+void Engine::setUpCodecs() {
+    const TrainingSpec& t = scenario_.training;
+    // The encoded size over 4 bytes per parameter: a model.wire_bytes set by hand scales with it.
+    const std::size_t params = learner_ ? learner_->parameterCount()
+                                        : static_cast<std::size_t>(std::llround(modelBytes_ / 4.0));
+    auto make = [&](const std::string& name, int bits, double fraction) {
+        WireCodec w;
+        try {
+            w.config = codecConfig(name, bits, fraction);
+        } catch (const std::invalid_argument& e) {
+            throw EngineError(e.what());
+        }
+        if (params > 0) w.ratio = encodedBytes(w.config, params) / (4.0 * static_cast<double>(params));
+        return w;
+    };
+    codecUp_ = make(t.codecUp, t.codecUpBits, t.codecUpFraction);
+    codecDown_ = make(t.codecDown, t.codecDownBits, 1.0);
+    if (codecDown_.config.kind == CodecConfig::Kind::TopK)
+        throw EngineError("training.codec_down topk: top-k needs the error feedback of a sender that keeps "
+                          "a residual per receiver; use fp16 or quantize downlink");
+}
+
+LocalJob Engine::localJob(const Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
+                          std::uint64_t seedIndex, bool probe) const {
+    const TrainingSpec& t = scenario_.training;
+    LocalJob lj;
+    lj.start = model;
+    if (codecDown_.config.kind != CodecConfig::Kind::None && model && !model->empty()) {
+        // The trainer trains from the model as decoded (its own stream: the draw is the same
+        // whichever thread runs the job).
+        auto decoded = std::make_shared<Params>(*model);
+        Rng rng(deriveSeed(deriveSeed(scenario_.seed, hashName("codec-down"), hashName(topo_.id(job.trainer))), seedIndex));
+        encodeDecode(codecDown_.config, *decoded, rng, nullptr);
+        lj.start = std::move(decoded);
+    }
+    lj.samples = std::move(samples);
+    lj.batchSizes = job.batchSizes;
+    lj.learningRate = learningRate();
+    lj.momentum = t.momentum;
+    lj.weightDecay = t.weightDecay;
+    lj.optimizer = localOptimizerOf(t.optimizer);
+    lj.beta1 = t.beta1;
+    lj.beta2 = t.beta2;
+    lj.epsilon = t.epsilon;
+    lj.gradientOnly = job.gradient;
+    lj.probe = probe;
+    lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(job.trainer)), seedIndex);
+    lj.proxMu = job.proxMu;
+    lj.correction = job.correction;
+    if (t.optimizerState == "keep" && !job.gradient) {
+        lj.returnState = true;
+        const auto it = optimizerStates_.find(job.trainer);
+        if (it != optimizerStates_.end()) lj.optimizerState = it->second;
+    }
+    return lj;
 }
 
 std::uint64_t Engine::dispatch(const DispatchRequest& request) {
@@ -67,12 +133,13 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     job.tReceived = now();
     if (opt.download) {
         // The model goes down (no contention: the arrival is known now).
-        const Transfer tr = topo_.transfer(aggregator, trainer, modelBytes_);
+        const double down = job.downBytes;
+        const Transfer tr = topo_.transfer(aggregator, trainer, down);
         trafficCost_ += tr.price;
-        bytes_ += modelBytes_;
-        nodes_.addEnergy(aggregator, modelBytes_ * topo_.entry(aggregator).energy.perByteJ, Energy::Network);
-        chargeReceived(trainer, modelBytes_);
-        observer_->onMessage({0, aggregator, trainer, now(), now() + tr.seconds, modelBytes_, true});
+        bytes_ += down;
+        nodes_.addEnergy(aggregator, down * topo_.entry(aggregator).energy.perByteJ, Energy::Network);
+        chargeReceived(trainer, down);
+        observer_->onMessage({0, aggregator, trainer, now(), now() + tr.seconds, down, true});
         job.tReceived = now() + tr.seconds;
     }
     std::vector<std::int64_t> samples;
@@ -96,21 +163,12 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     }
     job.tComputed = t;
     nodes_.beginCompute(trainer, job.tReceived, job.tComputed);
-    const Transfer up = topo_.transfer(trainer, aggregator, modelBytes_);
+    const Transfer up = topo_.transfer(trainer, aggregator, job.upBytes);
     job.tArrive = t + up.seconds;
     job.doomed = nodes_.nextChange(trainer) < job.tArrive;
 
     if (learner_ && !job.doomed) {
-        LocalJob lj;
-        lj.start = request.model;
-        lj.samples = std::move(samples);
-        lj.batchSizes = job.batchSizes;
-        lj.learningRate = learningRate();
-        lj.momentum = scenario_.training.momentum;
-        lj.weightDecay = scenario_.training.weightDecay;
-        lj.gradientOnly = request.gradient;
-        lj.probe = opt.probe;
-        lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(trainer)), nodes_.jobsRun(trainer));
+        LocalJob lj = localJob(job, std::move(samples), request.model, nodes_.jobsRun(trainer), opt.probe);
         auto result = std::make_shared<LocalResult>();
         job.result = result;
         const Learner* learner = learner_.get();
@@ -143,6 +201,13 @@ void Engine::onArrival(std::uint64_t jobId) {
     if (job.work) {
         job.work->wait();
         result = std::move(*job.result);
+        if (result.optimizerState) optimizerStates_[job.trainer] = std::move(result.optimizerState);
+        if (codecUp_.config.kind != CodecConfig::Kind::None && !result.update.empty()) {
+            // Encoded by the trainer, decoded by the aggregator: what arrives. The residual of
+            // top-k stays with the trainer for its next upload.
+            Rng rng(deriveSeed(deriveSeed(scenario_.seed, hashName("codec-up"), hashName(topo_.id(job.trainer))), job.id));
+            encodeDecode(codecUp_.config, result.update, rng, &codecResiduals_[job.trainer]);
+        }
     } else {
         result.samples = job.samples;
         result.steps = static_cast<int>(job.batchSizes.size());
@@ -156,11 +221,11 @@ void Engine::onArrival(std::uint64_t jobId) {
     endJobCompute(job, now());
     if (!network_) {
         // The update travels back: traffic, its price and the sender's energy.
-        const Transfer up = topo_.transfer(job.trainer, job.aggregator, modelBytes_);
+        const Transfer up = topo_.transfer(job.trainer, job.aggregator, job.upBytes);
         trafficCost_ += up.price;
-        bytes_ += modelBytes_;
-        nodes_.addEnergy(job.trainer, modelBytes_ * topo_.entry(job.trainer).energy.perByteJ, Energy::Network);
-        chargeReceived(job.aggregator, modelBytes_);
+        bytes_ += job.upBytes;
+        nodes_.addEnergy(job.trainer, job.upBytes * topo_.entry(job.trainer).energy.perByteJ, Energy::Network);
+        chargeReceived(job.aggregator, job.upBytes);
     }
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());

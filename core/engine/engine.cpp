@@ -132,6 +132,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     modelBytes_ = scenario_.model.wireBytes > 0
                       ? scenario_.model.wireBytes
                       : 4.0 * static_cast<double>(learner_ ? learner_->parameterCount() : 0);
+    setUpCodecs();
 
     const std::uint64_t seed = scenario_.seed;
     const Topology* topo = &topo_;
@@ -572,6 +573,7 @@ void Engine::report(PolicyEvent kind, int node, const std::string& detail) {
     case PolicyEvent::Plan: emitEvent(RunEventKind::Plan, node, detail); return;
     case PolicyEvent::Placement: emitEvent(RunEventKind::Placement, node, detail); return;
     case PolicyEvent::PartialWork: emitEvent(RunEventKind::PartialWork, node, detail); return;
+    case PolicyEvent::Privacy: emitEvent(RunEventKind::Privacy, node, detail); return;
     }
 }
 

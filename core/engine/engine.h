@@ -30,6 +30,7 @@
 #include "core/model/learner.h"
 #include "core/policies/policy_context.h"
 #include "core/policies/policy_params.h"
+#include "core/policies/update_codec.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
 #include "core/system/network.h"
@@ -192,7 +193,22 @@ private:
     /// Cuts the job's transfer in progress (cancelled, lost, end of run).
     void cutJobTransfer(std::uint64_t jobId);
     void chargeHop(const Network::HopBytes& h);
-    double idealSeconds(int from, int to) const { return topo_.transfer(from, to, modelBytes_).seconds; }
+    double idealSeconds(int from, int to, double bytes) const { return topo_.transfer(from, to, bytes).seconds; }
+    /// The local work of a job (dispatch.cpp): the training settings, the client algorithm's
+    /// terms (Job::proxMu, Job::correction) and the trainer's kept optimiser state.
+    LocalJob localJob(const Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
+                      std::uint64_t seedIndex, bool probe) const;
+    /// training.optimizer_state keep: each trainer's optimiser state after its last delivered job.
+    std::map<int, OptimizerStatePtr> optimizerStates_;
+    /// The codecs of the uplink and downlink (training.codec_up / codec_down) and their
+    /// encoded size over 4 bytes per parameter; top-k's residual per trainer.
+    struct WireCodec {
+        CodecConfig config;
+        double ratio = 1.0;
+    };
+    WireCodec codecUp_, codecDown_;
+    std::map<int, Params> codecResiduals_;
+    void setUpCodecs(); // dispatch.cpp
     // pilot_phase.cpp: the calibrated planners' pilot before the policies start
     struct PilotState;
     void startPolicies();

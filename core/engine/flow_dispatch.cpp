@@ -36,16 +36,7 @@ void Engine::chargeHop(const Network::HopBytes& h) {
 
 void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
                         std::uint64_t seedIndex, double priority, bool probe) {
-    LocalJob lj;
-    lj.start = model;
-    lj.samples = std::move(samples);
-    lj.batchSizes = job.batchSizes;
-    lj.learningRate = learningRate();
-    lj.momentum = scenario_.training.momentum;
-    lj.weightDecay = scenario_.training.weightDecay;
-    lj.gradientOnly = job.gradient;
-    lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(job.trainer)), seedIndex);
-    lj.probe = probe;
+    LocalJob lj = localJob(job, std::move(samples), model, seedIndex, probe);
     auto result = std::make_shared<LocalResult>();
     job.result = result;
     const Learner* learner = learner_.get();
@@ -73,8 +64,8 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     fj.probe = opt.probe;
     // Lower bounds (every transfer alone on its path): the projection observers get, and
     // whether the trainer certainly goes offline before it could deliver.
-    const double down = opt.download ? idealSeconds(aggregator, trainer) : 0.0;
-    const double up = idealSeconds(trainer, aggregator);
+    const double down = opt.download ? idealSeconds(aggregator, trainer, job.downBytes) : 0.0;
+    const double up = idealSeconds(trainer, aggregator, job.upBytes);
     double computeSeconds = 0.0;
     if (!std::isfinite(opt.computeDeadline)) {
         fj.drawn = true;
@@ -133,7 +124,7 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     auto& slot = flowJobs_[id];
     slot = std::move(fj);
     if (opt.download)
-        slot.transfer = network_->start(aggregator, trainer, modelBytes_, now(), true,
+        slot.transfer = network_->start(aggregator, trainer, jobs_.at(id).downBytes, now(), true,
                                         [this, id] { onDownloaded(id); });
     observer_->onDispatch(plan);
     if (!opt.download) onDownloaded(id);
@@ -183,7 +174,7 @@ void Engine::onDownloaded(std::uint64_t jobId) {
             if (learner_) fj.samples.resize(fj.samples.size() - static_cast<std::size_t>(dropped));
         }
         fj.durations.clear();
-        const double earliest = t + idealSeconds(job.trainer, job.aggregator);
+        const double earliest = t + idealSeconds(job.trainer, job.aggregator, job.upBytes);
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
         if (learner_ && !job.doomed)
             submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest, fj.probe);
@@ -197,7 +188,7 @@ void Engine::onComputed(std::uint64_t jobId) {
     const auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
     const Job& job = it->second;
-    flowJobs_.at(jobId).transfer = network_->start(job.trainer, job.aggregator, modelBytes_, now(),
+    flowJobs_.at(jobId).transfer = network_->start(job.trainer, job.aggregator, job.upBytes, now(),
                                                    false, [this, jobId] { onArrival(jobId); });
 }
 

@@ -5,6 +5,7 @@
 #include "core/util/random.h"
 
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -40,17 +41,21 @@ struct Learner::Impl {
 namespace {
 std::atomic<std::uint64_t> nextLearnerId{1};
 
-/// SGD with momentum and weight decay: the tensor operations of torch::optim::SGD::step()
-/// (LibTorch 1.13), in the same order, so the parameters come out bit for bit the same
-/// (test_training checks this against torch::optim::SGD). What it leaves out is per-step
-/// overhead: LibTorch's optimiser finds each parameter's momentum buffer by a string key that
-/// it formats with an ostringstream for every parameter at every step. With dropGradients,
-/// `bench` measured the emulator at 0.73-0.93 of the plain loop's CPU time (README, Speed).
-class MomentumSgd {
+/// The local optimisers: the tensor operations of torch::optim::SGD (with and without
+/// nesterov), Adam and AdamW step() (LibTorch 1.13), in the same order, so the parameters come
+/// out bit for bit the same (test_training checks this against torch::optim). What it leaves
+/// out is per-step overhead: LibTorch's optimisers find each parameter's state by a string key
+/// that they format with an ostringstream for every parameter at every step. With
+/// dropGradients, `bench` measured the emulator at 0.73-0.93 of the plain loop's CPU time
+/// (README, Speed). The state can start from a client's kept state and be handed back.
+class LocalStepRule {
 public:
-    MomentumSgd(std::vector<torch::Tensor> params, double lr, double momentum, double weightDecay)
-        : params_(std::move(params)), buffers_(params_.size()), lr_(lr), momentum_(momentum),
-          weightDecay_(weightDecay) {}
+    LocalStepRule(std::vector<torch::Tensor> params, const LocalJob& job)
+        : params_(std::move(params)), first_(params_.size()), second_(params_.size()), kind_(job.optimizer),
+          lr_(job.learningRate), momentum_(job.momentum), weightDecay_(job.weightDecay), beta1_(job.beta1),
+          beta2_(job.beta2), eps_(job.epsilon) {
+        if (job.optimizerState) load(*job.optimizerState);
+    }
 
     /// Drops the gradients instead of zeroing them (set_to_none): backward then hands its
     /// gradient tensors over without a memset and an addition per step. A gradient that is
@@ -64,29 +69,131 @@ public:
 
     void step() {
         torch::NoGradGuard guard;
+        if (kind_ == LocalOptimizer::Adam || kind_ == LocalOptimizer::AdamW) {
+            adamStep();
+            return;
+        }
         for (std::size_t i = 0; i < params_.size(); ++i) {
             auto& p = params_[i];
             if (!p.grad().defined()) continue;
             auto d = p.grad().data();
             if (weightDecay_ != 0) d = d.add(p.data(), weightDecay_);
             if (momentum_ != 0) {
-                auto& buf = buffers_[i];
+                auto& buf = first_[i];
                 if (!buf.defined())
                     buf = torch::clone(d).detach();
                 else
                     buf.mul_(momentum_).add_(d, 1 - kDampening);
-                d = buf;
+                if (kind_ == LocalOptimizer::Nesterov)
+                    d = d.add(buf, momentum_);
+                else
+                    d = buf;
             }
             p.data().add_(d, -1 * lr_);
         }
     }
 
+    OptimizerStatePtr save() const {
+        auto s = std::make_shared<OptimizerState>();
+        s->step = step_;
+        auto flat = [&](const std::vector<torch::Tensor>& ts, Params& out) {
+            for (const auto& t : ts)
+                if (!t.defined()) return; // SGD's buffer before its first step: none
+            for (const auto& t : ts) {
+                auto c = t.detach().contiguous();
+                out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+            }
+        };
+        flat(first_, s->first);
+        flat(second_, s->second);
+        return s;
+    }
+
 private:
+    void adamStep() {
+        ++step_;
+        for (std::size_t i = 0; i < params_.size(); ++i) {
+            auto& p = params_[i];
+            if (!p.grad().defined()) continue;
+            auto grad = p.grad();
+            if (!first_[i].defined()) {
+                first_[i] = torch::zeros_like(p, torch::MemoryFormat::Preserve);
+                second_[i] = torch::zeros_like(p, torch::MemoryFormat::Preserve);
+            }
+            auto& expAvg = first_[i];
+            auto& expAvgSq = second_[i];
+            const double biasCorrection1 = 1 - std::pow(beta1_, static_cast<double>(step_));
+            const double biasCorrection2 = 1 - std::pow(beta2_, static_cast<double>(step_));
+            if (kind_ == LocalOptimizer::AdamW) {
+                if (weightDecay_ != 0) p.mul_(1 - lr_ * weightDecay_);
+            } else if (weightDecay_ != 0) {
+                grad = grad.add(p, weightDecay_);
+            }
+            expAvg.mul_(beta1_).add_(grad, 1 - beta1_);
+            expAvgSq.mul_(beta2_).addcmul_(grad, grad, 1 - beta2_);
+            const torch::Tensor denom = (expAvgSq.sqrt() / std::sqrt(biasCorrection2)).add_(eps_);
+            const double stepSize = lr_ / biasCorrection1;
+            p.addcdiv_(expAvg, denom, -stepSize);
+        }
+    }
+
+    void load(const OptimizerState& s) {
+        step_ = s.step;
+        auto unflat = [&](const Params& flat, std::vector<torch::Tensor>& out) {
+            if (flat.empty()) return;
+            std::size_t offset = 0;
+            for (std::size_t i = 0; i < params_.size(); ++i) {
+                const auto n = static_cast<std::size_t>(params_[i].numel());
+                if (offset + n > flat.size()) throw ModelError("internal: optimiser state of the wrong size");
+                out[i] = torch::empty_like(params_[i], torch::MemoryFormat::Contiguous);
+                std::memcpy(out[i].data_ptr<float>(), flat.data() + offset, n * sizeof(float));
+                offset += n;
+            }
+        };
+        unflat(s.first, first_);
+        unflat(s.second, second_);
+    }
+
     static constexpr double kDampening = 0.0;
     std::vector<torch::Tensor> params_;
-    std::vector<torch::Tensor> buffers_;
-    double lr_, momentum_, weightDecay_;
+    std::vector<torch::Tensor> first_, second_; ///< momentum buffer or exp_avg; exp_avg_sq
+    LocalOptimizer kind_;
+    double lr_, momentum_, weightDecay_, beta1_, beta2_, eps_;
+    std::int64_t step_ = 0;
 };
+
+/// Adds the algorithm's terms to the gradients of one step, before the optimiser sees them:
+/// FedProx's mu (w - w_start) and SCAFFOLD's correction c - c_i.
+class GradientTerms {
+public:
+    GradientTerms(const std::vector<torch::Tensor>& params, const LocalJob& job) : mu_(job.proxMu) {
+        auto split = [&](const Params& flat, std::vector<torch::Tensor>& out) {
+            std::size_t offset = 0;
+            for (const auto& p : params) {
+                const auto n = p.numel();
+                out.push_back(torch::from_blob(const_cast<float*>(flat.data() + offset), p.sizes()).clone());
+                offset += static_cast<std::size_t>(n);
+            }
+        };
+        if (mu_ != 0) split(*job.start, start_);
+        if (job.correction) split(*job.correction, correction_);
+    }
+    bool any() const { return !start_.empty() || !correction_.empty(); }
+    void apply(std::vector<torch::Tensor>& params) const {
+        torch::NoGradGuard guard;
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            auto& g = params[i].mutable_grad();
+            if (!g.defined()) continue;
+            if (!start_.empty()) g.add_(params[i].data() - start_[i], mu_);
+            if (!correction_.empty()) g.add_(correction_[i]);
+        }
+    }
+
+private:
+    double mu_;
+    std::vector<torch::Tensor> start_, correction_;
+};
+
 /// Flattened gradients of `params` (zeros where a gradient is undefined).
 torch::Tensor flatGradient(const std::vector<torch::Tensor>& params) {
     std::vector<torch::Tensor> parts;
@@ -232,11 +339,36 @@ LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& 
     auto params = net->parameters();
     if (job.gradientOnly)
         for (auto& p : params) gradSum.push_back(torch::zeros_like(p));
-    MomentumSgd opt(params, job.learningRate, job.momentum, job.weightDecay);
-    std::unique_ptr<torch::optim::SGD> reference;
-    if (libTorchOptimiser && !job.gradientOnly)
-        reference = std::make_unique<torch::optim::SGD>(
-            params, torch::optim::SGDOptions(job.learningRate).momentum(job.momentum).weight_decay(job.weightDecay));
+    LocalStepRule opt(params, job);
+    const GradientTerms terms(params, job);
+    std::unique_ptr<torch::optim::Optimizer> reference;
+    if (libTorchOptimiser && !job.gradientOnly) {
+        if (job.optimizerState) throw ModelError("internal: LibTorch's optimiser cannot start from a kept state");
+        switch (job.optimizer) {
+        case LocalOptimizer::Sgd:
+        case LocalOptimizer::Nesterov:
+            reference = std::make_unique<torch::optim::SGD>(
+                params, torch::optim::SGDOptions(job.learningRate)
+                            .momentum(job.momentum)
+                            .weight_decay(job.weightDecay)
+                            .nesterov(job.optimizer == LocalOptimizer::Nesterov));
+            break;
+        case LocalOptimizer::Adam:
+            reference = std::make_unique<torch::optim::Adam>(
+                params, torch::optim::AdamOptions(job.learningRate)
+                            .betas({job.beta1, job.beta2})
+                            .eps(job.epsilon)
+                            .weight_decay(job.weightDecay));
+            break;
+        case LocalOptimizer::AdamW:
+            reference = std::make_unique<torch::optim::AdamW>(
+                params, torch::optim::AdamWOptions(job.learningRate)
+                            .betas({job.beta1, job.beta2})
+                            .eps(job.epsilon)
+                            .weight_decay(job.weightDecay));
+            break;
+        }
+    }
 
     double lossSum = 0.0;
     std::size_t offset = 0;
@@ -266,10 +398,12 @@ LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& 
             torch::NoGradGuard guard;
             for (std::size_t i = 0; i < params.size(); ++i)
                 if (params[i].grad().defined()) gradSum[i].add_(params[i].grad(), static_cast<double>(bs));
-        } else if (reference) {
-            reference->step();
         } else {
-            opt.step();
+            if (terms.any()) terms.apply(params);
+            if (reference)
+                reference->step();
+            else
+                opt.step();
         }
         result.samples += bs;
         ++result.steps;
@@ -288,6 +422,7 @@ LocalResult Learner::runSteps(const LocalJob& job, const std::function<bool()>& 
         result.update = detail::flattenParameters(*net);
         const Params& start = *job.start;
         for (std::size_t i = 0; i < result.update.size(); ++i) result.update[i] -= start[i];
+        if (job.returnState && !reference) result.optimizerState = opt.save();
     }
     return result;
 }

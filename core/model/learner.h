@@ -18,6 +18,25 @@ namespace fog {
 using Params = std::vector<float>;
 using ParamsPtr = std::shared_ptr<const Params>;
 
+/// The optimiser of the local steps (training.optimizer; docs/learning.md): each one does the
+/// tensor operations of its LibTorch 1.13 counterpart in the same order (test_training holds
+/// them to torch::optim's numbers bit for bit).
+enum class LocalOptimizer {
+    Sgd,      ///< torch::optim::SGD (momentum, weight decay)
+    Nesterov, ///< torch::optim::SGD with nesterov(true): d = g + m buf
+    Adam,     ///< torch::optim::Adam: L2 weight decay added to the gradient
+    AdamW,    ///< torch::optim::AdamW: decoupled weight decay, w *= 1 - lr wd
+};
+
+/// A client's optimiser state between two jobs (training.optimizer_state: keep): SGD's
+/// momentum buffer, or Adam's step count and moments, flat in the model's layout.
+struct OptimizerState {
+    std::int64_t step = 0; ///< Adam/AdamW: steps taken
+    Params first;          ///< momentum buffer or exp_avg (empty: not yet defined)
+    Params second;         ///< exp_avg_sq (Adam/AdamW)
+};
+using OptimizerStatePtr = std::shared_ptr<const OptimizerState>;
+
 /// Local work handed to a worker thread: a pure function of its fields, so results do not
 /// depend on which thread runs it or when.
 struct LocalJob {
@@ -27,6 +46,18 @@ struct LocalJob {
     double learningRate = 0.01;
     double momentum = 0.0;
     double weightDecay = 0.0;
+    LocalOptimizer optimizer = LocalOptimizer::Sgd;
+    double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8; ///< Adam/AdamW
+    /// The client's optimiser state to start from (null: fresh, as torch::optim starts);
+    /// returnState: hand the state after the last step back in LocalResult::optimizerState.
+    OptimizerStatePtr optimizerState;
+    bool returnState = false;
+    /// FedProx (Li et al., MLSys 2020): mu (w - w_start) is added to every step's gradient,
+    /// the gradient of the proximal term mu/2 ||w - w_start||^2.
+    double proxMu = 0.0;
+    /// SCAFFOLD (Karimireddy et al., ICML 2020): c - c_i added to every step's gradient
+    /// (same layout as the model); null: none.
+    ParamsPtr correction;
     /// true: return the mean gradient of the batches at `start` (no local update);
     /// false: run local SGD and return the change of the parameters (w_end - w_start).
     bool gradientOnly = false;
@@ -60,6 +91,7 @@ struct LocalResult {
     bool cancelled = false;
     std::vector<StepProbe> probes; ///< one per step when LocalJob::probe
     Params firstGradient;          ///< g of the first probed step (same layout as the model)
+    OptimizerStatePtr optimizerState; ///< after the last step, when LocalJob::returnState
 };
 
 struct EvalResult {

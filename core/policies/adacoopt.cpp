@@ -277,6 +277,7 @@ FOG_SYNC_POLICY(adaCoOptPolicy) {
                   "from the authors' code]",
                   boundParams({intParam("batch_budget", 0, 0, "cost-dominant: sum of batch sizes per step; 0 = none")})};
         d.order = 100;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::Joint, p, e);
         };
@@ -297,6 +298,7 @@ FOG_SYNC_POLICY(noStragglerPolicy) {
                    intParam("max_batch", 256, 1, "largest batch of one trainer"),
                    intParam("replan_every", 1, 1, "rounds between re-plans from measured speeds")}};
         d.order = 110;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::NoStraggler, p, e);
         };
@@ -315,6 +317,7 @@ FOG_SYNC_POLICY(dynamicTPolicy) {
                   "Baseline in AdaCoOpt, IEEE IWQoS 2023",
                   boundParams({})};
         d.order = 120;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::DynamicT, p, e);
         };

@@ -3,6 +3,7 @@
 #include "core/system/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fog {
 
@@ -31,6 +32,11 @@ void ServerModel::addDelta(const Params& delta, double scale) {
         return;
     }
     auto next = std::make_shared<Params>(*w_);
+    if (optimizer_.active() && scale == 1.0) {
+        optimizer_.step(*next, delta);
+        set(std::move(next));
+        return;
+    }
     const float s = static_cast<float>(scale);
     for (std::size_t i = 0; i < next->size(); ++i) (*next)[i] += s * delta[i];
     set(std::move(next));
@@ -77,6 +83,69 @@ std::vector<double> flexibleWeights(const std::vector<Contribution>& contributio
         const double scale = c.steps > 0 ? static_cast<double>(std::max(c.steps, c.stepsRequested)) / c.steps : 0.0;
         w.push_back(total > 0 ? dataSizes[i] / total * scale : 0.0);
     }
+    return w;
+}
+
+double fedNovaNorm(int steps, double momentum) {
+    if (steps <= 0) return 0.0;
+    const double tau = steps;
+    if (momentum == 0) return tau;
+    const double rho = momentum;
+    return (tau - rho * (1 - std::pow(rho, tau)) / (1 - rho)) / (1 - rho);
+}
+
+std::vector<double> fedNovaWeights(const std::vector<Contribution>& contributions,
+                                   const std::vector<double>& dataSizes, double momentum) {
+    double total = 0.0;
+    for (double d : dataSizes) total += d;
+    std::vector<double> p, a;
+    double tauEff = 0.0;
+    for (std::size_t i = 0; i < contributions.size(); ++i) {
+        p.push_back(total > 0 ? dataSizes[i] / total : 0.0);
+        a.push_back(fedNovaNorm(contributions[i].steps, momentum));
+        tauEff += p.back() * a.back();
+    }
+    std::vector<double> w;
+    for (std::size_t i = 0; i < contributions.size(); ++i) w.push_back(a[i] > 0 ? p[i] * tauEff / a[i] : 0.0);
+    return w;
+}
+
+Params scaffoldClientVariate(const Params& ci, const Params& c, const Params& deltaY, int steps, double lr) {
+    Params out(deltaY.size(), 0.0f);
+    if (steps <= 0 || lr <= 0) return ci.empty() ? out : ci;
+    const double scale = 1.0 / (static_cast<double>(steps) * lr);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const double cii = ci.empty() ? 0.0 : ci[i];
+        const double cc = c.empty() ? 0.0 : c[i];
+        out[i] = static_cast<float>(cii - cc - static_cast<double>(deltaY[i]) * scale);
+    }
+    return out;
+}
+
+Params scaffoldRound(ScaffoldVariates& v, const std::vector<Contribution>& contributions,
+                     const std::map<int, double>& lr, std::size_t trainers) {
+    Params deltaC;
+    for (const auto& r : contributions) {
+        if (r.update.empty()) continue;
+        if (v.c.empty()) v.c.assign(r.update.size(), 0.0f);
+        Params& ci = v.ci[r.trainer];
+        const auto it = lr.find(r.trainer);
+        Params next = scaffoldClientVariate(ci, v.c, r.update, r.steps, it == lr.end() ? 0.0 : it->second);
+        if (deltaC.empty()) deltaC.assign(next.size(), 0.0f);
+        for (std::size_t i = 0; i < next.size(); ++i) deltaC[i] += next[i] - (ci.empty() ? 0.0f : ci[i]);
+        ci = std::move(next);
+    }
+    if (!deltaC.empty()) {
+        const float scale = static_cast<float>(1.0 / static_cast<double>(std::max<std::size_t>(1, trainers)));
+        for (std::size_t i = 0; i < v.c.size(); ++i) v.c[i] += scale * deltaC[i];
+    }
+    return meanUpdate(contributions);
+}
+
+std::vector<double> fedBuffWeights(const std::vector<Contribution>& buffer, double exponent) {
+    std::vector<double> w;
+    const double k = static_cast<double>(std::max<std::size_t>(1, buffer.size()));
+    for (const auto& c : buffer) w.push_back(std::pow(1.0 + static_cast<double>(c.staleness), -exponent) / k);
     return w;
 }
 

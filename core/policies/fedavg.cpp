@@ -43,6 +43,7 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
                   {live(realParam("deadline_s", 0.0, 0.0, 1e12,
                              "seconds after the round starts at which late trainers are dropped; 0 = none"))}};
         d.order = 60;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedAvg>(p, e);
         };

@@ -57,6 +57,7 @@ FOG_SYNC_POLICY(flexiblePolicy) {
                              "seconds after the round starts at which local computing stops; 0 = none"),
                    intParam("weighting", 1, 0, "1 = unbiased (D_k / D_S) E / s_k, 0 = plain samples processed", 1)}};
         d.order = 90;
+        d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Flexible>(p, e);
         };

@@ -49,6 +49,9 @@ struct Job {
     std::vector<double> stepEnds; ///< virtual time at which each step ends
     std::int64_t samples = 0;
     int stepsRequested = 0;
+    double downBytes = 0.0, upBytes = 0.0; ///< bytes of the model down and of the update up
+    double proxMu = 0.0;                   ///< DispatchRequest::proxMu
+    ParamsPtr correction;                  ///< DispatchRequest::correction
     bool partial = false;  ///< fewer steps than requested (compute deadline)
     bool doomed = false;   ///< the trainer goes offline before delivering
     std::shared_ptr<WorkItem> work;   ///< engine-side; policies do not touch it
@@ -64,6 +67,10 @@ struct DispatchOptions {
     bool download = true;         ///< false: the trainer still holds this model
     int tag = 0;                  ///< free for the policy
     bool probe = false;           ///< the learner measures every step (pilot phase, LocalJob::probe)
+    /// Model-sized vectors going down and coming back (SCAFFOLD: 2, the model with c and the
+    /// change with Delta c_i); each is modelBytes() times the direction's codec ratio.
+    double downloadVectors = 1.0;
+    double uploadVectors = 1.0;
 };
 
 /// Everything one dispatch needs: send `model` (version `version`) from `aggregator` to
@@ -77,6 +84,10 @@ struct DispatchRequest {
     bool gradient = false; ///< true: one mini-batch gradient; false: the change after local SGD
     int round = 0;         ///< the policy's round, recorded with the job
     DispatchOptions options;
+    /// Terms the client algorithm adds to every local gradient (LocalJob): FedProx's
+    /// mu (w - w_start) and SCAFFOLD's correction c - c_i (null: none).
+    double proxMu = 0.0;
+    ParamsPtr correction;
 };
 
 /// What a policy reports besides aggregations, shown on the timeline and stored with the
@@ -85,6 +96,7 @@ enum class PolicyEvent {
     Plan,        ///< a planner's decision and its predictions (ToN planner, AdaCoOpt)
     Placement,   ///< workers per region chosen by elastic placement (and each re-plan)
     PartialWork, ///< a trainer delivered fewer local steps than asked (compute deadline)
+    Privacy,     ///< the privacy spent so far (DP-FedAvg's accountant): "epsilon=... delta=..."
 };
 
 class PolicyContext {

@@ -77,6 +77,9 @@ struct SyncPolicyDescriptor {
     /// regional server for every trainer below it, and the servers average their models
     /// (async-ga: docs/policies.md, "Cross-cloud modes"). Its refuseTree accepts them.
     bool serverPerRoot = false;
+    /// Its server adds the averaged local-SGD changes (ServerModel::addDelta), so a server
+    /// optimiser (training.server_optimizer, docs/learning.md) can step with them instead.
+    bool serverOptimizer = false;
 };
 
 struct SelectionPolicyDescriptor {

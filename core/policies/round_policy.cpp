@@ -11,7 +11,7 @@ int singleRootAggregator(const PolicyContext& e, const std::string& policy) {
 }
 
 void RoundPolicy::start(PolicyContext& e) {
-    model_ = ServerModel(e.initialModel());
+    model_ = ServerModel(e.initialModel(), serverOptimizerConfig(e.scenario().training));
     beginRound(e);
 }
 
@@ -28,6 +28,7 @@ std::uint64_t RoundPolicy::dispatchTo(PolicyContext& e, int trainer, bool downlo
     r.gradient = gradientMode();
     r.round = round_;
     r.options = o;
+    prepareDispatch(e, r);
     const auto id = e.dispatch(r);
     outstanding_.insert(id);
     return id;

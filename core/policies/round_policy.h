@@ -33,6 +33,11 @@ protected:
         (void)trainer;
         return {};
     }
+    /// Last look at a dispatch before it goes (client algorithm terms, bytes on the wire).
+    virtual void prepareDispatch(PolicyContext& e, DispatchRequest& r) {
+        (void)e;
+        (void)r;
+    }
     /// Called after the round's trainers were dispatched (e.g. to set a deadline).
     virtual void onRoundStarted(PolicyContext& e) { (void)e; }
     /// An arrival that does not complete the round (n-batch-sync re-dispatches here).

@@ -35,6 +35,7 @@ LevelPlan resolveLevel(const Scenario& s, const NodeSpec& entry, std::vector<Lev
     LevelPlan plan;
     plan.sync = s.sync;
     plan.selection = s.selection;
+    plan.serverOptimizer = s.training.serverOptimizer;
     if (!entry.aggregate) return plan;
     const AggregateSpec& a = *entry.aggregate;
     auto problem = [&](const std::string& key, int line, const std::string& message) {
@@ -46,6 +47,19 @@ LevelPlan resolveLevel(const Scenario& s, const NodeSpec& entry, std::vector<Lev
         plan.selection = PolicySpec{a.selection, {}, {}, a.line};
     plan.localSteps = a.localSteps;
     plan.rounds = a.rounds;
+    if (!a.serverOptimizer.empty()) {
+        bool known = false;
+        std::string names;
+        for (const auto& info : serverOptimizerInfos()) {
+            known = known || info.name == a.serverOptimizer;
+            names += (names.empty() ? "" : ", ") + info.name;
+        }
+        if (known)
+            plan.serverOptimizer = a.serverOptimizer;
+        else
+            problem("aggregate.server_optimizer", a.line,
+                    "unknown server optimizer '" + a.serverOptimizer + "'; known: " + names);
+    }
     const SyncPolicyDescriptor* sd = findSyncDescriptor(plan.sync.name);
     const SelectionPolicyDescriptor* ld = findSelectionDescriptor(plan.selection.name);
     auto declares = [](const PolicyInfo& info, const std::string& key) {
@@ -142,6 +156,8 @@ public:
             a.deadline = d->level.deadlineKey.empty() ? 0.0 : p.get(d->level.deadlineKey);
             a.localSteps = plan.localSteps;
             a.rounds = std::max(1, plan.rounds);
+            a.serverOptimizer = serverOptimizerConfig(s.training, plan.serverOptimizer);
+            a.model = ServerModel({}, a.serverOptimizer);
             PolicyParams sp = resolveSelectionParams(plan.selection);
             sp.setPerAggregator(); // this aggregator's k, not the scenario's
             a.selection = findSelectionDescriptor(plan.selection.name)->make(sp, e);
@@ -153,7 +169,7 @@ public:
         for (auto& a : aggs_)
             if (a.selection) a.selection->start(e);
         Agg& root = aggs_.front();
-        root.model = ServerModel(e.initialModel());
+        root.model = ServerModel(e.initialModel(), root.serverOptimizer);
         root.active = true;
         beginRound(e, 0);
     }
@@ -197,6 +213,7 @@ private:
         double deadline = 0.0;
         int localSteps = 0;
         int rounds = 1;
+        ServerOptimizerConfig serverOptimizer; ///< steps with the changes its children send
         std::unique_ptr<SelectionPolicy> selection;
         Rng rng{1};
         // the state

@@ -24,6 +24,7 @@ struct LevelPlan {
     PolicySpec selection;
     int localSteps = 0;   ///< 0: 1 for gradient policies, else the training section's local work
     int rounds = 1;       ///< rounds per model received from the parent
+    std::string serverOptimizer = "none"; ///< aggregate.server_optimizer, else training.server_optimizer
 };
 
 /// A problem with an `aggregate:` map: the key (relative to the node, e.g. "aggregate.k"),

@@ -17,6 +17,7 @@ void readAggregate(YamlContext& ctx, const YAML::Node& n, const std::string& pat
     m.get("selection", a.selection);
     m.get("local_steps", a.localSteps);
     m.get("rounds", a.rounds);
+    m.get("server_optimizer", a.serverOptimizer);
     for (const auto& key : m.remainingKeys()) {
         double v = 0.0;
         const YAML::Node value = m.node(key);
@@ -34,6 +35,7 @@ void emitAggregate(YAML::Emitter& out, const AggregateSpec& a) {
     for (const auto& [key, v] : a.params) out << YAML::Key << key << YAML::Value << formatNumber(v);
     if (a.localSteps != 0) out << YAML::Key << "local_steps" << YAML::Value << a.localSteps;
     if (a.rounds != 1) out << YAML::Key << "rounds" << YAML::Value << a.rounds;
+    if (!a.serverOptimizer.empty()) out << YAML::Key << "server_optimizer" << YAML::Value << a.serverOptimizer;
     out << YAML::EndMap;
 }
 

@@ -6,7 +6,10 @@
 
 #include "core/data/dataset.h"
 #include "core/model/fast_net.h"
+#include "core/policies/local_optimizers.h"
 #include "core/policies/policy_descriptor.h"
+#include "core/policies/server_optimizer.h"
+#include "core/policies/update_codec.h"
 #include "core/policies/tiered.h"
 #include "core/scenario/progress_check.h"
 #include "core/scenario/schema.h"
@@ -781,14 +784,54 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
 }
 
 void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
-    if (t.optimizer != "sgd")
+    auto names = [](const std::vector<PolicyInfo>& infos) {
+        std::vector<std::string> v;
+        for (const auto& i : infos) v.push_back(i.name);
+        return v;
+    };
+    const auto local = names(localOptimizerInfos());
+    if (std::find(local.begin(), local.end(), t.optimizer) == local.end())
         c.error("training.optimizer", 0,
-                "must be sgd (the only optimizer so far), got '" + t.optimizer + "'" +
-                    didYouMean(t.optimizer, {"sgd"}));
+                "must be one of " + joinNames(local) + ", got '" + t.optimizer + "'" + didYouMean(t.optimizer, local));
+    else if (t.optimizer == "nesterov" && !(t.momentum > 0))
+        c.error("training.momentum", 0, "must be above 0 with training.optimizer nesterov (Nesterov momentum "
+                                        "without momentum is plain SGD)");
+    if (t.optimizerState != "reset" && t.optimizerState != "keep")
+        c.error("training.optimizer_state", 0, "must be reset or keep, got '" + t.optimizerState + "'");
+    const auto codecs = names(codecInfos());
+    for (const auto& [key, value] : {std::pair{"training.codec_up", &t.codecUp}, std::pair{"training.codec_down", &t.codecDown}})
+        if (std::find(codecs.begin(), codecs.end(), *value) == codecs.end())
+            c.error(key, 0, "must be one of " + joinNames(codecs) + ", got '" + *value + "'" + didYouMean(*value, codecs));
+    if (t.codecDown == "topk")
+        c.error("training.codec_down", 0,
+                "cannot be topk: top-k needs the error feedback of a sender that keeps a residual per "
+                "receiver; use fp16 or quantize downlink");
+    const auto server = names(serverOptimizerInfos());
+    if (std::find(server.begin(), server.end(), t.serverOptimizer) == server.end())
+        c.error("training.server_optimizer", 0,
+                "must be one of " + joinNames(server) + ", got '" + t.serverOptimizer + "'" +
+                    didYouMean(t.serverOptimizer, server));
     if (t.backend == TrainingBackend::Fast && m.kind != ModelSpec::Kind::None) {
         const std::string why = FastNet::unsupported(m);
         if (!why.empty()) c.error("training.backend", 0, "fast: " + why + "; use libtorch or auto");
+        if (t.optimizer != "sgd")
+            c.error("training.backend", 0, "fast: the fast path trains with sgd only, not " + t.optimizer +
+                                               "; use libtorch or auto (auto takes LibTorch for it)");
     }
+}
+
+/// A server optimiser steps with averaged local-SGD changes: a sync policy without them
+/// would ignore it.
+void checkServerOptimizerFitsSync(Checker& c, const TrainingSpec& t, const PolicySpec& sync) {
+    if (t.serverOptimizer == "none") return;
+    const SyncPolicyDescriptor* d = findSyncDescriptor(sync.name);
+    if (!d || d->serverOptimizer) return;
+    std::vector<std::string> fit;
+    for (const auto* x : syncDescriptors())
+        if (x->serverOptimizer) fit.push_back(x->info.name);
+    c.error("training.server_optimizer", 0,
+            "steps with the averaged local-SGD changes of a round, which sync policy " + sync.name +
+                " does not make; use it with " + joinNames(fit) + " or in a tiered tree (aggregate:)");
 }
 
 /// Name and parameters against the policy catalogue; returns the policy or nullptr.
@@ -895,6 +938,7 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());
     if (!tiered) checkSelectionFitsSync(c, s.selection, s.sync);
+    if (!tiered) checkServerOptimizerFitsSync(c, s.training, s.sync);
     checkFields(c, s, "stop");
     checkFields(c, s, "evaluation");
     checkStop(c, s.stop);

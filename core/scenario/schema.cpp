@@ -4,7 +4,10 @@
 
 #include "core/scenario/schema.h"
 
+#include "core/policies/local_optimizers.h"
 #include "core/policies/policy_info.h"
+#include "core/policies/server_optimizer.h"
+#include "core/policies/update_codec.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/yaml_reader.h"
 
@@ -276,9 +279,11 @@ std::vector<ScenarioField> buildScenarioSchema() {
 
     b.section("training", false, "local training");
     {
-        auto& f = b.text("training.optimizer", [](Scenario& s) -> std::string& { return s.training.optimizer; },
-                         "the only optimizer so far");
-        f.enumValues = {"sgd"};
+        auto& f = b.add("training.optimizer", FieldType::Enum,
+                        "the local optimizer (docs/learning.md): sgd, nesterov (SGD with Nesterov "
+                        "momentum), adam or adamw, each as LibTorch's");
+        bind(f, [](Scenario& s) -> std::string& { return s.training.optimizer; });
+        for (const auto& info : localOptimizerInfos()) f.enumValues.push_back(info.name);
     }
     b.enumeration<TrainingBackend>("training.backend", [](Scenario& s) -> TrainingBackend& { return s.training.backend; },
                                    {TrainingBackend::LibTorch, TrainingBackend::Fast, TrainingBackend::Auto},
@@ -304,6 +309,83 @@ std::vector<ScenarioField> buildScenarioSchema() {
            below(1), "SGD momentum");
     b.real("training.weight_decay", [](Scenario& s) -> double& { return s.training.weightDecay; }, "",
            atLeast(0), std::nullopt, "L2 penalty");
+    // Keys that apply only to some optimizers (written only when their condition holds, so
+    // files without the control keys save as before).
+    auto only = [](ScenarioField& f, FieldCondition c) { f.when = std::move(c); };
+    // Later enum keys bound to text: written only when not their default.
+    auto laterEnum = [&](const char* path, std::string TrainingSpec::*member, std::vector<std::string> values,
+                         const char* help) {
+        auto& f = b.add(path, FieldType::Enum, help);
+        bind(f, [member](Scenario& s) -> std::string& { return s.training.*member; });
+        f.enumValues = std::move(values);
+        f.omitDefault = true;
+    };
+    {
+        const auto adam = when("training.optimizer", {"adam", "adamw"});
+        only(b.real("training.beta1", [](Scenario& s) -> double& { return s.training.beta1; }, "", atLeast(0),
+                    below(1), "adam, adamw: first-moment decay beta_1"),
+             adam);
+        only(b.real("training.beta2", [](Scenario& s) -> double& { return s.training.beta2; }, "", atLeast(0),
+                    below(1), "adam, adamw: second-moment decay beta_2"),
+             adam);
+        only(b.real("training.epsilon", [](Scenario& s) -> double& { return s.training.epsilon; }, "", atLeast(0),
+                    std::nullopt, "adam, adamw: added to the root of the second moment"),
+             adam);
+    }
+    laterEnum("training.optimizer_state", &TrainingSpec::optimizerState, {"reset", "keep"},
+              "reset: every dispatch starts a fresh optimizer (stateless clients, as Flower and Reddi et "
+              "al.); keep: a trainer's next job starts from the momentum or Adam state its last "
+              "delivered job ended with");
+    {
+        std::vector<std::string> names;
+        for (const auto& info : serverOptimizerInfos()) names.push_back(info.name);
+        laterEnum("training.server_optimizer", &TrainingSpec::serverOptimizer, names,
+                  "how an aggregator applies the averaged local-SGD change Delta (docs/learning.md): "
+                  "none (w += Delta), fedavgm, fedadagrad, fedadam or fedyogi");
+    }
+    {
+        const auto all = when("training.server_optimizer", {"fedavgm", "fedadagrad", "fedadam", "fedyogi"});
+        const auto adaptive = when("training.server_optimizer", {"fedadagrad", "fedadam", "fedyogi"});
+        only(b.real("training.server_learning_rate",
+                    [](Scenario& s) -> double& { return s.training.serverLearningRate; }, "", atLeast(0),
+                    std::nullopt, "server step size eta; 0: fedavgm 1, fedadagrad and fedadam 0.1, fedyogi 0.01"),
+             all);
+        only(b.real("training.server_momentum", [](Scenario& s) -> double& { return s.training.serverMomentum; },
+                    "", atLeast(0), below(1), "fedavgm: momentum beta"),
+             when("training.server_optimizer", {"fedavgm"}));
+        only(b.real("training.server_beta1", [](Scenario& s) -> double& { return s.training.serverBeta1; }, "",
+                    atLeast(0), below(1), "first-moment decay beta_1"),
+             adaptive);
+        only(b.real("training.server_beta2", [](Scenario& s) -> double& { return s.training.serverBeta2; }, "",
+                    atLeast(0), below(1), "fedadam, fedyogi: second-moment decay beta_2"),
+             when("training.server_optimizer", {"fedadam", "fedyogi"}));
+        only(b.real("training.server_tau", [](Scenario& s) -> double& { return s.training.serverTau; }, "",
+                    above(0), std::nullopt, "adaptivity tau; v starts at tau^2"),
+             adaptive);
+    }
+    {
+        auto codec = [&](const char* key, std::string TrainingSpec::*member, bool up, const char* help) {
+            std::vector<std::string> names;
+            for (const auto& info : codecInfos())
+                if (up || info.name != "topk") names.push_back(info.name);
+            laterEnum(key, member, names, help);
+        };
+        codec("training.codec_up", &TrainingSpec::codecUp, true,
+              "how a trainer's update is encoded on its way up (docs/learning.md): none, fp16, quantize "
+              "(stochastic, unbiased) or topk (with error feedback); changes the arithmetic and the bytes");
+        only(b.integer("training.codec_up_bits", [](Scenario& s) -> int& { return s.training.codecUpBits; }, "bits",
+                       atLeast(2), atMost(16), "quantize: bits per coordinate, sign included"),
+             when("training.codec_up", {"quantize"}));
+        only(b.real("training.codec_up_fraction", [](Scenario& s) -> double& { return s.training.codecUpFraction; },
+                    "", above(0), atMost(1), "topk: share of the coordinates sent"),
+             when("training.codec_up", {"topk"}));
+        codec("training.codec_down", &TrainingSpec::codecDown, false,
+              "how the model is encoded on its way down to a trainer: none, fp16 or quantize (topk is "
+              "uplink only)");
+        only(b.integer("training.codec_down_bits", [](Scenario& s) -> int& { return s.training.codecDownBits; },
+                       "bits", atLeast(2), atMost(16), "quantize: bits per coordinate, sign included"),
+             when("training.codec_down", {"quantize"}));
+    }
     b.integer("training.batch_size", [](Scenario& s) -> int& { return s.training.batchSize; }, "samples",
               atLeast(1), atMost(L::maxBatchSize), "samples per local step");
     b.integer("training.local_steps", [](Scenario& s) -> int& { return s.training.localSteps; }, "steps",
@@ -440,6 +522,13 @@ void addNodeAggregateFields(Builder<NodeSpec>& b) {
         ->defaultNote = "absent: the scenario's sync";
     text("aggregate.selection", &AggregateSpec::selection, "its selection policy; absent: selection.policy")
         ->defaultNote = "absent: the scenario's selection";
+    {
+        auto* f = text("aggregate.server_optimizer", &AggregateSpec::serverOptimizer,
+                       "its server optimizer (none, fedavgm, fedadagrad, fedadam, fedyogi: docs/learning.md), "
+                       "stepping with the changes its children send; absent: training.server_optimizer");
+        f->defaultNote = "absent: training.server_optimizer";
+        for (const auto& info : serverOptimizerInfos()) f->enumValues.push_back(info.name);
+    }
     auto integer = [&](const char* path, int AggregateSpec::*member, int def, double min, const char* help) {
         auto& f = b.add(path, FieldType::Integer, help);
         f.min = atLeast(min);

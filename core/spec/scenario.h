@@ -107,6 +107,9 @@ struct AggregateSpec {
     std::map<std::string, int> paramLines;
     int localSteps = 0; ///< local steps per dispatch to a trainer child; 0: the policy's default
     int rounds = 1;     ///< rounds this aggregator runs each time its parent sends it the model
+    /// Server optimiser of this aggregator (training.server_optimizer's names); empty: the
+    /// scenario's training.server_optimizer.
+    std::string serverOptimizer;
     int line = 0;
 };
 
@@ -237,13 +240,29 @@ struct ScheduleSpec {
 enum class TrainingBackend { LibTorch, Fast, Auto };
 
 struct TrainingSpec {
-    std::string optimizer = "sgd";
+    std::string optimizer = "sgd"; ///< local optimiser: sgd, nesterov, adam, adamw (docs/learning.md)
     /// The default stays LibTorch so that stored runs, presets and golden files keep their numbers.
     TrainingBackend backend = TrainingBackend::LibTorch;
     double learningRate = 0.01;
     ScheduleSpec schedule;
     double momentum = 0.0;
     double weightDecay = 0.0;
+    double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8; ///< adam, adamw
+    /// reset: every job starts a fresh optimiser (stateless clients); keep: a trainer's next
+    /// job starts from the state its last delivered job ended with.
+    std::string optimizerState = "reset";
+    /// Server optimiser at every aggregator that averages local-SGD changes (Reddi et al.,
+    /// ICLR 2021): none (w += Delta, today's FedAvg), fedavgm, fedadagrad, fedadam, fedyogi.
+    std::string serverOptimizer = "none";
+    double serverLearningRate = 0.0; ///< eta; 0: the optimiser's own default
+    double serverMomentum = 0.9;     ///< fedavgm's beta
+    double serverBeta1 = 0.9, serverBeta2 = 0.99, serverTau = 1e-3;
+    /// Update codecs per direction (docs/learning.md): none, fp16, quantize, topk (up only).
+    std::string codecUp = "none";
+    int codecUpBits = 8;
+    double codecUpFraction = 0.01;
+    std::string codecDown = "none";
+    int codecDownBits = 8;
     int batchSize = 10;
     int localSteps = 1;  ///< local steps per dispatch (used when localEpochs == 0)
     int localEpochs = 0; ///< > 0: local work is this many passes over the trainer's data

@@ -25,6 +25,7 @@ constexpr std::array<std::pair<RunEventKind, const char*>, 15> kNames{{
     {RunEventKind::Trace, "trace"},
     {RunEventKind::Intervention, "intervention"},
     {RunEventKind::Backend, "training-backend"},
+    {RunEventKind::Privacy, "privacy"},
 }};
 
 } // namespace

@@ -24,6 +24,7 @@ enum class RunEventKind : std::uint8_t {
     Trace,           ///< a trace file's row was applied; detail says which trace and value
     Intervention,    ///< a live intervention was applied (or refused: detail "not applied: ...")
     Backend,         ///< the training path of a run whose training.backend is not libtorch; detail says which
+    Privacy,         ///< DP-FedAvg's accountant after a round; detail key=value pairs (epsilon=...)
     Other,           ///< a kind this build does not know (read from a newer database)
 };
 

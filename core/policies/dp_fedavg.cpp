@@ -1,0 +1,105 @@
+// DP-FedAvg (McMahan et al., Learning differentially private recurrent language models, ICLR
+// 2018): client-level differential privacy. Every delivered change is clipped to L2 norm S,
+// the server averages with the fixed denominator m (the trainers selected) and Gaussian noise
+// of standard deviation sigma S / m is added, at the server or as m shares of the clients'
+// own noise. A Renyi-DP accountant (core/policies/rdp_accountant.h) reports after every round
+// the epsilon spent at `delta`, with sampling rate q = m / N (N the server's trainers).
+
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/rdp_accountant.h"
+#include "core/policies/round_policy.h"
+#include "core/util/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fog {
+
+namespace {
+
+class DpFedAvg : public RoundPolicy {
+public:
+    DpFedAvg(const PolicyParams& p, const PolicyContext& e)
+        : clip_(p.get("clip")), sigma_(p.get("noise_multiplier")), delta_(p.get("delta")),
+          clientNoise_(p.get("noise_at") != 0), rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
+        aggregator_ = singleRootAggregator(e, p.policy());
+    }
+
+protected:
+    bool gradientMode() const override { return false; }
+    void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
+        const double m = static_cast<double>(std::max<std::size_t>(1, dispatched_));
+        const double stddev = sigma_ * clip_ / m;
+        Params sum;
+        for (auto& c : results) {
+            if (c.update.empty()) continue;
+            double norm2 = 0.0;
+            for (float x : c.update) norm2 += static_cast<double>(x) * x;
+            const double scale = std::min(1.0, clip_ / std::max(std::sqrt(norm2), 1e-300));
+            if (sum.empty()) sum.assign(c.update.size(), 0.0f);
+            Rng client(deriveSeed(deriveSeed(e.scenario().seed, hashName("dp-client-noise"),
+                                             hashName(e.topology().id(c.trainer))),
+                                  static_cast<std::uint64_t>(round_)));
+            for (std::size_t i = 0; i < sum.size(); ++i) {
+                double v = c.update[i] * scale;
+                // m shares of variance (sigma S)^2 / m: their sum has the server's noise.
+                if (clientNoise_) v += client.normal() * sigma_ * clip_ / std::sqrt(m);
+                sum[i] += static_cast<float>(v);
+            }
+        }
+        if (!sum.empty()) {
+            for (float& x : sum) {
+                double v = x / m;
+                if (!clientNoise_) v += rng_.normal() * stddev;
+                x = static_cast<float>(v);
+            }
+            model_.addDelta(sum);
+        }
+        ++dpRounds_;
+        const double population = static_cast<double>(std::max<std::size_t>(1, e.trainersOf(aggregator_).size()));
+        const double q = std::min(1.0, m / population);
+        int order = 0;
+        const double eps = rdpEpsilon(q, sigma_, dpRounds_, delta_, &order);
+        char detail[200];
+        std::snprintf(detail, sizeof detail, "epsilon=%.6g delta=%g rounds=%ld q=%.6g sigma=%g order=%d", eps, delta_,
+                      dpRounds_, q, sigma_, order);
+        e.report(PolicyEvent::Privacy, -1, detail);
+    }
+
+private:
+    double clip_, sigma_, delta_;
+    bool clientNoise_;
+    Rng rng_;
+    long dpRounds_ = 0;
+};
+
+} // namespace
+
+FOG_SYNC_POLICY(dpFedAvgPolicy) {
+    static const SyncPolicyDescriptor d = [] {
+        SyncPolicyDescriptor d;
+        d.info = {"dp-fedavg",
+                  "DP-FedAvg (client-level DP): each delivered change is clipped, Delta_k *= min(1, S / "
+                  "||Delta_k||); w += (1/m) sum_k Delta_k + N(0, (sigma S / m)^2 I), m the trainers selected "
+                  "(fixed denominator); the noise is added at the server (noise_at 0) or as each client's "
+                  "N(0, sigma^2 S^2 / m) (noise_at 1). After every round the Renyi-DP accountant of the "
+                  "sampled Gaussian mechanism (q = m / N, N the server's trainers) reports epsilon at delta "
+                  "as a privacy event.",
+                  "McMahan et al., Learning differentially private recurrent language models, ICLR 2018; "
+                  "accountant: Mironov, Talwar and Zhang 2019 (Sec. 3.3), Mironov 2017 (Prop. 3)",
+                  {realParam("clip", 1.0, 1e-12, 1e12, "clipping norm S of a client's change"),
+                   realParam("noise_multiplier", 1.0, 0.0, 1e6, "sigma: noise standard deviation over S"),
+                   realParam("delta", 1e-5, 1e-300, 0.999999, "delta of the reported (epsilon, delta)"),
+                   intParam("noise_at", 0, 0, "0 = Gaussian noise added at the server, 1 = on the clients", 1)}};
+        d.order = 63;
+        d.serverOptimizer = true;
+        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+            return std::make_unique<DpFedAvg>(p, e);
+        };
+        return d;
+    }();
+    return d;
+}
+
+} // namespace fog
