@@ -112,8 +112,15 @@ int cmdCalibrate(const CliOptions& o, bool quick) {
         std::cout << "model: " << toString(spec.kind) << (spec.path.empty() ? "" : " " + spec.path) << ", input "
                   << shape << ", " << classes << " classes: " << formatNumber(double(r.parameters))
                   << " parameters, " << si(r.trainingFlopsPerSample, "FLOP") << " per training sample"
-                  << " (3 x forward)\n"
-                  << "this machine, one thread, batch " << batch << ": " << formatNumber(std::round(r.samplesPerSecond))
+                  << " (3 x forward)\n";
+        for (const auto& l : r.summary.layers) {
+            std::string shape;
+            for (std::size_t i = 0; i < l.weightShape.size(); ++i)
+                shape += (i ? "x" : "") + std::to_string(l.weightShape[i]);
+            std::cout << "  " << l.name << "  " << l.kind << "  weight " << shape << "  "
+                      << formatNumber(double(l.parameters)) << " parameters\n";
+        }
+        std::cout << "this machine, one thread, batch " << batch << ": " << formatNumber(std::round(r.samplesPerSecond))
                   << " samples/s = " << si(r.flopsPerSecond, "FLOP/s") << " (" << r.samples << " samples in "
                   << std::round(r.seconds * 100) / 100 << " s; a wall-clock measurement, it varies)\n"
                   << "a node like it: compute: {throughput: " << formatNumber(std::round(r.samplesPerSecond))

@@ -5,6 +5,7 @@
 #include "core/data/dataset.h"
 #include "core/data/regular_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>

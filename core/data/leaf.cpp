@@ -9,6 +9,8 @@
 #include "core/data/dataset.h"
 #include "core/data/regular_file.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -43,7 +45,11 @@ class JsonReader {
         }
         throw DataError(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
     }
-    const char* at() const { return p_; }
+    /// Where the next value starts (after blanks): for locating problems about it.
+    const char* at() {
+        ws();
+        return p_;
+    }
 
     void ws() {
         while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -221,7 +227,7 @@ std::pair<int, int> readSample(JsonReader& in, std::vector<float>& out, std::siz
             if (!in.openArray("'['")) in.fail("an empty row");
             int n = 0;
             do {
-                if (out.size() - before >= budget) in.fail("a sample larger than the first one");
+                if (out.size() - before >= budget) in.failAt(in.at(), "a sample larger than the first one");
                 out.push_back(static_cast<float>(in.number()));
                 ++n;
             } while (in.more(']'));
@@ -234,7 +240,7 @@ std::pair<int, int> readSample(JsonReader& in, std::vector<float>& out, std::siz
     }
     int n = 0;
     do {
-        if (out.size() - before >= budget) in.fail("a sample larger than the first one");
+        if (out.size() - before >= budget) in.failAt(in.at(), "a sample larger than the first one");
         out.push_back(static_cast<float>(in.number()));
         ++n;
     } while (in.more(']'));
@@ -387,8 +393,8 @@ LeafData readLeaf(const std::string& path) {
                             if (in.openArray("a list of labels"))
                                 do {
                                     if (static_cast<std::int64_t>(ys[u].size()) >= counts[u])
-                                        in.fail("user '" + user + "' has more labels than its num_samples (" +
-                                                std::to_string(counts[u]) + ")");
+                                        in.failAt(in.at(), "user '" + user + "' has more labels than its num_samples (" +
+                                                               std::to_string(counts[u]) + ")");
                                     const double v = in.number();
                                     if (v < 0 || v != std::floor(v) || v > static_cast<double>(kMaxLabel))
                                         in.fail("a label is a whole number 0.." + std::to_string(kMaxLabel) +

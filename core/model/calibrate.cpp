@@ -46,6 +46,7 @@ CalibrationResult calibrateModel(const ModelSpec& spec, int channels, int height
     r.trainingFlopsPerSample = trainingFlopsPerSample(spec, summary);
     r.flopsPerSecond = r.samplesPerSecond * r.trainingFlopsPerSample;
     r.parameters = static_cast<std::int64_t>(learner.parameterCount());
+    r.summary = summary;
     return r;
 }
 

@@ -2,6 +2,7 @@
 // `fogstudio-cli calibrate MODEL`: how fast this machine trains a model, in samples/s and
 // FLOP/s, for writing compute.throughput or compute.flops of a node like it (docs/own-model.md).
 
+#include "core/model/torchscript_model.h"
 #include "core/spec/scenario.h"
 
 #include <cstdint>
@@ -13,6 +14,7 @@ struct CalibrationResult {
     double trainingFlopsPerSample = 0.0; ///< counted (core/model/torchscript_model.h)
     double flopsPerSecond = 0.0;         ///< samplesPerSecond x trainingFlopsPerSample
     std::int64_t parameters = 0;
+    ModelSummary summary; ///< layers, parameters, FLOPs
     std::int64_t samples = 0; ///< samples trained while measuring
     double seconds = 0.0;     ///< wall time measured
 };

@@ -4,14 +4,17 @@
 
 #include "core/model/torchscript_model.h"
 
+#include "core/data/dataset.h"
 #include "core/data/regular_file.h"
 #include "core/model/learner.h"
 #include "core/model/torchscript_net.h"
 
 #include <ATen/record_function.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -20,6 +23,11 @@
 namespace fog {
 
 namespace {
+
+/// The saved graph runs as it is, without the JIT's optimising passes: those apply after a
+/// replica's first runs, and a replica's run count depends on which jobs its thread took, while
+/// every replica must compute the same numbers at every run. The switch is per thread.
+void plainGraphs() { torch::jit::setGraphExecutorOptimize(false); }
 
 std::string shapeText(c10::IntArrayRef sizes) {
     std::string s = "[";
@@ -196,6 +204,7 @@ ModelSummary inspectTorchScript(const std::string& path, int channels, int heigh
     if (auto it = cache.find(key); it != cache.end()) return it->second;
 
     const std::string label = "model.path " + path;
+    plainGraphs();
     torch::jit::Module m = proto->clone();
     ModelSummary s;
     s.kind = "torchscript";
@@ -347,6 +356,77 @@ double modelTrainingFlops(const ModelSpec& spec, int channels, int height, int w
     return modelSummary(spec, channels, height, width, classes).trainingFlopsPerSample();
 }
 
+namespace {
+
+/// The shape of the scenario's samples as validation knows it; false when not known so.
+bool scenarioDataShape(const Scenario& s, int& channels, int& height, int& width, int& classes) {
+    channels = height = 1;
+    width = classes = 0;
+    using K = DataSpec::Kind;
+    switch (s.data.kind) {
+    case K::FashionMnist:
+        height = width = 28;
+        classes = 10;
+        break;
+    case K::Synthetic:
+        width = s.data.syntheticFeatures;
+        classes = s.data.syntheticClasses;
+        break;
+    case K::Cifar10:
+    case K::Idx:
+    case K::Csv: {
+        const DataFacts f = probeData(s.data);
+        if (!f.known) return false;
+        channels = f.channels;
+        height = f.height;
+        width = f.width;
+        classes = s.data.kind == K::Cifar10 ? 10 : 0;
+        break;
+    }
+    case K::Leaf:
+    case K::None:
+        return false;
+    }
+    return classes > 0 && width > 0;
+}
+
+} // namespace
+
+double scenarioTrainingFlops(const Scenario& s) {
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    if (s.model.flopsPerSample > 0) return s.model.flopsPerSample;
+    const auto summary = scenarioModelSummary(s);
+    return summary ? summary->trainingFlopsPerSample() : kNaN;
+}
+
+std::optional<ModelSummary> scenarioModelSummary(const Scenario& s) {
+    int channels = 1, height = 1, width = 0, classes = 0;
+    if (s.model.kind == ModelSpec::Kind::None || !scenarioDataShape(s, channels, height, width, classes))
+        return std::nullopt;
+    try {
+        return modelSummary(s.model, channels, height, width, classes);
+    } catch (const ModelError&) {
+        return std::nullopt;
+    }
+}
+
+Scenario withComputeInSamples(const Scenario& s) {
+    bool any = false;
+    for (const auto& n : s.topology.nodes) any = any || n.compute.flops.max > 0;
+    if (!any) return s;
+    const double f = scenarioTrainingFlops(s);
+    if (!(f > 0))
+        throw ModelError("compute in FLOP/s: the model's FLOPs per sample are not known before the data are "
+                         "read (give model.flops_per_sample)");
+    Scenario out = s;
+    for (auto& n : out.topology.nodes)
+        if (n.compute.flops.max > 0) {
+            n.compute.throughput = Range(n.compute.flops.min / f, n.compute.flops.max / f);
+            n.compute.flops = Range::exactly(0.0);
+        }
+    return out;
+}
+
 } // namespace fog
 
 namespace fog::detail {
@@ -360,7 +440,19 @@ std::shared_ptr<ScriptReplica> makeScriptReplica(const std::string& path) {
     std::lock_guard lock(jitMutex()); // cloning registers types in the shared compilation unit
     auto proto = loadLocked(path);
     auto r = std::make_shared<ScriptReplica>();
-    r->module = proto->clone();
+    {
+        // A deep copy clones each tensor; without autograd, so that the replica's parameters
+        // are leaves of their own (else gradients would flow back into the prototype's).
+        torch::NoGradGuard guard;
+        r->module = proto->clone();
+    }
+    const auto from = proto->named_parameters(true);
+    auto to = r->module.named_parameters(true);
+    auto p = from.begin();
+    for (auto q = to.begin(); q != to.end() && p != from.end(); ++q, ++p) {
+        torch::Tensor t = (*q).value;
+        t.set_requires_grad((*p).value.requires_grad());
+    }
     r->module.train(true);
     return r;
 }
@@ -372,6 +464,7 @@ std::vector<std::pair<std::string, torch::Tensor>> scriptParameters(ScriptReplic
 }
 
 torch::Tensor scriptForward(ScriptReplica& r, const torch::Tensor& x, bool training) {
+    plainGraphs();
     if (r.training != training) {
         r.module.train(training);
         r.training = training;

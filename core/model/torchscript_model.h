@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,19 @@ double trainingFlopsPerSample(const ModelSpec& spec, const ModelSummary& summary
 /// set): what a node given in FLOP/s (compute.flops) divides its speed by. Throws ModelError
 /// for model.kind none without model.flops_per_sample.
 double modelTrainingFlops(const ModelSpec& spec, int channels, int height, int width, int classes);
+
+/// The scenario's training FLOPs per sample from what validation knows of its data (probeData:
+/// the shape of Fashion-MNIST, IDX, CSV, CIFAR-10 files; synthetic: its features and classes),
+/// without loading it: for estimates before a run (closed forms). NaN when the data's shape or
+/// classes are not known that way (IDX and CSV labels, LEAF) and model.flops_per_sample is 0.
+double scenarioTrainingFlops(const Scenario& s);
+/// The summary of the scenario's model on its data's shape as scenarioTrainingFlops finds it;
+/// nothing when the shape is not known that way, the model is none, or does not fit the data.
+std::optional<ModelSummary> scenarioModelSummary(const Scenario& s);
+/// The scenario with every node given in FLOP/s given in samples/s instead (throughput =
+/// flops / scenarioTrainingFlops); unchanged when no node uses FLOP/s. Throws ModelError when
+/// the FLOPs per sample are not known.
+Scenario withComputeInSamples(const Scenario& s);
 
 /// Counts, while `fn` runs on this thread, the FLOPs of the matrix products (addmm, mm, bmm)
 /// and convolutions LibTorch executes, as inspectTorchScript does; for tests that check the

@@ -151,7 +151,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
 
     with open(os.path.join(a.out, "members.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["member", "fedscale_client"])
         for m, cid in zip(members, ids):
             w.writerow([m, cid])
