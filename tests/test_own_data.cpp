@@ -231,7 +231,7 @@ private Q_SLOTS:
         QTest::newRow("huge count") << "{\"users\": [\"a\"], \"num_samples\": [1000000000],\n \"user_data\": {}}"
                                     << ":1:18: num_samples add up to 1000000000 samples, more than a file of";
         QTest::newRow("shape") << "{\"users\": [\"a\"], \"num_samples\": [2],\n \"user_data\": {\"a\": {\"x\": [[1, 2], [1, 2, 3]], \"y\": [0, 1]}}}"
-                               << ":2:42: a sample larger than the first one";
+                               << ":2:43: a sample larger than the first one";
         QTest::newRow("text label") << "{\"users\": [\"a\"], \"num_samples\": [1],\n \"user_data\": {\"a\": {\"x\": [[1]], \"y\": [\"q\"]}}}"
                                     << ":2:40: expected a finite number";
         QTest::newRow("unknown user") << "{\"users\": [\"a\"], \"num_samples\": [1],\n \"user_data\": {\"b\": {\"x\": [[1]], \"y\": [0]}}}"
