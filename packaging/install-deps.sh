@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
+  python3
   clang libclang-rt-14-dev
 )
 

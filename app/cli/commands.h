@@ -71,6 +71,7 @@ int cmdBenchMpi(const CliOptions& o);
 int cmdExport(const CliOptions& o); ///< export metrics|summary
 int cmdDb(const CliOptions& o);     ///< db check [FILE]
 int rerun(const CliOptions& o, std::int64_t id);
+int cmdCalibrate(const CliOptions& o, bool quick); ///< calibrate MODEL [SHAPE] (app/cli/calibrate_command.cpp)
 int cmdFork(const CliOptions& o);   ///< fork RUN --at S (app/cli/fork_command.cpp)
 /// `runs show`: a fork's parent and instant, and the run's snapshots (fork_command.cpp).
 void showForkAndSnapshots(const RunStore& store, std::int64_t id);

@@ -97,6 +97,10 @@ Commands:
                            flow-level network off and on (default both).
   bench network [--presets [DIR]]  Flow-level network sharing: speed with contention on vs
                            off; --presets: every preset's round time and cost on vs off.
+  calibrate MODEL [SHAPE]  This machine's training speed for a model (logreg, mlp, cnn, a
+                           TorchScript .pt file, or a scenario's model and data), in samples/s
+                           and FLOP/s, for compute.throughput or compute.flops; SHAPE is CxHxW
+                           or a feature count, then :CLASSES (default 1x28x28:10); --quick, --json.
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -432,6 +436,7 @@ static int cliMain(int argc, char** argv) {
     if (cmd == "run") return fog::cli::cmdRun(o);
     if (cmd == "runs") return fog::cli::cmdRuns(o);
     if (cmd == "fork") return fog::cli::cmdFork(o);
+    if (cmd == "calibrate") return fog::cli::cmdCalibrate(o, parser.isSet(quick));
     if (cmd == "sweep") return fog::cli::cmdSweep(o);
     if (cmd == "seek") return fog::cli::cmdSeek(o);
     if (cmd == "bench" && o.args.value(0) == "mpi") return fog::cli::cmdBenchMpi(o);

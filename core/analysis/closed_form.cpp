@@ -1,4 +1,6 @@
 #include "core/analysis/closed_form.h"
+#include "core/model/learner.h"
+#include "core/model/torchscript_model.h"
 
 #include "core/system/topology.h"
 
@@ -54,7 +56,19 @@ double wireBytesOf(const Scenario& s, const std::string& modelDescription) {
     return kNaN;
 }
 
-ClosedFormRoundTime closedFormRoundTime(const Scenario& s, double wireBytes) {
+ClosedFormRoundTime closedFormRoundTime(const Scenario& given, double wireBytes) {
+    // Nodes given in FLOP/s: their samples/s follow the model's FLOPs per sample.
+    Scenario converted;
+    bool flops = false;
+    for (const auto& n : given.topology.nodes) flops = flops || n.compute.flops.max > 0;
+    if (flops) {
+        try {
+            converted = withComputeInSamples(given);
+        } catch (const ModelError& e) {
+            return none(std::string("no closed form: ") + e.what());
+        }
+    }
+    const Scenario& s = flops ? converted : given;
     const SyncPolicyDescriptor* sync = findSyncDescriptor(s.sync.name);
     if (!sync || !sync->hasBarrier) return none("no closed form for the " + s.sync.name + " policy");
     const BarrierKind kind = sync->barrier.kind;

@@ -145,8 +145,12 @@ CsvShape probeCsv(const std::string& path) {
     return shape;
 }
 
-Dataset readCsv(const std::string& path) {
+Dataset readCsv(const std::string& path) { return readCsv(path, 0, nullptr); }
+
+Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients) {
     LineReader in(path);
+    const std::size_t client = clientColumn > 0 ? static_cast<std::size_t>(clientColumn - 1) : std::size_t(-1);
+    if (clients) clients->clear();
 
     Dataset d;
     std::string line;
@@ -163,12 +167,18 @@ Dataset readCsv(const std::string& path) {
         };
         if (firstLine) {
             firstLine = false;
-            if (!allNumeric(fields)) continue; // a header: column names are not numbers
+            std::vector<std::string_view> numeric = fields; // the client column may hold names
+            if (client < numeric.size()) numeric.erase(numeric.begin() + static_cast<std::ptrdiff_t>(client));
+            if (!allNumeric(numeric)) continue; // a header: column names are not numbers
         }
         if (columns == 0) {
-            if (fields.size() < 2)
-                fail("expected a label and at least one feature, got " +
-                     std::to_string(fields.size()) + " column");
+            const std::size_t needed = client == std::size_t(-1) ? 2 : 3;
+            if (fields.size() < needed)
+                fail("expected a label" + std::string(needed == 3 ? ", the client column" : "") +
+                     " and at least one feature, got " + std::to_string(fields.size()) + " column");
+            if (client != std::size_t(-1) && (client == 0 || client >= fields.size()))
+                fail("data.client_column " + std::to_string(clientColumn) + " is " +
+                     (client == 0 ? std::string("the label's column") : "beyond the " + std::to_string(fields.size()) + " columns"));
             columns = fields.size();
         } else if (fields.size() != columns) {
             fail("expected " + std::to_string(columns) + " columns, got " +
@@ -184,6 +194,12 @@ Dataset readCsv(const std::string& path) {
         d.labels.push_back(y);
         maxLabel = std::max(maxLabel, y);
         for (std::size_t c = 1; c < columns; ++c) {
+            if (c == client) {
+                if (fields[c].empty() || fields[c].size() > 200)
+                    fail("the client id (column " + std::to_string(c + 1) + ") is empty or longer than 200 bytes");
+                if (clients) clients->emplace_back(fields[c]);
+                continue;
+            }
             double v = 0.0;
             if (!parseDouble(fields[c], v) || !std::isfinite(v))
                 fail("column " + std::to_string(c + 1) + " is not a finite number");
@@ -194,7 +210,7 @@ Dataset readCsv(const std::string& path) {
 
     d.channels = 1;
     d.height = 1;
-    d.width = static_cast<int>(columns - 1);
+    d.width = static_cast<int>(columns - (client == std::size_t(-1) ? 1 : 2));
     d.classes = static_cast<int>(maxLabel + 1);
     return d;
 }

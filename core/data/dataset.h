@@ -32,6 +32,8 @@ struct DataBundle {
     std::vector<std::vector<std::int64_t>> parts;
     /// Natural per-trainer data (synthetic sets come already split): empty otherwise.
     bool natural = false;
+    /// Natural partitions from writers (LEAF users, a CSV client column): each part's writer.
+    std::vector<std::string> writers;
 };
 
 /// Thrown for unreadable or malformed data files; the message names the file.
@@ -77,6 +79,36 @@ IdxShape probeIdx(const std::string& imagesPath, const std::string& labelsPath);
 /// quote the file's text.
 Dataset readCsv(const std::string& path);
 
+/// The same with a client column (1-based; 0: none), which is not a feature: `clients` gets
+/// each sample's writer id (at most 200 bytes, not empty). A header is recognised by its
+/// other columns not being numbers.
+Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients);
+
+/// CIFAR-10's binary format (cifar-10-batches-bin): records of 1 label byte (0..9) and
+/// 3 x 32 x 32 pixel bytes (red, green, blue planes, rows top to bottom). Each file's size
+/// must be a whole number of records (checked before reading); pixels are scaled to [0, 1]
+/// and standardised per channel with CIFAR-10's mean and std. Several files are concatenated.
+inline constexpr std::uint64_t kCifarRecordBytes = 1 + 3 * 32 * 32;
+Dataset readCifar10(const std::vector<std::string>& paths);
+/// The training files of a CIFAR-10 folder (data_batch_1.bin .. data_batch_5.bin, those that
+/// exist) and its test file (test_batch.bin); throws DataError naming what is missing.
+std::vector<std::string> cifarTrainFiles(const std::string& dir);
+std::string cifarTestFile(const std::string& dir);
+
+/// LEAF's JSON format (FEMNIST, Sent140, ...): {"users": [...], "num_samples": [...],
+/// "user_data": {user: {"x": [[features] ...], "y": [labels]}}}. Numeric features only (flat
+/// lists, or nested lists of equal shape: [rows][cols] is read as a one-channel image); a flat
+/// list of 784 is FEMNIST's 28 x 28 image. Every user's x and y must have num_samples entries
+/// and the same shape; sizes are checked against the file length and kMaxIdxPixels before
+/// anything is allocated. Samples come user by user in `users` order; `writers` gets the users
+/// and `parts` their sample indices. Messages give file, line and column.
+struct LeafData {
+    Dataset data;
+    std::vector<std::string> writers;
+    std::vector<std::vector<std::int64_t>> parts;
+};
+LeafData readLeaf(const std::string& path);
+
 /// Rows and columns of a CSV file without parsing its numbers (a header line is not
 /// counted): for validation. Throws DataError as readCsv for unreadable files.
 struct CsvShape {
@@ -102,6 +134,9 @@ struct DataFacts {
     std::uint64_t train = 0; ///< training samples in the files (before max_train_samples)
     std::uint64_t test = 0;
     int features = 0;
+    int channels = 1; ///< sample shape: channels x height x width (height 1: not images)
+    int height = 1;
+    int width = 0;
     std::vector<std::pair<std::string, std::string>> problems;
 };
 DataFacts probeData(const DataSpec& spec);

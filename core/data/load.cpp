@@ -217,6 +217,8 @@ DataFacts probeData(const DataSpec& given) {
             facts.train = train.count;
             facts.test = test.count;
             facts.features = train.rows * train.cols;
+            facts.height = train.rows;
+            facts.width = train.cols;
             facts.known = true;
             return facts;
         }
@@ -243,10 +245,48 @@ DataFacts probeData(const DataSpec& given) {
             }
             facts.train = train.rows;
             facts.test = test.rows;
-            facts.features = train.features;
+            // A client column is not a feature.
+            facts.features = train.features - (spec.clientColumn > 0 ? 1 : 0);
+            facts.width = facts.features;
             facts.known = true;
             return facts;
         }
+        case K::Cifar10: {
+            std::vector<std::string> train;
+            std::string test = spec.testPath;
+            if (!spec.trainPath.empty()) train = {spec.trainPath};
+            else if (!spec.dir.empty()) train = cifarTrainFiles(spec.dir);
+            if (test.empty() && !spec.dir.empty()) test = cifarTestFile(spec.dir);
+            if (train.empty() || test.empty()) return facts; // reported by the validator
+            auto records = [&](const std::string& file, const char* key) -> std::uint64_t {
+                FileStamp st;
+                const std::string why = checkRegularFile(file, &st);
+                if (!why.empty()) {
+                    facts.problems.push_back({key, file + ": cannot open: " + why});
+                    return 0;
+                }
+                if (st.size == 0 || st.size % kCifarRecordBytes != 0)
+                    facts.problems.push_back({key, file + ": " + std::to_string(st.size) +
+                                                       " bytes is not a whole number of CIFAR-10 records (" +
+                                                       std::to_string(kCifarRecordBytes) + " bytes each)"});
+                return st.size / kCifarRecordBytes;
+            };
+            for (const auto& f : train) facts.train += records(f, spec.trainPath.empty() ? "dir" : "train");
+            facts.test = records(test, spec.testPath.empty() ? "dir" : "test");
+            if (!facts.problems.empty()) return facts;
+            facts.features = 3 * 32 * 32;
+            facts.channels = 3;
+            facts.height = facts.width = 32;
+            facts.known = true;
+            return facts;
+        }
+        case K::Leaf:
+            // The users and shapes are known only by reading the JSON (at the run's start).
+            for (const auto& [key, file] : {std::pair{"train", spec.trainPath}, std::pair{"test", spec.testPath}})
+                if (!file.empty())
+                    if (const std::string why = checkRegularFile(file); !why.empty())
+                        facts.problems.push_back({key, file + ": cannot open: " + why});
+            return facts;
         case K::Synthetic:
         case K::None:
             return facts;
@@ -281,6 +321,9 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     const DataSpec spec = resolved(given);
 
     DataBundle b;
+    std::vector<std::string> clients;                 // Csv with a client column: per sample
+    std::vector<std::string> writers;                 // Leaf: the users
+    std::vector<std::vector<std::int64_t>> writerParts; // Leaf: their samples
     switch (spec.kind) {
     case DataSpec::Kind::FashionMnist: {
         const std::string dir = spec.dir.empty() ? defaultFashionMnistDir() : spec.dir;
@@ -313,10 +356,34 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     case DataSpec::Kind::Csv:
         if (spec.trainPath.empty() || spec.testPath.empty())
             throw DataError("CSV data: both a training and a test file are required");
-        b.train = readCsv(spec.trainPath);
-        b.test = readCsv(spec.testPath);
+        b.train = readCsv(spec.trainPath, spec.clientColumn, &clients);
+        b.test = readCsv(spec.testPath, spec.clientColumn, nullptr);
         checkSameShape(b.train, b.test, spec.trainPath, spec.testPath);
         break;
+    case DataSpec::Kind::Cifar10: {
+        std::vector<std::string> train;
+        if (!spec.trainPath.empty()) train = {spec.trainPath};
+        else if (!spec.dir.empty()) train = cifarTrainFiles(spec.dir);
+        const std::string test = !spec.testPath.empty() ? spec.testPath
+                                 : !spec.dir.empty()    ? cifarTestFile(spec.dir)
+                                                        : std::string();
+        if (train.empty() || test.empty())
+            throw DataError("CIFAR-10 data: give data.dir (cifar-10-batches-bin) or data.train and data.test");
+        b.train = readCifar10(train);
+        b.test = readCifar10({test});
+        break;
+    }
+    case DataSpec::Kind::Leaf: {
+        if (spec.trainPath.empty() || spec.testPath.empty())
+            throw DataError("LEAF data: both a training and a test file are required");
+        LeafData train = readLeaf(spec.trainPath);
+        b.test = readLeaf(spec.testPath).data;
+        b.train = std::move(train.data);
+        checkSameShape(b.train, b.test, spec.trainPath, spec.testPath);
+        writers = std::move(train.writers);
+        writerParts = std::move(train.parts);
+        break;
+    }
     case DataSpec::Kind::Synthetic:
         // Already split per device; the size limits do not apply (devices are capped).
         return makeSynthetic(spec, trainers, deriveSeed(seed, kStreamSynthetic));
@@ -334,7 +401,8 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     // Train and test must agree on the label space (a small test set may miss a class).
     b.train.classes = b.test.classes = std::max(b.train.classes, b.test.classes);
 
-    subset(b.train, spec.maxTrainSamples, deriveSeed(seed, kStreamTrainSubset));
+    const bool natural = spec.partition.kind == PartitionSpec::Kind::Natural;
+    if (!natural) subset(b.train, spec.maxTrainSamples, deriveSeed(seed, kStreamTrainSubset));
     subset(b.test, spec.maxTestSamples, deriveSeed(seed, kStreamTestSubset));
 
     const PartitionSpec& p = spec.partition;
@@ -353,10 +421,35 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     case PartitionSpec::Kind::QuantitySkew:
         b.parts = partitionQuantitySkew(b.train.size(), trainerWeights, p.sigma, ps);
         break;
-    case PartitionSpec::Kind::Natural:
-        throw DataError("data: the 'natural' partition exists only for synthetic data, whose "
-                        "devices come with their own samples; choose iid, dirichlet, shards "
-                        "or quantity skew for this data set");
+    case PartitionSpec::Kind::Natural: {
+        // One trainer per writer: LEAF's users, or the CSV client column's ids in the order
+        // they first appear.
+        if (spec.kind == DataSpec::Kind::Csv && spec.clientColumn > 0) {
+            std::map<std::string, std::size_t> index;
+            for (std::size_t i = 0; i < clients.size(); ++i) {
+                auto [it, added] = index.emplace(clients[i], writers.size());
+                if (added) {
+                    writers.push_back(clients[i]);
+                    writerParts.emplace_back();
+                }
+                writerParts[it->second].push_back(static_cast<std::int64_t>(i));
+            }
+        } else if (spec.kind != DataSpec::Kind::Leaf) {
+            throw DataError("data: the 'natural' partition needs data that name their writers: "
+                            "synthetic or LEAF data, or a CSV file with data.client_column; choose "
+                            "iid, dirichlet, shards or quantity skew for this data set");
+        }
+        const std::string source = spec.kind == DataSpec::Kind::Leaf ? "the LEAF file " + spec.trainPath + " has "
+                                                                     : "the client column of " + spec.trainPath + " names ";
+        if (writers.size() != static_cast<std::size_t>(trainers))
+            throw DataError("data: " + source + std::to_string(writers.size()) + " writers but the topology has " +
+                            std::to_string(trainers) + " trainers; a natural partition gives each writer one "
+                            "trainer (set the devices' group count to " + std::to_string(writers.size()) + ")");
+        b.parts = std::move(writerParts);
+        b.writers = std::move(writers);
+        b.natural = true;
+        break;
+    }
     }
     return b;
 }

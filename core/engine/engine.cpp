@@ -4,6 +4,7 @@
 #include "core/engine/batch_feeder.h"
 #include "core/engine/timed_events.h"
 #include "core/engine/work_pool.h"
+#include "core/model/torchscript_model.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/policy_info.h"
 #include "core/policies/selection_policy.h"
@@ -129,6 +130,15 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     } else {
         initialModel_ = std::make_shared<Params>();
     }
+    // Nodes given in FLOP/s (compute.flops): the topology holds FLOP/s until the model's
+    // cost per sample is known, here.
+    for (int i = 0; i < topo_.size(); ++i)
+        if (topo_.entry(i).compute.flops.max > 0) {
+            if (flopsPerSample_ <= 0)
+                flopsPerSample_ = modelTrainingFlops(scenario_.model, data_->train.channels, data_->train.height,
+                                                     data_->train.width, data_->train.classes);
+            topo_.setThroughput(i, topo_.throughput(i) / flopsPerSample_);
+        }
     modelBytes_ = scenario_.model.wireBytes > 0
                       ? scenario_.model.wireBytes
                       : 4.0 * static_cast<double>(learner_ ? learner_->parameterCount() : 0);

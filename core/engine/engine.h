@@ -254,6 +254,7 @@ private:
     RunObserver* observer_;
     ParamsPtr initialModel_;
     double modelBytes_ = 0.0;
+    double flopsPerSample_ = 0.0; ///< training FLOPs per sample, for nodes given in FLOP/s
     std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
     std::vector<int> server_;      ///< node index -> serverOf (-1: none)
     std::map<int, std::vector<int>> trainersOf_; ///< aggregator -> trainersOf (built once)

@@ -28,7 +28,7 @@ std::string fileName(const std::string& path) {
 
 /// One trace in use: which nodes each column drives, and the next row of each column.
 struct TimedEvents::Cursor {
-    enum class Kind { Availability, Price, Bandwidth } kind = Kind::Availability;
+    enum class Kind { Availability, Price, Bandwidth, Compute } kind = Kind::Availability;
     int entry = -1;
     std::string ref;
     std::shared_ptr<const TraceTable> table;
@@ -44,7 +44,7 @@ TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
     // them here, so that no run ignores a trace it names.
     bool missing = false;
     for (const auto& n : engine_.scenario_.topology.nodes)
-        for (const std::string* ref : {&n.availability.file, &n.priceTrace, &n.linkTrace})
+        for (const std::string* ref : {&n.availability.file, &n.priceTrace, &n.linkTrace, &n.computeTrace})
             if (!ref->empty() && !engine_.scenario_.events.traces.count(*ref) &&
                 (ref != &n.availability.file || n.availability.kind == AvailabilitySpec::Kind::Trace))
                 missing = true;
@@ -123,6 +123,7 @@ TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
         if (n.availability.kind == AvailabilitySpec::Kind::Trace) add(Cursor::Kind::Availability, n.availability.file);
         add(Cursor::Kind::Price, n.priceTrace);
         add(Cursor::Kind::Bandwidth, n.linkTrace);
+        add(Cursor::Kind::Compute, n.computeTrace);
     }
 }
 
@@ -303,6 +304,12 @@ void TimedEvents::applyTrace(Cursor& c) {
             }
             linkNodes.insert(linkNodes.end(), members.begin(), members.end());
             break;
+        case Cursor::Kind::Compute:
+            // In the unit the node's compute is given in: FLOP/s become samples/s here. Steps
+            // already running keep the duration they were dispatched with.
+            for (int n : members)
+                topo.setThroughput(n, topo.entry(n).compute.flops.max > 0 ? v / engine_.flopsPerSample_ : v);
+            break;
         }
     }
     if (changedColumns == 0) return;
@@ -329,6 +336,13 @@ void TimedEvents::applyTrace(Cursor& c) {
         detail = "link bandwidth of " + id + " (" + fileName(c.ref) + "): " +
                  (single ? formatNumber(shown) + " Mbit/s" : std::to_string(changedColumns) + " member link(s) changed");
         break;
+    case Cursor::Kind::Compute: {
+        const bool flops = engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].compute.flops.max > 0;
+        detail = "compute of " + id + " (" + fileName(c.ref) + "): " +
+                 (single ? formatNumber(shown) + (flops ? " FLOP/s" : " samples/s")
+                         : std::to_string(changedColumns) + " member speed(s) changed");
+        break;
+    }
     }
     engine_.emitEvent(RunEventKind::Trace, single && c.nodes[0].size() == 1 ? c.nodes[0][0] : -1, detail);
 }

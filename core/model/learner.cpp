@@ -309,6 +309,8 @@ Learner::~Learner() = default;
 std::size_t Learner::parameterCount() const { return impl_->parameterCount; }
 
 Params Learner::initialParameters(std::uint64_t seed) const {
+    // A model of the user's own starts from the weights saved in its file.
+    if (impl_->spec.kind == ModelSpec::Kind::TorchScript) return detail::flattenParameters(*impl_->makeNet());
     Params flat;
     flat.reserve(impl_->parameterCount);
     Rng rng(deriveSeed(seed, hashName("model-init")));

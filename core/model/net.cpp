@@ -3,6 +3,8 @@
 #include "core/data/dataset.h"
 #include "core/model/learner.h"
 #include "core/util/numerics.h"
+#include "core/model/torchscript_model.h"
+#include "core/model/torchscript_net.h"
 
 #include <dlfcn.h>
 
@@ -42,6 +44,16 @@ NetImpl::NetImpl(const ModelSpec& spec, int channels, int height, int width, int
         addLinear(hidden, classes);
         break;
     }
+    case ModelSpec::Kind::TorchScript: {
+        // Checked against the data's shape first (cached), then a replica of its own.
+        const std::string path = resolveModelPath(spec);
+        inspectTorchScript(path, channels, height, width, classes);
+        script_ = makeScriptReplica(path);
+        int k = 0;
+        for (auto& [name, tensor] : scriptParameters(*script_))
+            register_parameter("p" + std::to_string(k++), tensor, tensor.requires_grad());
+        break;
+    }
     case ModelSpec::Kind::None:
         throw ModelError("model.kind none has no network (timing-only run)");
     }
@@ -55,6 +67,7 @@ torch::Tensor NetImpl::dropout(torch::Tensor x, bool training, c10::optional<at:
 }
 
 torch::Tensor NetImpl::forward(torch::Tensor x, bool training, c10::optional<at::Generator> gen) {
+    if (script_) return scriptForward(*script_, x, training);
     if (conv1_) {
         x = x.view({-1, channels_, height_, width_});
         x = torch::max_pool2d(torch::relu(conv1_->forward(x)), 2);

@@ -9,7 +9,9 @@
 
 namespace fog::detail {
 
-/// Logistic regression, MLP or small CNN, chosen by ModelSpec. Dropout draws its masks from
+struct ScriptReplica; // core/model/torchscript_net.h
+
+/// Logistic regression, MLP, small CNN or a TorchScript file, chosen by ModelSpec. Dropout draws its masks from
 /// a generator passed in, so that results do not depend on LibTorch's global RNG (shared by
 /// every thread, hence non-deterministic under threads).
 class NetImpl : public torch::nn::Module {
@@ -24,6 +26,7 @@ private:
     int channels_, height_, width_;
     std::vector<torch::nn::Linear> linears_;
     torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
+    std::shared_ptr<ScriptReplica> script_; ///< model.kind torchscript: its parameters are this module's
 };
 TORCH_MODULE(Net);
 

@@ -706,6 +706,7 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             col.timeS.push_back(v[0]);
             col.value.push_back(v[c]);
             col.line.push_back(lineNo);
+            col.column.push_back(cols[c]);
         }
     }
     if (problems.size() >= 50 && in.peek() != std::char_traits<char>::eof())
@@ -729,7 +730,7 @@ TraceTable readTraceFile(const std::string& path) {
 
 namespace {
 
-enum class TraceKind { Availability, Bandwidth, Price };
+enum class TraceKind { Availability, Bandwidth, Price, Compute };
 
 struct TraceUse {
     std::string ref;    ///< as written
@@ -797,9 +798,13 @@ void checkUse(const TraceTable& t, const TraceUse& u, const TopologySpec& topo, 
             } else if (u.kind == TraceKind::Price && v > 1e6) {
                 // The bound of price_per_hour (schema.cpp): 1e307 would make the cost inf.
                 bad = "price must be in [0, 1000000] per hour, got " + formatNumber(v);
+            } else if (u.kind == TraceKind::Compute && v <= 0) {
+                bad = "compute speed must be > 0, got " + formatNumber(v) +
+                      " (take the node offline with an availability trace instead)";
             }
             if (!bad.empty()) {
-                out.push_back({file, c.line[i], 0, "", c.name + ": " + bad + " (used by " + u.path + ")"});
+                const int column = i < c.column.size() ? c.column[i] : 0;
+                out.push_back({file, c.line[i], column, "", c.name + ": " + bad + " (used by " + u.path + ")"});
                 break;
             }
         }
@@ -824,6 +829,7 @@ void makeTracePathsAbsolute(Scenario& s, const std::string& baseDir) {
         absolute(n.availability.file);
         absolute(n.priceTrace);
         absolute(n.linkTrace);
+        absolute(n.computeTrace);
     }
 }
 
@@ -838,6 +844,7 @@ void loadScenarioTraces(YamlContext& ctx, Scenario& s, const std::string& baseDi
             uses.push_back({n.availability.file, p + ".availability.file", TraceKind::Availability, e});
         if (!n.priceTrace.empty()) uses.push_back({n.priceTrace, p + ".price_trace", TraceKind::Price, e});
         if (!n.linkTrace.empty()) uses.push_back({n.linkTrace, p + ".link.trace", TraceKind::Bandwidth, e});
+        if (!n.computeTrace.empty()) uses.push_back({n.computeTrace, p + ".compute.trace", TraceKind::Compute, e});
         if (n.bidUsdPerHour > 0 && n.priceTrace.empty())
             ctx.error(p + ".bid_usd_per_hour", "needs a price_trace: the node is reclaimed while the price is above the bid");
         if (n.availability.kind == AvailabilitySpec::Kind::Trace && !n.availability.file.empty() &&

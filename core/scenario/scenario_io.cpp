@@ -450,7 +450,8 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
         // A stop block lists the limits wanted: the 10-round default applies only without one.
         if (p == "stop" && r.has("stop")) t.stop.rounds = 0;
         // Synthetic devices come with their own samples: their partition is natural.
-        if (p == "data.partition" && t.data.kind == DataSpec::Kind::Synthetic)
+        // So do LEAF's users (unless the file says otherwise).
+        if (p == "data.partition" && (t.data.kind == DataSpec::Kind::Synthetic || t.data.kind == DataSpec::Kind::Leaf))
             t.data.partition.kind = PartitionSpec::Kind::Natural;
         return false;
     });
@@ -851,6 +852,7 @@ Scenario load(const std::string& text, const std::string& label,
 
     Scenario s;
     s.data.baseDir = baseDir;
+    s.model.baseDir = baseDir;
     bool readable = false;
     try {
         readable = readScenario(ctx, root, s);
@@ -976,6 +978,7 @@ LenientScenario readScenarioTextLenient(const std::string& yaml, const std::stri
                                         const std::string& baseDir) {
     LenientScenario out;
     out.scenario.data.baseDir = baseDir;
+    out.scenario.model.baseDir = baseDir;
     YamlContext ctx(fileLabel);
     YAML::Node root;
     // The same bounded parse as the strict loader (size, text, value and alias limits).

@@ -7,6 +7,8 @@
 #include "core/data/dataset.h"
 #include "core/model/fast_net.h"
 #include "core/policies/local_optimizers.h"
+#include "core/model/learner.h"
+#include "core/model/torchscript_model.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/server_optimizer.h"
 #include "core/policies/update_codec.h"
@@ -653,6 +655,7 @@ TreeFacts checkTopology(Checker& c, const TopologySpec& t) {
 struct DataSize {
     int features = 0; ///< per sample; 0 when unknown
     int classes = 0;
+    int channels = 1, height = 1, width = 0; ///< sample shape (width 0: unknown)
 };
 
 std::string count(double v) {
@@ -662,11 +665,14 @@ std::string count(double v) {
 DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
     using K = DataSpec::Kind;
     DataSize size;
-    if (d.kind == K::Csv || (d.kind == K::Idx && d.dir.empty())) {
+    if (d.kind == K::Csv || d.kind == K::Leaf || ((d.kind == K::Idx || d.kind == K::Cifar10) && d.dir.empty())) {
         const std::string why =
-            d.kind == K::Csv ? "is required for dataset csv"
-                             : "is required for dataset idx unless dir names a folder with the "
-                               "four standard IDX files";
+            d.kind == K::Csv    ? "is required for dataset csv"
+            : d.kind == K::Leaf ? "is required for dataset leaf (LEAF's train and test JSON files)"
+            : d.kind == K::Idx  ? "is required for dataset idx unless dir names a folder with the "
+                                  "four standard IDX files"
+                                : "is required for dataset cifar10 unless dir names a folder with "
+                                  "data_batch_*.bin and test_batch.bin";
         if (d.trainPath.empty()) c.error("data.train", 0, why);
         if (d.testPath.empty()) c.error("data.test", 0, why);
     }
@@ -691,6 +697,7 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
                         " are supported (4 bytes each): use fewer features or trainers");
         size.features = d.syntheticFeatures;
         size.classes = d.syntheticClasses;
+        size.width = d.syntheticFeatures;
     }
     if (d.kind == K::None) return size; // no samples, nothing to partition
 
@@ -701,10 +708,15 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
                 std::string("must be natural for synthetic data, whose devices come with their own "
                             "samples (set synthetic.iid: true for IID devices), got ") +
                     toString(p.kind));
-    if (d.kind != K::Synthetic && p.kind == P::Natural)
+    const bool writers = d.kind == K::Synthetic || d.kind == K::Leaf || (d.kind == K::Csv && d.clientColumn > 0);
+    if (!writers && p.kind == P::Natural)
         c.error("data.partition.kind", 0,
-                std::string("natural is only for dataset synthetic; for ") + toString(d.kind) +
-                    " choose iid, dirichlet, shards or quantity-skew");
+                std::string("natural needs data that name their writers (synthetic, leaf, or csv with "
+                            "client_column); for ") +
+                    toString(d.kind) + " choose iid, dirichlet, shards or quantity-skew");
+    if (d.kind == K::Csv && p.kind == P::Natural && d.maxTrainSamples > 0)
+        c.error("data.max_train_samples", 0,
+                "is not used with a natural partition (each writer keeps all its samples): remove it");
     if (d.kind == K::Synthetic) return size;
 
     // The files: there, readable, well-formed headers; and their sizes, so that a partition
@@ -715,6 +727,9 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
     if (!facts.known) return size;
     size.features = facts.features;
     size.classes = d.kind == K::FashionMnist ? 10 : 0;
+    size.channels = facts.channels;
+    size.height = facts.height;
+    size.width = facts.width;
     std::uint64_t n = facts.train;
     if (d.maxTrainSamples > 0)
         n = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(d.maxTrainSamples));
@@ -781,6 +796,33 @@ void checkModel(Checker& c, const ModelSpec& m, const DataSpec& d, const DataSiz
                             " are supported (4 bytes each, one copy per update in flight)");
         }
     }
+}
+
+/// A TorchScript model: the file is there, loads, and fits the data's shape when it is known
+/// (inspectTorchScript, cached per file version).
+void checkTorchScript(Checker& c, const ModelSpec& m, const DataSize& size) {
+    if (m.kind != ModelSpec::Kind::TorchScript) return;
+    if (m.path.empty()) {
+        c.error("model.path", 0, "is required with kind: torchscript (a file saved by torch.jit.save)");
+        return;
+    }
+    try {
+        inspectTorchScript(resolveModelPath(m), size.channels, size.height, size.width, size.classes);
+    } catch (const ModelError& e) {
+        c.error("model.path", 0, e.what());
+    }
+}
+
+/// Nodes given in FLOP/s need a model cost: counted from the model, or model.flops_per_sample.
+void checkComputeFlops(Checker& c, const Scenario& s) {
+    if (s.model.kind != ModelSpec::Kind::None || s.model.flopsPerSample > 0) return;
+    for (std::size_t i = 0; i < s.topology.nodes.size(); ++i)
+        if (s.topology.nodes[i].compute.flops.max > 0) {
+            c.error(s.topology.pathOf(i) + ".compute.flops", s.topology.nodes[i].line,
+                    "needs model.flops_per_sample when model.kind is none (a timing-only run has no "
+                    "model whose FLOPs could be counted)");
+            return;
+        }
 }
 
 void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
@@ -930,6 +972,8 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     const DataSize size = checkData(c, s.data, tree);
     checkFields(c, s, "model");
     checkModel(c, s.model, s.data, size);
+    checkTorchScript(c, s.model, size);
+    checkComputeFlops(c, s);
     checkFields(c, s, "training");
     checkTraining(c, s.training, s.model);
     // A tiered tree checks every aggregator's policy against its children instead (tier_check.h).

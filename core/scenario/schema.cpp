@@ -185,25 +185,26 @@ std::vector<ScenarioField> buildScenarioSchema() {
                                "says: one link they all share (a cell, an uplink) or a copy each")
         .omitDefault = true;
 
-    const std::vector<std::string> files{"fashion-mnist", "idx", "csv"};
+    const std::vector<std::string> files{"fashion-mnist", "idx", "csv", "cifar10"};
     b.section("data", false, "where the samples come from and how they are split");
     b.enumeration<DK>("data.dataset", [](Scenario& s) -> DK& { return s.data.kind; },
-                      {DK::FashionMnist, DK::Synthetic, DK::Idx, DK::Csv, DK::None},
-                      "where the samples come from");
+                      {DK::FashionMnist, DK::Synthetic, DK::Idx, DK::Csv, DK::Cifar10, DK::Leaf, DK::None},
+                      "where the samples come from (docs/own-model.md for cifar10 and leaf)");
     {
         auto& f = b.text("data.dir", [](Scenario& s) -> std::string& { return s.data.dir; },
-                         "folder with the four IDX files (relative to the scenario's folder)");
-        f.when = when("data.dataset", {"fashion-mnist", "idx"});
+                         "folder with the four IDX files, or CIFAR-10's data_batch_*.bin and "
+                         "test_batch.bin (relative to the scenario's folder)");
+        f.when = when("data.dataset", {"fashion-mnist", "idx", "cifar10"});
         f.omitEmpty = true;
         f.defaultNote = "the Debian package's folder";
     }
     for (auto [key, ref, kinds, help] :
          {std::tuple{"data.train", +[](Scenario& s) -> std::string& { return s.data.trainPath; },
-                     std::vector<std::string>{"idx", "csv"},
-                     "training file; required for csv, and for idx without dir"},
+                     std::vector<std::string>{"idx", "csv", "cifar10", "leaf"},
+                     "training file; required for csv and leaf, and for idx and cifar10 without dir"},
           std::tuple{"data.test", +[](Scenario& s) -> std::string& { return s.data.testPath; },
-                     std::vector<std::string>{"idx", "csv"},
-                     "test file; required for csv, and for idx without dir"},
+                     std::vector<std::string>{"idx", "csv", "cifar10", "leaf"},
+                     "test file; required for csv and leaf, and for idx and cifar10 without dir"},
           std::tuple{"data.train_labels", +[](Scenario& s) -> std::string& { return s.data.trainLabelsPath; },
                      std::vector<std::string>{"idx"}, "IDX training labels, when not beside the images"},
           std::tuple{"data.test_labels", +[](Scenario& s) -> std::string& { return s.data.testLabelsPath; },
@@ -211,6 +212,14 @@ std::vector<ScenarioField> buildScenarioSchema() {
         auto& f = b.text(key, ref, help);
         f.when = when("data.dataset", kinds);
         f.omitEmpty = true;
+    }
+    {
+        auto& f = b.integer("data.client_column", [](Scenario& s) -> int& { return s.data.clientColumn; }, "",
+                            atLeast(0), atMost(1 << 20),
+                            "column (1 = the first) naming each sample's writer; with partition natural each "
+                            "writer is one trainer; 0 = none");
+        f.when = when("data.dataset", {"csv"});
+        f.omitDefault = true;
     }
     b.section("data.synthetic", true, "the FedProx Synthetic(alpha, beta) generator").when =
         when("data.dataset", {"synthetic"});
@@ -238,12 +247,12 @@ std::vector<ScenarioField> buildScenarioSchema() {
               "most 5 * 10^7)")
         .when = when("data.dataset", {"none"});
     b.section("data.partition", true, "how the training samples are split over the trainers").when =
-        when("data.dataset", {"fashion-mnist", "synthetic", "idx", "csv"});
+        when("data.dataset", {"fashion-mnist", "synthetic", "idx", "csv", "cifar10", "leaf"});
     b.enumeration<PK>("data.partition.kind", [](Scenario& s) -> PK& { return s.data.partition.kind; },
                       {PK::Iid, PK::Dirichlet, PK::Shards, PK::QuantitySkew, PK::Natural},
                       "iid, label skew (dirichlet), shards per client, quantity skew, or each "
-                      "synthetic device's own samples (natural)")
-        .defaultNote = "natural for synthetic data";
+                      "writer's own samples (natural: synthetic devices, LEAF users, a CSV client column)")
+        .defaultNote = "natural for synthetic and leaf data";
     b.real("data.partition.alpha", [](Scenario& s) -> double& { return s.data.partition.alpha; }, "",
            above(0), std::nullopt, "Dirichlet concentration; small = very skewed labels")
         .when = when("data.partition.kind", {"dirichlet"});
@@ -259,8 +268,17 @@ std::vector<ScenarioField> buildScenarioSchema() {
 
     b.section("model", true, "what is trained");
     b.enumeration<MK>("model.kind", [](Scenario& s) -> MK& { return s.model.kind; },
-                      {MK::LogReg, MK::Mlp, MK::Cnn, MK::None},
-                      "logistic regression, multi-layer perceptron, small CNN, or none (timing only)");
+                      {MK::LogReg, MK::Mlp, MK::Cnn, MK::TorchScript, MK::None},
+                      "logistic regression, multi-layer perceptron, small CNN, a TorchScript file "
+                      "of your own (docs/own-model.md), or none (timing only)");
+    {
+        auto& f = b.text("model.path", [](Scenario& s) -> std::string& { return s.model.path; },
+                         "torchscript: the module file saved by torch.jit.save (relative to the "
+                         "scenario's folder); it takes [batch, features] or [batch, C, H, W] and "
+                         "returns [batch, classes]");
+        f.when = when("model.kind", {"torchscript"});
+        f.omitEmpty = true;
+    }
     {
         auto& f = b.add("model.hidden", FieldType::IntList,
                         "mlp: hidden layer sizes; cnn: size of the dense layer (first entry)");
@@ -276,6 +294,11 @@ std::vector<ScenarioField> buildScenarioSchema() {
         .when = when("model.kind", {"mlp", "cnn"});
     b.real("model.wire_bytes", [](Scenario& s) -> double& { return s.model.wireBytes; }, "bytes",
            atLeast(0), atMost(1e15), "size of a model or update on the network; 0 = 4 bytes per parameter");
+    b.real("model.flops_per_sample", [](Scenario& s) -> double& { return s.model.flopsPerSample; }, "FLOP",
+           atLeast(0), std::nullopt,
+           "training cost of one sample (forward + backward) for nodes whose compute is given in "
+           "FLOP/s; 0 = counted from the model (3 x the forward pass's multiply-adds x 2)")
+        .omitDefault = true;
 
     b.section("training", false, "local training");
     {
@@ -592,6 +615,21 @@ std::vector<NodeField> buildNodeSchema() {
         f.unit = "samples/s";
         f.min = above(0);
     }
+    {
+        auto& f = b.add("compute.flops", FieldType::Range,
+                        "how fast the node computes, in floating-point operations per second (a range "
+                        "in groups); when set, its speed in samples/s is this divided by the model's "
+                        "training FLOPs per sample and throughput is not used; 0 = not set");
+        bind(f, [](NodeSpec& n) -> Range& { return n.compute.flops; });
+        f.unit = "FLOP/s";
+        f.min = atLeast(0);
+        f.omitDefault = true;
+    }
+    b.text("compute.trace", [](NodeSpec& n) -> std::string& { return n.computeTrace; },
+           "CSV trace of the speed over time (time_s,value or one column per member), in the unit "
+           "compute is given in: samples/s, or FLOP/s with compute.flops (docs/scenario.md, \"Events "
+           "and traces\")")
+        .omitEmpty = true;
     b.section("compute.noise", true, "random slow-down of each step (mean 1)");
     b.enumeration<NK>("compute.noise.kind", [](NodeSpec& n) -> NK& { return n.compute.noise.kind; },
                       {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal},

@@ -70,6 +70,7 @@ struct TraceColumn {
     std::vector<double> timeS;
     std::vector<double> value;
     std::vector<int> line; ///< source line of each value (for messages)
+    std::vector<int> column; ///< source column (character) of each value (for messages)
 };
 
 /// A loaded trace file (or, for a `{member}` pattern, the files of every member).

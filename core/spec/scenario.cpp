@@ -166,6 +166,10 @@ const char* toString(DataSpec::Kind k) {
         return "idx";
     case DataSpec::Kind::Csv:
         return "csv";
+    case DataSpec::Kind::Cifar10:
+        return "cifar10";
+    case DataSpec::Kind::Leaf:
+        return "leaf";
     case DataSpec::Kind::None:
         return "none";
     }
@@ -180,6 +184,8 @@ const char* toString(ModelSpec::Kind k) {
         return "mlp";
     case ModelSpec::Kind::Cnn:
         return "cnn";
+    case ModelSpec::Kind::TorchScript:
+        return "torchscript";
     case ModelSpec::Kind::None:
         return "none";
     }

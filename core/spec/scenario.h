@@ -56,6 +56,9 @@ struct Range {
 
 struct ComputeSpec {
     Range throughput = Range::exactly(1000.0); ///< samples per second
+    /// FLOP/s; > 0: the speed is flops / the model's training FLOPs per sample and
+    /// `throughput` is not used (the topology holds FLOP/s until the engine divides).
+    Range flops = Range::exactly(0.0);
     NoiseSpec noise;
 };
 
@@ -146,6 +149,9 @@ struct NodeSpec {
     /// A CSV bandwidth trace (Mbit/s, both directions) of the link to the parent (`link.trace`),
     /// overriding its bandwidths over time; empty: none.
     std::string linkTrace;
+    /// A CSV compute trace (`compute.trace`): the node's speed over time, in the unit its
+    /// compute is given in (samples/s, or FLOP/s with compute.flops); empty: none.
+    std::string computeTrace;
     /// Set: this aggregator runs its own policy with its children (a tiered run).
     std::optional<AggregateSpec> aggregate;
 };
@@ -196,7 +202,7 @@ struct PartitionSpec {
 };
 
 struct DataSpec {
-    enum class Kind { FashionMnist, Synthetic, Idx, Csv, None };
+    enum class Kind { FashionMnist, Synthetic, Idx, Csv, Cifar10, Leaf, None };
     Kind kind = Kind::FashionMnist;
     std::string dir;         ///< FashionMnist / Idx: folder with the four IDX files
     std::string trainPath;   ///< Csv / Idx: explicit files (Idx: images; labels beside)
@@ -211,6 +217,9 @@ struct DataSpec {
     int maxTrainSamples = 0; ///< 0 = all; else a seeded subset (for quick runs)
     int maxTestSamples = 0;
     int samplesPerTrainer = 600; ///< None (timing only): samples each trainer holds
+    /// Csv: the column (1 = the first) naming each sample's writer (client); 0 = none. With
+    /// it the training file's writers are the natural partition (one trainer each).
+    int clientColumn = 0;
     PartitionSpec partition;
     /// Folder that relative paths above resolve against: the scenario file's folder when it
     /// was read from a file, else empty (the working directory). Not saved.
@@ -218,12 +227,19 @@ struct DataSpec {
 };
 
 struct ModelSpec {
-    enum class Kind { LogReg, Mlp, Cnn, None };
+    enum class Kind { LogReg, Mlp, Cnn, TorchScript, None };
     Kind kind = Kind::Mlp;
     std::vector<int> hidden{200};
     double dropout = 0.0;
+    /// TorchScript: the module file (torch.jit.save), relative to baseDir (docs/own-model.md).
+    std::string path;
     /// Bytes of one model / update on the wire; 0 = 4 bytes per parameter.
     double wireBytes = 0.0;
+    /// Training FLOPs per sample (forward + backward) that nodes given in FLOP/s divide
+    /// their speed by; 0 = counted from the model (core/model/model_cost.h).
+    double flopsPerSample = 0.0;
+    /// Folder that a relative `path` resolves against (the scenario file's folder). Not saved.
+    std::string baseDir;
 };
 
 struct ScheduleSpec {

@@ -1,4 +1,5 @@
 #include "core/sweep/sweep.h"
+#include "core/model/torchscript_model.h"
 
 #include "core/engine/engine.h"
 #include "core/scenario/variants.h"
@@ -71,6 +72,7 @@ std::string storedScenarioText(const Scenario& scenario) {
     // A run is one run: the file's variants and lesson are not part of what it ran.
     Scenario copy = withoutVariants(scenario);
     copy.data = withAbsoluteDataPaths(scenario.data);
+    copy.model = withAbsoluteModelPath(scenario.model);
     makeTracePathsAbsolute(copy, scenario.data.baseDir);
     return saveScenarioText(copy);
 }

@@ -85,11 +85,12 @@ Topology::Topology(const TopologySpec& spec, std::uint64_t seed, const std::vect
             m.entry = static_cast<std::uint32_t>(e);
             m.parent = parent;
             if (rng) {
-                m.throughput = draw(s.compute.throughput, *rng);
+                // Given in FLOP/s: the engine divides by the model's FLOPs per sample.
+                m.throughput = draw(s.compute.flops.max > 0 ? s.compute.flops : s.compute.throughput, *rng);
                 m.pricePerHour = draw(s.pricePerHour, *rng);
                 m.dataShare = draw(s.dataShare, *rng);
             } else {
-                m.throughput = s.compute.throughput.min;
+                m.throughput = s.compute.flops.max > 0 ? s.compute.flops.min : s.compute.throughput.min;
                 m.pricePerHour = s.pricePerHour.min;
                 m.dataShare = s.dataShare.min;
             }

@@ -1,5 +1,6 @@
 #include "widgets/policy/settings_panel.h"
 
+#include "core/model/torchscript_model.h"
 #include "core/scenario/scenario_io.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/policy/edit_ids.h"
@@ -11,6 +12,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QRegularExpressionValidator>
@@ -26,6 +28,24 @@ namespace fog {
 namespace {
 
 QString editText(const QString& keyPath) { return QObject::tr("Set %1").arg(keyPath); }
+
+/// "3 layers, 159,010 parameters, 953 kFLOP per training sample" and the layers, or why not.
+QString modelSummaryText(const Scenario& s) {
+    if (s.model.kind == ModelSpec::Kind::None) return QObject::tr("no model (timing only)");
+    const auto summary = scenarioModelSummary(s);
+    if (!summary) return QObject::tr("known when the data are read (shape or classes not known before)");
+    const QLocale locale;
+    QString text = QObject::tr("%1 layers, %2 parameters, %3 kFLOP per training sample")
+                       .arg(summary->layers.size())
+                       .arg(locale.toString(static_cast<qlonglong>(summary->parameters)))
+                       .arg(locale.toString(summary->trainingFlopsPerSample() / 1e3, 'f', 1));
+    for (const auto& l : summary->layers) {
+        QStringList dims;
+        for (auto d : l.weightShape) dims << QString::number(d);
+        text += "\n" + QString::fromStdString(l.name + "  " + l.kind) + "  " + dims.join(QChar(0x00d7));
+    }
+    return text;
+}
 
 } // namespace
 
@@ -54,6 +74,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     addKey(data, tr("Train samples"), "data.max_train_samples", 0, tr(" (0 = all)"));
     addKey(data, tr("Test samples"), "data.max_test_samples", 0, tr(" (0 = all)"));
     addKey(data, tr("Samples per trainer"), "data.samples_per_trainer", 0, tr(" (timing only)"));
+    addKey(data, tr("Client column"), "data.client_column", 0, tr(" (0 = none)"));
     addKey(data, tr("Partition"), "data.partition.kind");
     addKey(data, tr("Dirichlet alpha"), "data.partition.alpha", 3);
     addKey(data, tr("Shards per client"), "data.partition.per_client");
@@ -66,7 +87,14 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     addKey(model, tr("Model"), "model.kind");
     addKey(model, tr("Hidden layers"), "model.hidden");
     addKey(model, tr("Dropout"), "model.dropout", 2);
+    addKey(model, tr("TorchScript file"), "model.path");
     addKey(model, tr("Bytes on the wire"), "model.wire_bytes", 0, tr(" B (0 = 4 per parameter)"));
+    addKey(model, tr("FLOPs per sample"), "model.flops_per_sample", 0, tr(" (0 = counted)"));
+    modelSummary_ = new QLabel(model->parentWidget());
+    modelSummary_->setObjectName("modelSummary");
+    modelSummary_->setWordWrap(true);
+    modelSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    model->addRow(tr("Summary:"), modelSummary_);
 
     QFormLayout* training = section(tr("Training"));
     addKey(training, tr("Learning rate"), "training.learning_rate", 5);
@@ -330,6 +358,7 @@ void SettingsPanel::refresh() {
     updating_ = true;
     updateRanges();
     for (auto& f : fields_) f.load();
+    modelSummary_->setText(modelSummaryText(document_->scenario()));
     updating_ = false;
     showProblems(validateScenario(document_->scenario()));
 }

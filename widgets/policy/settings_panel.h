@@ -69,6 +69,7 @@ private:
     ScenarioDocument* document_ = nullptr;
     QWidget* body_ = nullptr;
     std::vector<Field> fields_;
+    QLabel* modelSummary_ = nullptr; ///< layers, parameters, FLOPs per sample of the model
     bool updating_ = false;
 };
 
