@@ -14,6 +14,8 @@ packages=(
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev
+  python3-dev pybind11-dev python3-pandas python3-pytest python3-nbclient python3-nbformat python3-ipykernel
+  python3-matplotlib
 )
 
 missing=()

@@ -356,8 +356,8 @@ std::string formatPythonError(py::error_already_set& e) {
 
 /// The Python selection policy for the duration of a call: the callable's choices, checked
 /// and converted; its exceptions become the run's stop reason (with the traceback).
-std::optional<ExternalSelectorLease> leaseSelection(const py::object& fn) {
-    if (fn.is_none()) return std::nullopt;
+std::unique_ptr<ExternalSelectorLease> leaseSelection(const py::object& fn) {
+    if (fn.is_none()) return nullptr;
     if (!PyCallable_Check(fn.ptr())) throw py::type_error("selection must be a callable: fn(candidates, ctx) -> ids");
     PyObject* raw = fn.ptr(); // kept alive by the caller for the whole call
     auto selector = std::make_shared<ExternalSelector>([raw](const SelectionQuery& q) -> std::vector<int> {
@@ -386,7 +386,7 @@ std::optional<ExternalSelectorLease> leaseSelection(const py::object& fn) {
                     throw py::type_error("the selection policy returned " + py::repr(x).cast<std::string>() +
                                          ": give node ids (str), node indices (int) or candidates");
                 } else {
-                    chosen.push_back(py::int_(x).cast<int>());
+                    chosen.push_back(py::int_(py::reinterpret_borrow<py::object>(x)).cast<int>());
                 }
             }
         } catch (py::error_already_set& e) {
@@ -399,9 +399,7 @@ std::optional<ExternalSelectorLease> leaseSelection(const py::object& fn) {
                               std::to_string(q.time) + " s):\n" + error);
         return chosen;
     });
-    std::optional<ExternalSelectorLease> lease;
-    lease.emplace(raw, std::move(selector));
-    return lease;
+    return std::make_unique<ExternalSelectorLease>(raw, std::move(selector));
 }
 
 /// The scenario says selection.policy: python when a callable is given, and a callable is
@@ -726,7 +724,7 @@ std::vector<StoredRun> selectRuns(RunStore& store, const py::object& ids, std::i
         std::vector<std::int64_t> list;
         if (py::isinstance<py::int_>(ids)) list.push_back(ids.cast<std::int64_t>());
         else
-            for (const auto& x : ids) list.push_back(py::int_(x).cast<std::int64_t>());
+            for (const auto& x : ids) list.push_back(py::int_(py::reinterpret_borrow<py::object>(x)).cast<std::int64_t>());
         for (const auto id : list) {
             auto r = store.run(id);
             if (!r) throw py::key_error("no run " + std::to_string(id) + " in " + store.path());
