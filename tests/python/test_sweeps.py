@@ -58,7 +58,8 @@ def test_variants_and_plots(db, tmp_path):
 
 def test_fork(db):
     parent = fogstudio.run(preset("quickstart.yaml"), overrides=dict(QUICK, **{"stop.rounds": 4}), db=db)
-    at = float(parent.metrics["virtual_time_s"].iloc[1])
+    times = parent.metrics["virtual_time_s"]
+    at = float(times.iloc[1] + times.iloc[2]) / 2  # between the second and third aggregation
     f = fogstudio.fork(parent.run_id, at, sets={"selection.k": 4}, db=db)
     assert f.ok and f.parent_id == parent.run_id and f.run_id != parent.run_id
     assert "fork of run %d" % parent.run_id in f.label
