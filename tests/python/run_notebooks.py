@@ -10,7 +10,8 @@ import nbformat
 from nbclient import NotebookClient
 
 
-def main(folder):
+def main(folder, save=None):
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # ipykernel's debugger note
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
     if not notebooks:
         print("no notebooks in %s" % folder)
@@ -23,6 +24,8 @@ def main(folder):
             try:
                 client.execute()
                 print("ok    %s" % os.path.basename(path))
+                if save:
+                    nbformat.write(nb, os.path.join(save, os.path.basename(path)))
             except Exception as e:  # CellExecutionError names the cell and the traceback
                 failed += 1
                 print("FAIL  %s\n%s" % (os.path.basename(path), e))
@@ -30,4 +33,5 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    # run_notebooks.py FOLDER [SAVE_DIR]: SAVE_DIR receives the executed notebooks.
+    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

@@ -8,7 +8,7 @@ import pandas as pd
 import fogstudio
 from conftest import QUICK, cli, preset
 
-VOLATILE = {"data.max_train_samples": 800, "data.max_test_samples": 200, "stop.virtual_time_s": 20,
+VOLATILE = {"data.max_train_samples": 800, "data.max_test_samples": 200, "stop.virtual_time_s": 10,
             "evaluation.every_rounds": 5}
 
 
