@@ -890,6 +890,8 @@ PYBIND11_MODULE(_fogstudio, m) {
               return loadText(pyToYaml(d), label, toOverrides(overrides));
           }, py::arg("scenario"), py::arg("label") = "<dict>", py::arg("overrides") = py::none());
     m.def("dict_to_yaml", [](const py::object& d) { return pyToYaml(d); });
+    m.def("override_text", [](const py::object& v) { return overrideText(v); },
+          "A value as --set takes it: scalars as written, lists and maps as flow YAML.");
 
     m.def("run", &runScenarioPy, py::arg("scenario"), py::arg("variant") = "", py::arg("store") = true,
           py::arg("db") = py::none(), py::arg("threads") = 1, py::arg("progress") = py::none(),

@@ -234,12 +234,7 @@ def _override_list(overrides):
 
 
 def _override_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (list, tuple, dict)):
-        return _native.dict_to_yaml(v).strip().replace("\n", " ") if isinstance(v, dict) else \
-            "[" + ", ".join(_override_value(x) for x in v) + "]"
-    return repr(v) if isinstance(v, float) else str(v)
+    return _native.override_text(v)
 
 
 def _sweep(scenario, overrides, axes, repeats, variants, variant, db, parallel, threads, progress, selection, name,

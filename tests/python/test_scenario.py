@@ -75,3 +75,15 @@ def test_policies_and_schema():
     row = s.set_index("path").loc["selection.policy"]
     assert "python" in row["values"] and "fastest-k" in row["values"]
     assert "training.learning_rate" in set(s["path"])
+
+
+def test_structured_override_values():
+    s = fogstudio.load(preset("quickstart.yaml"), {"model.hidden": [50, 20], "training.momentum": 0.25,
+                                                   "topology.default_link": {"bandwidth_up_mbps": 5,
+                                                                             "bandwidth_down_mbps": 10,
+                                                                             "latency_ms": 1, "price_per_gb": 0.0}})
+    d = s.to_dict()
+    assert d["model"]["hidden"] == [50, 20] and d["training"]["momentum"] == 0.25
+    assert d["topology"]["default_link"]["bandwidth_up_mbps"] == 5
+    # As --set strings (what sweeps and forks pass on).
+    assert fogstudio._override_list({"model.hidden": [50, 20], "x": True}) == ["model.hidden=[50, 20]", "x=true"]
