@@ -45,6 +45,12 @@ set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libblis4-serial")
 if(FOGSTUDIO_HAVE_MPI)
   set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")
 endif()
+# The Python module (python/, /usr/lib/python3/dist-packages/fogstudio) is built for this
+# python3 and returns pandas DataFrames; the notebooks plot with matplotlib.
+if(FOGSTUDIO_HAVE_PYTHON)
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
+      "${FOGSTUDIO_PYTHON_DEB}, python3-pandas, python3-matplotlib, python3-nbclient | jupyter-notebook")
+endif()
 set(CPACK_STRIP_FILES ON)
 
 include(CPack)

@@ -15,6 +15,8 @@ packages=(
   xvfb xauth fonts-dejavu-core
   python3
   clang libclang-rt-14-dev
+  python3-dev pybind11-dev python3-pandas python3-pytest python3-nbclient python3-nbformat python3-ipykernel
+  python3-matplotlib
 )
 
 missing=()

@@ -5,6 +5,7 @@
 #include "core/planning/placement.h"
 #include "core/planning/recruitment.h"
 #include "core/planning/ton_planner.h"
+#include "core/policies/external_selection.h"
 #include "core/policies/aggregation.h"
 #include "core/policies/exp_growth.h"
 #include "core/policies/policy_info.h"
@@ -112,6 +113,13 @@ class TestPolicies : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void everyPolicyIsRegisteredAndDocumented() {
+        // The `python` policy asks a front end's selector (the Python module's callable).
+        static int owner = 0;
+        ExternalSelectorLease lease(&owner, std::make_shared<ExternalSelector>([](const SelectionQuery& q) {
+            std::vector<int> all;
+            for (const auto& c : q.candidates) all.push_back(c.index);
+            return all;
+        }));
         for (const auto& info : selectionPolicyInfos()) {
             QVERIFY2(!info.summary.empty(), info.name.c_str());
             Scenario s = starWithSpeeds({1, 2, 3});

@@ -51,4 +51,19 @@ echo "40-deb: the installed fogstudio-cli runs the installed quickstart preset"
   --threads 2 --no-store --json >"$tmp/run.json"
 grep -q '"status": "finished"' "$tmp/run.json" || { cat "$tmp/run.json" >&2; fail "the installed run did not finish"; }
 grep -E '"(rounds|final_test_accuracy)"' "$tmp/run.json"
+
+# The Python module, when this build has it: installed for Debian's python3, it imports from
+# the unpacked tree and runs the installed preset.
+if [ -e "$build/python/fogstudio/__init__.py" ]; then
+  pkg="$root/usr/lib/python3/dist-packages"
+  [ -e "$pkg/fogstudio/__init__.py" ] || fail "the package lacks /usr/lib/python3/dist-packages/fogstudio"
+  field Recommends | grep -q python3-pandas || fail "Recommends lacks python3-pandas"
+  echo "40-deb: the installed Python module runs the installed quickstart preset"
+  PYTHONPATH="$pkg" FOGSTUDIO_PRESETS="$root/usr/share/fogstudio/presets" /usr/bin/python3 -c '
+import fogstudio
+r = fogstudio.run(fogstudio.preset("quickstart.yaml"), overrides={"stop.rounds": 2}, store=False, threads=2)
+assert r.status == "finished", r.summary
+print("fogstudio", fogstudio.__version__, fogstudio.__file__, r)
+'
+fi
 echo "40-deb: ok"
