@@ -161,10 +161,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     tradeMode_->setToolTip("Plot each run's total virtual time and cost, or the time and cost it took to reach the "
                            "target accuracy (runs that never reach it are left out)");
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
-    // Short texts: the tool bar must not elide them on a projector ("Export...ort...").
-    exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Plots...",
-                                  "Export the comparison's plots (PNG, SVG or PDF; light colours whatever the theme)");
-    exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Report...", "Export an HTML or PDF report of these runs");
+    exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...",
+                                  "Save the comparison's plots (PNG, SVG or PDF; light colours whatever the theme)");
+    exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Export report...", "Write an HTML or PDF report of these runs");
     smoothSpin_ = new QSpinBox(this);
     smoothSpin_->setRange(1, 50);
     smoothSpin_->setValue(1);
@@ -193,7 +192,6 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(targetSpin_);
     bar->addWidget(tradeMode_);
     bar->addStretch(1);
-    bar->addWidget(new QLabel("export:", this));
     bar->addWidget(exportPlots_);
     bar->addWidget(exportReport_);
 
@@ -698,7 +696,7 @@ void ComparisonView::rebuild(bool reloadAll) {
     groupRepeats();
     // Runs that all stopped at one time limit make a degenerate time-cost scatter of totals:
     // until the user chooses, it compares what they took to reach the target.
-    if (tradeModeAuto_ && runs_.size() >= 2) {
+    if (tradeModeAuto_ && runs_.size() >= 3) {
         bool sameEnd = true;
         for (const auto& r : runs_)
             sameEnd = sameEnd && std::abs(r.run.summary.virtualTime - runs_.front().run.summary.virtualTime) <=
