@@ -7,57 +7,99 @@
 #include "widgets/run/run_controller.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QSpinBox>
 #include <QTimer>
 
 #include <iostream>
+#include <tuple>
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("fogstudio");
-    QApplication::setOrganizationName("FogStudio");
-    QApplication::setApplicationDisplayName("FogStudio");
-    QApplication::setApplicationVersion(FOGSTUDIO_VERSION);
-    QApplication::setWindowIcon(QIcon(":/icons/fogstudio.svg"));
+namespace {
 
+void nameApplication() {
+    QCoreApplication::setApplicationName("fogstudio");
+    QCoreApplication::setOrganizationName("FogStudio");
+    QCoreApplication::setApplicationVersion(FOGSTUDIO_VERSION);
+}
+
+/// The studio's command line: its options, added to a parser.
+struct CommandLine {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "FogStudio: draw a cloud / edge / device topology, choose how workers synchronise and which are "
-        "selected, and run an emulator that trains a real model while a virtual clock accounts time, money "
-        "and energy. Headless runs, sweeps and exports: fogstudio-cli.");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("scenario", "Scenario file to open (default: the quickstart preset).", "[FILE]");
-    QCommandLineOption db("db", "The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).", "FILE");
-    QCommandLineOption threads("threads", "Worker threads for the real training (results are the same for any N).", "N");
-    QCommandLineOption run("run", "Start the scenario as soon as the window is shown.");
-    QCommandLineOption screenshot("screenshot",
+    QCommandLineOption db{"db", "The run database (default: $XDG_DATA_HOME/fogstudio/runs.db).", "FILE"};
+    QCommandLineOption threads{"threads", "Worker threads for the real training (results are the same for any N).", "N"};
+    QCommandLineOption run{"run", "Start the scenario as soon as the window is shown."};
+    QCommandLineOption screenshot{"screenshot",
                                   "Save a picture of the window to FILE and quit: when the run ends (with --run), "
                                   "else once the window is shown. For documentation and checks under xvfb-run.",
-                                  "FILE");
-    QCommandLineOption tab("tab", "With --screenshot: show this central tab first (topology, comparison).", "NAME");
-    QCommandLineOption speed("speed", "Playback speed in virtual seconds per wall second (0: as fast as possible).",
-                             "S");
-    QCommandLineOption shotDelay("shot-delay", "With --screenshot: take it after S seconds instead of at the end.",
-                                 "S");
-    QCommandLineOption compare("compare", "Open the comparison of these stored run ids (comma-separated).", "IDS");
-    QCommandLineOption recover("recover", "Recover the newest autosave left by a studio that did not close cleanly, "
-                                          "without asking (also FOGSTUDIO_RECOVER=yes).");
-    QCommandLineOption noRecover("no-recover", "Discard that autosave without asking (also FOGSTUDIO_RECOVER=no).");
-    parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare, recover, noRecover});
+                                  "FILE"};
+    QCommandLineOption tab{"tab", "With --screenshot: show this central tab first (topology, comparison).", "NAME"};
+    QCommandLineOption speed{"speed", "Playback speed in virtual seconds per wall second (0: as fast as possible).",
+                             "S"};
+    QCommandLineOption shotDelay{"shot-delay", "With --screenshot: take it after S seconds instead of at the end.",
+                                 "S"};
+    QCommandLineOption compare{"compare", "Open the comparison of these stored run ids (comma-separated).", "IDS"};
+    QCommandLineOption recover{"recover", "Recover the newest autosave left by a studio that did not close cleanly, "
+                                          "without asking (also FOGSTUDIO_RECOVER=yes)."};
+    QCommandLineOption noRecover{"no-recover", "Discard that autosave without asking (also FOGSTUDIO_RECOVER=no)."};
     // Teaching (widgets/lessons): open on a lesson; with --run, run it.
-    QCommandLineOption lesson("lesson", "Show the Lessons panel on lesson N; with --run, run its variants (a "
-                                        "screenshot is taken once they are done).", "N");
-    QCommandLineOption repeats("repeats", "With --lesson: repeats of every variant (default: the preset's).", "R");
-    parser.addOptions({lesson, repeats});
+    QCommandLineOption lesson{"lesson", "Show the Lessons panel on lesson N; with --run, run its variants (a "
+                                        "screenshot is taken once they are done).", "N"};
+    QCommandLineOption repeats{"repeats", "With --lesson: repeats of every variant (default: the preset's).", "R"};
     // Interventions without a mouse (app/gui/scripted_interventions.h).
-    QCommandLineOption intervene("intervene", "With --run: at virtual time T pause, intervene with ACTION (as the "
-                                              "canvas's right-click menu does) and run on; repeatable.", "T: ACTION");
-    QCommandLineOption shotMenu("shot-menu", "With --screenshot: draw the canvas's context menu on node, group or "
-                                             "link ID (CHILD->PARENT) into the picture.", "ID");
-    parser.addOptions({intervene, shotMenu});
+    QCommandLineOption intervene{"intervene", "With --run: at virtual time T pause, intervene with ACTION (as the "
+                                              "canvas's right-click menu does) and run on; repeatable.", "T: ACTION"};
+    QCommandLineOption shotMenu{"shot-menu", "With --screenshot: draw the canvas's context menu on node, group or "
+                                             "link ID (CHILD->PARENT) into the picture.", "ID"};
+    QCommandLineOption presentation{"presentation", "Start in presentation mode (large fonts, thick lines; F11 "
+                                                    "toggles it)."};
+
+    CommandLine() {
+        parser.setApplicationDescription(
+            "FogStudio: draw a cloud / edge / device topology, choose how workers synchronise and which are "
+            "selected, and run an emulator that trains a real model while a virtual clock accounts time, money "
+            "and energy. Headless runs, sweeps and exports: fogstudio-cli.");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument("scenario", "Scenario file to open (default: the quickstart preset).", "[FILE]");
+        parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare, recover, noRecover, lesson,
+                           repeats, intervene, shotMenu, presentation});
+    }
+};
+
+/// --help and --version need no window: answered before a display is opened (a terminal
+/// without one, a CI job).
+bool onlyAsksForHelp(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" || a == "--version") return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (onlyAsksForHelp(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        nameApplication();
+        CommandLine line;
+        line.parser.process(app); // prints and exits
+        return 0;
+    }
+    QApplication app(argc, argv);
+    nameApplication();
+    QApplication::setApplicationDisplayName("FogStudio");
+    QApplication::setWindowIcon(QIcon(":/icons/fogstudio.svg"));
+
+    CommandLine line;
+    QCommandLineParser& parser = line.parser;
+    const auto& [db, threads, run, screenshot, tab, speed, shotDelay, compare, recover, noRecover, lesson, repeats,
+                 intervene, shotMenu, presentation] =
+        std::tie(line.db, line.threads, line.run, line.screenshot, line.tab, line.speed, line.shotDelay, line.compare,
+                 line.recover, line.noRecover, line.lesson, line.repeats, line.intervene, line.shotMenu,
+                 line.presentation);
     parser.process(app);
 
     fog::StudioOptions options;
@@ -73,6 +115,7 @@ int main(int argc, char** argv) {
 
     fog::MainWindow window(options);
     window.show();
+    if (parser.isSet(presentation)) window.setPresentationMode(true);
     if (parser.isSet(speed)) window.setPlaybackSpeed(parser.value(speed).toDouble());
     // Unattended runs (--screenshot) are never stopped by the question; the autosave waits.
     if (!parser.isSet(screenshot) || parser.isSet(recover) || parser.isSet(noRecover))

@@ -4,6 +4,7 @@
 #include "app/export/report.h"
 #include "app/gui/autosave.h"
 #include "app/gui/docs_viewer.h"
+#include "app/gui/presentation.h"
 #include "app/gui/presets.h"
 #include "core/cluster/cluster_io.h"
 #include "widgets/cluster/cluster_window.h"
@@ -154,6 +155,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connectController();
 
     runStatus_ = new QLabel(this);
+    runStatus_->setObjectName("runFigures"); // the run going's figures, or the stored run's shown
     statusBar()->addPermanentWidget(new RunStatusLine(controller_, this)); // why it paused or ended
     statusBar()->addPermanentWidget(runStatus_);
     if (!storeError_.isEmpty()) {
@@ -180,9 +182,14 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         timeline_->reset(RunInfo{});
         linkPlot_->reset(RunInfo{});
         liveRunId_ = 0;
+        shownRunId_ = 0;
         showingLive_ = true;
         runStatus_->clear();
     });
+    // The expectation line above the plots speaks of the scenario as edited (or names both
+    // when it shows a run of another policy).
+    connect(document_, &ScenarioDocument::scenarioChanged, this,
+            [this] { live_->setEditedScenario(document_->scenario()); });
     connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::updateTitle);
 
     if (options.threads > 0) threads_->setValue(options.threads);
@@ -276,6 +283,12 @@ void MainWindow::buildActions() {
     make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
          [this] { compareRuns(runs_->selectedRunIds()); });
 
+    // Presentation mode (app/gui/presentation.h): one key for a projector.
+    QAction* present = make("actionPresentation", tr("&Presentation Mode"), QKeySequence(Qt::Key_F11),
+                            [this](bool on) { setPresentationMode(on); });
+    present->setCheckable(true);
+    present->setShortcutContext(Qt::ApplicationShortcut);
+    present->setToolTip(tr("Large fonts and thick lines for a projector (F11 toggles)"));
     make("actionDocs", tr("&Documentation"), QKeySequence::HelpContents, &MainWindow::showDocs);
     make("actionLessons", tr("&Lessons"), QKeySequence(), [this] {
         QDockWidget* d = findChild<QDockWidget*>("lessonsDock");
@@ -323,6 +336,7 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     QMenu* panels = view->addMenu(tr("&Panels"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
+    view->addAction(action("actionPresentation"));
     QMenu* theme = view->addMenu(tr("&Theme"));
     themeGroup_ = new QActionGroup(this);
     for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
@@ -554,6 +568,7 @@ void MainWindow::connectController() {
     connect(controller_, &RunController::started, this, [this](const RunInfo& info, qint64 runId) {
         lastLiveAccuracy_ = std::numeric_limits<double>::quiet_NaN();
         liveRunId_ = runId;
+        shownRunId_ = 0;
         showingLive_ = true;
         live_->reset(info, controller_->scenario()); // the scenario that runs (a fork's too), not the one edited
         timeline_->reset(info);
@@ -669,6 +684,15 @@ bool MainWindow::openPreset(const QString& path) {
     }
     document_->setFilePath(QString()); // untitled copy: Save asks where
     fitAfterLayout();
+    // The Lessons panel follows: a preset with a lesson shows its lesson there.
+    if (auto* lessons = findChild<LessonsPanel*>()) {
+        const QString wanted = QFileInfo(path).canonicalFilePath();
+        for (std::size_t i = 0; i < lessons->lessons().size(); ++i)
+            if (QFileInfo(QString::fromStdString(lessons->lessons()[i].path)).canonicalFilePath() == wanted) {
+                if (lessons->currentIndex() != static_cast<int>(i)) lessons->setCurrentIndex(static_cast<int>(i));
+                break;
+            }
+    }
     return true;
 }
 
@@ -1009,10 +1033,76 @@ void MainWindow::setPlaybackSpeed(double speed) {
 
 void MainWindow::showComparison() { centre_->setCurrentWidget(compare_); }
 
+namespace {
+
+/// The same drawn topology: the same nodes and groups (id, parent, tier, role, group size)
+/// and the same explicit links. Positions, figures and policies may differ.
+bool sameDrawnTopology(const TopologySpec& a, const TopologySpec& b) {
+    if (a.nodes.size() != b.nodes.size() || a.links.size() != b.links.size()) return false;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+        const NodeSpec &x = a.nodes[i], &y = b.nodes[i];
+        if (x.id != y.id || x.parent != y.parent || x.group != y.group || x.count != y.count || x.tier != y.tier ||
+            x.role != y.role)
+            return false;
+    }
+    for (std::size_t i = 0; i < a.links.size(); ++i)
+        if (a.links[i].from != b.links[i].from || a.links[i].to != b.links[i].to) return false;
+    return true;
+}
+
+bool isClusterRun(const StoredRun& run) {
+    return std::find(run.tags.begin(), run.tags.end(), "cluster") != run.tags.end();
+}
+
+} // namespace
+
+QString MainWindow::storedRunFigures(const StoredRun& run) {
+    const RunSummary& s = run.summary;
+    return tr("run %1 (%2): round %3   t = %4 s   loss %5   acc %6   cost $%7   %8 J")
+        .arg(run.id)
+        .arg(QString::fromStdString(run.status))
+        .arg(s.rounds)
+        .arg(fmtNumber(s.virtualTime, 1))
+        .arg(fmtNumber(s.finalTrainLoss, 3))
+        .arg(std::isnan(s.finalTestAccuracy) ? QStringLiteral("–") : fmtNumber(100 * s.finalTestAccuracy, 1) + "%")
+        .arg(fmtNumber(s.cost, 3))
+        .arg(fmtNumber(s.energyJ, 0));
+}
+
 void MainWindow::showStoredRun(qint64 id) {
     if (!store_) return;
     const auto run = store_->run(id);
     if (!run) return;
+    // A cluster episode has no rounds nor training curves: its completion times are shown by
+    // the comparison's cluster pane, not as an FL run "waiting for the first round".
+    if (isClusterRun(*run)) {
+        compareRuns({id});
+        runStatus_->setText(tr("run %1 (%2): cluster episode, see the Comparison tab")
+                                .arg(id)
+                                .arg(QString::fromStdString(run->status)));
+        return;
+    }
+    // The canvas shows the run's own topology: a run of another scenario opens its scenario
+    // as an untitled copy (asking first to save unsaved edits); a run of the scenario on the
+    // canvas (same nodes and links) leaves the editor as it is.
+    Scenario scenario;
+    bool readable = true;
+    try {
+        scenario = loadScenarioText(run->scenarioYaml, "run " + std::to_string(id));
+    } catch (const std::exception&) {
+        readable = false; // an old or damaged scenario: its curves are still shown
+    }
+    QString canvasNote;
+    if (readable && !sameDrawnTopology(scenario.topology, document_->scenario().topology)) {
+        if (controller_->isActive()) {
+            canvasNote = tr(" (the canvas shows the run going: stop it to see run %1's topology)").arg(id);
+        } else {
+            if (!maybeSave()) return;
+            document_->setScenario(scenario); // clears the previous run's plots
+            document_->setFilePath(QString());
+            fitAfterLayout();
+        }
+    }
     showingLive_ = false;
     const bool shown = live_->showStoredRun(*store_, id);
     timeline_->showStoredRun(*store_, id);
@@ -1021,8 +1111,12 @@ void MainWindow::showStoredRun(qint64 id) {
         QMessageBox::warning(this, tr("Show run"), tr("Run %1 is no longer in the store.").arg(id));
         return;
     }
+    shownRunId_ = id;
+    runStatus_->setText(storedRunFigures(*run));
     showPage(bottomTabs_, live_);
-    statusBar()->showMessage(tr("Showing stored run %1: %2").arg(id).arg(QString::fromStdString(run->name)), 8000);
+    centre_->setCurrentWidget(topologySplit_);
+    statusBar()->showMessage(
+        tr("Showing stored run %1: %2").arg(id).arg(QString::fromStdString(run->name)) + canvasNote, 8000);
 }
 
 void MainWindow::rerun(qint64 id) {
@@ -1062,22 +1156,32 @@ void MainWindow::exportPlots(const QList<qint64>& ids) {
     bool ok = false;
     const QString format = QInputDialog::getItem(this, tr("Export plots"), tr("Format:"), formats, 0, false, &ok);
     if (!ok) return;
-    // The comparison view draws exactly the figures to export: reuse it for these runs.
-    // The comparison shown before comes back afterwards: exporting leaves the screen as it was.
-    const QList<qint64> shown = compare_->runIds();
-    const bool swapped =
-        !std::all_of(ids.begin(), ids.end(), [&shown](qint64 id) { return shown.contains(id); });
-    if (swapped) compare_->setRuns(ids);
-    QStringList written, failed;
-    for (const auto& [stem, plot] : compare_->plots()) {
-        const QString path = QDir(dir).filePath(stem + "." + format);
-        QString error;
-        if (savePlot(plot, path, 900, 600, &error)) written << path;
-        else failed << error;
+    exportPlotsTo(ids, dir, format);
+}
+
+void MainWindow::exportPlotsTo(const QList<qint64>& ids, const QString& dir, const QString& format) {
+    if (!store_ || ids.isEmpty()) return;
+    // A comparison of its own draws the figures (light, whatever the screen's theme; the
+    // plots on screen keep their ticks), one per turn of the event loop: the window stays
+    // responsive while they are written.
+    exportJob_ = std::make_shared<ComparisonPlotExport>(*compare_, ids, dir, format);
+    exportDir_ = dir;
+    QTimer::singleShot(0, this, [this, job = exportJob_] { exportStep(job); });
+}
+
+void MainWindow::exportStep(const std::shared_ptr<ComparisonPlotExport>& job) {
+    if (exportJob_ != job) return; // another export replaced this one
+    if (job->step()) {
+        statusBar()->showMessage(
+            tr("Exporting plots: %1 of %2…").arg(job->written().size() + job->failed().size()).arg(job->total()));
+        QTimer::singleShot(0, this, [this, job] { exportStep(job); });
+        return;
     }
-    if (swapped) compare_->setRuns(shown);
-    if (!failed.isEmpty()) QMessageBox::warning(this, tr("Export plots"), failed.join('\n'));
-    statusBar()->showMessage(tr("Wrote %n plot(s) to %1", nullptr, static_cast<int>(written.size())).arg(dir), 8000);
+    exportJob_.reset();
+    if (!job->failed().isEmpty()) QMessageBox::warning(this, tr("Export plots"), job->failed().join('\n'));
+    statusBar()->showMessage(
+        tr("Wrote %n plot(s) to %1", nullptr, static_cast<int>(job->written().size())).arg(exportDir_), 8000);
+    Q_EMIT plotsExported(job->written());
 }
 
 void MainWindow::exportReport(const QList<qint64>& ids) {
@@ -1106,6 +1210,15 @@ void MainWindow::exportReport(const QList<qint64>& ids) {
 }
 
 // ---- misc ---------------------------------------------------------------------------
+
+void MainWindow::setPresentationMode(bool on) {
+    QAction* a = action("actionPresentation");
+    if (a->isChecked() != on) a->setChecked(on);
+    setPresentation(this, on);
+    statusBar()->showMessage(on ? tr("Presentation mode: F11 to leave it") : tr("Presentation mode off"), 4000);
+}
+
+bool MainWindow::presentationMode() const { return presentationOn(); }
 
 void MainWindow::setTheme(Theme t) {
     applyTheme(t);

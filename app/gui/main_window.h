@@ -29,6 +29,7 @@ class QTabWidget;
 namespace fog {
 
 class ComparisonView;
+class ComparisonPlotExport;
 class EventLog;
 class LivePlots;
 class NodePalette;
@@ -41,6 +42,7 @@ class RunStore;
 class RunsBrowser;
 class ScenarioDocument;
 class SettingsPanel;
+struct StoredRun;
 class TopologyCanvas;
 
 struct StudioOptions {
@@ -75,6 +77,7 @@ public:
     ComparisonView* comparison() const { return compare_; }
     QTabWidget* centralTabs() const { return centre_; }
     QAction* action(const QString& name) const; ///< by objectName, for tests
+    bool presentationMode() const;
 
 public Q_SLOTS:
     void startRun();
@@ -88,9 +91,23 @@ public Q_SLOTS:
     /// Asks what to run until (round, accuracy, budget) and runs.
     void runUntilDialog();
     void compareRuns(const QList<qint64>& ids);
+    /// Shows a stored run: its topology on the canvas (opening its scenario when it is another
+    /// one), its plots, timeline and figures; a cluster episode opens the comparison.
+    void showStoredRun(qint64 id);
     void showComparison();
+    /// Presentation mode: large fonts, thick lines (View ▸ Presentation Mode, F11).
+    void setPresentationMode(bool on);
     /// Virtual seconds per wall second (0: as fast as possible); the nearest offered speed.
     void setPlaybackSpeed(double speed);
+
+Q_SIGNALS:
+    /// Export Plots wrote these files (after its last figure).
+    void plotsExported(const QStringList& paths);
+
+public:
+    /// Writes the figures of `ids` into `dir` as `format` (png, svg, pdf) without asking (the
+    /// menu's Export Plots asks for the folder and format, then does this).
+    void exportPlotsTo(const QList<qint64>& ids, const QString& dir, const QString& format);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -119,8 +136,8 @@ private:
     void exportPlots(const QList<qint64>& ids);
     void exportReport(const QList<qint64>& ids);
     QList<qint64> runsForExport() const;
-    void showStoredRun(qint64 id);
     void rerun(qint64 id);
+    static QString storedRunFigures(const StoredRun& run);
     /// Starts a run when none is active (false when the scenario has problems).
     bool ensureStarted();
     void setTheme(Theme t);
@@ -173,7 +190,11 @@ private:
     QList<QDockWidget*> hiddenForComparison_;
     qint64 liveRunId_ = 0;
     bool showingLive_ = true;  ///< false while the plots show a stored run
-    Scenario runScenario_;     ///< what the current or last run was started with
+    qint64 shownRunId_ = 0;    ///< the stored run the plots show (0: none)
+    Scenario runScenario_;
+    std::shared_ptr<ComparisonPlotExport> exportJob_; ///< the Export Plots under way
+    QString exportDir_;
+    void exportStep(const std::shared_ptr<ComparisonPlotExport>& job);     ///< what the current or last run was started with
 };
 
 } // namespace fog

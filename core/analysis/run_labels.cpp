@@ -3,6 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <map>
 #include <set>
 
@@ -35,6 +38,71 @@ void flatten(const YAML::Node& n, const std::string& path, std::vector<std::pair
     }
 }
 
+/// A long decimal as a label shows it: 4 significant digits (19.20613249937777 -> 19.21).
+std::string shortNumber(const std::string& v) {
+    if (v.size() <= 7 || v.find_first_not_of("0123456789.-+eE") != std::string::npos) return v;
+    if (v.find('.') == std::string::npos && v.find_first_of("eE") == std::string::npos) return v; // an integer
+    try {
+        std::size_t used = 0;
+        const double x = std::stod(v, &used);
+        if (used != v.size()) return v;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", x);
+        return buf;
+    } catch (const std::exception&) {
+        return v;
+    }
+}
+
+/// The leaves of an `events` list as one leaf "events" whose value reads as the events do
+/// ("link edge up=2 at 19.21 s; offline phones fraction=0.5 at 30 s"); the others as they are.
+std::vector<std::pair<std::string, std::string>> withEventsSummarised(
+    const std::vector<std::pair<std::string, std::string>>& leaves) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::map<int, std::vector<std::pair<std::string, std::string>>> events;
+    bool any = false;
+    for (const auto& [k, v] : leaves) {
+        if (k.rfind("events[", 0) != 0) {
+            out.emplace_back(k, v);
+            continue;
+        }
+        const auto close = k.find(']');
+        if (close == std::string::npos) continue;
+        const int i = std::atoi(k.c_str() + 7);
+        const std::string rest = close + 2 <= k.size() ? k.substr(close + 2) : std::string();
+        if (!any) out.emplace_back("events", ""); // keeps the list's place in the file's order
+        any = true;
+        events[i].emplace_back(rest, v);
+    }
+    if (!any) return out;
+    std::string text;
+    for (const auto& [i, fields] : events) {
+        std::string when, what;
+        for (const auto& [k, v] : fields) {
+            if (k == "after_event") continue;
+            if (k == "at") {
+                when = " at " + shortNumber(v) + " s";
+                continue;
+            }
+            if (k.rfind("when.", 0) == 0) {
+                when += " when " + k.substr(5) + "=" + shortNumber(v);
+                continue;
+            }
+            const auto dot = k.find('.');
+            const std::string action = dot == std::string::npos ? k : k.substr(0, dot);
+            const std::string field = dot == std::string::npos ? std::string() : k.substr(dot + 1);
+            if (what.empty() || what.rfind(action, 0) != 0) what += (what.empty() ? "" : " ") + action;
+            if (field == "id" || field == "from" || field == "group" || field.empty()) what += " " + shortNumber(v);
+            else if (field == "to") what += "->" + v;
+            else what += " " + field + "=" + shortNumber(v);
+        }
+        text += (text.empty() ? "" : "; ") + what + when;
+    }
+    for (auto& [k, v] : out)
+        if (k == "events") v = text;
+    return out;
+}
+
 std::string leafOf(const std::string& path) {
     const auto dot = path.find_last_of('.');
     return dot == std::string::npos ? path : path.substr(dot + 1);
@@ -58,7 +126,7 @@ std::vector<std::string> differingLabels(const std::vector<std::string>& yamls, 
     std::set<std::string> seen;
     for (const auto& y : yamls) {
         std::map<std::string, std::string> m;
-        for (auto& [k, v] : scenarioLeaves(y)) {
+        for (auto& [k, v] : withEventsSummarised(scenarioLeaves(y))) {
             if (seen.insert(k).second) order.push_back(k);
             m[k] = v;
         }
@@ -96,8 +164,13 @@ std::vector<std::string> differingLabels(const std::vector<std::string>& yamls, 
                 break;
             }
             const auto it = m.find(k);
-            const std::string v = it == m.end() ? "default" : it->second;
             const std::string leaf = leafOf(k);
+            if (k == "events") { // the events themselves, or that there are none
+                label += (parts ? " " : "") + (it == m.end() ? std::string("no events") : it->second);
+                ++parts;
+                continue;
+            }
+            const std::string v = it == m.end() ? "default" : shortNumber(it->second);
             const std::string name = leafCount[leaf] > 1 ? k : leaf;
             label += (parts ? " " : "") + (leaf == "policy" && it != m.end() ? v : name + "=" + v);
             ++parts;
@@ -128,7 +201,9 @@ std::vector<std::string> runLabels(const std::vector<RunLabelInput>& runs) {
         // "scenario [config] #repeat" (core/sweep).
         const bool sweepName = !r.sweepConfig.empty() &&
                                r.name == scenarioName + " [" + r.sweepConfig + "] #" + std::to_string(r.repeat);
-        const bool renamed = !r.name.empty() && r.name != scenarioName && !sweepName;
+        // The studio names a run "scenario · policies" (widgets/run): automatic too.
+        const bool studioName = !scenarioName.empty() && r.name.rfind(scenarioName + " · ", 0) == 0;
+        const bool renamed = !r.name.empty() && r.name != scenarioName && !sweepName && !studioName;
         if (renamed) out.push_back(r.name);
         else if (!r.sweepConfig.empty()) out.push_back(r.sweepConfig + " r" + std::to_string(r.repeat));
         else if (!auto_[i].empty()) out.push_back(auto_[i]);

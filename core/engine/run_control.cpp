@@ -162,8 +162,11 @@ void RunControl::waitWhilePaused(const std::atomic<bool>* externalCancel) {
     // The external flag may be set without a notification (a signal handler, a GUI that
     // does not wait for this lock): look at it every 10 ms.
     std::unique_lock lock(mutex_);
-    while (paused_ && !hasInterventions_.load() && !snapshotRequested_.load() && !checkCancel(externalCancel))
+    while (paused_ && !hasInterventions_.load() && !snapshotRequested_.load() && !checkCancel(externalCancel)) {
+        holding_ = true;
         cv_.wait_for(lock, std::chrono::milliseconds(10));
+    }
+    holding_ = false;
 }
 
 void RunControl::requestSnapshot() {

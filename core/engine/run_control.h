@@ -46,6 +46,9 @@ public:
     const std::atomic<bool>& cancelFlag() const { return cancelled_; }
     /// Paused now, or about to pause (a step that ended, a condition that held).
     bool isPaused() const;
+    /// The engine stands still in a pause (waitWhilePaused): the clock is the instant an
+    /// intervention sent now is applied at.
+    bool holding() const { return holding_.load(); }
 
     /// Why the run is paused, or is about to pause.
     enum class PauseCause {
@@ -144,6 +147,7 @@ private:
     std::atomic<bool> cancelled_{false};
     std::atomic<double> speed_{0.0};
     std::atomic<double> clock_{0.0};
+    std::atomic<bool> holding_{false};
     std::vector<TimedEvent> interventions_;
     std::atomic<bool> hasInterventions_{false};
     std::atomic<bool> snapshotRequested_{false};

@@ -494,6 +494,18 @@ void RunStore::finishRun(std::int64_t run, const RunSummary& summary, const RowC
     if (produced.linkUsage > 0) setProducedLinkUsage(run, produced.linkUsage);
 }
 
+std::string RunStore::listStamp() const {
+    std::lock_guard lock(mutex_);
+    // One pass over the runs table (no metric rows): ids, and the lengths and first letters
+    // of what the list shows, weighted by id.
+    SqliteStmt s(*db_,
+                 "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id * (length(name) + 3 * length(tags) + "
+                 "7 * length(notes) + 11 * length(status) + 13 * length(coalesce(ended_at, '')) + "
+                 "17 * coalesce(unicode(name), 0) + 19 * coalesce(unicode(tags), 0))), 0) FROM runs");
+    if (!s.step()) return {};
+    return std::to_string(s.integer(0)) + ":" + std::to_string(s.integer(1)) + ":" + std::to_string(s.integer(2));
+}
+
 RowCounts RunStore::storedRows(std::int64_t run) const {
     std::lock_guard lock(mutex_);
     RowCounts c;

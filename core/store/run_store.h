@@ -164,6 +164,10 @@ public:
     std::vector<LinkUsage> linkUsage(std::int64_t run) const;
     /// The rows of a run found in the database.
     RowCounts storedRows(std::int64_t run) const;
+    /// A cheap fingerprint of the run list (ids, names, tags, notes, statuses, end times): it
+    /// changes when any process adds, finishes, renames, tags or deletes a run, not when a
+    /// run going stores its metric rows. Views poll it to follow other processes (the CLI).
+    std::string listStamp() const;
 
     bool deleteRun(std::int64_t id);
     void setTags(std::int64_t id, const std::vector<std::string>& tags);

@@ -1,6 +1,8 @@
 #include "widgets/common/tool_button.h"
 #include "widgets/compare/comparison_view.h"
 
+#include "core/analysis/analysis.h"
+
 #include "core/analysis/run_labels.h"
 #include "core/store/run_store.h"
 #include "widgets/compare/cluster_comparison.h"
@@ -28,11 +30,14 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <cmath>
 #include <exception>
 
@@ -135,6 +140,15 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     legendButton_->setChecked(true);
     legendButton_->setAutoRaise(true);
     legendButton_->setToolTip("Show the legend in the accuracy plot (the runs list is the legend of every plot)");
+    meanButton_ = new QToolButton(this);
+    meanButton_->setObjectName("repeatsMean");
+    meanButton_->setText("Mean of repeats");
+    meanButton_->setCheckable(true);
+    meanButton_->setChecked(true);
+    meanButton_->setAutoRaise(true);
+    meanButton_->setToolTip("Repeats of one configuration (a sweep's or a lesson's) as one curve: their mean with a "
+                            "95% confidence band, one colour per configuration. Off: one curve per run.");
+    meanButton_->hide(); // shown when some configuration has repeats
     targetSpin_ = new QDoubleSpinBox(this);
     targetSpin_->setRange(1, 100);
     targetSpin_->setDecimals(1);
@@ -147,7 +161,8 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     tradeMode_->setToolTip("Plot each run's total virtual time and cost, or the time and cost it took to reach the "
                            "target accuracy (runs that never reach it are left out)");
     targetSpin_->setToolTip("Target test accuracy for the time, cost and energy columns");
-    exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...", "Save the comparison's plots");
+    exportPlots_ = makeToolButton(this, QStyle::SP_DialogSaveButton, "Export plots...",
+                                  "Save the comparison's plots (PNG, SVG or PDF; light colours whatever the theme)");
     exportReport_ = makeToolButton(this, QStyle::SP_FileIcon, "Export report...", "Write an HTML or PDF report of these runs");
     smoothSpin_ = new QSpinBox(this);
     smoothSpin_->setRange(1, 50);
@@ -168,6 +183,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(new QLabel("x axis:", this));
     bar->addWidget(xCombo_);
     bar->addWidget(legendButton_);
+    bar->addWidget(meanButton_);
     bar->addWidget(new QLabel("smooth:", this));
     bar->addWidget(smoothSpin_);
     bar->addWidget(resetZoom_);
@@ -291,6 +307,14 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
         showDetails();
         redrawTradeOff(); // its title names the target
     });
+    connect(meanButton_, &QToolButton::toggled, this, [this] {
+        fillList();
+        redrawCurves();
+        redrawTradeOff();
+        fillTable();
+    });
+    // The user's choice of trade-off stays; until then it follows the runs (rebuild).
+    connect(tradeMode_, &QComboBox::activated, this, [this] { tradeModeAuto_ = false; });
     connect(tradeMode_, &QComboBox::currentIndexChanged, this, [this] {
         redrawTradeOff();
         fillTable(); // the Pareto column follows the trade-off's definition
@@ -370,12 +394,20 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
 void ComparisonView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     // A theme change: plots and the table's muted cells take the new colours.
-    if (event->type() == QEvent::PaletteChange && !restyling_) {
-        restyling_ = true;
-        redrawCurves();
-        redrawTradeOff();
-        fillTable();
-        restyling_ = false;
+    // Deferred: the plots inside receive the new palette after this widget (and a hidden
+    // comparison restyled with the old one stayed dark after a switch to light).
+    if ((event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange ||
+         event->type() == QEvent::StyleChange) &&
+        !restyling_ && !restylePending_) {
+        restylePending_ = true;
+        QTimer::singleShot(0, this, [this] {
+            restylePending_ = false;
+            restyling_ = true;
+            redrawCurves();
+            redrawTradeOff();
+            fillTable();
+            restyling_ = false;
+        });
     }
 }
 
@@ -395,7 +427,51 @@ QList<qint64> ComparisonView::runIds() const {
 
 QColor ComparisonView::colorOf(qint64 id) const {
     const int i = indexOf(id);
-    return i < 0 ? QColor() : seriesColor(i);
+    return i < 0 ? QColor() : seriesColor(colorIndex(static_cast<std::size_t>(i)));
+}
+
+int ComparisonView::colorIndex(std::size_t run) const {
+    return grouped() && run < groupOf_.size() ? groupOf_[run] : static_cast<int>(run);
+}
+
+bool ComparisonView::grouped() const {
+    if (!meanButton_->isChecked()) return false;
+    for (const auto& g : groups_)
+        if (g.size() >= 2) return true;
+    return false;
+}
+
+void ComparisonView::groupRepeats() {
+    // Repeats of one configuration: runs of one sweep with the same varied values (a
+    // lesson's variant, a sweep's configuration).
+    groups_.clear();
+    groupOf_.assign(runs_.size(), -1);
+    std::map<std::pair<std::int64_t, std::string>, int> index;
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const StoredRun& r = runs_[i].run;
+        int g = -1;
+        if (r.sweepId > 0 && !r.sweepConfig.empty()) {
+            const auto key = std::make_pair(r.sweepId, r.sweepConfig);
+            const auto it = index.find(key);
+            if (it != index.end()) g = it->second;
+            else index[key] = g = static_cast<int>(groups_.size()), groups_.emplace_back();
+        } else {
+            g = static_cast<int>(groups_.size());
+            groups_.emplace_back();
+        }
+        groups_[static_cast<std::size_t>(g)].push_back(i);
+        groupOf_[i] = g;
+    }
+    bool repeats = false;
+    for (const auto& g : groups_) repeats = repeats || g.size() >= 2;
+    meanButton_->setVisible(repeats);
+}
+
+QString ComparisonView::groupLabel(int g) const {
+    const auto& members = groups_[static_cast<std::size_t>(g)];
+    const StoredRun& first = runs_[members.front()].run;
+    if (members.size() < 2) return labelOf(runs_[members.front()]);
+    return QString("%1 (mean of %2, 95% CI)").arg(qs(first.sweepConfig)).arg(members.size());
 }
 
 double ComparisonView::target() const { return targetSpin_->value() / 100.0; }
@@ -444,7 +520,7 @@ void ComparisonView::loadClusterRuns() {
                              .arg(c.runId)
                              .arg(QString::fromStdString(c.data.result.summary.scheduler))
                              .arg(c.data.result.summary.seed));
-        colors.push_back(seriesColor(std::max(0, i)));
+        colors.push_back(seriesColor(i < 0 ? 0 : colorIndex(static_cast<std::size_t>(i))));
     }
     anyCluster_ = !loaded.empty();
     anyTraining_ = runs_.empty() || static_cast<std::size_t>(ids.size()) < runs_.size();
@@ -617,6 +693,17 @@ void ComparisonView::rebuild(bool reloadAll) {
                   chosen_.end());
     if (baseline_ && indexOf(baseline_) < 0) baseline_ = 0;
     if (indexOf(selected_) < 0) selected_ = runs_.empty() ? 0 : runs_.front().run.id;
+    groupRepeats();
+    // Runs that all stopped at one time limit make a degenerate time-cost scatter of totals:
+    // until the user chooses, it compares what they took to reach the target.
+    if (tradeModeAuto_ && runs_.size() >= 3) {
+        bool sameEnd = true;
+        for (const auto& r : runs_)
+            sameEnd = sameEnd && std::abs(r.run.summary.virtualTime - runs_.front().run.summary.virtualTime) <=
+                                     0.005 * std::max(1.0, runs_.front().run.summary.virtualTime);
+        const QSignalBlocker block(tradeMode_);
+        tradeMode_->setCurrentIndex(sameEnd ? 1 : 0);
+    }
     fillList();
     redrawCurves();
     redrawTradeOff();
@@ -633,7 +720,7 @@ void ComparisonView::fillList() {
     list_->clear();
     for (std::size_t i = 0; i < runs_.size(); ++i) {
         const ComparedRun& r = runs_[i];
-        auto* item = new QListWidgetItem(swatch(seriesColor(static_cast<int>(i)), r.run.id == baseline_), labelOf(r), list_);
+        auto* item = new QListWidgetItem(swatch(seriesColor(colorIndex(i)), r.run.id == baseline_), labelOf(r), list_);
         item->setData(Qt::UserRole, QVariant::fromValue<qint64>(r.run.id));
         item->setToolTip(QString("%1\n%2 · %3 rounds · accuracy %4")
                              .arg(qs(r.run.name), qs(r.run.status))
@@ -666,13 +753,123 @@ void ComparisonView::drawForkMarkers() {
                     for (const auto& a : r.metrics)
                         if (a.level == 0 && a.time <= m.time) key = x_ == PlotXAxis::Round ? a.round : a.wallSeconds;
         }
-        const QColor c = seriesColor(indexOf(m.run));
+        const QColor c = colorOf(m.run);
         for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost})
             addTimeMarker(curvePlot(kind), key, kind == PlotKind::TestAccuracy ? m.label : QString(), c);
     }
 }
 
+void ComparisonView::drawGroupedCurves(QCustomPlot* p, PlotKind kind, const PlotOptions& o) {
+    // Each configuration: the mean of its repeats over a common grid (each run's value at a
+    // grid point is its last point at or before it), inside its 95% confidence band (Student
+    // t over the repeats); a configuration of one run is its curve.
+    PlotOptions axes = o;
+    plotMetric(p, {}, kind, axes); // axes, labels and style, no curve
+    const bool rounds = o.x == PlotXAxis::Round;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        const auto& members = groups_[g];
+        const QColor color = seriesColor(static_cast<int>(g));
+        std::vector<QVector<double>> xs(members.size()), ys(members.size());
+        double end = std::numeric_limits<double>::infinity();
+        for (std::size_t m = 0; m < members.size(); ++m) {
+            metricPoints(runs_[members[m]].metrics, kind, o, xs[m], ys[m]);
+            ys[m] = smoothCurve(ys[m], o.smoothing);
+            end = std::min(end, xs[m].isEmpty() ? 0.0 : xs[m].back());
+        }
+        QCPGraph* mean = p->addGraph();
+        mean->setName(groupLabel(static_cast<int>(g)));
+        mean->setPen(QPen(color, 2, seriesPenStyle(static_cast<int>(g))));
+        mean->setProperty("fogGroup", static_cast<int>(g));
+        if (members.size() == 1) {
+            mean->setData(xs[0], ys[0], true);
+            markSparsePoints(mean);
+            continue;
+        }
+        QVector<double> grid;
+        if (rounds) {
+            for (double r = 1; r <= end; r += 1) grid.push_back(r);
+        } else if (end > 0) {
+            const int n = 150;
+            for (int k = 0; k <= n; ++k) grid.push_back(end * k / n);
+        }
+        QVector<double> gx, mu, lo, hi;
+        std::vector<std::size_t> at(members.size(), 0);
+        for (double x : grid) {
+            std::vector<double> v;
+            for (std::size_t m = 0; m < members.size(); ++m) {
+                while (at[m] < static_cast<std::size_t>(xs[m].size()) && xs[m][static_cast<int>(at[m])] <= x + 1e-12) ++at[m];
+                if (at[m] == 0) break; // this run has no point yet
+                v.push_back(ys[m][static_cast<int>(at[m] - 1)]);
+            }
+            if (v.size() != members.size()) continue;
+            double sum = 0;
+            for (double y : v) sum += y;
+            const double avg = sum / static_cast<double>(v.size());
+            double ss = 0;
+            for (double y : v) ss += (y - avg) * (y - avg);
+            const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+            const double half = studentT95(v.size() - 1) * sd / std::sqrt(static_cast<double>(v.size()));
+            gx.push_back(x);
+            mu.push_back(avg);
+            lo.push_back(avg - half);
+            hi.push_back(avg + half);
+        }
+        mean->setData(gx, mu, true);
+        QCPGraph* lower = p->addGraph();
+        QCPGraph* upper = p->addGraph();
+        for (QCPGraph* b : {lower, upper}) {
+            b->setPen(Qt::NoPen);
+            b->removeFromLegend();
+            b->setProperty("fogRaw", true); // read-outs skip the band
+            b->setLayer("grid");
+        }
+        lower->setData(gx, lo, true);
+        upper->setData(gx, hi, true);
+        QColor fill = color;
+        fill.setAlpha(55);
+        upper->setBrush(fill);
+        upper->setChannelFillGraph(lower);
+    }
+    p->legend->setVisible(o.legend && !groups_.empty());
+    p->rescaleAxes();
+    fitKeyAxis(p, o.x);
+    if (kind == PlotKind::TestAccuracy) {
+        const QCPRange r = p->yAxis->range();
+        p->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
+    }
+    fixFlatRange(p);
+}
+
 void ComparisonView::redrawCurves() {
+    if (grouped()) {
+        QCPRange xRange;
+        bool haveRange = false;
+        for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost}) {
+            QCustomPlot* p = curvePlot(kind);
+            const QSignalBlocker block(p->xAxis);
+            PlotOptions o;
+            o.x = x_;
+            o.smoothing = smoothSpin_ ? smoothSpin_->value() : 1;
+            o.legend = kind == PlotKind::TestAccuracy && legendButton_->isChecked();
+            drawGroupedCurves(p, kind, o);
+            QColor legendBg = p->palette().color(QPalette::Base);
+            legendBg.setAlpha(190);
+            p->legend->setBrush(legendBg);
+            const QCPRange r = p->xAxis->range();
+            xRange = haveRange ? QCPRange(std::min(xRange.lower, r.lower), std::max(xRange.upper, r.upper)) : r;
+            haveRange = true;
+        }
+        styleSelection();
+        for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost}) {
+            QCustomPlot* p = curvePlot(kind);
+            const QSignalBlocker block(p->xAxis);
+            if (haveRange) p->xAxis->setRange(xRange);
+        }
+        if (cursor_) cursor_->restore();
+        if (store_) drawForkMarkers();
+        for (PlotKind kind : {PlotKind::TestAccuracy, PlotKind::TrainLoss, PlotKind::Cost}) curvePlot(kind)->replot();
+        return;
+    }
     std::vector<PlotSeries> series;
     for (std::size_t i = 0; i < runs_.size(); ++i)
         series.push_back({labelOf(runs_[i]), seriesColor(static_cast<int>(i)), runs_[i].metrics});
@@ -779,7 +976,7 @@ void ComparisonView::fillTable() {
         const ComparedRun& r = runs_[i];
         const int row = static_cast<int>(i);
         const SummaryValues v = summarize(r, tgt);
-        auto* name = new QTableWidgetItem(swatch(seriesColor(row), r.run.id == baseline_), labelOf(r));
+        auto* name = new QTableWidgetItem(swatch(seriesColor(colorIndex(static_cast<std::size_t>(row))), r.run.id == baseline_), labelOf(r));
         name->setData(IdRole, QVariant::fromValue<qint64>(r.run.id));
         name->setToolTip(qs(r.run.name));
         table_->setItem(row, RunCol, name);
@@ -860,7 +1057,7 @@ void ComparisonView::showDetails() {
     }
     const ComparedRun& r = runs_[static_cast<std::size_t>(i)];
     const SummaryValues v = summarize(r, target());
-    const QColor c = seriesColor(i);
+    const QColor c = seriesColor(i < 0 ? 0 : colorIndex(static_cast<std::size_t>(i)));
     QString h = QString("<span style='color:%1'>&#9632;</span> <b>Run %2: %3</b>")
                     .arg(c.name())
                     .arg(r.run.id)
@@ -910,6 +1107,19 @@ void ComparisonView::selectRun(qint64 id) {
 void ComparisonView::styleSelection() {
     // The selected run's curves are thicker; its scatter point, outlined in the run's colour
     // like every point (the fill is the accuracy), is larger.
+    const int selectedIndex = indexOf(selected_);
+    if (grouped()) {
+        const int sel = selectedIndex >= 0 ? groupOf_[static_cast<std::size_t>(selectedIndex)] : -1;
+        for (QCustomPlot* p : {acc_, loss_, cost_})
+            for (int k = 0; k < p->graphCount(); ++k) {
+                QCPGraph* g = p->graph(k);
+                const QVariant group = g->property("fogGroup");
+                if (!group.isValid()) continue;
+                QPen pen = g->pen();
+                pen.setWidthF(group.toInt() == sel && groups_.size() > 1 ? 3.0 : 1.8);
+                g->setPen(pen);
+            }
+    } else
     for (QCustomPlot* p : {acc_, loss_, cost_})
         for (std::size_t k = 0; k < runs_.size() && static_cast<int>(k) < p->graphCount(); ++k) {
             QCPGraph* g = p->graph(static_cast<int>(k));
@@ -925,7 +1135,7 @@ void ComparisonView::styleSelection() {
         if (k < 0 || k >= static_cast<int>(runs_.size())) continue; // drawn for an older set of runs
         const bool sel = runs_[static_cast<std::size_t>(k)].run.id == selected_;
         QCPScatterStyle s = graph->scatterStyle();
-        s.setPen(QPen(seriesColor(k), sel ? 4.0 : 2.5));
+        s.setPen(QPen(seriesColor(colorIndex(static_cast<std::size_t>(k))), sel ? 4.0 : 2.5));
         s.setSize(sel ? 17 : 12);
         graph->setScatterStyle(s);
     }

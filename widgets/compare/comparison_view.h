@@ -55,6 +55,11 @@ public:
     QList<qint64> runIds() const;
     const std::vector<ComparedRun>& runs() const { return runs_; }
     QColor colorOf(qint64 id) const;
+    /// Whether repeats are drawn as one curve per configuration (mean and 95% CI band):
+    /// when some configuration has repeats and "Mean of repeats" is on (the default).
+    bool grouped() const;
+    /// The colour index of run i: its configuration's when grouped, else its own.
+    int colorIndex(std::size_t run) const;
     qint64 baseline() const { return baseline_; }
     qint64 selectedRun() const { return selected_; }
     double target() const;
@@ -169,11 +174,20 @@ private:
     QLabel* paretoNote_; ///< the Pareto definition, stated under the table
     QPointF pressPos_;
     bool restyling_ = false;
+    bool restylePending_ = false;
     ClusterComparison* cluster_;
     QWidget* curvesPane_;
     QWidget* tradeBox_;
     QWidget* tableBox_;
     bool anyTraining_ = true, anyCluster_ = false;
+    // Repeats of one configuration drawn as one curve (mean, 95% CI band).
+    QToolButton* meanButton_ = nullptr;
+    std::vector<std::vector<std::size_t>> groups_; ///< configuration -> its runs' indices
+    std::vector<int> groupOf_;                     ///< run index -> configuration
+    bool tradeModeAuto_ = true;                    ///< the trade-off mode follows the runs until chosen
+    void groupRepeats();
+    void drawGroupedCurves(QCustomPlot* plot, PlotKind kind, const PlotOptions& options);
+    QString groupLabel(int group) const;
     void loadClusterRuns();
 };
 

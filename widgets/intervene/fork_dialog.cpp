@@ -44,6 +44,8 @@ void unpackTarget(const QString& packed, std::string& target, std::string& linkT
 
 } // namespace
 
+QString ForkDialog::instantText(double seconds) { return QString::number(seconds, 'g', 10); }
+
 ForkDialog::ForkDialog(const Scenario& scenario, double at, double reached, const QString& parentLabel, QWidget* parent)
     : QDialog(parent), scenario_(scenario), reached_(reached) {
     setWindowTitle(tr("Fork %1").arg(parentLabel));
@@ -59,10 +61,10 @@ ForkDialog::ForkDialog(const Scenario& scenario, double at, double reached, cons
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* form = new QFormLayout;
-    at_ = new QLineEdit(QString::number(at, 'g', 10), this);
+    at_ = new QLineEdit(instantText(at), this);
     at_->setObjectName("forkAt");
     at_->setToolTip(std::isnan(reached) ? tr("Virtual seconds")
-                                        : tr("Virtual seconds, from 0 to %1 (how far the run went)").arg(reached, 0, 'g', 8));
+                                        : tr("Virtual seconds, from 0 to %1 (how far the run went)").arg(instantText(reached)));
     form->addRow(tr("Fork at (virtual s)"), at_);
     layout->addLayout(form);
     connect(at_, &QLineEdit::textChanged, this, [this] {
@@ -230,8 +232,13 @@ void ForkDialog::accept() {
     const std::optional<double> at = parseNumber(at_->text());
     if (!at) return refuse(tr("Fork at: '%1' is not a number of virtual seconds").arg(at_->text()));
     if (*at < 0) return refuse(tr("Fork at: %1 s is before the run's start (0 s)").arg(*at));
-    if (!std::isnan(reached_) && *at > reached_)
-        return refuse(tr("Fork at: %1 s is past the end of the parent run (%2 s)").arg(*at).arg(reached_, 0, 'g', 8));
+    double instant = *at;
+    // The prefilled instant is the parent's end written to 10 digits, which can round up
+    // past it (18.11019235 for 18.1101923457): what reads as the end is the end.
+    if (!std::isnan(reached_) && instant > reached_ && instantText(instant) == instantText(reached_)) instant = reached_;
+    if (!std::isnan(reached_) && instant > reached_)
+        return refuse(tr("Fork at: %1 s is past the end of the parent run (%2 s)")
+                          .arg(instantText(instant), instantText(reached_)));
     std::vector<Change> changes;
     for (int r = 0; r < table_->rowCount(); ++r) {
         Change c;
@@ -241,7 +248,7 @@ void ForkDialog::accept() {
     }
     message_->clear();
     message_->hide();
-    atValue_ = *at;
+    atValue_ = instant;
     changes_ = changes;
     QDialog::accept();
 }

@@ -27,6 +27,9 @@ public:
     /// `reached`: how far the parent ran (the fork must be within it; NaN: not checked).
     ForkDialog(const Scenario& scenario, double at, double reached, const QString& parentLabel,
                QWidget* parent = nullptr);
+    /// How the dialog writes an instant (10 significant digits): the instant typed as the
+    /// parent's end, written so, is the parent's end.
+    static QString instantText(double seconds);
 
     /// Adds a change row (the "Add change" button adds one for the first link or node).
     /// Returns its row.

@@ -8,6 +8,7 @@
 #include <QFont>
 #include <QGraphicsItem>
 #include <QMenu>
+#include <QTimer>
 
 #include <cmath>
 
@@ -57,6 +58,19 @@ void InterveneMenu::populate(QMenu& menu, QGraphicsItem* item) {
     }
     const QString why = unavailableReason();
     const bool enabled = why.isEmpty();
+    // The run stands still while the menu and its dialog are open: what the menu says ("at
+    // t = 3.9 s") is the instant the change is applied and stored at, and a run at full speed
+    // does not end under the menu. It runs on when the menu closes or the change is sent.
+    if (enabled && controller_->state() == RunController::State::Running) {
+        controller_->holdStill();
+        heldByMenu_ = true;
+        connect(&menu, &QMenu::aboutToHide, this, [this] {
+            // An entry's action comes after aboutToHide: let it say it is asking first.
+            QTimer::singleShot(0, this, [this] {
+                if (!asking_) releaseHold();
+            });
+        });
+    }
     menu.setToolTipsVisible(true);
     // A disabled entry, not a section: a section's text does not widen the menu (clipped).
     QAction* title = menu.addAction(enabled ? tr("Intervene on %1 at t = %2 s").arg(t.shown, timeText(controller_->runClock()))
@@ -77,8 +91,19 @@ QAction* InterveneMenu::addEntry(QMenu& menu, const QString& text, bool enabled,
     QAction* a = menu.addAction(text);
     a->setProperty("fogIntervention", true);
     a->setEnabled(enabled);
-    connect(a, &QAction::triggered, this, [run = std::move(run)] { run(); });
+    connect(a, &QAction::triggered, this, [this, run = std::move(run)] {
+        asking_ = true;
+        run();
+        asking_ = false;
+        releaseHold();
+    });
     return a;
+}
+
+void InterveneMenu::releaseHold() {
+    if (!heldByMenu_) return;
+    heldByMenu_ = false;
+    if (controller_ && controller_->state() == RunController::State::Paused) controller_->resume();
 }
 
 void InterveneMenu::addNodeEntries(QMenu& menu, const Target& t, bool enabled) {

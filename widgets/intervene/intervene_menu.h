@@ -36,7 +36,9 @@ public:
     InterveneMenu(RunController* controller, QWidget* dialogParent);
 
     /// Adds the intervention entries for `item` (NodeItem, MemberItem, EdgeItem; anything
-    /// else adds nothing) at the top of `menu`.
+    /// else adds nothing) at the top of `menu`. A run going is paused until the menu closes
+    /// or its entry's change was sent, so that the instant the menu names is the one the
+    /// change is applied at.
     void populate(QMenu& menu, QGraphicsItem* item);
 
     /// Asks for values: a ValuesDialog by default. Returns the accepted values, nothing when
@@ -81,7 +83,12 @@ private:
     std::optional<std::vector<double>> ask(const QString& title, const QString& intro,
                                            const std::vector<ValueField>& fields, const ValuesDialog::Check& check);
 
+    /// Resumes the run the menu paused (if it is still paused).
+    void releaseHold();
+
     QPointer<RunController> controller_;
+    bool heldByMenu_ = false; ///< populate() paused the run going
+    bool asking_ = false;     ///< an entry's dialog is open
     QPointer<QWidget> parent_;
     Asker asker_;
     ForkAction fork_;

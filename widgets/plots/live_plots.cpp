@@ -185,6 +185,7 @@ void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
     markers_.clear();
     predictedTime_ = predictedCost_ = predictedAccuracy_ = kNaN;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
+    shownSync_ = scenario.topology.nodes.empty() ? std::string() : scenario.sync.name;
     startTheory(info, scenario);
     for (auto& p : panels_) p.autoscale = true;
     updateClosedFormLabel();
@@ -382,7 +383,7 @@ PlotOptions LivePlots::optionsFor(const PanelState& p) const {
     return o;
 }
 
-QString LivePlots::expectedText() const {
+QString LivePlots::shownExpectedText() const {
     switch (expected_.source) {
     case ExpectedRoundTime::Source::ClosedForm:
         return tr("Expected round time (closed form): %1").arg(QString::fromStdString(expected_.detail));
@@ -401,6 +402,28 @@ QString LivePlots::expectedText() const {
                  QString::fromStdString(expected_.detail));
     return tr("Expected round time: %1")
         .arg(closedForm_.why.empty() ? tr("no closed form") : QString::fromStdString(closedForm_.why));
+}
+
+void LivePlots::setEditedScenario(const Scenario& scenario) {
+    edited_ = closedFormRoundTime(scenario, wireBytesOf(scenario, ""));
+    editedSync_ = scenario.sync.name;
+    updateClosedFormLabel();
+}
+
+QString LivePlots::expectedText() const {
+    if (editedSync_.empty()) return shownExpectedText();
+    const QString edited =
+        edited_.applies
+            ? tr("closed form %1").arg(QString::fromStdString(edited_.formula))
+            : tr("%1; a Monte Carlo estimate is made when it runs")
+                  .arg(edited_.why.empty() ? tr("no closed form") : QString::fromStdString(edited_.why));
+    // Nothing shown: the line is about the scenario on the canvas.
+    if (shownSync_.empty()) return tr("Expected round time (%1): %2").arg(QString::fromStdString(editedSync_), edited);
+    if (shownSync_ == editedSync_) return shownExpectedText();
+    // A run of another policy is shown: its line, named, then the scenario as edited.
+    return tr("Shown run (%1): %2 · as edited (%3): %4")
+        .arg(QString::fromStdString(shownSync_), shownExpectedText().section(": ", 1),
+             QString::fromStdString(editedSync_), edited);
 }
 
 void LivePlots::updateClosedFormLabel() {
@@ -686,7 +709,7 @@ void LivePlots::autoscale(PanelState& p) {
     if (!any) return;
     plot->rescaleAxes();
     const PlotOptions o = optionsFor(p);
-    if (o.x != PlotXAxis::Round && plot->xAxis->range().lower > 0) plot->xAxis->setRangeLower(0);
+    fitKeyAxis(plot, o.x);
     if (p.kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
         QCPRange r = plot->yAxis->range();
         r.expand(o.expectedRoundTime);

@@ -100,6 +100,11 @@ public:
     int monteCarloRounds() const { return monteCarloRounds_; }
     /// The line the round-time plot says about the expectation ("Expected round time: ...").
     QString expectedText() const;
+    /// The scenario as edited now (no run going): the expectation line then speaks of it,
+    /// not of the scenario the plots were last reset with ("no closed form for the fedavg
+    /// policy" stayed after switching to fully-sync). When a run is shown whose sync policy
+    /// differs, the line names both.
+    void setEditedScenario(const Scenario& scenario);
 
     // ---- the cursor shared by all plots (and, through cursorMoved, the timeline and the
     // link plot): a vertical line at one virtual time with each curve's value there.
@@ -147,6 +152,7 @@ private:
     void schedule();
     PlotOptions optionsFor(const PanelState& p) const;
     void updateClosedFormLabel();
+    QString shownExpectedText() const; ///< the line for the run the plots show
     void startTheory(const RunInfo& info, const Scenario& scenario);
     void placeCursor(PanelState& p);
     double keyFor(const PanelState& p, double t) const;
@@ -162,6 +168,9 @@ private:
     PlotOptions options_;
     ClosedFormRoundTime closedForm_;
     ExpectedRoundTime expected_;
+    ClosedFormRoundTime edited_;   ///< of the scenario as edited (setEditedScenario)
+    std::string editedSync_;       ///< its sync policy ("" before setEditedScenario)
+    std::string shownSync_;        ///< the sync policy of the run the plots show ("" none)
     TheoryEstimator* theory_ = nullptr;
     int theoryRequest_ = -1;
     int monteCarloRounds_ = 300;

@@ -127,6 +127,15 @@ QColor seriesColor(int i) {
     return colors[((i % 8) + 8) % 8];
 }
 
+Qt::PenStyle seriesPenStyle(int i) {
+    // Past the eight colours, the same colours again dashed, then dotted: #6 and #14 differ.
+    switch ((std::max(0, i) / 8) % 3) {
+    case 1: return Qt::DashLine;
+    case 2: return Qt::DotLine;
+    default: return Qt::SolidLine;
+    }
+}
+
 QString plotTitle(PlotKind kind) {
     switch (kind) {
     case PlotKind::TrainLoss: return "Training loss";
@@ -167,7 +176,8 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
         points(series[i].metrics, kind, o, xs, ys, prev);
         QCPGraph* g = plot->addGraph();
         g->setName(series[i].label);
-        g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2));
+        g->setPen(QPen(series[i].color.isValid() ? series[i].color : seriesColor(static_cast<int>(i)), 2,
+                       seriesPenStyle(static_cast<int>(i))));
         g->setData(xs, smoothCurve(ys, o.smoothing), true);
         markSparsePoints(g);
         g->setProperty("lastTime", prev); // appendMetric measures the next round from here
@@ -215,7 +225,7 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
     if (kind == PlotKind::Cost || kind == PlotKind::Energy) corner = Qt::AlignTop | Qt::AlignLeft;
     plot->axisRect()->insetLayout()->setInsetAlignment(0, corner);
     plot->rescaleAxes();
-    if (o.x != PlotXAxis::Round && plot->xAxis->range().lower > 0) plot->xAxis->setRangeLower(0);
+    fitKeyAxis(plot, o.x);
     if (kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
         QCPRange r = plot->yAxis->range();
         r.expand(o.expectedRoundTime);
@@ -254,6 +264,41 @@ double valueAt(const QCPGraph* g, double key) {
     if (it == g->data()->constBegin()) return kNaN;
     --it;
     return it->value;
+}
+
+void metricPoints(const std::vector<AggregationRecord>& metrics, PlotKind kind, const PlotOptions& o,
+                  QVector<double>& xs, QVector<double>& ys) {
+    double prev = 0.0;
+    points(metrics, kind, o, xs, ys, prev);
+}
+
+void fitKeyAxis(QCustomPlot* plot, PlotXAxis x) {
+    bool found = false;
+    QCPRange keys;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        bool f = false;
+        const QCPRange r = plot->graph(i)->getKeyRange(f);
+        if (!f) continue;
+        keys = found ? QCPRange(std::min(keys.lower, r.lower), std::max(keys.upper, r.upper)) : r;
+        found = true;
+    }
+    if (!found) return;
+    double lower = keys.lower, upper = keys.upper;
+    if (x == PlotXAxis::Round) {
+        if (upper - lower < 1) {
+            const double c = (lower + upper) / 2;
+            lower = c - 0.5;
+            upper = c + 0.5;
+        }
+        if (lower < 0) {
+            upper -= lower;
+            lower = 0;
+        }
+    } else {
+        lower = std::min(0.0, lower); // time starts at 0 (a point at t < 0 never happens)
+        if (upper <= lower) upper = lower + 1.0;
+    }
+    plot->xAxis->setRange(lower, upper);
 }
 
 void fixFlatRange(QCustomPlot* plot) {

@@ -51,6 +51,9 @@ double valueAt(const QCPGraph* g, double key);
 
 /// The i-th colour of a palette that stays distinguishable on light and dark backgrounds.
 QColor seriesColor(int i);
+/// The i-th series' line: solid for the first eight colours, then dashed, then dotted, so
+/// that series i and i + 8 (the same colour) are told apart.
+Qt::PenStyle seriesPenStyle(int i);
 QString plotTitle(PlotKind kind);
 QString axisLabel(PlotXAxis x);
 
@@ -58,6 +61,11 @@ QString axisLabel(PlotXAxis x);
 /// where evaluated). Axes rescale to the data.
 void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKind kind,
                 const PlotOptions& options = {});
+
+/// The (x, y) points plotMetric draws for one series (level-0 records with a value; not
+/// smoothed).
+void metricPoints(const std::vector<AggregationRecord>& metrics, PlotKind kind, const PlotOptions& options,
+                  QVector<double>& xs, QVector<double>& ys);
 
 /// Curves with at most this many points also mark each point (one point draws no line).
 inline constexpr int kSparsePoints = 40;
@@ -69,6 +77,10 @@ void styleAxes(QCustomPlot* plot);
 /// Flat data (all values equal, e.g. no prices) gets a range from zero or +-10% around it
 /// rather than QCustomPlot's symmetric default.
 void fixFlatRange(QCustomPlot* plot);
+/// The x axis over the curves' keys: virtual or wall time from 0 (never negative, also around
+/// a single point, which QCustomPlot centres on the previous range's width: -25..50 s);
+/// rounds over their range, at least one round wide and never below 0.
+void fitKeyAxis(QCustomPlot* plot, PlotXAxis x);
 
 /// Appends new records to the curves plotMetric drew (live plots: no full redraw).
 void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<AggregationRecord>& records,

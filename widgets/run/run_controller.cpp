@@ -6,6 +6,7 @@
 #include "core/sweep/sweep.h"
 #include "widgets/run/live_network.h"
 
+#include <QElapsedTimer>
 #include <QThread>
 #include <QTimer>
 
@@ -454,6 +455,17 @@ bool RunController::intervene(const TimedEvent& event, QString* why) {
 void RunController::pause() {
     control_->pause();
     if (state_ == State::Running) enterPaused();
+}
+
+bool RunController::holdStill(int timeoutMs) {
+    if (!thread_ || !isActive()) return false;
+    if (state_ == State::Running) pause();
+    // The engine reads the pause before every event and every few ms while pacing; at most
+    // one event is handled after it (paced runs pop the event they were waiting for).
+    QElapsedTimer waited;
+    waited.start();
+    while (!control_->holding() && thread_->isRunning() && waited.elapsed() < timeoutMs) QThread::msleep(1);
+    return control_->holding();
 }
 
 void RunController::enterPaused() {

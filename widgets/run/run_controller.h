@@ -59,6 +59,10 @@ public:
     bool startJob(const Scenario& scenario, const QString& dbPath, int threads, Job job);
 
     void pause();
+    /// Pauses a run going and waits (at most `timeoutMs`) until its engine stands still, so
+    /// that runClock() is the instant an intervention sent now is applied at. True when the
+    /// engine holds (a paused run already does).
+    bool holdStill(int timeoutMs = 500);
     void resume();
     /// Runs to the next global aggregation, then pauses.
     void stepRound();

@@ -107,6 +107,15 @@ RunsBrowser::RunsBrowser(QWidget* parent)
     notes_ = new QPlainTextEdit(this);
     notes_->setPlaceholderText("Notes on the current run (saved as you type)");
     notes_->setTabChangesFocus(true);
+    // Runs another process stores in the same database (the CLI, another studio) appear
+    // without a manual refresh: a cheap fingerprint of the run list is looked at every
+    // 1.5 s, and the list re-read only when it changed.
+    pollTimer_ = new QTimer(this);
+    pollTimer_->setObjectName("runsPollTimer");
+    pollTimer_->setInterval(1500);
+    connect(pollTimer_, &QTimer::timeout, this, &RunsBrowser::pollStore);
+    pollTimer_->start();
+
     notesTimer_ = new QTimer(this);
     notesTimer_->setSingleShot(true);
     notesTimer_->setInterval(600);
@@ -228,6 +237,12 @@ void RunsBrowser::refresh() {
     const qint64 current = currentRunId();
     const int scroll = view_->verticalScrollBar()->value();
     model_->refresh();
+    if (RunStore* s = store()) {
+        try {
+            stamp_ = s->listStamp();
+        } catch (const std::exception&) {
+        }
+    }
     QList<qint64> keep = selected;
     if (current) {
         keep.removeAll(current);
@@ -239,6 +254,29 @@ void RunsBrowser::refresh() {
 }
 
 void RunsBrowser::runFinished(qint64) { refresh(); }
+
+void RunsBrowser::setPollInterval(int ms) {
+    if (ms <= 0) {
+        pollTimer_->stop();
+        return;
+    }
+    pollTimer_->setInterval(ms);
+    pollTimer_->start();
+}
+
+void RunsBrowser::pollStore() {
+    RunStore* s = store();
+    if (!s || !isEnabled()) return;
+    std::string stamp;
+    try {
+        stamp = s->listStamp();
+    } catch (const std::exception&) {
+        return; // busy or gone: the next poll tries again
+    }
+    if (stamp == stamp_) return;
+    stamp_ = stamp;
+    refresh();
+}
 
 void RunsBrowser::setFilterText(const QString& text) {
     if (filter_->text() != text) {

@@ -4,6 +4,7 @@
 // window: it talks through signals, and the window calls refresh()/runFinished().
 
 #include <QList>
+#include <string>
 #include <QWidget>
 
 class QLabel;
@@ -45,6 +46,9 @@ public Q_SLOTS:
     void refresh();
     /// The auto-refresh hook: call when a run started or finished; selects nothing new.
     void runFinished(qint64 id);
+    /// How often the store is looked at for runs other processes stored (default 1500 ms;
+    /// 0: never).
+    void setPollInterval(int ms);
     void setFilterText(const QString& text);
     /// 0 unpins. Emits baselineChanged.
     void setBaseline(qint64 id);
@@ -89,6 +93,9 @@ private:
     QLabel* details_;
     QPlainTextEdit* notes_;
     QTimer* notesTimer_;
+    QTimer* pollTimer_ = nullptr;
+    std::string stamp_; ///< the run list's fingerprint when last read (RunStore::listStamp)
+    void pollStore();
     qint64 notesRun_ = 0;
     QToolButton* compareButton_;
     QToolButton* pinButton_;

@@ -3,8 +3,14 @@
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
+#include "core/sweep/sweep.h"
 
 #include <QCheckBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -19,6 +25,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -31,6 +38,87 @@ namespace {
 QString fmt(double v, int digits = 4) { return std::isnan(v) ? QString("-") : QString::number(v, 'g', digits); }
 
 } // namespace
+
+QStringList SeekDialog::paramCandidates(const Scenario& scenario) {
+    QStringList lines;
+    // selection.k only where the selection policy has a k (the presets that select `all`
+    // refuse it), over what the scenario's trainers allow.
+    long long trainers = 0;
+    const auto counts = memberCounts(scenario.topology);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        if (roleTrains(scenario.topology.nodes[i].role)) trainers += counts[i];
+    if (const PolicyInfo* sel = findSelectionPolicy(scenario.selection.name)) {
+        const auto k = std::find_if(sel->params.begin(), sel->params.end(), [](const PolicyParamInfo& p) { return p.key == "k"; });
+        if (k != sel->params.end() && trainers >= 2) {
+            const long long lo = std::max<long long>(1, static_cast<long long>(k->min));
+            const long long hi = std::min<long long>(trainers, 8);
+            if (hi > lo) lines << QString("selection.k=int:%1..%2").arg(lo).arg(hi);
+        }
+    }
+    // The scenario's sync policy against the first other one of the catalogue that fits
+    // the same tree (refused where the scenario or a variant sets the policy's parameters).
+    const auto& syncs = syncPolicyInfos();
+    const std::string current = scenario.sync.name.empty() ? syncs.front().name : scenario.sync.name;
+    const PolicyInfo* cur = findSyncPolicy(current);
+    const auto other = std::find_if(syncs.begin(), syncs.end(), [&](const PolicyInfo& i) {
+        return i.name != current && (!cur || i.shape == cur->shape);
+    });
+    if (other != syncs.end())
+        lines << "sync.policy=choice:" + QString::fromStdString(current) + "," + QString::fromStdString(other->name);
+    // The current policy's first whole-number parameter, around its value.
+    if (cur)
+        for (const PolicyParamInfo& p : cur->params) {
+            if (!p.integer) continue;
+            const long long lo = std::max<long long>(static_cast<long long>(p.min), 1);
+            const long long hi = std::min<long long>(static_cast<long long>(std::min(p.max, 1e6)), std::max<long long>(lo + 1, 8));
+            if (hi > lo) lines << QString("sync.%1=int:%2..%3").arg(QString::fromStdString(p.key)).arg(lo).arg(hi);
+            break;
+        }
+    // Trained models: the learning rate, a third to three times the scenario's.
+    if (scenario.model.kind != ModelSpec::Kind::None && scenario.training.learningRate > 0)
+        lines << QString("training.learning_rate=log:%1..%2")
+                     .arg(scenario.training.learningRate / 3, 0, 'g', 3)
+                     .arg(scenario.training.learningRate * 3, 0, 'g', 3);
+    return lines;
+}
+
+QString SeekDialog::chooseDefaultParams() {
+    // The first two candidates the search accepts for this scenario (its variants
+    // included): the form never starts with a parameter the scenario refuses.
+    QStringList kept;
+    for (const QString& c : paramCandidates(scenario_)) {
+        if (kept.size() == 2) break;
+        params_->setPlainText(c);
+        try {
+            planSeek(spec());
+            kept << c;
+        } catch (const std::exception&) {
+        }
+    }
+    // None: the first, so that the form says why it cannot start.
+    if (kept.isEmpty() && !paramCandidates(scenario_).isEmpty()) kept << paramCandidates(scenario_).front();
+    return kept.join('\n');
+}
+
+void SeekDialog::checkForm() {
+    if (thread_) return;
+    QString why;
+    try {
+        planSeek(spec());
+    } catch (const std::exception& e) {
+        why = QString::fromStdString(e.what());
+    }
+    startButton_->setEnabled(why.isEmpty() && store_);
+    startButton_->setToolTip(why.isEmpty() ? QString() : tr("Cannot start: %1").arg(why));
+    problem_ = why;
+    if (!why.isEmpty()) {
+        status_->setText(tr("Cannot start: %1").arg(why));
+        status_->setStyleSheet("QLabel { color: #d55e00; }");
+    } else if (status_->styleSheet().contains("d55e00")) {
+        status_->setStyleSheet(QString());
+        status_->setText(intro_);
+    }
+}
 
 SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<void()> onRunsStored, QWidget* parent)
     : QDialog(parent), scenario_(scenario), store_(store), onRunsStored_(std::move(onRunsStored)) {
@@ -50,9 +138,12 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
     useAccuracy_->setObjectName("seekUseAccuracy");
     useAccuracy_->setChecked(scenario.model.kind != ModelSpec::Kind::None); // timing only: no accuracy
     accuracy_ = new QDoubleSpinBox;
-    accuracy_->setRange(0.01, 1.0);
-    accuracy_->setSingleStep(0.05);
-    accuracy_->setValue(0.8);
+    accuracy_->setObjectName("seekAccuracy");
+    accuracy_->setRange(1, 100); // in percent, like every accuracy the studio shows
+    accuracy_->setDecimals(1);
+    accuracy_->setSuffix(" %");
+    accuracy_->setSingleStep(5);
+    accuracy_->setValue(80);
     deadline_ = new QDoubleSpinBox;
     deadline_->setRange(0, 1e9);
     deadline_->setSuffix(tr(" s"));
@@ -81,12 +172,6 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
     params_ = new QPlainTextEdit;
     params_->setObjectName("seekParams");
     params_->setPlaceholderText(tr("one per line: KEY=int:LO..HI[:STEP] | real:LO..HI | log:LO..HI | choice:A,B"));
-    // The scenario's sync policy against the first other one of the catalogue.
-    const auto& syncs = syncPolicyInfos();
-    const std::string current = scenario.sync.name.empty() ? syncs.front().name : scenario.sync.name;
-    const auto other = std::find_if(syncs.begin(), syncs.end(), [&](const PolicyInfo& i) { return i.name != current; });
-    params_->setPlainText("selection.k=int:2..8:2\nsync.policy=choice:" + QString::fromStdString(current) +
-                          (other != syncs.end() ? "," + QString::fromStdString(other->name) : QString()));
     params_->setMaximumHeight(90);
     form->addRow(tr("Parameters"), params_);
 
@@ -123,8 +208,10 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
     progress_ = new QProgressBar;
     progress_->setObjectName("seekProgress");
     progress_->setValue(0);
-    status_ = new QLabel(tr("Successive halving: every configuration runs with the same random numbers per "
-                            "repeat; the best third goes on with three times the budget."));
+    intro_ = tr("Successive halving: every configuration runs with the same random numbers per "
+                "repeat; the best third goes on with three times the budget.");
+    status_ = new QLabel(intro_);
+    status_->setObjectName("seekStatus");
     status_->setWordWrap(true);
     best_ = new QLabel;
     best_->setObjectName("seekBest");
@@ -156,10 +243,43 @@ SeekDialog::SeekDialog(const Scenario& scenario, RunStore* store, std::function<
     layout->addWidget(table_, 1);
     layout->addWidget(buttons);
 
-    // The search reads a file: the scenario as it is in the studio now, edits included.
-    tmp_ = std::make_unique<QTemporaryDir>();
-    file_ = tmp_->filePath("scenario.yaml");
-    saveScenarioFile(scenario_, file_.toStdString());
+    // The search reads a file: the scenario as it is in the studio now, edits included. The
+    // store keeps its path with the search's runs: beside the database (sweeps/), so it stays
+    // after the dialog closes; a temporary folder only when that cannot be written.
+    QString dir;
+    if (store_) {
+        const QDir sweeps(QFileInfo(QString::fromStdString(store_->path())).absoluteDir().filePath("sweeps"));
+        if (QDir().mkpath(sweeps.path())) dir = sweeps.path();
+    }
+    if (dir.isEmpty()) {
+        tmp_ = std::make_unique<QTemporaryDir>();
+        dir = tmp_->path();
+    }
+    QString stem = QString::fromStdString(scenario.name).toLower();
+    stem.replace(QRegularExpression("[^a-z0-9]+"), "-");
+    file_ = QDir(dir).filePath("seek-" + stem.left(40) + "-" +
+                               QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz") + ".yaml");
+    // As the sweep dialog writes it: trace files by their absolute paths, so that the copy
+    // reads the same traces from its folder.
+    QFile out(file_);
+    if (out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        out.write(QByteArray::fromStdString(storedScenarioText(scenario_)));
+        out.close();
+    } else {
+        status_->setText(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(file_), out.errorString()));
+        file_.clear();
+    }
+
+    if (!file_.isEmpty()) params_->setPlainText(chooseDefaultParams());
+    // Every problem of the form as it is typed, where the user looks: beside Start, which
+    // stays off while the search could not start.
+    checkTimer_ = new QTimer(this);
+    checkTimer_->setSingleShot(true);
+    checkTimer_->setInterval(300);
+    connect(checkTimer_, &QTimer::timeout, this, &SeekDialog::checkForm);
+    connect(params_, &QPlainTextEdit::textChanged, checkTimer_, qOverload<>(&QTimer::start));
+    for (QCheckBox* c : {useAccuracy_, useBudget_}) connect(c, &QCheckBox::toggled, checkTimer_, qOverload<>(&QTimer::start));
+    checkForm();
 }
 
 SeekDialog::~SeekDialog() {
@@ -175,7 +295,7 @@ SeekSpec SeekDialog::spec() const {
     s.file = file_.toStdString();
     s.objective = parseObjective(objective_->currentData().toString().toStdString());
     if (useAccuracy_->isChecked()) {
-        std::string c = "accuracy>=" + QString::number(accuracy_->value()).toStdString();
+        std::string c = "accuracy>=" + QString::number(accuracy_->value() / 100.0, 'g', 6).toStdString();
         if (deadline_->value() > 0) c += "@" + QString::number(deadline_->value()).toStdString();
         s.constraints.push_back(parseConstraint(c));
     }
@@ -284,6 +404,7 @@ void SeekDialog::onDone(const SeekResult& r, const QString& error) {
     closeWhenDone_ = false;
     if (!error.isEmpty()) {
         status_->setText(tr("The search stopped: %1").arg(error));
+        progress_->setFormat(tr("stopped"));
         Q_EMIT finished(false);
         if (closing) QDialog::reject();
         return;
@@ -293,6 +414,12 @@ void SeekDialog::onDone(const SeekResult& r, const QString& error) {
         objective = parseObjective(objective_->currentData().toString().toStdString());
     } catch (const ScenarioError&) {
     }
+    // Accuracies in percent, as everywhere in the studio (the objective too when it is one).
+    const bool accuracyObjective = objective.metric == SeekMetric::Accuracy;
+    auto percent = [](double v) { return std::isnan(v) ? QString("-") : QString::number(100 * v, 'f', 1) + " %"; };
+    auto objText = [&](double v, int digits = 4) {
+        return accuracyObjective ? (std::isnan(v) ? QString("-") : QString::number(100 * v, 'f', 1) + " %") : fmt(v, digits);
+    };
     std::vector<std::size_t> order(r.configs.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -306,10 +433,10 @@ void SeekDialog::onDone(const SeekResult& r, const QString& error) {
         int ok = 0;
         for (const auto& s : c.scores) ok += s.feasible;
         const QString obj = std::isnan(c.objective.halfWidth)
-                                ? fmt(c.objective.mean)
-                                : fmt(c.objective.mean) + QString::fromUtf8(" \u00b1 ") + fmt(c.objective.halfWidth, 3);
+                                ? objText(c.objective.mean)
+                                : objText(c.objective.mean) + QString::fromUtf8(" \u00b1 ") + objText(c.objective.halfWidth, 3);
         const QStringList cells{QString::number(c.rung + 1), QString("%1/%2").arg(ok).arg(c.scores.size()), obj,
-                                fmt(c.accuracy), fmt(c.time), fmt(c.cost), QString::fromStdString(c.label)};
+                                percent(c.accuracy), fmt(c.time), fmt(c.cost), QString::fromStdString(c.label)};
         for (int col = 0; col < cells.size(); ++col) table_->setItem(row, col, new QTableWidgetItem(cells[col]));
     }
     table_->resizeColumnsToContents();
@@ -317,10 +444,10 @@ void SeekDialog::onDone(const SeekResult& r, const QString& error) {
         const auto& b = r.configs[static_cast<std::size_t>(r.best)];
         QString text = tr("<b>Best:</b> %1: %2 %3").arg(QString::fromStdString(b.label).toHtmlEscaped())
                            .arg(QString::fromLatin1(toString(objective.metric)))
-                           .arg(fmt(b.objective.mean));
+                           .arg(objText(b.objective.mean));
         if (!std::isnan(b.objective.halfWidth))
-            text += tr(", 95% CI [%1, %2]").arg(fmt(b.objective.mean - b.objective.halfWidth))
-                        .arg(fmt(b.objective.mean + b.objective.halfWidth));
+            text += tr(", 95% CI [%1, %2]").arg(objText(b.objective.mean - b.objective.halfWidth))
+                        .arg(objText(b.objective.mean + b.objective.halfWidth));
         best_->setText(text);
     } else {
         best_->setText(tr("No configuration met the constraints in every repeat."));
@@ -329,6 +456,8 @@ void SeekDialog::onDone(const SeekResult& r, const QString& error) {
     if (r.gridSize > 0) done += tr("; the whole grid would take %1 runs").arg(r.gridSize * repeats_->value());
     if (r.cancelled) done = tr("Cancelled. ") + done;
     status_->setText(done + tr(". Compare them in the runs dock (sweep %1).").arg(r.sweepId));
+    // The bar says it is over, not the last rung's count.
+    progress_->setFormat(r.cancelled ? tr("cancelled after %1 runs").arg(r.runs) : tr("done: %1 runs").arg(r.runs));
     Q_EMIT finished(!r.cancelled);
     if (closing) QDialog::reject();
 }

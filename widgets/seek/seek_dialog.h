@@ -17,6 +17,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QTimer;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -40,6 +41,13 @@ public:
     /// The spec the form describes; throws ScenarioError naming the bad field.
     SeekSpec spec() const;
     bool running() const { return thread_ != nullptr; }
+    /// Parameters the form may start with, in order of preference: selection.k only where
+    /// the selection policy has one, the sync policy against another of the same tree shape,
+    /// a whole-number parameter of the sync policy, the learning rate. The form starts with
+    /// the first two the search accepts for the scenario.
+    static QStringList paramCandidates(const Scenario& scenario);
+    /// Why the search cannot start as the form is ("" when it can).
+    QString problem() const { return problem_; }
 
 public Q_SLOTS:
     void start();
@@ -55,6 +63,11 @@ private:
     void onProgress(const SeekProgress& p);
     void onDone(const SeekResult& r, const QString& error);
     void setBusy(bool busy);
+    void checkForm();
+    QString chooseDefaultParams();
+    QString problem_;
+    QString intro_;
+    QTimer* checkTimer_ = nullptr;
 
     Scenario scenario_;
     RunStore* store_;

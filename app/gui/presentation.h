@@ -1,0 +1,19 @@
+#pragma once
+// Presentation mode (View ▸ Presentation Mode, F11): large fonts and thick lines for a
+// projector. The application font grows by half, every plot's tick labels, axis labels and
+// legends with it, and curves are drawn twice as thick; toggled back, all returns as it was.
+
+class QWidget;
+
+namespace fog {
+
+/// Turns presentation mode on or off for the application and the plots under `root`
+/// (plots created later follow it at their next replot once `root` is searched again).
+void setPresentation(QWidget* root, bool on);
+bool presentationOn();
+/// How much thicker lines are drawn (2 in presentation mode, else 1).
+double presentationLineScale();
+/// How much larger text is (1.5 in presentation mode, else 1).
+double presentationFontScale();
+
+} // namespace fog
