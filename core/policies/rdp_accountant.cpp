@@ -1,4 +1,5 @@
 #include "core/policies/rdp_accountant.h"
+#include "core/util/portable_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,19 +17,19 @@ double sampledGaussianRdp(double q, double sigma, int alpha) {
     double top = -std::numeric_limits<double>::infinity();
     for (int k = 0; k <= alpha; ++k) {
         const double kk = k;
-        double t = std::lgamma(a + 1) - std::lgamma(kk + 1) - std::lgamma(a - kk + 1);
+        double t = pmath::lgamma(a + 1) - pmath::lgamma(kk + 1) - pmath::lgamma(a - kk + 1);
         if (alpha - k > 0) {
             if (q >= 1) continue; // (1 - q)^(alpha - k) = 0
-            t += (a - kk) * std::log1p(-q);
+            t += (a - kk) * pmath::log1p(-q);
         }
-        if (k > 0) t += kk * std::log(q);
+        if (k > 0) t += kk * pmath::log(q);
         t += (kk * kk - kk) / (2 * sigma * sigma);
         logs.push_back(t);
         top = std::max(top, t);
     }
     double sum = 0.0;
-    for (double t : logs) sum += std::exp(t - top);
-    return (top + std::log(sum)) / (a - 1);
+    for (double t : logs) sum += pmath::exp(t - top);
+    return (top + pmath::log(sum)) / (a - 1);
 }
 
 double rdpEpsilon(double q, double sigma, long steps, double delta, int* order) {
@@ -40,7 +41,7 @@ double rdpEpsilon(double q, double sigma, long steps, double delta, int* order) 
     int bestOrder = 0;
     for (int alpha = 2; alpha <= 256; ++alpha) {
         const double e = static_cast<double>(steps) * sampledGaussianRdp(q, sigma, alpha) +
-                         std::log(1 / delta) / (alpha - 1);
+                         pmath::log(1 / delta) / (alpha - 1);
         if (e < best) {
             best = e;
             bestOrder = alpha;
