@@ -442,7 +442,8 @@ int rerun(const CliOptions& o, std::int64_t id) {
     NewRun meta;
     meta.name = "rerun of " + std::to_string(id) + ": " + stored->name;
     meta.tags = stored->tags;
-    const std::string kernels = kernelMatchNote(stored->numerics, "run " + std::to_string(id));
+    const bool fastPath = scenario.training.backend != TrainingBackend::LibTorch;
+    const std::string kernels = kernelMatchNote(stored->numerics, "run " + std::to_string(id), fastPath);
     meta.notes = "re-run of run " + std::to_string(id) + (kernels.empty() ? "" : "; " + kernels);
     std::int64_t newId = 0;
     const int rc = runScenario(scenario, o, meta, "run " + std::to_string(id), std::nullopt,
@@ -459,7 +460,7 @@ int rerun(const CliOptions& o, std::int64_t id) {
         std::cerr << "fogstudio-cli: cannot read run " << newId << " back to compare it: " << e.what() << "\n";
         return 1;
     }
-    const bool exact = kernelMatch(stored->numerics) == KernelMatch::Same;
+    const bool exact = kernelMatch(stored->numerics, fastPath) == KernelMatch::Same;
     // A stored run that was stopped, interrupted or failed has the rows it reached.
     const bool prefix = stored->status != "finished" || rc == 130;
     const RowsComparison c = compareRows(storedRows, again, exact, prefix);

@@ -23,17 +23,18 @@ std::string cpuOf(const std::string& record) {
 
 } // namespace
 
-KernelMatch kernelMatch(const std::string& storedNumerics) {
+KernelMatch kernelMatch(const std::string& storedNumerics, bool fastPath) {
     const std::string key = kernelKeyOf(storedNumerics);
-    if (key.empty()) return KernelMatch::Unknown;
-    return key == kernelSet().key() ? KernelMatch::Same : KernelMatch::Other;
+    if (key.empty() || (fastPath && fastKernelsOf(storedNumerics).empty())) return KernelMatch::Unknown;
+    if (key != kernelSet().key()) return KernelMatch::Other;
+    return !fastPath || fastKernelsOf(storedNumerics) == fastKernels() ? KernelMatch::Same : KernelMatch::Other;
 }
 
-std::string kernelMatchNote(const std::string& storedNumerics, const std::string& what) {
+std::string kernelMatchNote(const std::string& storedNumerics, const std::string& what, bool fastPath) {
     const std::string tolerance = "training values (losses, accuracies, the model) compared within " +
                                   shortNumber(kTrainingRelTolerance) + " relative (accuracy within " +
                                   shortNumber(kAccuracyAbsTolerance) + "), everything the virtual clock computes exactly";
-    switch (kernelMatch(storedNumerics)) {
+    switch (kernelMatch(storedNumerics, fastPath)) {
     case KernelMatch::Same:
         return "";
     case KernelMatch::Unknown:
@@ -41,8 +42,11 @@ std::string kernelMatchNote(const std::string& storedNumerics, const std::string
     case KernelMatch::Other:
         break;
     }
-    return what + " was computed with other kernels (" + kernelKeyOf(storedNumerics) + " on " + cpuOf(storedNumerics) +
-           "; this machine: " + kernelSet().key() + " on " + cpuModel() + "): " + tolerance;
+    const std::string fast = fastPath ? "; fast path " + fastKernelsOf(storedNumerics) : std::string();
+    const std::string fastHere = fastPath ? "; fast path " + fastKernels() : std::string();
+    return what + " was computed with other kernels (" + kernelKeyOf(storedNumerics) + fast + " on " +
+           cpuOf(storedNumerics) + "; this machine: " + kernelSet().key() + fastHere + " on " + cpuModel() +
+           "): " + tolerance;
 }
 
 std::string rowDifference(const AggregationRecord& p, const AggregationRecord& r, bool exactTraining) {

@@ -20,11 +20,13 @@ enum class KernelMatch {
     Other,   ///< another kernel set (another CPU, or other kernels chosen): compared by the rule
     Unknown, ///< stored before FogStudio recorded kernels (schema < 6): compared by the rule
 };
-KernelMatch kernelMatch(const std::string& storedNumerics);
+/// `fastPath`: the run may train on the fast path (training.backend fast or auto), whose
+/// library and kernels must match too.
+KernelMatch kernelMatch(const std::string& storedNumerics, bool fastPath = false);
 
 /// A sentence for the user: "" for Same; else which kernels the stored run used and which
 /// this machine uses, and that training values are compared within the tolerance.
-std::string kernelMatchNote(const std::string& storedNumerics, const std::string& what);
+std::string kernelMatchNote(const std::string& storedNumerics, const std::string& what, bool fastPath = false);
 
 /// The first difference between a stored metric row and the same row computed again, "" when
 /// they agree: clock fields exactly, training fields exactly or by the rule.

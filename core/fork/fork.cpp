@@ -332,8 +332,9 @@ ForkPlan planFork(const RunStore& store, std::int64_t parentRunId, double atSeco
         }
     }
     plan.label = forkLabel(parentRunId, atSeconds, added);
-    plan.exactTraining = kernelMatch(parent->numerics) == KernelMatch::Same;
-    plan.kernelNote = kernelMatchNote(parent->numerics, parentName);
+    const bool fastPath = plan.scenario.training.backend != TrainingBackend::LibTorch;
+    plan.exactTraining = kernelMatch(parent->numerics, fastPath) == KernelMatch::Same;
+    plan.kernelNote = kernelMatchNote(parent->numerics, parentName, fastPath);
 
     for (const auto& r : store.metrics(parentRunId))
         if (r.time < atSeconds) plan.parentRows.push_back(r);

@@ -1,4 +1,5 @@
 #include "core/model/fast_blas.h"
+#include "core/util/numerics.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -53,6 +54,13 @@ std::vector<Library> findLibraries() {
         std::string name = "BLIS";
         using Version = char* (*)();
         if (auto v = reinterpret_cast<Version>(dlsym(h, "bli_info_get_version_str"))) name += std::string(" ") + v();
+        // BLIS chooses its kernels per CPU (skx, haswell, zen3, ...): part of what a run's
+        // training values depend on (core/util/numerics.h fastKernels()).
+        using ArchId = int (*)();
+        using ArchName = const char* (*)(int);
+        auto id = reinterpret_cast<ArchId>(dlsym(h, "bli_arch_query_id"));
+        auto arch = reinterpret_cast<ArchName>(dlsym(h, "bli_arch_string"));
+        if (id && arch) name += std::string(" (") + arch(id()) + " kernels)";
         libs.push_back({name, &blisSgemm});
         break;
     }
@@ -95,6 +103,18 @@ const Library* pick() {
     }
     return &libs.front();
 }
+} // namespace
+
+namespace {
+/// Before main(): the run store records which library and kernels the fast path uses.
+const bool kDescribed = (registerFastKernels([]() -> std::string {
+                             try {
+                                 return chosen().name;
+                             } catch (const std::exception&) {
+                                 return "none";
+                             }
+                         }),
+                         true);
 } // namespace
 
 const Library& chosen() {

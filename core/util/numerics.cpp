@@ -151,17 +151,38 @@ std::string cpuVectorLevel() {
     return "SSE";
 }
 
-std::string numericsRecord() {
-    const KernelSet& k = kernelSet();
-    return "kernels=" + k.key() + "; cpu=" + cpuModel() + " (" + cpuVectorLevel() + "); mode=" + k.mode;
+namespace {
+std::string (*&fastDescriber())() {
+    static std::string (*describe)() = nullptr;
+    return describe;
 }
 
-std::string kernelKeyOf(const std::string& record) {
-    const std::string tag = "kernels=";
-    if (record.rfind(tag, 0) != 0) return "";
-    const auto end = record.find("; cpu=");
-    return record.substr(tag.size(), end == std::string::npos ? std::string::npos : end - tag.size());
+/// The value of "NAME=" in a record: up to the next "; ".
+std::string field(const std::string& record, const std::string& name) {
+    const std::string tag = name + "=";
+    std::size_t at = record.rfind(tag, 0) == 0 ? 0 : record.find("; " + tag);
+    if (at == std::string::npos) return "";
+    at += at == 0 ? tag.size() : tag.size() + 2;
+    const auto end = record.find("; ", at);
+    return record.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
+} // namespace
+
+void registerFastKernels(std::string (*describe)()) { fastDescriber() = describe; }
+
+std::string fastKernels() {
+    static const std::string described = fastDescriber() ? fastDescriber()() : "none";
+    return described;
+}
+
+std::string numericsRecord() {
+    const KernelSet& k = kernelSet();
+    return "kernels=" + k.key() + "; fast=" + fastKernels() + "; cpu=" + cpuModel() + " (" + cpuVectorLevel() +
+           "); mode=" + k.mode;
+}
+
+std::string kernelKeyOf(const std::string& record) { return field(record, "kernels"); }
+std::string fastKernelsOf(const std::string& record) { return field(record, "fast"); }
 
 bool trainingValuesAgree(double stored, double now, bool isAccuracy) {
     if (std::isnan(stored) || std::isnan(now)) return std::isnan(stored) && std::isnan(now);

@@ -14,7 +14,7 @@
 
 namespace fog {
 
-/// The kernels this process trains with.
+/// The kernels this process trains with (LibTorch's path; the fast path's are fastKernels()).
 struct KernelSet {
     std::string aten;          ///< ATen CPU capability: "default", "avx2", "avx512"
     std::string blas;          ///< OpenBLAS core ("Haswell", ...), or "not OpenBLAS"
@@ -34,12 +34,22 @@ const KernelSet& kernelSet();
 std::string cpuModel();
 std::string cpuVectorLevel();
 
-/// One line stored with every run: "kernels=<key>; cpu=<model> (<level>); mode=<mode>".
+/// The library and kernels of the fast training path (training.backend fast or auto:
+/// core/model/fast_blas.h), e.g. "BLIS 0.9.0 (skx kernels)"; "none" in a program without it.
+/// BLIS chooses its kernels per CPU and is not pinned: fast-path runs are bit-identical only
+/// where this matches too.
+std::string fastKernels();
+/// Called by the fast path's library code (a static initializer) to say how to describe it.
+void registerFastKernels(std::string (*describe)());
+
+/// One line stored with every run:
+/// "kernels=<key>; fast=<fastKernels()>; cpu=<model> (<level>); mode=<mode>".
 std::string numericsRecord();
 
 /// The kernel key inside a stored numericsRecord() line ("" for runs stored before it was
-/// recorded: their kernels are unknown).
+/// recorded: their kernels are unknown), and the fast path's ("" when not recorded).
 std::string kernelKeyOf(const std::string& record);
+std::string fastKernelsOf(const std::string& record);
 
 /// Pins ATen's CPU capability and the OpenBLAS core (FOG_KERNELS=portable, the default) unless
 /// the environment already chose them (ATEN_CPU_CAPABILITY, OPENBLAS_CORETYPE) or
