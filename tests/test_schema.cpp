@@ -662,6 +662,10 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     g.energy.perByteReceivedJ = 3e-9;
     g.energy.perUpdateAggregatedJ = 0.1;
     g.bidUsdPerHour = 0.5; // a spot bid (core/scenario/events_io.h)
+    g.compute.flops = Range::exactly(1e9); // compute in FLOP/s (docs/own-model.md)
+    s.model.flopsPerSample = 1e6;
+    s.data.kind = DataSpec::Kind::Csv; // a client column is a CSV file's
+    s.data.clientColumn = 2;
     s.topology.nodes[0].role = Role::Relay;
     const std::string set = saveScenarioText(s);
     for (const auto& key : later)
