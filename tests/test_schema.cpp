@@ -666,6 +666,10 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     s.training.serverOptimizer = "fedavgm";
     s.training.codecUp = "fp16";
     s.training.codecDown = "fp16";
+    g.compute.flops = Range::exactly(1e9); // compute in FLOP/s (docs/own-model.md)
+    s.model.flopsPerSample = 1e6;
+    s.data.kind = DataSpec::Kind::Csv; // a client column is a CSV file's
+    s.data.clientColumn = 2;
     s.topology.nodes[0].role = Role::Relay;
     s.training.backend = TrainingBackend::Fast; // training.backend (core/model/fast_net.h)
     const std::string set = saveScenarioText(s);
