@@ -322,8 +322,16 @@ Params Learner::initialParameters(std::uint64_t seed) const {
     return flat;
 }
 
+/// What the fast path computes: plain local SGD (momentum, weight decay, dropout). A job with
+/// another optimiser, a client's kept optimiser state or an algorithm's gradient term
+/// (FedProx, SCAFFOLD) takes the LibTorch path, which has them (docs/emulator.md).
+static bool fastPathCovers(const LocalJob& j) {
+    return !j.probe && j.optimizer == LocalOptimizer::Sgd && j.proxMu == 0.0 && !j.correction && !j.optimizerState &&
+           !j.returnState;
+}
+
 LocalResult Learner::run(const LocalJob& job, const std::function<bool()>& shouldStop) const {
-    if (impl_->fast && !job.probe) return impl_->fast->run(job, shouldStop);
+    if (impl_->fast && fastPathCovers(job)) return impl_->fast->run(job, shouldStop);
     return runSteps(job, shouldStop, false);
 }
 

@@ -859,6 +859,9 @@ void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
         if (t.optimizer != "sgd")
             c.error("training.backend", 0, "fast: the fast path trains with sgd only, not " + t.optimizer +
                                                "; use libtorch or auto (auto takes LibTorch for it)");
+        if (t.optimizerState == "keep")
+            c.error("training.backend", 0, "fast: the fast path starts every job afresh, so it cannot keep a "
+                                           "client's optimiser state; use libtorch or auto");
     }
 }
 
