@@ -1,6 +1,7 @@
 #include "core/model/fast_net.h"
 
 #include "core/model/fast_blas.h"
+#include "core/scenario/model_checks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -92,18 +93,7 @@ void col2im(const float* col, int c, int h, int w, int oh, int ow, float* in, st
 
 } // namespace
 
-std::string FastNet::unsupported(const ModelSpec& spec) {
-    switch (spec.kind) {
-    case ModelSpec::Kind::LogReg:
-    case ModelSpec::Kind::Mlp:
-        return {};
-    case ModelSpec::Kind::Cnn:
-        return {};
-    case ModelSpec::Kind::None:
-        return "model.kind none has no network";
-    }
-    return "unknown model kind";
-}
+std::string FastNet::unsupported(const ModelSpec& spec) { return fastPathUnsupported(spec); }
 
 FastNet::FastNet(const ModelSpec& spec, const Dataset& train, const Dataset& test)
     : spec_(spec), train_(&train), test_(&test) {

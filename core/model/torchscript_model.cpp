@@ -8,6 +8,7 @@
 #include "core/data/regular_file.h"
 #include "core/model/learner.h"
 #include "core/model/torchscript_net.h"
+#include "core/scenario/model_checks.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -471,5 +472,14 @@ torch::Tensor scriptForward(ScriptReplica& r, const torch::Tensor& x, bool train
     }
     return r.module.forward({x}).toTensor();
 }
+
+namespace {
+/// Before main(): validation (core/scenario) loads TorchScript models through this.
+const bool kInspectorRegistered = (setTorchScriptInspector([](const ModelSpec& spec, int channels, int height,
+                                                               int width, int classes) {
+                                       inspectTorchScript(resolveModelPath(spec), channels, height, width, classes);
+                                   }),
+                                   true);
+} // namespace
 
 } // namespace fog::detail

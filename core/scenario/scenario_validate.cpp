@@ -5,10 +5,8 @@
 #include "core/scenario/scenario_io.h"
 
 #include "core/data/dataset.h"
-#include "core/model/fast_net.h"
 #include "core/policies/local_optimizers.h"
-#include "core/model/learner.h"
-#include "core/model/torchscript_model.h"
+#include "core/scenario/model_checks.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/server_optimizer.h"
 #include "core/policies/update_codec.h"
@@ -806,11 +804,11 @@ void checkTorchScript(Checker& c, const ModelSpec& m, const DataSize& size) {
         c.error("model.path", 0, "is required with kind: torchscript (a file saved by torch.jit.save)");
         return;
     }
-    try {
-        inspectTorchScript(resolveModelPath(m), size.channels, size.height, size.width, size.classes);
-    } catch (const ModelError& e) {
-        c.error("model.path", 0, e.what());
-    }
+    if (const TorchScriptInspector inspect = torchScriptInspector()) try {
+            inspect(m, size.channels, size.height, size.width, size.classes);
+        } catch (const std::exception& e) {
+            c.error("model.path", 0, e.what());
+        }
 }
 
 /// Nodes given in FLOP/s need a model cost: counted from the model, or model.flops_per_sample.
@@ -854,7 +852,7 @@ void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
                 "must be one of " + joinNames(server) + ", got '" + t.serverOptimizer + "'" +
                     didYouMean(t.serverOptimizer, server));
     if (t.backend == TrainingBackend::Fast && m.kind != ModelSpec::Kind::None) {
-        const std::string why = FastNet::unsupported(m);
+        const std::string why = fastPathUnsupported(m);
         if (!why.empty()) c.error("training.backend", 0, "fast: " + why + "; use libtorch or auto");
         if (t.optimizer != "sgd")
             c.error("training.backend", 0, "fast: the fast path trains with sgd only, not " + t.optimizer +
