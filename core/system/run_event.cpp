@@ -9,7 +9,7 @@ namespace {
 
 // The one mapping between kinds and the names in run stores, transcripts and logs. The
 // names are a file format (the events table): never rename one.
-constexpr std::array<std::pair<RunEventKind, const char*>, 15> kNames{{
+constexpr std::array<std::pair<RunEventKind, const char*>, 16> kNames{{
     {RunEventKind::Offline, "offline"},
     {RunEventKind::Online, "online"},
     {RunEventKind::WorkLost, "work-lost"},
