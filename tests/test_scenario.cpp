@@ -301,7 +301,8 @@ void TestScenario::badInput_data() {
         "mean 'bandwidth_up_mbps'?)");
     row("unknown policy", "bad/unknown_policy.yaml", {},
         "@:9:11: sync.policy unknown sync policy 'fedavgg' (did you mean 'fedavg'?); known: "
-        "fully-sync, n-sync, n-batch-sync, async, async-ga, fedavg, hierarchical, model-averaging");
+        "fully-sync, n-sync, n-batch-sync, async, fedbuff, async-ga, fedavg, fedprox, scaffold, dp-fedavg, secagg, "
+        "hierarchical, model-averaging");
     row("bad enum", "bad/bad_enum.yaml", {},
         "@:5:13: topology.nodes[0].tier must be one of cloud, edge, device, got 'clod' (did you "
         "mean 'cloud'?)");

@@ -1,7 +1,7 @@
 #include "core/model/fast_net.h"
 
 #include "core/model/fast_blas.h"
-#include "core/scenario/model_checks.h"
+#include "core/model/model_checks.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include "core/data/regular_file.h"
 #include "core/model/learner.h"
 #include "core/model/torchscript_net.h"
-#include "core/scenario/model_checks.h"
+#include "core/model/model_checks.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>

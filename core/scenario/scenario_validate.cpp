@@ -6,7 +6,7 @@
 
 #include "core/data/dataset.h"
 #include "core/policies/local_optimizers.h"
-#include "core/scenario/model_checks.h"
+#include "core/model/model_checks.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/server_optimizer.h"
 #include "core/policies/update_codec.h"

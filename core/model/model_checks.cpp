@@ -1,4 +1,4 @@
-#include "core/scenario/model_checks.h"
+#include "core/model/model_checks.h"
 
 namespace fog {
 

@@ -1,6 +1,6 @@
 #pragma once
-// What validation asks of the model code without depending on it (core/scenario never
-// includes LibTorch: the fuzz harnesses link the scenario code alone).
+// What validation (core/scenario) asks of the model code, without LibTorch: this header and
+// its .cpp include no LibTorch, so the fuzz harnesses link the scenario code with them alone.
 
 #include "core/spec/scenario.h"
 
