@@ -42,8 +42,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "qt6-qpa-plugins, libqt6svg6, libopenblas0-pthread | libopenblas0, dataset-fashion-mnist")
 # training.backend fast multiplies with BLIS when it is there (dlopen), else with OpenBLAS.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libblis4-serial")
+# fogstudio-cli testbed runs ip and tc (docs/testbed.md).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "iproute2")
 if(FOGSTUDIO_HAVE_MPI)
-  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin, iproute2")
 endif()
 # The Python module (python/, /usr/lib/python3/dist-packages/fogstudio) is built for this
 # python3 and returns pandas DataFrames; the notebooks plot with matplotlib.

@@ -17,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev
   python3-dev pybind11-dev python3-pandas python3-pytest python3-nbclient python3-nbformat python3-ipykernel
   python3-matplotlib
+  iproute2
 )
 
 missing=()

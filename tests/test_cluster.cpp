@@ -8,7 +8,7 @@
 #include "core/cluster/learned_scheduler.h"
 #include "widgets/cluster/cluster_view.h"
 #include "widgets/cluster/cluster_window.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

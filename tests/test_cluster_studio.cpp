@@ -2,7 +2,7 @@
 // worker thread, training with Stop, policy save/load, every episode stored), the
 // comparison view's cluster pane, and the exports (CSV, plots, report) of cluster runs.
 
-#include "app/export/plot_export.h"
+#include "widgets/figures/plot_export.h"
 #include "app/export/report.h"
 #include "core/cluster/cluster_compare.h"
 #include "core/cluster/cluster_io.h"
@@ -13,7 +13,7 @@
 #include "widgets/cluster/cluster_window.h"
 #include "widgets/compare/cluster_comparison.h"
 #include "widgets/compare/comparison_view.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <QAction>
 #include <QApplication>

@@ -5,8 +5,13 @@
 
 #include "engine_fixtures.h"
 
+#include "core/analysis/theory.h"
 #include "core/model/torchscript_model.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/schema.h"
+#include "core/spec/device_classes.h"
+#include "core/system/topology.h"
+#include "core/scenario/yaml_reader.h"
 
 #include <QtTest>
 
@@ -49,6 +54,50 @@ std::string traceScenario(const std::string& trace, const std::string& compute) 
            "'}}\n"
            "data: {dataset: none, samples_per_trainer: 100}\nmodel: {kind: none, flops_per_sample: 1000000}\n"
            "training: {batch_size: 10, local_steps: 1}\nsync: {policy: fully-sync}\nstop: {rounds: 6}\n";
+}
+
+/// `s` with every node's speed given in FLOP/s: flops = throughput x f (ranges end by end),
+/// model.flops_per_sample = f. With f a power of two every drawn speed divides back to the
+/// samples/s the original draws, bit for bit.
+Scenario inFlops(const Scenario& s, double f) {
+    Scenario t = s;
+    t.model.flopsPerSample = f;
+    for (auto& n : t.topology.nodes) {
+        n.compute.flops = Range(n.compute.throughput.min * f, n.compute.throughput.max * f);
+        n.compute.throughput = Range::exactly(1.0); // not used
+    }
+    return t;
+}
+
+/// Everything a run reports that the clock decides, record by record and event by event.
+void sameTimeline(const Recorder& a, const Recorder& b) {
+    QCOMPARE(a.records.size(), b.records.size());
+    for (std::size_t k = 0; k < a.records.size(); ++k) {
+        const auto &x = a.records[k], &y = b.records[k];
+        QCOMPARE(x.time, y.time);
+        QCOMPARE(x.participants, y.participants);
+        QCOMPARE(x.aggregator, y.aggregator);
+        QCOMPARE(x.cost, y.cost);
+        QCOMPARE(x.energyJ, y.energyJ);
+        QCOMPARE(x.bytes, y.bytes);
+        QCOMPARE(x.meanStaleness, y.meanStaleness);
+    }
+    QCOMPARE(a.events.size(), b.events.size());
+    for (std::size_t k = 0; k < a.events.size(); ++k) {
+        QCOMPARE(a.events[k].time, b.events[k].time);
+        QCOMPARE(a.events[k].detail, b.events[k].detail); // plans, placements, selections
+    }
+}
+
+const std::string kPresets = std::string(FOG_SOURCE_DIR) + "/presets/";
+
+std::string devicesScenario(const std::string& compute, const std::string& energy = "") {
+    return "topology:\n  nodes:\n    - {id: s, tier: cloud, role: aggregator}\n"
+           "    - {id: d, parent: s, compute: {" +
+           compute + "}" + (energy.empty() ? "" : ", energy: {" + energy + "}") +
+           "}\n"
+           "data: {dataset: none, samples_per_trainer: 100}\nmodel: {kind: none, flops_per_sample: 1000000}\n"
+           "training: {batch_size: 10, local_steps: 1}\nsync: {policy: fully-sync}\nstop: {rounds: 3}\n";
 }
 
 } // namespace
@@ -154,6 +203,219 @@ private Q_SLOTS:
         std::ofstream(trace) << csv.toStdString();
         const std::string e = errorOf([&] { loadScenarioText(traceScenario(trace, "throughput: 10"), "t.yaml"); });
         QVERIFY2(e.find(trace + expected.toStdString()) != std::string::npos, e.c_str());
+    }
+
+    // ---------------------------------------------------------- estimates and planners
+    // Every preset's timing-only twin, written in samples/s and in FLOP/s with matching model
+    // FLOPs (2^20 per sample, so that each drawn speed divides back exactly): the same
+    // timeline (rounds, participants, cost, energy, bytes) and the same events, so the
+    // planners and selection policies inside the run (adacoopt, data-value, placement,
+    // exp-growth, ton-plan, fastest-k, oort, deadline-budget) see the same speeds; and the
+    // same expected round time (closed form or Monte Carlo), bit for bit.
+    void presetsSameInSamplesAndFlops_data() {
+        QTest::addColumn<QString>("preset");
+        for (const auto& e : std::filesystem::directory_iterator(kPresets)) {
+            if (e.path().extension() != ".yaml") continue;
+            std::ifstream in(e.path());
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (text.find("\nkind: cluster") != std::string::npos) continue; // a cluster scheduling scenario
+            QTest::newRow(e.path().filename().string().c_str()) << QString::fromStdString(e.path().string());
+        }
+    }
+    void presetsSameInSamplesAndFlops() {
+        QFETCH(QString, preset);
+        const Scenario full = loadScenarioFile(preset.toStdString());
+        for (const auto& n : full.topology.nodes)
+            if (!n.computeTrace.empty()) QSKIP("a compute trace is in the unit of its node's compute");
+        const Scenario samples = timingOnlyScenario(full, 4e5, 100, 4);
+        const Scenario flops = inFlops(samples, 1048576.0);
+        Recorder a, b;
+        const RunSummary ra = runScenario(samples, a), rb = runScenario(flops, b);
+        QCOMPARE(ra.status, RunStatus::Finished);
+        QCOMPARE(rb.status, ra.status);
+        QVERIFY(!a.records.empty());
+        sameTimeline(a, b);
+        QCOMPARE(rb.virtualTime, ra.virtualTime);
+        QCOMPARE(rb.energyJ, ra.energyJ);
+
+        TheoryOptions o;
+        o.wireBytes = 4e5;
+        o.samplesPerTrainer = 100;
+        o.monteCarloRounds = 12;
+        const ExpectedRoundTime ea = expectedRoundTimeOf(samples, o), eb = expectedRoundTimeOf(flops, o);
+        QCOMPARE(static_cast<int>(eb.source), static_cast<int>(ea.source));
+        QVERIFY2(ea.source != ExpectedRoundTime::Source::None, ea.detail.c_str());
+        QCOMPARE(eb.seconds, ea.seconds);
+        QCOMPARE(eb.closedForm.applies, ea.closedForm.applies);
+        if (ea.closedForm.applies) QCOMPARE(eb.closedForm.seconds, ea.closedForm.seconds);
+    }
+
+    // Selection policies that rank trainers by expected speed, and the calibrated planners
+    // (a pilot phase of real training, then a plan), on unequal devices: samples/s and
+    // FLOP/s give the same run.
+    void speedRankingPoliciesSameInSamplesAndFlops_data() {
+        QTest::addColumn<QString>("sync");
+        QTest::addColumn<QString>("selection");
+        QTest::newRow("fastest-k") << "{policy: fully-sync}" << "{policy: fastest-k, k: 2}";
+        QTest::newRow("oort") << "{policy: fully-sync}" << "{policy: oort, k: 2}";
+        QTest::newRow("deadline-budget") << "{policy: fully-sync}" << "{policy: deadline-budget, k: 2, deadline_s: 5}";
+        QTest::newRow("adacoopt (pilot)") << "{policy: adacoopt, round_time_s: 2, max_tau: 4}" << "{policy: all}";
+        QTest::newRow("ton-plan (pilot)") << "{policy: n-sync, n: 1}"
+                                          << "{policy: ton-plan, target_accuracy: 0.75, pilot_steps: 4, deadline_s: 0.5}";
+    }
+    void speedRankingPoliciesSameInSamplesAndFlops() {
+        QFETCH(QString, sync);
+        QFETCH(QString, selection);
+        const Scenario samples = loadScenarioText(
+            "seed: 5\ntopology:\n  nodes:\n    - {id: server, tier: edge, role: aggregator, price_per_hour: 3.6}\n"
+            "  groups:\n    - id: dev\n      count: 5\n      parent: server\n"
+            "      compute: {throughput: {min: 50, max: 200}, noise: {kind: exponential}}\n"
+            "      price_per_hour: {min: 10, max: 40}\n      energy: {per_sample_j: 0.5}\n"
+            "      link: {bandwidth_up_mbps: 10, bandwidth_down_mbps: 10, latency_ms: 10}\n"
+            "data: {dataset: synthetic, synthetic: {alpha: 0.5, beta: 0.5}}\nmodel: {kind: logreg}\n"
+            "training: {learning_rate: 0.05, batch_size: 16, local_steps: 2}\nsync: " +
+                sync.toStdString() + "\nselection: " + selection.toStdString() +
+                "\nstop: {rounds: 3}\nevaluation: {every_rounds: 1}\n",
+            "rank.yaml");
+        const Scenario flops = inFlops(samples, 4096.0);
+        QVERIFY(validateScenario(flops).empty());
+        Recorder a, b;
+        const RunSummary ra = runScenario(samples, a), rb = runScenario(flops, b);
+        QVERIFY2(ra.status == RunStatus::Finished, ra.stopReason.c_str());
+        QCOMPARE(rb.status, ra.status);
+        sameTimeline(a, b);
+        QCOMPARE(rb.finalTestAccuracy, ra.finalTestAccuracy);
+    }
+
+    // The closed form and the Monte Carlo estimate with the FLOPs counted from the model (an
+    // MLP of 32 hidden units on 60 features: 13,440 per sample): 250 samples/s and
+    // 250 x 13,440 FLOP/s are the same node.
+    void estimatesFollowCountedFlops() {
+        Scenario samples = flopsStar(4, 1.0, {32});
+        samples.topology.nodes[1].compute.flops = Range::exactly(0.0);
+        samples.topology.nodes[1].compute.throughput = Range::exactly(250.0);
+        samples.topology.nodes[1].compute.noise.kind = NoiseSpec::Kind::Exponential;
+        Scenario flops = samples;
+        flops.topology.nodes[1].compute.flops = Range::exactly(250.0 * 13440.0);
+        QCOMPARE(scenarioTrainingFlops(flops), 13440.0);
+        const ClosedFormRoundTime ca = closedFormRoundTime(samples), cb = closedFormRoundTime(flops);
+        QVERIFY2(ca.applies && cb.applies, cb.why.c_str());
+        QCOMPARE(cb.seconds, ca.seconds);
+        // H_4 / lambda with lambda = 250 / 10 steps per second.
+        QVERIFY(std::abs(ca.seconds - harmonicNumber(4) / 25.0) < 1e-12);
+        TheoryOptions o;
+        o.forceMonteCarlo = true;
+        o.monteCarloRounds = 40;
+        const ExpectedRoundTime ma = expectedRoundTimeOf(samples, o), mb = expectedRoundTimeOf(flops, o);
+        QCOMPARE(static_cast<int>(mb.source), static_cast<int>(ExpectedRoundTime::Source::MonteCarlo));
+        QCOMPARE(mb.seconds, ma.seconds);
+        // The Monte Carlo twin of a FLOP/s scenario keeps its FLOP/s and the model's count.
+        const Scenario twin = timingOnlyScenario(flops, 1000, 100, 5);
+        QCOMPARE(twin.model.flopsPerSample, 13440.0);
+        QCOMPARE(twin.topology.nodes[1].compute.flops, flops.topology.nodes[1].compute.flops);
+        QVERIFY(validateScenario(twin).empty());
+    }
+
+    // ---------------------------------------------------------- device classes
+    // A device class stands for its FLOP/s, its power (energy per FLOP) and its interface:
+    // a step of 10 samples of 1e6 FLOPs on a Raspberry Pi 4 takes 1e7 / 11.889e9 s and costs
+    // 1e7 x 7.2 / 11.889e9 J.
+    void deviceClassGivesItsFigures() {
+        const DeviceClass* pi = findDeviceClass("raspberry-pi-4");
+        QVERIFY(pi);
+        const Scenario s = loadScenarioText(devicesScenario("device_class: raspberry-pi-4"), "d.yaml");
+        QCOMPARE(s.topology.nodes[1].compute.deviceClass, std::string("raspberry-pi-4"));
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        QCOMPARE(r.status, RunStatus::Finished);
+        const double step = 10.0 * 1e6 / pi->flops;
+        QCOMPARE(rec.times(), (std::vector<double>{step, 2 * step, 3 * step}));
+        QVERIFY(std::abs(r.energyComputeJ - 3 * 10.0 * (pi->powerW / pi->flops) * 1e6) < 1e-12 * r.energyComputeJ);
+        const Topology topo(s.topology, s.seed);
+        QCOMPARE(topo.entry(1).nicMbps, 1000.0);
+        QCOMPARE(topo.entry(1).compute.flops, Range::exactly(pi->flops));
+        // Written as it was given: the class, not its figures.
+        const std::string saved = saveScenarioText(s);
+        QVERIFY2(saved.find("device_class: raspberry-pi-4") != std::string::npos, saved.c_str());
+        QVERIFY(saved.find("flops:") == std::string::npos && saved.find("nic_mbps") == std::string::npos);
+        QVERIFY(sameScenario(loadScenarioText(saved, "again.yaml"), s));
+        // The same node in numbers runs the same.
+        Recorder numbers;
+        runScenario(loadScenarioText(devicesScenario("flops: 11.889e9", "per_flop_j: " + formatNumber(pi->powerW / pi->flops)),
+                                     "n.yaml"),
+                    numbers);
+        QCOMPARE(numbers.times(), rec.times());
+        // The estimates read the class too: the Monte Carlo twin (no noise: no closed form)...
+        TheoryOptions o;
+        o.monteCarloRounds = 5;
+        const ExpectedRoundTime e = expectedRoundTimeOf(s, o);
+        QVERIFY2(e.source == ExpectedRoundTime::Source::MonteCarlo, e.detail.c_str());
+        QVERIFY(std::abs(e.seconds - step) <= 1e-12 * step);
+        // ... and the closed form, with exponential noise: H_1 / lambda = the mean step.
+        Scenario noisy = s;
+        noisy.topology.nodes[1].compute.noise.kind = NoiseSpec::Kind::Exponential;
+        const ClosedFormRoundTime c = closedFormRoundTime(noisy);
+        QVERIFY2(c.applies, c.why.c_str());
+        QVERIFY(std::abs(c.seconds - step) <= 1e-12 * step);
+    }
+
+    // The node's own figures win over its class's.
+    void ownFiguresOverrideTheClass() {
+        const Scenario s = loadScenarioText(devicesScenario("device_class: nvidia-t4, flops: 1e9", "per_sample_j: 0.5"),
+                                            "d.yaml");
+        Recorder rec;
+        const RunSummary r = runScenario(s, rec);
+        QCOMPARE(rec.records.at(0).time, 10.0 * 1e6 / 1e9);
+        QCOMPARE(r.energyComputeJ, 3 * 10 * 0.5);
+        // The T4's data sheet says nothing of a network interface: unlimited, as without a class.
+        QCOMPARE(Topology(s.topology, s.seed).entry(1).nicMbps, 0.0);
+    }
+
+    void unknownDeviceClassRefused() {
+        const std::string e = errorOf([] { loadScenarioText(devicesScenario("device_class: raspbery-pi-4"), "d.yaml"); });
+        QVERIFY2(e.find("d.yaml:4:") != std::string::npos && e.find("compute.device_class") != std::string::npos &&
+                     e.find("did you mean 'raspberry-pi-4'?") != std::string::npos,
+                 e.c_str());
+        // With model.kind none the FLOPs per sample must be given.
+        const std::string n = errorOf([] {
+            loadScenarioText("topology:\n  nodes:\n    - {id: s, tier: cloud, role: aggregator}\n"
+                             "    - {id: d, parent: s, compute: {device_class: raspberry-pi-5}}\n"
+                             "data: {dataset: none}\nmodel: {kind: none}\nsync: {policy: fully-sync}\n",
+                             "f.yaml");
+        });
+        QVERIFY2(n.find("topology.nodes[1].compute.device_class") != std::string::npos &&
+                     n.find("needs model.flops_per_sample") != std::string::npos,
+                 n.c_str());
+    }
+
+    // --set and the key reference go through the schema.
+    void deviceClassThroughTheSchema() {
+        const Scenario s = loadScenarioText(devicesScenario("throughput: 100"), "d.yaml",
+                                            {parseOverride("topology.nodes[1].compute.device_class=nvidia-jetson-nano")});
+        QCOMPARE(s.topology.nodes[1].compute.deviceClass, std::string("nvidia-jetson-nano"));
+        const std::string e = errorOf([] {
+            loadScenarioText(devicesScenario("throughput: 100"), "d.yaml",
+                             {parseOverride("topology.nodes[1].compute.device_class=nvidia-jetson-nan")});
+        });
+        QVERIFY2(e.find("did you mean 'nvidia-jetson-nano'?") != std::string::npos, e.c_str());
+        const NodeField* f = findNodeField("compute.device_class");
+        QVERIFY(f);
+        QCOMPARE(f->enumValues, deviceClassNames());
+        QVERIFY(schemaMarkdown().find("`compute.device_class`") != std::string::npos);
+    }
+
+    // docs/own-model.md lists every class with its figures and their source.
+    void deviceClassTableDocumented() {
+        std::ifstream in(std::string(FOG_SOURCE_DIR) + "/docs/own-model.md");
+        const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        for (const DeviceClass& d : deviceClasses()) {
+            const std::size_t row = doc.find("| `" + d.name + "` |");
+            QVERIFY2(row != std::string::npos, d.name.c_str());
+            const std::string line = doc.substr(row, doc.find('\n', row) - row);
+            QVERIFY2(line.find("| " + formatNumber(d.flops / 1e9) + " |") != std::string::npos, line.c_str());
+            if (d.powerW > 0) QVERIFY2(line.find("| " + formatNumber(d.powerW) + " |") != std::string::npos, line.c_str());
+            QVERIFY2(!d.source.empty() && !d.basis.empty(), d.name.c_str());
+        }
     }
 
     // presets/traces/fedscale_to_fogstudio.py on pickles in FedScale's formats written here.

@@ -258,6 +258,48 @@ stop: {rounds: 100}
         q.schedule(2.0, [] {}); // now itself is fine
     }
 
+    void cancelledEventsKeepTheirPlace() {
+        // A cancelled event's callback never runs, but the event still pops at its time and
+        // in its place, as one event: what counts events and where a run ends stay those of
+        // a timer that fires and does nothing (EventQueue::cancel).
+        EventQueue q;
+        std::string order;
+        q.schedule(1.0, [&] { order += "a"; });
+        const auto b = q.schedule(1.0, [&] { order += "b"; });
+        q.schedule(1.0, [&] { order += "c"; });
+        const auto late = q.schedule(5.0, [&] { order += "d"; });
+        QVERIFY(b != 0 && late != 0 && b != late);
+        q.cancel(b);
+        q.cancel(late);
+        q.cancel(late); // twice: nothing more
+        QVERIFY(!q.idle()); // still pending
+        int popped = 0;
+        while (!q.empty()) {
+            auto e = q.pop();
+            ++popped;
+            QVERIFY(!e.isStop());
+            if (e.cancelled) {
+                QVERIFY(!e.fn);
+                order += "-";
+                continue;
+            }
+            e.fn();
+        }
+        QCOMPARE(QString::fromStdString(order), QString("a-c-"));
+        QCOMPARE(popped, 4);
+        QCOMPARE(q.now(), 5.0); // the clock reaches the cancelled timer's time
+        QVERIFY(q.idle());
+        // An id that has popped names nothing: the next event in its slot is left alone.
+        q.schedule(6.0, [&] { order += "e"; });
+        q.cancel(b);
+        q.cancel(late);
+        q.cancel(0);
+        auto e = q.pop();
+        QVERIFY(!e.cancelled);
+        e.fn();
+        QCOMPARE(QString::fromStdString(order), QString("a-c-e"));
+    }
+
     void runEventNamesAreOneMapping() {
         // Every kind maps to its stored name and back; names are the events table's format.
         const std::pair<RunEventKind, const char*> stored[] = {

@@ -108,7 +108,11 @@ public:
     std::uint64_t dispatch(const DispatchRequest&) override { return 0; }
     void cancelJob(std::uint64_t) override {}
     void send(int, int, double, std::function<void()> delivered) override { inFlight.push_back(std::move(delivered)); }
-    void at(double, std::function<void()> fn) override { fn(); }
+    TimerId at(double, std::function<void()> fn) override {
+        fn();
+        return 0;
+    }
+    void cancelTimer(TimerId) override {}
     void reportAggregation(AggregationRecord, const ParamsPtr&) override {}
     void report(PolicyEvent, int, const std::string&) override {}
     void deliverAll() {

@@ -2,11 +2,11 @@
 
 #include "engine_fixtures.h"
 
-#include "app/export/plot_export.h"
+#include "widgets/figures/plot_export.h"
 #include "app/export/report.h"
 #include "core/sweep/sweep.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -34,7 +34,7 @@
 #include <QTimer>
 #include <QUndoStack>
 
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 using namespace fog;
 

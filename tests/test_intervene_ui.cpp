@@ -13,7 +13,7 @@
 #include "widgets/intervene/fork_launcher.h"
 #include "widgets/intervene/intervene_menu.h"
 #include "widgets/intervene/intervention.h"
-#include "widgets/intervene/time_markers.h"
+#include "widgets/figures/time_markers.h"
 #include "widgets/intervene/values_dialog.h"
 #include "widgets/plots/live_plots.h"
 #include "widgets/run/event_log.h"

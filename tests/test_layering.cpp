@@ -1,7 +1,8 @@
 // The include graph of core/ between folders has no cycle (issue 11): util < spec < data,
 // model, system < planning < policies < engine, with scenario allowed to use policies and
-// analysis, sweep, seek, store, cluster above. A cycle is printed with the include lines
-// that make it, so whoever adds one sees where.
+// analysis, sweep, seek, store, cluster above; and above the core (issue 24) the folders of
+// widgets/ and app/, with widgets/figures at their bottom. A cycle is printed with the
+// include lines that make it, so whoever adds one sees where.
 
 #include <QtTest>
 
@@ -23,31 +24,52 @@ struct IncludeEdge {
     std::string where; ///< file:line of the include
 };
 
-/// The folder-level include edges of every .h and .cpp under `coreDir` (self edges dropped).
-std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
+/// Calls `onInclude(file, line, match)` for every line of the .h, .cpp and .inc files under
+/// `dir` that `include` matches; `file` is relative to `dir`.
+void scanIncludes(const std::filesystem::path& dir, const std::regex& include,
+                  const std::function<void(const std::filesystem::path&, int, const std::smatch&)>& onInclude) {
     namespace fs = std::filesystem;
-    // A plain string: moc's preprocessor misreads a raw string holding '#include'.
-    static const std::regex include("^\\s*#\\s*include\\s*\"core/([A-Za-z0-9_]+)/");
-    std::vector<IncludeEdge> edges;
-    for (const auto& entry : fs::recursive_directory_iterator(coreDir)) {
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
         if (!entry.is_regular_file()) continue;
         const auto ext = entry.path().extension().string();
         if (ext != ".h" && ext != ".cpp" && ext != ".inc") continue;
-        const auto rel = fs::relative(entry.path(), coreDir);
-        if (rel.begin() == rel.end() || std::next(rel.begin()) == rel.end())
-            continue; // core/ itself
-        const std::string from = rel.begin()->string();
         std::ifstream in(entry.path());
         std::string line;
         int n = 0;
         while (std::getline(in, line)) {
             ++n;
             std::smatch m;
-            if (std::regex_search(line, m, include) && m[1] != from)
-                edges.push_back(
-                    {from, m[1], "core/" + rel.generic_string() + ":" + std::to_string(n)});
+            if (std::regex_search(line, m, include)) onInclude(fs::relative(entry.path(), dir), n, m);
         }
     }
+}
+
+/// The folder-level include edges of every .h and .cpp under `coreDir` (self edges dropped).
+std::vector<IncludeEdge> scanCore(const std::filesystem::path& coreDir) {
+    // A plain string: moc's preprocessor misreads a raw string holding '#include'.
+    static const std::regex include("^\\s*#\\s*include\\s*\"core/([A-Za-z0-9_]+)/");
+    std::vector<IncludeEdge> edges;
+    scanIncludes(coreDir, include, [&](const std::filesystem::path& rel, int n, const std::smatch& m) {
+        if (rel.begin() == rel.end() || std::next(rel.begin()) == rel.end()) return; // core/ itself
+        const std::string from = rel.begin()->string();
+        if (m[1] != from) edges.push_back({from, m[1], "core/" + rel.generic_string() + ":" + std::to_string(n)});
+    });
+    return edges;
+}
+
+/// The same above the core: the folders of widgets/ and app/, named "widgets/plots",
+/// "app/cli", with their includes of each other and of core/ ("core"), so that a cycle
+/// through both trees is found too (self edges dropped).
+std::vector<IncludeEdge> scanTop(const std::filesystem::path& sourceDir) {
+    static const std::regex include("^\\s*#\\s*include\\s*\"(core|widgets|app)/([A-Za-z0-9_]+)/");
+    std::vector<IncludeEdge> edges;
+    for (const std::string top : {"widgets", "app"})
+        scanIncludes(sourceDir / top, include, [&](const std::filesystem::path& rel, int n, const std::smatch& m) {
+            if (std::next(rel.begin()) == rel.end()) return; // a file of widgets/ or app/ itself
+            const std::string from = top + "/" + rel.begin()->string();
+            const std::string to = m[1] == "core" ? std::string("core") : m[1].str() + "/" + m[2].str();
+            if (to != from) edges.push_back({from, to, top + "/" + rel.generic_string() + ":" + std::to_string(n)});
+        });
     return edges;
 }
 
@@ -143,6 +165,47 @@ class TestLayering : public QObject {
         const auto cycles = folderCycles(edges);
         QVERIFY2(cycles.empty(),
                  ("include cycles between folders of core/:" + joined(cycles)).c_str());
+    }
+
+    void widgetsAndAppHaveNoCycleBetweenFolders() {
+        const auto edges = scanTop(std::filesystem::path(FOG_SOURCE_DIR));
+        QVERIFY2(edges.size() > 20, "found too few includes: is FOG_SOURCE_DIR right?");
+        const auto cycles = folderCycles(edges);
+        QVERIFY2(cycles.empty(),
+                 ("include cycles between folders of widgets/ and app/:" + joined(cycles)).c_str());
+    }
+
+    /// Above the core: the figures at the bottom of widgets/ (the exporters use them
+    /// offscreen), nothing of widgets/ including app/, and the CLI seeing the figures only
+    /// through its module's interface (it links no Qt Widgets, tests/test_cli_links.cpp).
+    void topFolderRules_data() {
+        QTest::addColumn<QString>("from");      // a folder, or a prefix ending in '/'
+        QTest::addColumn<QStringList>("allowed"); // what it may include (prefixes ending in '/' match folders)
+        QTest::newRow("figures: the core only") << "widgets/figures" << QStringList{"core"};
+        QTest::newRow("widgets never include app/") << "widgets/" << QStringList{"core", "widgets/"};
+        QTest::newRow("the CLI: the core and itself") << "app/cli" << QStringList{"core"};
+        QTest::newRow("exporters: figures, not widgets")
+            << "app/export" << QStringList{"core", "widgets/figures"};
+        QTest::newRow("the figures module: the CLI's interface, exporters, figures")
+            << "app/figures" << QStringList{"core", "app/cli", "app/export", "widgets/figures"};
+    }
+    void topFolderRules() {
+        QFETCH(QString, from);
+        QFETCH(QStringList, allowed);
+        const auto matches = [](const std::string& folder, const QString& rule) {
+            return rule.endsWith('/') ? QString::fromStdString(folder).startsWith(rule)
+                                      : QString::fromStdString(folder) == rule;
+        };
+        std::vector<std::string> bad;
+        int seen = 0;
+        for (const auto& e : scanTop(std::filesystem::path(FOG_SOURCE_DIR))) {
+            if (!matches(e.from, from)) continue;
+            ++seen;
+            if (std::none_of(allowed.begin(), allowed.end(), [&](const QString& a) { return matches(e.to, a); }))
+                bad.push_back(e.where + " includes " + e.to + "/");
+        }
+        QVERIFY2(seen > 0, qPrintable(from + " includes nothing: is the folder still there?"));
+        QVERIFY2(bad.empty(), (from.toStdString() + " must not include these:" + joined(bad)).c_str());
     }
 
     /// The rules the layering rests on, by name (a cycle check alone would allow e.g.

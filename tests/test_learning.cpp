@@ -164,6 +164,48 @@ Scenario smallStar(const std::string& policy) {
     return s;
 }
 
+/// The clock tests' set-up (timing only, no noise): a server and 2 trainers with links of
+/// their own at 0.8 Mbit/s each way (100,000 B/s), a 4,000-byte model (P = 1,000), one step
+/// of one sample at 50 samples/s (0.02 s). Trainers draw 2 J per sample, so 100 W computing
+/// (energy.per_sample_j x throughput); the server 1 J per sample at 1 sample/s: 1 W. Trainers
+/// are serverless at 3,600 per hour: 1 per second of compute.
+Scenario clockStar(const std::string& policy, bool contention) {
+    Scenario s = timingStar(2, 50.0, NoiseSpec::Kind::None);
+    s.model.wireBytes = 4000;
+    s.sync.name = policy;
+    s.stop.rounds = 3;
+    s.topology.hasDefaultLink = true;
+    s.topology.defaultLink.bandwidthUpMbps = 0.8;
+    s.topology.defaultLink.bandwidthDownMbps = 0.8;
+    s.topology.contention = contention;
+    s.topology.linkSharing = LinkSharing::Private;
+    s.topology.nodes[0].energy.perSampleJ = 1.0;
+    NodeSpec& w = s.topology.nodes[1];
+    w.energy.perSampleJ = 2.0;
+    w.billing = Billing::Serverless;
+    w.pricePerHour = Range::exactly(3600.0);
+    return s;
+}
+
+/// The records' times, energy and cost against `round` seconds per round, `trainerWork`
+/// seconds of extra work per job on each trainer, `serverWork` on the server per round.
+void checkClock(const Recorder& rec, const RunSummary& sum, double round, double trainerWork, double serverWork) {
+    QCOMPARE(rec.records.size(), std::size_t(3));
+    for (std::size_t i = 0; i < rec.records.size(); ++i) {
+        const double want = (i + 1) * round;
+        QVERIFY2(std::fabs(rec.records[i].time - want) <= 1e-12,
+                 qPrintable(QString("round %1 at %2, by hand %3").arg(i + 1).arg(rec.records[i].time, 0, 'g', 17).arg(want, 0, 'g', 17)));
+    }
+    const double jobs = 6; // 2 trainers x 3 rounds
+    // Compute energy: 2 J per sample, 100 W for the trainers' extra work, 1 W at the server.
+    const double energy = jobs * (2.0 + 100.0 * trainerWork) + 3 * serverWork;
+    QVERIFY2(std::fabs(sum.energyComputeJ - energy) <= 1e-9, qPrintable(QString("energy %1, by hand %2").arg(sum.energyComputeJ, 0, 'g', 17).arg(energy, 0, 'g', 17)));
+    QCOMPARE(sum.energyNetworkJ, 0.0);
+    // Money: each job's compute seconds (the step and the extra work) at 1 per second.
+    const double cost = jobs * (0.02 + trainerWork);
+    QVERIFY2(std::fabs(sum.cost - cost) <= 1e-9, qPrintable(QString("cost %1, by hand %2").arg(sum.cost, 0, 'g', 17).arg(cost, 0, 'g', 17)));
+}
+
 Vec addScaled(const Vec& a, const Vec& b, double s) {
     Vec out(a);
     for (std::size_t i = 0; i < a.size(); ++i) out[i] += s * b[i];
@@ -761,6 +803,90 @@ private Q_SLOTS:
         QCOMPARE(sec.records.size(), avg.records.size());
         for (std::size_t i = 0; i < avg.records.size(); ++i)
             QVERIFY(std::fabs(sec.records[i].time - avg.records[i].time - (i + 1) * prg) < 1e-9);
+    }
+
+    // ---- what each algorithm costs, by hand (docs/learning.md, "What each algorithm costs") --
+    // Every row: contention off (planned at dispatch) and on (flows); the same figures.
+    void codecWorkIsPricedByTheClock_data() {
+        QTest::addColumn<bool>("contention");
+        QTest::newRow("ideal network") << false;
+        QTest::newRow("flows") << true;
+    }
+    void codecWorkIsPricedByTheClock() {
+        QFETCH(bool, contention);
+        Scenario s = clockStar("fedavg", contention);
+        s.training.codecDown = "fp16";     // 2,000 B down: 0.02 s
+        s.training.codecUp = "quantize";   // 4 + 1,000 B up: 0.01004 s
+        s.training.codecUpBits = 8;
+        s.training.codecElementsPerSecond = 10000; // 0.1 s per vector encoded or decoded
+        Recorder rec;
+        const RunSummary sum = runScenario(s, rec, 1);
+        QCOMPARE(sum.status, RunStatus::Finished);
+        QCOMPARE(sum.bytes, 6 * (2000.0 + 1004.0));
+        // The server encodes (0.1), the model goes down (0.02), the trainer decodes (0.1),
+        // steps (0.02), encodes (0.1), the update goes up (0.01004), the server decodes (0.1).
+        const double round = 0.1 + 0.02 + 0.1 + 0.02 + 0.1 + 0.01004 + 0.1;
+        checkClock(rec, sum, round, 0.2, 0.0 + 2 * 2 * 0.1); // the server: 4 vectors a round at 1 W
+        // Free codecs (the default): the same bytes, none of the work.
+        s.training.codecElementsPerSecond = 0;
+        Recorder free;
+        const RunSummary f = runScenario(s, free, 1);
+        checkClock(free, f, 0.02 + 0.02 + 0.01004, 0.0, 0.0);
+    }
+
+    void scaffoldThroughCodecsByHand() {
+        QFETCH(bool, contention);
+        // SCAFFOLD sends the model with c and the change with Delta c_i, each through the codec:
+        // twice the encoded bytes and twice the codec work in each direction.
+        Scenario s = clockStar("scaffold", contention);
+        s.training.codecDown = "fp16";
+        s.training.codecUp = "quantize";
+        s.training.codecElementsPerSecond = 10000;
+        Recorder rec;
+        const RunSummary sum = runScenario(s, rec, 1);
+        QCOMPARE(sum.status, RunStatus::Finished);
+        QCOMPARE(sum.bytes, 6 * 2 * (2000.0 + 1004.0));
+        const double round = 0.2 + 0.04 + 0.2 + 0.02 + 0.2 + 0.02008 + 0.2;
+        checkClock(rec, sum, round, 0.4, 2 * 4 * 0.1);
+    }
+    void scaffoldThroughCodecsByHand_data() { codecWorkIsPricedByTheClock_data(); }
+
+    void dpWorkIsPricedByTheClock_data() {
+        QTest::addColumn<bool>("contention");
+        QTest::addColumn<int>("noiseAt");
+        QTest::newRow("server noise, ideal network") << false << 0;
+        QTest::newRow("server noise, flows") << true << 0;
+        QTest::newRow("client noise, ideal network") << false << 1;
+        QTest::newRow("client noise, flows") << true << 1;
+    }
+    void dpWorkIsPricedByTheClock() {
+        QFETCH(bool, contention);
+        QFETCH(int, noiseAt);
+        Scenario s = clockStar("dp-fedavg", contention);
+        s.sync.params["noise_at"] = noiseAt;
+        s.sync.params["elements_per_s"] = 10000; // a pass over P = 1,000 takes 0.1 s
+        Recorder rec;
+        const RunSummary sum = runScenario(s, rec, 1);
+        QCOMPARE(sum.status, RunStatus::Finished);
+        // Down 0.04, the step 0.02, the client clips (0.1) and with noise_at 1 draws its
+        // noise (0.1 more), up 0.04; with noise_at 0 the server draws the noise (0.1).
+        const double client = noiseAt ? 0.2 : 0.1, server = noiseAt ? 0.0 : 0.1;
+        checkClock(rec, sum, 0.04 + 0.02 + client + 0.04 + server, client, server);
+        QCOMPARE(rec.count("privacy"), 3);
+    }
+
+    void secAggMasksArePricedByTheClock_data() { codecWorkIsPricedByTheClock_data(); }
+    void secAggMasksArePricedByTheClock() {
+        QFETCH(bool, contention);
+        Scenario s = clockStar("secagg", contention);
+        s.topology.hasDefaultLink = false; // instantaneous links: the key messages take no time
+        s.sync.params["prg_elements_per_s"] = 10000;
+        Recorder rec;
+        const RunSummary sum = runScenario(s, rec, 1);
+        QCOMPARE(sum.status, RunStatus::Finished);
+        // n = 2, k = 1: each client expands k + 1 = 2 masks of 1,000 elements (0.2 s) before
+        // its step, held, billed and at 100 W.
+        checkClock(rec, sum, 0.2 + 0.02, 0.2, 0.0);
     }
 
     void scaffoldSendsTwiceTheBytes() {

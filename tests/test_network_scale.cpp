@@ -6,6 +6,7 @@
 // messages, link usage, the summary) goes into one digest, and a few figures are kept in the
 // clear so that a difference says where it is.
 
+#include "core/engine/event_queue.h"
 #include "core/engine/node_runtime.h"
 #include "core/scenario/scenario_io.h"
 #include "engine_fixtures.h"
@@ -15,8 +16,13 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace fog;
 using namespace fogtest;
@@ -230,6 +236,85 @@ class TestNetworkScale : public QObject {
         int past = 0;
         for (const auto& [node, n] : t.changes) past += n + 2 > 156; // two draws at the start
         QVERIFY2(past >= 5, qPrintable(QString("%1 nodes passed the cursor").arg(past)));
+    }
+
+    void eventQueuePopsInTimeAndSequenceOrder_data() {
+        // Enough pending keys for the buckets (over 4,096), with the shapes that move them:
+        // a spread like a million devices' availability changes with near-term events among
+        // them, many keys of one time, two clusters far apart with infinite times, and a
+        // queue small enough for the heap alone.
+        QTest::addColumn<int>("workload");
+        QTest::addColumn<int>("pending");
+        QTest::newRow("exponential spread, near events among them") << 0 << 20000;
+        QTest::newRow("times on a coarse grid (many equal)") << 1 << 20000;
+        QTest::newRow("two far clusters and infinity") << 2 << 20000;
+        QTest::newRow("few pending (heap only)") << 0 << 100;
+    }
+    void eventQueuePopsInTimeAndSequenceOrder() {
+        // Every pop is the least (time, sequence) of a reference set, whatever the buckets;
+        // stops after every other event of their time.
+        QFETCH(int, workload);
+        QFETCH(int, pending);
+        std::mt19937_64 rng(static_cast<std::uint64_t>(1000 * workload + pending));
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        std::exponential_distribution<double> e(1.0);
+        const double inf = std::numeric_limits<double>::infinity();
+        auto draw = [&](double now) {
+            switch (workload) {
+            case 0: return u(rng) < 0.1 ? now + 1e-3 * e(rng) : now + 1000.0 * e(rng);
+            case 1: return std::ceil((now + 50.0 * e(rng)) / 5.0) * 5.0;
+            default: {
+                const double r = u(rng);
+                return r < 0.45 ? now + e(rng) : r < 0.9 ? now + 1e6 + e(rng) : inf;
+            }
+            }
+        };
+        EventQueue q;
+        std::set<std::tuple<double, std::uint64_t, int>> reference; // (time, order, id)
+        std::uint64_t seq = 0, stopSeq = ~std::uint64_t(0);
+        int nextId = 0, ran = -1;
+        auto add = [&](double t) {
+            const int id = nextId++;
+            q.schedule(t, [&ran, id] { ran = id; });
+            reference.insert({t, seq++, id});
+        };
+        auto addStop = [&](double t) {
+            const int id = nextId++;
+            q.scheduleStop(t, std::to_string(id));
+            reference.insert({t, stopSeq--, id});
+        };
+        for (int i = 0; i < pending; ++i) add(draw(0.0));
+        for (int i = 0; i < 20; ++i) addStop(draw(0.0));
+        std::uint64_t pops = 0, stops = 0, sameTime = 0;
+        double last = -1.0;
+        while (!reference.empty() && pops < 4 * static_cast<std::uint64_t>(pending)) {
+            QCOMPARE(q.size(), reference.size());
+            const auto [t, order, id] = *reference.begin();
+            reference.erase(reference.begin());
+            QCOMPARE(q.nextTime(), t);
+            EventQueue::Popped p = q.pop();
+            ++pops;
+            QCOMPARE(p.t, t);
+            QCOMPARE(q.now(), t);
+            sameTime += t == last;
+            last = t;
+            if (p.isStop()) {
+                ++stops;
+                QCOMPARE(QString::fromStdString(p.reason), QString::number(id));
+            } else {
+                p.fn();
+                QCOMPARE(ran, id);
+            }
+            // New events as a run makes them: none, one (sometimes at this very time) or two.
+            const double r = u(rng);
+            if (r < 0.45 || !std::isfinite(q.now())) continue;
+            add(r < 0.5 ? q.now() : draw(q.now()));
+            if (r > 0.9) add(draw(q.now()));
+            if (r > 0.999) addStop(draw(q.now()));
+        }
+        QVERIFY(pops >= static_cast<std::uint64_t>(pending));
+        QVERIFY(stops > 0);
+        if (workload == 1) QVERIFY(sameTime > 1000); // the grid's ties were exercised
     }
 
     void sameTranscriptAtTwoThreads() {

@@ -251,6 +251,43 @@ private Q_SLOTS:
             QVERIFY2(e.find(path) == 0 && e.find(expected.toStdString()) != std::string::npos, e.c_str());
     }
 
+    // The writer count and the first pass of a LEAF file are checked when the scenario is
+    // validated (fogstudio-cli validate, the studio's Problems list), not when it runs.
+    void leafCheckedAtValidation() {
+        QTemporaryDir dir;
+        const std::string train = dir.path().toStdString() + "/train.json";
+        const std::string test = dir.path().toStdString() + "/test.json";
+        std::ofstream(train) << leafJson({12, 30, 7, 21, 16}, 8, 1);
+        std::ofstream(test) << leafJson({10, 10, 10, 10, 10}, 8, 2);
+        const std::string yaml3 = leafScenario(train, test, 3);
+        // The studio reads what it can, then lists the problems.
+        const Scenario read = readScenarioTextUnchecked(yaml3, "leaf.yaml");
+        const auto problems = validateScenario(read);
+        QCOMPARE(problems.size(), std::size_t(1));
+        QCOMPARE(problems[0].path, std::string("data.train"));
+        QVERIFY2(problems[0].message.find("the LEAF file " + train + " has 5 writers but the topology has 3 trainers") == 0 &&
+                     problems[0].message.find("group count to 5") != std::string::npos,
+                 problems[0].message.c_str());
+        const std::string e = errorOf([&] { loadScenarioText(yaml3, "leaf.yaml"); });
+        QVERIFY2(e.find("leaf.yaml") != std::string::npos && e.find("has 5 writers but the topology has 3 trainers") != std::string::npos,
+                 e.c_str());
+        QVERIFY(validateScenario(loadScenarioText(leafScenario(train, test, 5), "leaf.yaml")).empty());
+        // A count the file cannot hold is refused from the first pass, before any sample.
+        std::ofstream(train, std::ios::trunc) << "{\"users\": [\"a\"], \"num_samples\": [1000000000],\n \"user_data\": {}}";
+        const std::string huge = errorOf([&] { loadScenarioText(leafScenario(train, test, 1), "leaf.yaml"); });
+        QVERIFY2(huge.find(train + ":1:18: num_samples add up to 1000000000 samples") != std::string::npos, huge.c_str());
+        // The probe follows the file: fixed, it validates.
+        std::ofstream(train, std::ios::trunc) << leafJson({4}, 8, 3);
+        QVERIFY(validateScenario(loadScenarioText(leafScenario(train, test, 1), "leaf.yaml")).empty());
+        // The first sample's shape is known at validation (8 features).
+        const DataFacts f = probeData(loadScenarioText(leafScenario(train, test, 1), "leaf.yaml").data);
+        QVERIFY(f.known);
+        QCOMPARE(f.writers, std::uint64_t(1));
+        QCOMPARE(f.train, std::uint64_t(4));
+        QCOMPARE(f.test, std::uint64_t(50));
+        QCOMPARE(f.width, 8);
+    }
+
     // A CSV client column: each client is one trainer with its own rows.
     void csvClientColumn() {
         QTemporaryDir dir;
@@ -294,6 +331,22 @@ private Q_SLOTS:
             loadScenarioText(y, "csv.yaml");
         });
         QVERIFY2(e.find("natural needs data that name their writers") != std::string::npos, e.c_str());
+        // Another number of devices is refused at validation, with both counts.
+        std::string four = yaml;
+        four.replace(four.find("count: 3"), 8, "count: 4");
+        const auto problems = validateScenario(readScenarioTextUnchecked(four, "csv.yaml"));
+        QCOMPARE(problems.size(), std::size_t(1));
+        QCOMPARE(problems[0].path, std::string("data.client_column"));
+        QVERIFY2(problems[0].message.find("the client column of " + train + " names 3 writers but the topology has 4 trainers") == 0,
+                 problems[0].message.c_str());
+        QCOMPARE(probeCsv(train, 2).rows, std::uint64_t(60));
+        QCOMPARE(probeCsv(train, 2).clients, std::uint64_t(3));
+        // Without a header, the first row's writer name does not make it one.
+        const std::string headless = dir.path().toStdString() + "/headless.csv";
+        std::ofstream(headless) << "1,alice,0.5,0.2\n0,bob,0.1,0.3\n1,alice,0.7,0.1\n";
+        QCOMPARE(probeCsv(headless, 2).rows, std::uint64_t(3));
+        QCOMPARE(probeCsv(headless, 2).clients, std::uint64_t(2));
+        QCOMPARE(readCsv(headless, 2, nullptr).size(), std::size_t(3));
     }
 };
 

@@ -75,8 +75,30 @@ private Q_SLOTS:
     void initTestCase() { useSingleThreadedKernels(); }
 
     // Same layers, same start, same batches: the TorchScript MLP computes the built-in one's
-    // updates (the same LibTorch kernels run); only the operation order may differ.
+    // updates (the same LibTorch kernels run); only the operation order may differ. With every
+    // local optimiser, FedProx's proximal term, SCAFFOLD's correction, a kept optimiser state
+    // and the one-gradient jobs of fully-sync and async.
+    void sameUpdatesAsBuiltinMlp_data() {
+        QTest::addColumn<int>("optimizer");
+        QTest::addColumn<double>("proxMu");
+        QTest::addColumn<bool>("correction");
+        QTest::addColumn<bool>("gradientOnly");
+        QTest::addColumn<bool>("keepState");
+        using O = LocalOptimizer;
+        QTest::newRow("sgd + momentum") << int(O::Sgd) << 0.0 << false << false << false;
+        QTest::newRow("nesterov") << int(O::Nesterov) << 0.0 << false << false << false;
+        QTest::newRow("adam") << int(O::Adam) << 0.0 << false << false << false;
+        QTest::newRow("adamw, kept state") << int(O::AdamW) << 0.0 << false << false << true;
+        QTest::newRow("fedprox") << int(O::Sgd) << 0.1 << false << false << false;
+        QTest::newRow("scaffold") << int(O::Sgd) << 0.0 << true << false << false;
+        QTest::newRow("one gradient") << int(O::Sgd) << 0.0 << false << true << false;
+    }
     void sameUpdatesAsBuiltinMlp() {
+        QFETCH(int, optimizer);
+        QFETCH(double, proxMu);
+        QFETCH(bool, correction);
+        QFETCH(bool, gradientOnly);
+        QFETCH(bool, keepState);
         const DataBundle b = makeSynthetic(syntheticFedAvg(1).data, 5, 3);
         ModelSpec builtin;
         builtin.kind = ModelSpec::Kind::Mlp;
@@ -98,10 +120,36 @@ private Q_SLOTS:
                 job.samples.push_back(static_cast<std::int64_t>(rng.uniform() * double(b.train.size())) %
                                       static_cast<std::int64_t>(b.train.size()));
         }
-        job.learningRate = 0.05;
+        job.learningRate = optimizer == int(LocalOptimizer::Adam) || optimizer == int(LocalOptimizer::AdamW) ? 0.005 : 0.05;
         job.momentum = 0.5;
-        const LocalResult ra = a.run(job), rc = c.run(job);
-        QCOMPARE(rc.steps, 20);
+        job.weightDecay = 1e-3;
+        job.optimizer = static_cast<LocalOptimizer>(optimizer);
+        job.proxMu = proxMu;
+        job.gradientOnly = gradientOnly;
+        if (gradientOnly) {
+            job.batchSizes = {10};
+            job.samples.resize(10);
+        }
+        if (correction) {
+            Params c0(a.parameterCount());
+            for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = static_cast<float>(0.01 * std::sin(double(i)));
+            job.correction = std::make_shared<Params>(std::move(c0));
+        }
+        LocalResult ra, rc;
+        if (keepState) {
+            // The state the first job ends with starts the second: both models keep theirs.
+            job.returnState = true;
+            LocalJob ja = job, jc = job;
+            ja.optimizerState = a.run(job).optimizerState;
+            jc.optimizerState = c.run(job).optimizerState;
+            QVERIFY(ja.optimizerState && jc.optimizerState);
+            ra = a.run(ja);
+            rc = c.run(jc);
+        } else {
+            ra = a.run(job);
+            rc = c.run(job);
+        }
+        QCOMPARE(rc.steps, gradientOnly ? 1 : 20);
         QCOMPARE(rc.update.size(), ra.update.size());
         double worst = 0.0, norm = 0.0;
         for (std::size_t i = 0; i < ra.update.size(); ++i) {

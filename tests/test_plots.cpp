@@ -3,18 +3,18 @@
 // reset; the expected round time labelled closed form or Monte Carlo estimate; per-link
 // throughput live, from the store, and the store's link tables (nothing lost in a long run).
 
-#include "app/export/plot_export.h"
+#include "widgets/figures/plot_export.h"
 #include "core/analysis/link_throughput.h"
 #include "core/store/run_store.h"
 #include "engine_fixtures.h"
 #include "wall_bounds.h"
-#include "widgets/plots/energy_split.h"
+#include "widgets/figures/energy_split.h"
 #include "widgets/plots/link_plot.h"
 #include "widgets/plots/linked_cursor.h"
 #include "widgets/plots/live_plots.h"
 #include "widgets/plots/node_timeline.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

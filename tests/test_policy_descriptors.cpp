@@ -94,7 +94,8 @@ class RecordingContext final : public PolicyContext {
     void send(int from, int to, double bytes, std::function<void()> delivered) override {
         e_.send(from, to, bytes, std::move(delivered));
     }
-    void at(double t, std::function<void()> fn) override { e_.at(t, std::move(fn)); }
+    TimerId at(double t, std::function<void()> fn) override { return e_.at(t, std::move(fn)); }
+    void cancelTimer(TimerId id) override { e_.cancelTimer(id); }
     void reportAggregation(AggregationRecord r, const ParamsPtr& model) override {
         e_.reportAggregation(r, model);
     }
@@ -138,6 +139,59 @@ class TestPolicyDescriptors : public QObject {
     Q_OBJECT
 
   private Q_SLOTS:
+    /// A parameter table declares each parameter once (core/policies/param_table.h): the
+    /// descriptor's list is made from it and a run's values are read into typed members; a
+    /// live one is read again after a timed `policy` event changed it.
+    void typedParametersComeFromOneTable() {
+        struct S {
+            int n = 0;
+            double x = 0.0;
+            bool on = false;
+        };
+        const auto t = ParamTable<S>()
+                           .integer("n", &S::n, 3, 1, "n help")
+                           .real("x", &S::x, 0.5, 0.0, 1.0, "x help")
+                           .live()
+                           .flag("on", &S::on, true, "on help");
+        QCOMPARE(t.infos().size(), std::size_t(3));
+        QVERIFY(t.infos()[0].integer && !t.infos()[0].live && t.infos()[0].max == 1e9);
+        QVERIFY(!t.infos()[1].integer && t.infos()[1].live);
+        QVERIFY(t.infos()[2].integer && t.infos()[2].defaultValue == 1 && t.infos()[2].max == 1);
+        QCOMPARE(QString::fromStdString(t.infos()[1].help), QString("x help"));
+        PolicyInfo info{"p", "summary", "source", t.infos()};
+        PolicySpec spec;
+        spec.name = "p";
+        spec.params["n"] = 7;
+        PolicyParams p(info, spec);
+        const S s = t.read(p);
+        QCOMPARE(s.n, 7);
+        QCOMPARE(s.x, 0.5);
+        QVERIFY(s.on);
+        const LiveParams<S> live(t);
+        QCOMPARE(live.of(p).x, 0.5);
+        p.set("x", 0.25); // what a timed `policy` event does
+        QCOMPARE(live.of(p).x, 0.25);
+        p.set("on", 0);
+        QVERIFY(!live.of(p).on);
+        QCOMPARE(live.of(p).n, 7);
+    }
+
+    /// Only the descriptor's flag says a policy averages asynchronously (no file reads the
+    /// parameter's name): on for async_averaging 1 of the policies that have it.
+    void asyncAveragingIsTheDescriptorsFlag() {
+        int flagged = 0;
+        for (const auto* d : syncDescriptors()) {
+            if (!d->asyncAveraging) continue;
+            ++flagged;
+            PolicySpec spec;
+            spec.name = d->info.name;
+            QVERIFY2(!d->asyncAveraging(resolveSyncParams(spec)), d->info.name.c_str());
+            spec.params["async_averaging"] = 1;
+            QVERIFY2(d->asyncAveraging(resolveSyncParams(spec)), d->info.name.c_str());
+        }
+        QCOMPARE(flagged, 2); // model-averaging and async-ga
+    }
+
     void everyDescriptorIsComplete() {
         checkCommon(syncDescriptors(), syncPolicyInfos());
         checkCommon(selectionDescriptors(), selectionPolicyInfos());

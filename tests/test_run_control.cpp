@@ -493,7 +493,7 @@ private Q_SLOTS:
         QSignalSpy finished(&c, &RunController::finished);
         QSignalSpy errors(&c, &RunController::error);
         QVERIFY(c.start(s, db(), 1));
-        QVERIFY(finished.wait(20000));
+        QVERIFY(finished.wait(kRunEndsMs));
         const auto summary = finished.at(0).at(0).value<RunSummary>();
         QCOMPARE(static_cast<int>(summary.status), static_cast<int>(RunStatus::Failed));
         QVERIFY2(summary.stopReason.rfind("no progress: ", 0) == 0, summary.stopReason.c_str());

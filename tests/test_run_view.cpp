@@ -11,7 +11,7 @@
 #include "widgets/plots/node_timeline.h"
 #include "event_loop_probe.h"
 #include "wall_bounds.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 #include "widgets/run/run_controller.h"
 
 #include <QElapsedTimer>
@@ -504,7 +504,7 @@ private Q_SLOTS:
         QVERIFY(c.start(s, db(), 1));
         clock.start();
         probe.start();
-        QVERIFY(finished.wait(110000));
+        QVERIFY(finished.wait(kRunEndsMs));
         probe.stop();
         const qint64 total = clock.elapsed();
         qInfo("1000-node run: %lld ms, %s, %d activity frames, %d replots", static_cast<long long>(total),

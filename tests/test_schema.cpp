@@ -11,11 +11,16 @@
 #include "widgets/policy/settings_panel.h"
 #include "widgets/topology/property_inspector.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QSpinBox>
+#include <QUndoStack>
 #include <QtTest>
+
+#include "schema_fixtures.h"
 
 #include <cmath>
 #include <limits>
@@ -68,43 +73,9 @@ void makeApply(Scenario& s, const ScenarioField& f) {
     makeApply(s, f, scenarioSchema());
 }
 
-/// A valid value of `f` other than its current one.
-template <class T> FieldValue otherValue(const SchemaField<T>& f, const T& t, const NumericBounds& b) {
-    const FieldValue now = f.get(t);
-    switch (f.type) {
-    case FieldType::Real: {
-        const double v = std::get<double>(now);
-        const double lo = std::isfinite(b.min) ? b.min : v - 10;
-        const double hi = std::isfinite(b.max) ? b.max : v + 10;
-        double x = (lo + hi) / 2;
-        if (x == v) x = lo + (hi - lo) / 4;
-        return x;
-    }
-    case FieldType::Range:
-        return Range::exactly(std::get<Range>(now).min + 7.5);
-    case FieldType::Integer: {
-        const double v = std::get<double>(now);
-        return v + 1 <= b.max ? v + 1 : v - 1;
-    }
-    case FieldType::Bool:
-        return !std::get<bool>(now);
-    case FieldType::Text:
-        return std::string("text-") + f.key();
-    case FieldType::Enum:
-        for (const auto& e : f.enumValues)
-            if (e != std::get<std::string>(now)) return e;
-        return now;
-    case FieldType::Seed:
-        return std::get<std::uint64_t>(now) + 12345;
-    case FieldType::IntList:
-        return std::vector<int>{50, 25};
-    case FieldType::Section:
-        break;
-    }
-    return now;
-}
+using fogtest::otherValue;
 FieldValue otherValue(const ScenarioField& f, const Scenario& s) {
-    return otherValue(f, s, fieldBounds(f, s));
+    return fogtest::otherValue(f, s, fieldBounds(f, s));
 }
 
 bool hasProblemAt(const std::vector<Diagnostic>& d, const std::string& path, const std::string& file = {}) {
@@ -132,6 +103,87 @@ std::vector<double> outside(const FieldInfo& f, const NumericBounds& b) {
     return out;
 }
 
+/// A server, an edge aggregator with a group of two trainers, and a trainer: each node key
+/// has an entry it applies to (the aggregation keys on the edge, a group's keys on the group).
+Scenario inspectorBase() {
+    Scenario s = base();
+    s.model.flopsPerSample = 1000; // nodes in FLOP/s and energy per FLOP need a model cost
+    NodeSpec edge = s.topology.nodes[0];
+    edge.id = "edge";
+    edge.tier = Tier::Edge;
+    edge.parent = "server";
+    NodeSpec phones = s.topology.nodes[1];
+    phones.id = "phones";
+    phones.parent = "edge";
+    phones.group = true;
+    phones.count = 2;
+    s.topology.nodes.push_back(edge);
+    s.topology.nodes.push_back(phones);
+    return s;
+}
+
+const NodeSpec* entry(const Scenario& s, const std::string& id) {
+    for (const auto& n : s.topology.nodes)
+        if (n.id == id) return &n;
+    return nullptr;
+}
+
+/// Puts `text` into a line edit as typing it and leaving the field does.
+void typeInto(QLineEdit* e, const QString& text) {
+    e->setText(text);
+    e->setModified(true);
+    Q_EMIT e->editingFinished();
+}
+
+/// Chooses the entry whose value (its data, or its text in an editable box) is `v`.
+bool chooseIn(QComboBox* c, const QString& v) {
+    if (c->isEditable()) {
+        c->setEditText(v);
+        Q_EMIT c->lineEdit()->editingFinished();
+        return true;
+    }
+    const int i = c->findData(v);
+    if (i < 0) return false;
+    c->setCurrentIndex(i);
+    Q_EMIT c->activated(i);
+    return true;
+}
+
+/// A value the editor offers other than `now`: another entry of a box (the table's other
+/// value when it is one of them), else the table's other valid value.
+FieldValue editorValue(QWidget* editor, const NodeField& f, const NodeSpec& n) {
+    const FieldValue other = otherValue(f, n, fieldBounds(f));
+    auto* c = qobject_cast<QComboBox*>(editor);
+    if (!c) return other;
+    const QString now = QString::fromStdString(std::get<std::string>(f.get(n)));
+    auto valueAt = [c](int i) { return c->isEditable() ? c->itemText(i) : c->itemData(i).toString(); };
+    if (const auto* text = std::get_if<std::string>(&other); text && !c->isEditable())
+        if (c->findData(QString::fromStdString(*text)) >= 0) return other;
+    for (int i = 0; i < c->count(); ++i)
+        if (!valueAt(i).isEmpty() && valueAt(i) != now) return valueAt(i).toStdString();
+    return other;
+}
+
+/// Writes `v` through the editor: typed into a line edit, chosen in a box, ticked, spun.
+bool writeThrough(QWidget* editor, const FieldValue& v) {
+    if (auto* e = qobject_cast<QLineEdit*>(editor)) {
+        if (const auto* r = std::get_if<Range>(&v)) typeInto(e, QString::fromStdString(formatNumber(r->min)));
+        else if (const auto* t = std::get_if<std::string>(&v)) typeInto(e, QString::fromStdString(*t));
+        else typeInto(e, QString::fromStdString(formatFieldValue(v)));
+        return true;
+    }
+    if (auto* c = qobject_cast<QComboBox*>(editor)) return chooseIn(c, QString::fromStdString(std::get<std::string>(v)));
+    if (auto* b = qobject_cast<QCheckBox*>(editor)) {
+        if (b->isChecked() != std::get<bool>(v)) b->click();
+        return true;
+    }
+    if (auto* sb = qobject_cast<QSpinBox*>(editor)) {
+        sb->setValue(static_cast<int>(std::get<double>(v)));
+        return true;
+    }
+    return false;
+}
+
 double roundTo(double v, int decimals) {
     return QString::number(v, 'f', decimals).toDouble();
 }
@@ -152,9 +204,11 @@ class TestSchema : public QObject {
     void settingsPanelBoundsAreTheLoaders();
     void policyPanelBoundsAreTheLoaders();
     void keyReferenceIsUpToDate();
+    void policyTablesAreUpToDate();
     void nodeKeysAgreeWithTheLoader();
     void nodeEqualityCoversEveryKey();
     void inspectorFollowsTheSchema();
+    void inspectorEditsEveryNodeKey();
     void laterKeysAreWrittenOnlyWhenSet();
     void groupOnlyKeysAreRefusedOnNodes();
 };
@@ -488,17 +542,45 @@ void TestSchema::policyPanelBoundsAreTheLoaders() {
     }
 }
 
-void TestSchema::keyReferenceIsUpToDate() {
-    QFile doc(QStringLiteral(FOG_SOURCE_DIR "/docs/scenario.md"));
-    QVERIFY(doc.open(QIODevice::ReadOnly));
+/// The text of docs/`file` between `<!-- name:begin (command) -->` and `<!-- name:end -->`;
+/// a null string when the markers are missing.
+static QString generatedPart(const QString& name, const QString& command, const QString& file = "scenario.md") {
+    QFile doc(QStringLiteral(FOG_SOURCE_DIR "/docs/") + file);
+    if (!doc.open(QIODevice::ReadOnly)) return {};
     const QString text = QString::fromUtf8(doc.readAll());
-    const QString begin = "<!-- schema:begin (fogstudio-cli schema --markdown) -->\n";
-    const QString end = "<!-- schema:end -->";
+    const QString begin = "<!-- " + name + ":begin (" + command + ") -->\n";
+    const QString end = "<!-- " + name + ":end -->";
     const auto from = text.indexOf(begin), to = text.indexOf(end);
-    QVERIFY2(from >= 0 && to > from, "docs/scenario.md lacks the schema markers");
-    const QString generated = text.mid(from + begin.size(), to - from - begin.size());
+    if (from < 0 || to <= from) return {};
+    return text.mid(from + begin.size(), to - from - begin.size());
+}
+
+void TestSchema::keyReferenceIsUpToDate() {
+    const QString generated = generatedPart("schema", "fogstudio-cli schema --markdown");
+    QVERIFY2(!generated.isNull(), "docs/scenario.md lacks the schema markers");
     // On a difference: fogstudio-cli schema --markdown, pasted between the markers.
     QCOMPARE(generated, QString::fromStdString(schemaMarkdown()));
+}
+
+void TestSchema::policyTablesAreUpToDate() {
+    const QString generated = generatedPart("policies", "fogstudio-cli policies --markdown");
+    QVERIFY2(!generated.isNull(), "docs/scenario.md lacks the policies markers");
+    const QString expected = QString::fromStdString(policiesMarkdown());
+    if (generated != expected)
+        qWarning("docs/scenario.md's policy tables are out of date: paste the output of "
+                 "`fogstudio-cli policies --markdown` between its policies markers");
+    QCOMPARE(generated, expected);
+    // docs/policies.md has the same tables, from the same generator.
+    const QString again = generatedPart("policies", "fogstudio-cli policies --markdown", "policies.md");
+    QVERIFY2(!again.isNull(), "docs/policies.md lacks the policies markers");
+    QCOMPARE(again, expected);
+    // Every policy is in it, with every parameter.
+    for (const auto* infos : {&syncPolicyInfos(), &selectionPolicyInfos()})
+        for (const auto& info : *infos) {
+            QVERIFY2(generated.contains(QString::fromStdString("| `" + info.name + "` |")), info.name.c_str());
+            for (const auto& p : info.params)
+                QVERIFY2(generated.contains(QString::fromStdString("`" + p.key + "` (")), (info.name + " " + p.key).c_str());
+        }
 }
 
 void TestSchema::nodeKeysAgreeWithTheLoader() {
@@ -595,7 +677,8 @@ void TestSchema::inspectorFollowsTheSchema() {
     int checked = 0;
     for (const auto& f : nodeSchema()) {
         const QString key = QString::fromStdString(f.path);
-        if (f.custom || f.type == FieldType::Section || !inspector.editor(key)) continue;
+        if (f.custom || f.type == FieldType::Section) continue;
+        QVERIFY2(inspector.editor(key), f.path.c_str()); // every key has one (inspectorEditsEveryNodeKey)
         const bool conditional = f.when || f.parent() == "link";
         if (f.groupsOnly) { // hidden on a node (the loader refuses it there), shown on a group
             Scenario s = base();
@@ -633,6 +716,106 @@ void TestSchema::inspectorFollowsTheSchema() {
     QVERIFY(checked >= 15);
 }
 
+void TestSchema::inspectorEditsEveryNodeKey() {
+    // Every key of the node table has an editor in the inspector (position is dragged on the
+    // canvas), and it writes the field it names: a value typed, chosen or ticked there is read
+    // back through the table, from the document and from the saved file.
+    ScenarioDocument doc;
+    PropertyInspector inspector(&doc);
+    int edited = 0;
+    for (const auto& f : nodeSchema()) {
+        if (f.path == "position") continue;
+        if (f.type == FieldType::Section && !f.optional && !f.custom) continue; // compute, energy: headings
+        const QString key = QString::fromStdString(f.path);
+        std::string id = f.path.rfind("aggregate", 0) == 0 ? "edge"
+                         : f.groupsOnly || f.path == "count" ? "phones"
+                                                              : "worker";
+        Scenario s = inspectorBase();
+        NodeSpec& n = *const_cast<NodeSpec*>(entry(s, id));
+        makeApply(n, f, nodeSchema());
+        if (f.optional) f.setPresent(n, false); // the editor adds it
+        if (f.path == "bid_usd_per_hour") n.priceTrace = "prices.csv"; // a bid needs a price trace
+        doc.setScenario(s);
+        inspector.setSelection({QString::fromStdString(id)}, {});
+        QWidget* editor = inspector.editor(key);
+        QVERIFY2(editor, f.path.c_str());
+        QVERIFY2(inspector.isFieldVisible(key), f.path.c_str());
+
+        const auto fileBack = [&] {
+            return readScenarioTextUnchecked(saveScenarioText(doc.scenario()), "inspector");
+        };
+        if (f.optional) { // link, aggregate: a switch adding the map
+            auto* on = qobject_cast<QCheckBox*>(editor);
+            QVERIFY2(on && !on->isChecked(), f.path.c_str());
+            on->click();
+            QVERIFY2(f.present(*entry(doc.scenario(), id)), f.path.c_str());
+            QVERIFY2(f.present(*entry(fileBack(), id)), f.path.c_str());
+            ++edited;
+            continue;
+        }
+        if (f.path == "availability.offline") { // intervals, read and written by code of their own
+            typeInto(qobject_cast<QLineEdit*>(editor), "[0, 60], [300, 420]");
+            for (const Scenario& where : {doc.scenario(), fileBack()}) {
+                const auto& offline = entry(where, id)->availability.offline;
+                QCOMPARE(int(offline.size()), 2);
+                QCOMPARE(offline[1].fromS, 300.0);
+                QCOMPARE(offline[1].toS, 420.0);
+            }
+            ++edited;
+            continue;
+        }
+        const FieldValue want = editorValue(editor, f, n);
+        QVERIFY2(!sameFieldValue(want, f.get(n)), f.path.c_str());
+        QVERIFY2(writeThrough(editor, want), f.path.c_str());
+        if (f.path == "id") id = std::get<std::string>(want); // renamed
+        if (f.path == "compute.noise.kind") // the undo step is named after the key's label
+            QCOMPARE(doc.undoStack()->text(doc.undoStack()->index() - 1), QString("Set step-time noise"));
+        const NodeSpec* now = entry(doc.scenario(), id);
+        QVERIFY2(now, f.path.c_str());
+        QVERIFY2(sameFieldValue(f.get(*now), want),
+                 (f.path + ": wrote " + formatFieldValue(want) + ", the table reads " + formatFieldValue(f.get(*now)) +
+                  "; " + inspector.message(key).toStdString())
+                     .c_str());
+        const Scenario back = fileBack();
+        QVERIFY2(entry(back, id) && sameFieldValue(f.get(*entry(back, id)), want), f.path.c_str());
+        if (f.type == FieldType::Range) {
+            // A group's range: its upper end has an editor of its own.
+            s = doc.scenario();
+            NodeSpec& g = *const_cast<NodeSpec*>(entry(s, "phones"));
+            makeApply(g, f, nodeSchema());
+            doc.setScenario(s);
+            inspector.setSelection({"phones"}, {});
+            const Range r = std::get<Range>(f.get(g));
+            typeInto(qobject_cast<QLineEdit*>(inspector.editor(key + ".max")),
+                     QString::fromStdString(formatNumber(r.min + 100)));
+            QCOMPARE(std::get<Range>(f.get(*entry(doc.scenario(), "phones"))).max, r.min + 100);
+            QCOMPARE(std::get<Range>(f.get(*entry(fileBack(), "phones"))).max, r.min + 100);
+        }
+        ++edited;
+    }
+    QVERIFY(edited >= 45);
+
+    // An explicit link's keys: the link table's, edited the same way.
+    Scenario s = inspectorBase();
+    LinkSpec link;
+    link.from = "server";
+    link.to = "worker";
+    s.topology.links.push_back(link);
+    for (const auto& f : linkSchema()) {
+        doc.setScenario(s);
+        inspector.setSelection({}, {0});
+        const QString key = QString::fromStdString(f.path);
+        auto* editor = qobject_cast<QLineEdit*>(inspector.editor(key));
+        QVERIFY2(editor && inspector.isFieldVisible(key), f.path.c_str());
+        const FieldValue want = otherValue(f, link.params, fieldBounds(f));
+        typeInto(editor, QString::fromStdString(formatFieldValue(want)));
+        QVERIFY2(sameFieldValue(f.get(doc.scenario().topology.links[0].params), want),
+                 (f.path + ": " + inspector.message(key).toStdString()).c_str());
+        const Scenario back = readScenarioTextUnchecked(saveScenarioText(doc.scenario()), "inspector");
+        QVERIFY2(sameFieldValue(f.get(back.topology.links[0].params), want), f.path.c_str());
+    }
+}
+
 void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     // Keys added after files existed (the network's) are written only when they differ from
     // the default, so that every older file saves byte for byte as before.
@@ -667,6 +850,8 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     s.training.codecUp = "fp16";
     s.training.codecDown = "fp16";
     g.compute.flops = Range::exactly(1e9); // compute in FLOP/s (docs/own-model.md)
+    g.compute.deviceClass = "nvidia-t4";   // a device class, and energy per FLOP
+    g.energy.perFlopJ = 1e-11;
     s.model.flopsPerSample = 1e6;
     s.data.kind = DataSpec::Kind::Csv; // a client column is a CSV file's
     s.data.clientColumn = 2;

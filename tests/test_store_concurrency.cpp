@@ -223,6 +223,18 @@ private Q_SLOTS:
         QVERIFY2(check.ok, describe(check).c_str());
     }
 
+    /// User and system CPU seconds of a running process so far (/proc/PID/stat), -1 if gone.
+    static double processCpuSeconds(qint64 pid) {
+        QFile f(QString("/proc/%1/stat").arg(pid));
+        if (!f.open(QIODevice::ReadOnly)) return -1.0;
+        const QByteArray stat = f.readAll();
+        // The command name (field 2) may hold spaces: fields are counted after its ')'.
+        const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() < 13) return -1.0;
+        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+        return (fields[11].toDouble() + fields[12].toDouble()) / ticks; // utime, stime
+    }
+
     void killedCliRunsAreMarkedInterrupted() {
         const QString db = path("killed.db");
         const QString longRun = scenario("long.yaml", kLongRun);
@@ -248,7 +260,9 @@ private Q_SLOTS:
             }
             QVERIFY2(seenWall >= 0, "the run stored nothing within 10 s");
             const int waitMs = 1200 + int(random.bounded(1800));
+            const double cpuBefore = processCpuSeconds(child.processId());
             QTest::qWait(waitMs);
+            const double cpuDuring = processCpuSeconds(child.processId()) - cpuBefore;
             ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
             QVERIFY(child.waitForFinished());
             QCOMPARE(child.exitStatus(), QProcess::CrashExit);
@@ -266,11 +280,17 @@ private Q_SLOTS:
             qInfo("kill %d after %d ms: %zu rounds stored, the last %.2f s after the one seen",
                   kill + 1, waitMs, m.size(), lastWall - seenWall);
             // The run went on for waitMs after we saw row `seenWall`; the writer commits every
-            // 0.5 s, so no more than about the last second may be missing.
-            QVERIFY2(lastWall - seenWall >= waitMs / 1000.0 - 1.0,
-                     qPrintable(QString("last stored row %1 s after the one seen, killed %2 ms after")
-                                    .arg(lastWall - seenWall)
-                                    .arg(waitMs)));
+            // 0.5 s, so no more than about the last second may be missing. That holds when the
+            // child had the CPU meanwhile; on a machine so loaded that it got less than half of
+            // a core, rows it never produced are not missing: that case is only reported.
+            if (cpuDuring < 0.5 * waitMs / 1000.0) {
+                qInfo("the child had %.2f s of CPU in the %d ms: the commit bound is not checked", cpuDuring, waitMs);
+            } else {
+                QVERIFY2(lastWall - seenWall >= waitMs / 1000.0 - 1.0,
+                         qPrintable(QString("last stored row %1 s after the one seen, killed %2 ms after")
+                                        .arg(lastWall - seenWall)
+                                        .arg(waitMs)));
+            }
             // Earlier runs are intact.
             QCOMPARE(store.listRuns().size(), std::size_t(kill + 1));
         }

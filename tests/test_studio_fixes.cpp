@@ -13,7 +13,7 @@
 //     theme and leave the plots on screen as they were
 //   8 the runs dock shows runs another connection (the CLI) stores, without a refresh
 
-#include "app/export/plot_export.h"
+#include "widgets/figures/plot_export.h"
 #include "app/gui/main_window.h"
 #include "app/gui/presets.h"
 #include "app/gui/theme.h"
@@ -21,13 +21,14 @@
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
 #include "engine_fixtures.h"
+#include "studio_fixtures.h"
 #include "widgets/compare/comparison_view.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/intervene/fork_dialog.h"
 #include "widgets/intervene/intervene_menu.h"
 #include "widgets/plots/live_plots.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/runs/runs_browser.h"
 #include "widgets/runs/runs_table_model.h"
@@ -73,14 +74,6 @@ Scenario alphaScenario(int rounds = 4) {
     return s;
 }
 
-std::int64_t storeRun(RunStore& store, const Scenario& s, const std::string& name) {
-    NewRun meta;
-    meta.name = name;
-    meta.scenarioYaml = saveScenarioText(s);
-    meta.seed = s.seed;
-    RunSummary summary;
-    return runAndStore(s, store, meta, 1, nullptr, summary);
-}
 
 /// A server and a group of 4 workers on an uplink of 100 Mbit/s, 1 s rounds, for ever.
 Scenario steadyStar() {

@@ -10,7 +10,7 @@
 #include "core/scenario/schema.h"
 #include "widgets/document/scenario_document.h"
 #include "widgets/plots/live_plots.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 #include "widgets/topology/property_inspector.h"
 
 #include <QComboBox>

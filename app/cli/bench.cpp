@@ -473,11 +473,20 @@ No options.
         return 0;
     }
     if (sub == "scale") {
-        out << R"(Usage: fogstudio-cli bench scale [--devices N]
+        out << R"(Usage: fogstudio-cli bench scale [--devices N] [--contention on|off|both]
 
-Engine memory and set-up time at scale: one group of N devices (default 1,000,000; at most
-10,000,000) under one cloud, timing only, Markov availability, random-k 100 per round,
-fully-sync, 200 rounds. Prints peak RSS, set-up seconds and run seconds.
+Engine memory and time at scale: one group of N devices (default 1,000,000; at most
+10,000,000) under one cloud, timing only, Markov availability (up 20 min, down 5 min on
+average), random-k 100 per round, fully-sync, 200 rounds, run with the flow-level network
+off (topology.contention: false) and on (the default network model: the round's devices
+share the group's link, so the run covers about 34 times the virtual time and 8 million
+availability changes at 10^6 devices). Each setting runs in a child process of its own and
+prints its peak RSS, the scenario's reading, the engine's building, set-up to the first
+event, the run, wall and CPU seconds, and the run's figures (rounds, virtual seconds,
+events, jobs lost; with contention the flow starts and ends, most flows at once and flow
+classes recomputed). A benchmark: it asserts nothing. docs/network.md has the figures.
+  --devices N        devices in the group (default 1000000)
+  --contention MODE  on, off or both (default both: off, then on)
 )";
         return 0;
     }

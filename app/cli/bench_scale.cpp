@@ -110,7 +110,7 @@ int runSetting(long devices, bool contention, std::ostream& out) {
     FirstCallback probe;
     RunSummary summary;
     double tBuilt = 0.0;
-    std::uint64_t flowEvents = 0;
+    Network::Stats net;
     try {
         EngineOptions options;
         options.threads = 1;
@@ -118,7 +118,7 @@ int runSetting(long devices, bool contention, std::ostream& out) {
         Engine engine(s, options);
         tBuilt = wallNow();
         summary = engine.run();
-        if (const Network* n = engine.network()) flowEvents = n->stats().flowEvents;
+        if (const Network* n = engine.network()) net = n->stats();
     } catch (const std::exception& e) {
         std::cerr << "fogstudio-cli: bench scale: " << e.what() << "\n";
         return 1;
@@ -138,7 +138,9 @@ int runSetting(long devices, bool contention, std::ostream& out) {
     out << std::setprecision(1) << "  run: " << toString(summary.status) << " (" << summary.stopReason << "), "
         << summary.rounds << " rounds, " << summary.virtualTime << " virtual s, " << probe.events << " events, "
         << summary.lostJobs << " jobs lost";
-    if (contention) out << ", " << flowEvents << " flow starts and ends";
+    if (contention)
+        out << ", " << net.flowEvents << " flow starts and ends (at most " << net.maxConcurrent
+            << " flows at once, " << net.classesRecomputed << " flow classes recomputed)";
     out << "\n";
     out.flush();
     return summary.status == RunStatus::Failed ? 1 : 0;

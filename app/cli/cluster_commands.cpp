@@ -4,18 +4,15 @@
 #include "app/cli/cluster_commands.h"
 
 #include "app/cli/commands.h"
-#include "app/export/plot_export.h"
-#include "app/export/report.h"
+#include "app/cli/figure_module.h"
 #include "core/cluster/cluster_compare.h"
 #include "core/cluster/cluster_io.h"
+#include "core/cluster/cluster_schema.h"
 #include "core/cluster/cluster_store.h"
 #include "core/cluster/learned_scheduler.h"
 #include "core/model/learner.h"
 #include "core/scenario/yaml_reader.h"
 
-#include "widgets/compare/cluster_comparison.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -57,7 +54,11 @@ Commands:
                    N/10 for the learned one) and training episodes per second (default
                    8, two updates of 4 rollouts), on the TapFinger setting (3 clusters,
                    200 tasks per episode).
-  schedulers       The schedulers and where they come from.
+  schedulers [--markdown]
+                   The schedulers and where they come from; --markdown prints the
+                   scheduler table of docs/cluster.md.
+  schema           The key reference of docs/cluster.md (Markdown): every key of a
+                   cluster file.
   show ID          A stored cluster run: summary and per-type completion times.
   export IDS... [--format tasks|runs|groups] [--out FILE]
                    Stored cluster runs as CSV: one row per task (default), per run, or
@@ -130,8 +131,9 @@ int cmdClusterRun(const QCommandLineParser& p, const QStringList& args) {
     const std::string chosen = p.isSet("scheduler") ? p.value("scheduler").toStdString() : s.scheduler.name;
     const auto known = schedulerNames();
     if (chosen == "all") {
-        for (const auto& n : known)
-            if (n != "learned" || !s.scheduler.policyResolved.empty()) names.push_back(n);
+        // A scheduler run by a policy network needs a trained one (scheduler.policy).
+        for (const auto& i : schedulerInfos())
+            if (!i.withPolicy || !s.scheduler.policyResolved.empty()) names.push_back(i.name);
     } else {
         if (std::find(known.begin(), known.end(), chosen) == known.end()) {
             std::cerr << "fogstudio-cli cluster: unknown scheduler '" << chosen << "'; known: " << joinNames(known)
@@ -361,16 +363,16 @@ int cmdClusterBench(const QCommandLineParser& p) {
     std::cout << "cluster bench: 3 clusters, 3 task types, Poisson 1/step, " << s.arrivals.tasks
               << " tasks per episode, one thread\n";
     auto policy = std::make_shared<ClusterPolicy>(3, 1);
-    for (const auto& name : schedulerNames()) {
-        std::unique_ptr<ClusterScheduler> sched =
-            name == "learned" ? std::make_unique<LearnedScheduler>(policy, s, false) : makeScheduler(name, s);
+    for (const auto& info : schedulerInfos()) {
+        const bool network = static_cast<bool>(info.withPolicy);
+        std::unique_ptr<ClusterScheduler> sched = network ? info.withPolicy(policy, s) : info.make(s);
         const auto t0 = std::chrono::steady_clock::now();
         long tasks = 0;
-        const int n = name == "learned" ? std::max(1, episodes / 10) : episodes; // the network is slower
+        const int n = network ? std::max(1, episodes / 10) : episodes; // the network is slower
         for (int e = 0; e < n; ++e) tasks += runCluster(s, *sched, 1 + e).summary.completed;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("  %-10s %9.0f simulated tasks/s  (%d episodes, %.2f s)%s\n", name.c_str(), tasks / secs, n, secs,
-                    name == "learned" ? "  untrained policy, greedy" : "");
+        std::printf("  %-10s %9.0f simulated tasks/s  (%d episodes, %.2f s)%s\n", info.name.c_str(), tasks / secs, n, secs,
+                    network ? "  untrained policy, greedy" : "");
     }
     TrainOptions o;
     o.episodes = trainEpisodes;
@@ -380,7 +382,11 @@ int cmdClusterBench(const QCommandLineParser& p) {
     return 0;
 }
 
-int cmdClusterSchedulers() {
+int cmdClusterSchedulers(bool markdown) {
+    if (markdown) {
+        std::cout << clusterSchedulersMarkdown();
+        return 0;
+    }
     for (const auto& i : schedulerInfos()) {
         std::cout << "  " << i.name << "\n      " << i.summary << "\n";
         if (!i.source.empty()) std::cout << "      Source: " << i.source << "\n";
@@ -514,44 +520,18 @@ int cmdClusterExport(const QCommandLineParser& p, const QStringList& args) {
     return 0;
 }
 
-std::vector<QString> clusterLabels(const RunStore& store, const std::vector<ComparedClusterRun>& runs) {
-    std::vector<StoredRun> stored;
-    for (const auto& r : runs)
-        if (auto x = store.run(r.runId)) stored.push_back(*x);
-    return reportLabels(stored);
-}
-
 int cmdClusterPlots(const QCommandLineParser& p, const QStringList& args) {
     std::unique_ptr<RunStore> store;
-    std::vector<ComparedClusterRun> runs;
+    FigureRequest r;
+    r.kind = FigureRequest::Kind::ClusterPlots;
+    r.prefix = "fogstudio-cli cluster";
     int rc = 0;
-    const QString format = p.isSet("format") ? p.value("format") : QString("png");
-    if (format != "png" && format != "svg" && format != "pdf") return usage("plots --format is png, svg or pdf");
-    if (!readClusterRuns(p, args, store, runs, rc)) return rc;
-    const QString dir = p.isSet("out") ? p.value("out") : QString(".");
-    if (!QDir().mkpath(dir)) {
-        std::cerr << "fogstudio-cli cluster: cannot create " << dir.toStdString() << "\n";
-        return 1;
-    }
-    const std::vector<QString> labels = clusterLabels(*store, runs);
-    std::vector<QColor> colors;
-    for (std::size_t i = 0; i < runs.size(); ++i) colors.push_back(seriesColor(static_cast<int>(i)));
-    QCustomPlot plot;
-    plot.setPalette(QPalette(Qt::white));
-    auto save = [&](const QString& name, int w, int h) {
-        QString error;
-        const QString path = dir + "/" + name + "." + format;
-        if (!savePlot(&plot, path, w, h, &error)) {
-            std::cerr << "fogstudio-cli cluster: " << error.toStdString() << "\n";
-            return false;
-        }
-        std::cout << path.toStdString() << "\n";
-        return true;
-    };
-    plotClusterCdfs(&plot, runs, labels, colors);
-    if (!save("completion_cdf", 900, 560)) return 1;
-    plotClusterGroups(&plot, groupClusterRuns(runs));
-    return save("completion_by_scheduler", 900, 500) ? 0 : 1;
+    r.format = p.isSet("format") ? p.value("format") : QString("png");
+    if (r.format != "png" && r.format != "svg" && r.format != "pdf") return usage("plots --format is png, svg or pdf");
+    if (!readClusterRuns(p, args, store, r.clusterRuns, rc)) return rc;
+    r.out = p.isSet("out") ? p.value("out") : QString(".");
+    r.db = store->path();
+    return runFigures(r);
 }
 
 int cmdClusterReport(const QCommandLineParser& p, const QStringList& args) {
@@ -560,17 +540,14 @@ int cmdClusterReport(const QCommandLineParser& p, const QStringList& args) {
     std::vector<ComparedClusterRun> runs;
     int rc = 0;
     if (!readClusterRuns(p, args, store, runs, rc)) return rc;
-    std::vector<std::int64_t> ids;
-    for (const auto& r : runs) ids.push_back(r.runId);
-    ReportOptions options;
-    options.dbPath = p.value("db");
-    QString error;
-    if (!writeReport(loadReportRuns(*store, ids), p.value("out"), options, &error)) {
-        std::cerr << "fogstudio-cli cluster: " << error.toStdString() << "\n";
-        return 1;
-    }
-    std::cout << p.value("out").toStdString() << "\n";
-    return 0;
+    FigureRequest r;
+    r.kind = FigureRequest::Kind::Report;
+    r.prefix = "fogstudio-cli cluster";
+    for (const auto& run : runs) r.ids.push_back(run.runId);
+    r.dbOption = p.value("db");
+    r.db = store->path();
+    r.out = p.value("out");
+    return runFigures(r);
 }
 
 } // namespace
@@ -585,6 +562,7 @@ int cmdCluster(const QStringList& arguments) {
                   {"db", "", "FILE"},
                   {"no-store", ""},
                   {"json", ""},
+                  {"markdown", ""},
                   {"quiet", ""},
                   {"episodes", "", "N"},
                   {"train-episodes", "", "N"},
@@ -605,7 +583,11 @@ int cmdCluster(const QStringList& arguments) {
     if (cmd == "run") return cmdClusterRun(p, rest);
     if (cmd == "train") return cmdClusterTrain(p, rest);
     if (cmd == "bench") return cmdClusterBench(p);
-    if (cmd == "schedulers") return cmdClusterSchedulers();
+    if (cmd == "schedulers") return cmdClusterSchedulers(p.isSet("markdown"));
+    if (cmd == "schema") {
+        std::cout << clusterSchemaMarkdown();
+        return 0;
+    }
     if (cmd == "show") return cmdClusterShow(p, rest);
     if (cmd == "export") return cmdClusterExport(p, rest);
     if (cmd == "plots") return cmdClusterPlots(p, rest);

@@ -5,6 +5,8 @@
 #include "app/cli/bench_network.h"
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
+#include "app/cli/testbed_command.h"
+#include "app/cli/figure_module.h"
 #include "core/cluster/cluster_io.h"
 #include "core/policies/local_optimizers.h"
 #include "core/policies/server_optimizer.h"
@@ -18,7 +20,6 @@
 #include "core/sweep/sweep.h"
 
 #include <QCommandLineParser>
-#include <QApplication>
 #include <QCoreApplication>
 
 #include <cmath>
@@ -82,7 +83,8 @@ Commands:
                            Pareto front and the commands that reproduce the runs.
   db check [FILE]          Check a run database (--db FILE, or the default one): SQLite's
                            integrity check, schema, runs killed mid-way, missing rows.
-  policies                 The sync and selection policies with their parameters.
+  policies [--markdown]    The sync and selection policies with their parameters.
+                           --markdown prints the policy tables of docs/scenario.md.
   schema [--markdown]      Every scenario key: type, default, bounds, when it applies.
                            --markdown prints the key reference of docs/scenario.md.
   lessons [--markdown] [DIR]
@@ -101,6 +103,10 @@ Commands:
                            TorchScript .pt file, or a scenario's model and data), in samples/s
                            and FLOP/s, for compute.throughput or compute.flops; SHAPE is CxHxW
                            or a feature count, then :CLASSES (default 1x28x28:10); --quick, --json.
+  testbed FILE [--dilation D]  Play the scenario's rounds on real shaped links: one process
+                           per node in its own network namespace, TCP over tc-shaped veth
+                           pairs; stores the measured run beside its prediction and prints
+                           the per-round error (needs root; 'testbed --help', docs/testbed.md).
   cluster run|train|bench ...
                            Scheduling ML tasks on edge clusters (TapFinger); see
                            'fogstudio-cli cluster --help' and docs/cluster.md.
@@ -246,7 +252,11 @@ int cmdLessons(const QStringList& args, bool markdown) {
     return problems.empty() ? 0 : 1;
 }
 
-int cmdPolicies() {
+int cmdPolicies(bool markdown) {
+    if (markdown) {
+        std::cout << fog::policiesMarkdown();
+        return 0;
+    }
     auto print = [](const char* title, const std::vector<fog::PolicyInfo>& infos) {
         std::cout << title << "\n";
         for (const auto& p : infos) {
@@ -267,8 +277,7 @@ int cmdPolicies() {
 
 } // namespace
 
-/// Plots and reports draw with Qt's GUI classes; they need a QApplication, offscreen when
-/// there is no display (CI, ssh).
+/// Plots and reports draw with Qt's GUI classes, in the figures module (app/cli/figure_module.h).
 bool needsGui(int argc, char** argv) {
     std::vector<std::string> words;
     for (int i = 1; i < argc; ++i)
@@ -279,20 +288,16 @@ bool needsGui(int argc, char** argv) {
 
 static int cliMain(int argc, char** argv) {
     std::unique_ptr<QCoreApplication> appPtr;
-    if (needsGui(argc, argv)) {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        appPtr = std::make_unique<QApplication>(argc, argv);
-    } else {
-        appPtr = std::make_unique<QCoreApplication>(argc, argv);
-    }
+    if (needsGui(argc, argv)) appPtr = fog::cli::makeFigureApplication(argc, argv);
+    if (!appPtr) appPtr = std::make_unique<QCoreApplication>(argc, argv); // without the module: the command says why
     QCoreApplication& app = *appPtr;
     QCoreApplication::setApplicationName("fogstudio-cli");
     QCoreApplication::setApplicationVersion(FOGSTUDIO_VERSION);
 
     // The cluster experiment parses its own options.
     if (argc >= 2 && std::string(argv[1]) == "cluster") return fog::cli::cmdCluster(app.arguments().mid(2));
+    // So does the testbed (docs/testbed.md).
+    if (argc >= 2 && std::string(argv[1]) == "testbed") return fog::cli::cmdTestbed(app.arguments().mid(2));
 
     QCommandLineParser parser;
     const QCommandLineOption help({"h", "help"}, "");
@@ -430,7 +435,7 @@ static int cliMain(int argc, char** argv) {
 
     const QString cmd = args.first();
     if (cmd == "validate") return cmdValidate(o.args, o.sets, o.events);
-    if (cmd == "policies") return cmdPolicies();
+    if (cmd == "policies") return cmdPolicies(parser.isSet(markdown));
     if (cmd == "schema") return cmdSchema(parser.isSet(markdown));
     if (cmd == "lessons") return cmdLessons(o.args, parser.isSet(markdown));
     if (cmd == "run") return fog::cli::cmdRun(o);

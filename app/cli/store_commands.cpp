@@ -1,17 +1,12 @@
 // runs list|show|delete|tag|notes|rerun and export: the commands over the run store.
 
 #include "app/cli/commands.h"
+#include "app/cli/figure_module.h"
 #include "core/analysis/analysis.h"
 #include "core/analysis/run_figures.h"
 #include "core/analysis/tidy_export.h"
 #include "core/store/run_store.h"
-#include "app/export/plot_export.h"
-#include "app/export/report.h"
-#include "widgets/intervene/time_markers.h"
-#include "widgets/plots/run_plots.h"
 
-#include <QDir>
-#include "widgets/plots/qcustomplot.h"
 
 #include <cmath>
 #include <fstream>
@@ -243,62 +238,17 @@ int cmdRuns(const CliOptions& o) {
 namespace {
 
 int exportPlots(const CliOptions& o, RunStore& store, const std::vector<RunWithMetrics>& runs) {
-    const QString dir = o.out.isEmpty() ? QString(".") : o.out;
-    const QString format = o.format.isEmpty() ? QString("png") : o.format;
-    if (format != "png" && format != "svg" && format != "pdf") {
+    FigureRequest r;
+    r.kind = FigureRequest::Kind::RunPlots;
+    r.out = o.out.isEmpty() ? QString(".") : o.out;
+    r.format = o.format.isEmpty() ? QString("png") : o.format;
+    if (r.format != "png" && r.format != "svg" && r.format != "pdf") {
         std::cerr << "fogstudio-cli: export plots knows --format png, svg and pdf\n";
         return 2;
     }
-    if (!QDir().mkpath(dir)) {
-        std::cerr << "fogstudio-cli: cannot create " << dir.toStdString() << "\n";
-        return 1;
-    }
-    std::vector<PlotSeries> series;
-    std::vector<TradeOffRun> trade;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto& r = runs[i].run;
-        const QString label = QString("#%1 %2").arg(r.id).arg(QString::fromStdString(r.sweepConfig.empty() ? r.name : r.sweepConfig));
-        series.push_back({label, seriesColor(static_cast<int>(i)), runs[i].metrics});
-        trade.push_back({label, {r.summary.virtualTime, r.summary.cost, r.summary.finalTestAccuracy}});
-    }
-    QCustomPlot plot;
-    plot.setPalette(QPalette(Qt::white));
-    int written = 0;
-    auto save = [&](const QString& name, int w, int h) {
-        QString error;
-        const QString path = dir + "/" + name + "." + format;
-        if (!savePlot(&plot, path, w, h, &error)) {
-            std::cerr << "fogstudio-cli: " << error.toStdString() << "\n";
-            return false;
-        }
-        std::cout << path.toStdString() << "\n";
-        ++written;
-        return true;
-    };
-    const std::pair<PlotKind, const char*> kinds[] = {{PlotKind::TestAccuracy, "accuracy"},
-                                                      {PlotKind::TrainLoss, "loss"},
-                                                      {PlotKind::Cost, "cost"},
-                                                      {PlotKind::Energy, "energy"}};
-    std::vector<std::int64_t> ids; // a fork beside its parent: where they branch (widgets/intervene)
-    for (const auto& r : runs) ids.push_back(r.run.id);
-    const std::vector<TimeMarker> forks = forkMarkers(store, ids);
-    for (const auto& [kind, name] : kinds) {
-        plotMetric(&plot, series, kind);
-        for (const TimeMarker& m : forks)
-            for (std::size_t i = 0; i < runs.size(); ++i)
-                if (runs[i].run.id == m.run) addTimeMarker(&plot, m.time, m.label, seriesColor(static_cast<int>(i)));
-        if (!save(name, 900, 500)) return 1;
-    }
-    if (runs.size() > 1) {
-        plotTradeOff(&plot, trade);
-        if (!save("tradeoff", 900, 560)) return 1;
-    } else {
-        std::vector<QString> names;
-        for (const auto& n : store.nodes(runs[0].run.id)) names.push_back(QString::fromStdString(n.id));
-        plotTimeline(&plot, store.intervals(runs[0].run.id), names, runs[0].run.summary.virtualTime);
-        if (!save("timeline", 900, std::clamp(static_cast<int>(names.size()) * 14 + 90, 300, 900))) return 1;
-    }
-    return written ? 0 : 1;
+    r.db = store.path();
+    r.runs = runs;
+    return runFigures(r);
 }
 
 int exportReport(const CliOptions& o, RunStore& store, const std::vector<RunWithMetrics>& runs) {
@@ -306,18 +256,14 @@ int exportReport(const CliOptions& o, RunStore& store, const std::vector<RunWith
         std::cerr << "fogstudio-cli: export report needs --out FILE.html or FILE.pdf\n";
         return 2;
     }
-    std::vector<std::int64_t> ids;
-    for (const auto& r : runs) ids.push_back(r.run.id);
-    ReportOptions options;
-    options.target = o.target;
-    options.dbPath = o.db;
-    QString error;
-    if (!writeReport(loadReportRuns(store, ids), o.out, options, &error)) {
-        std::cerr << "fogstudio-cli: " << error.toStdString() << "\n";
-        return 1;
-    }
-    std::cout << o.out.toStdString() << "\n";
-    return 0;
+    FigureRequest r;
+    r.kind = FigureRequest::Kind::Report;
+    for (const auto& run : runs) r.ids.push_back(run.run.id);
+    r.target = o.target;
+    r.dbOption = o.db;
+    r.db = store.path();
+    r.out = o.out;
+    return runFigures(r);
 }
 
 } // namespace

@@ -5,7 +5,8 @@
 #include "core/analysis/run_labels.h"
 #include "core/cluster/cluster_compare.h"
 #include "core/scenario/scenario_io.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/learning_plots.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -15,8 +16,8 @@
 #include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
 #include <QTextDocument>
-#include "widgets/compare/cluster_comparison.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/cluster_plots.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,15 @@ struct Figures {
         return "<p><img src=\"img://" + name + "\" width=\"" + QString::number(width) + "\"></p>";
     }
 };
+
+/// A figure under its own heading, with the commands that draw it again set apart below it.
+QString figureSection(const QString& title, const QString& figure, const QString& caption, const QStringList& commands) {
+    QString h = "<h3>" + title.toHtmlEscaped() + "</h3>" + figure;
+    if (!caption.isEmpty()) h += "<p class=\"note\">" + caption + "</p>";
+    if (!commands.isEmpty())
+        h += "<p class=\"cmdhead\">Drawn again by:</p><pre class=\"cmd\">" + commands.join("\n").toHtmlEscaped() + "</pre>";
+    return h;
+}
 
 QImage renderPlot(const std::function<void(QCustomPlot*)>& draw, int w = 820, int h = 360) {
     QCustomPlot plot;
@@ -227,7 +237,9 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                 "font-size:9pt}table.kv th{text-align:left;padding-right:12px;vertical-align:top}"
                 "pre{background:#f4f4f4;padding:6px;font-size:8pt;white-space:pre-wrap}"
                 "td.n{white-space:nowrap;text-align:right}table.grid th{white-space:nowrap}"
-                "p.note{font-size:8.5pt;color:#444}"
+                "p.note{font-size:8.5pt;color:#444}h3{font-size:11pt;margin-top:12pt;margin-bottom:4pt}"
+                "p.cmdhead{font-size:8.5pt;color:#444;margin-bottom:0}"
+                "pre.cmd{background:#eef2f7;border-left:3px solid #7a9cc6;padding:4px 6px;font-size:8pt}"
                 "</style></head><body>";
     h += single ? "<h1>FogStudio run " + QString::number(runs[0].run.id) + ": " + esc(runs[0].run.name) + "</h1>"
                 : QString("<h1>FogStudio comparison of %1 runs</h1>").arg(runs.size());
@@ -249,39 +261,83 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
     }
     const auto front = tradeOffFront(figures, o.tradeOff);
 
+    // The commands that draw each figure again (fogstudio-cli export plots writes them all,
+    // named as below), after the runs are in the database (runs rerun, in Reproduce).
+    QString idList;
+    for (const auto& r : runs) idList += " " + QString::number(r.run.id);
+    const QString dbArg = o.dbPath.isEmpty() ? QString() : " --db " + o.dbPath;
+    const QString plotsCommand = "fogstudio-cli export plots" + idList + dbArg + " --out figures";
+    auto drawnBy = [&](const QString& file) { return QStringList{plotsCommand + "   # figures/" + file + ".png"}; };
+
     h += "<h2>Summary</h2>" + summaryTables(runs, labels, figures, o, front);
+    h += "<p class=\"cmdhead\">The same figures as CSV:</p><pre class=\"cmd\">" +
+         ("fogstudio-cli export summary" + idList + dbArg + " --target " + QString::number(o.target)).toHtmlEscaped() +
+         "</pre>";
 
     // Scenario of a single run (or of the first, for a comparison of one scenario's variants).
     try {
         const Scenario s = loadScenarioText(runs[0].run.scenarioYaml, "run " + std::to_string(runs[0].run.id));
         h += QString("<h2>Scenario%1</h2>").arg(single ? "" : " (of run " + QString::number(runs[0].run.id) + ")");
         h += "<p><b>" + esc(s.name) + "</b></p>" + scenarioSummary(s);
-        h += figs.add("topology", topologyFigure(s, 820, 280));
+        h += figureSection("Topology", figs.add("topology", topologyFigure(s, 820, 280)), {},
+                           {"fogstudio-cli runs show " + QString::number(runs[0].run.id) + dbArg +
+                            "   # the scenario file, as stored"});
     } catch (const std::exception& e) {
         h += "<p>The stored scenario could not be read: " + esc(e.what()) + "</p>";
     }
 
     h += "<h2>Accuracy and loss</h2>";
-    h += figs.add("accuracy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TestAccuracy); }));
-    h += figs.add("loss", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TrainLoss); }));
+    h += figureSection("Test accuracy",
+                       figs.add("accuracy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TestAccuracy); })),
+                       {}, drawnBy("accuracy"));
+    h += figureSection("Training loss",
+                       figs.add("loss", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TrainLoss); })),
+                       {}, drawnBy("loss"));
     const bool energy = anyEnergy(runs);
     h += energy ? "<h2>Cost and energy</h2>" : "<h2>Cost</h2>";
-    h += figs.add("cost", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Cost); }));
+    h += figureSection("Cumulative cost",
+                       figs.add("cost", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Cost); })), {},
+                       drawnBy("cost"));
     if (energy)
-        h += figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); }));
+        h += figureSection("Cumulative energy",
+                           figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); })),
+                           {}, drawnBy("energy"));
     else
         h += "<p class=\"note\">No energy is modelled in " + QString(single ? "this scenario" : "these scenarios") +
              " (every energy key is zero: per sample, per byte, idle power, per update aggregated), so there "
              "is no energy plot.</p>";
+    // The learning side (issue 25): the bytes each round moved, the privacy spent.
+    std::vector<PrivacySeries> privacy;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        PrivacySeries p{labels[i], seriesColor(static_cast<int>(i)), privacyCurve(runs[i].events, nullptr), kNaN};
+        privacyCurve(runs[i].events, &p.delta);
+        if (!p.epsilons.empty()) privacy.push_back(p);
+    }
+    const bool bytes = anyBytes(series);
+    if (bytes || !privacy.empty()) {
+        h += !privacy.empty() ? (bytes ? "<h2>Network and privacy</h2>" : "<h2>Privacy</h2>") : "<h2>Network</h2>";
+        if (bytes)
+            h += figureSection("Megabytes per round",
+                               figs.add("bytes_per_round", renderPlot([&](QCustomPlot* p) { plotBytesPerRound(p, series); })),
+                               "What each global round moved over the network (model down, updates up, every hop).",
+                               drawnBy("bytes_per_round"));
+        if (!privacy.empty())
+            h += figureSection("Privacy spent",
+                               figs.add("privacy", renderPlot([&](QCustomPlot* p) { plotPrivacy(p, privacy); })),
+                               "DP-FedAvg's accountant: the epsilon spent so far at the stated delta, per round.",
+                               drawnBy("privacy"));
+    }
     if (single) {
         std::vector<QString> names;
         for (const auto& n : runs[0].nodes) names.push_back(QString::fromStdString(n.id));
         if (!runs[0].intervals.empty()) {
             h += "<h2>Node timeline</h2><p>What each node did over virtual time: who computed, who sent, who "
                  "was offline, and so who held each barrier.</p>";
-            h += figs.add("timeline", renderPlot([&](QCustomPlot* p) {
-                              plotTimeline(p, runs[0].intervals, names, runs[0].run.summary.virtualTime);
-                          }, 820, std::clamp(static_cast<int>(names.size()) * 14 + 90, 240, 620)));
+            h += figureSection("Node states over virtual time",
+                               figs.add("timeline", renderPlot([&](QCustomPlot* p) {
+                                            plotTimeline(p, runs[0].intervals, names, runs[0].run.summary.virtualTime);
+                                        }, 820, std::clamp(static_cast<int>(names.size()) * 14 + 90, 240, 620))),
+                               {}, drawnBy("timeline"));
         }
     } else {
         const bool atTarget = o.tradeOff == TradeOffMode::AtTarget;
@@ -292,13 +348,18 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                        : QString("Total virtual time against total cost")) +
              ", coloured by final accuracy; ringed points and the dashed line are the Pareto front. " +
              QString::fromStdString(paretoDefinition(o.tradeOff, o.target)).toHtmlEscaped() + "</p>";
-        h += figs.add("tradeoff", renderPlot([&](QCustomPlot* p) {
-                          plotTradeOff(p, trade);
-                          if (atTarget) {
-                              p->xAxis->setLabel("virtual time to " + t + " (s)");
-                              p->yAxis->setLabel("cost to " + t);
-                          }
-                      }, 820, 460));
+        h += figureSection(atTarget ? "Time and cost to " + t : QString("Total time and cost"),
+                           figs.add("tradeoff", renderPlot([&](QCustomPlot* p) {
+                                        plotTradeOff(p, trade);
+                                        if (atTarget) {
+                                            p->xAxis->setLabel("virtual time to " + t + " (s)");
+                                            p->yAxis->setLabel("cost to " + t);
+                                        }
+                                    }, 820, 460)),
+                           atTarget ? "The CLI's plots draw the totals' trade-off; this one at the target is in the "
+                                      "studio's comparison (Trade-off at the target)."
+                                    : QString(),
+                           drawnBy("tradeoff"));
     }
 
     if (std::any_of(runs.begin(), runs.end(), isCluster)) h += clusterSection(runs, labels, figs);
@@ -364,7 +425,7 @@ std::vector<ReportRun> loadReportRuns(const RunStore& store, const std::vector<s
     for (auto id : ids) {
         auto r = store.run(id);
         if (!r) throw StoreError(store.path() + ": no run " + std::to_string(id));
-        out.push_back({*r, store.metrics(id), store.intervals(id), store.nodes(id), std::nullopt});
+        out.push_back({*r, store.metrics(id), store.intervals(id), store.nodes(id), store.events(id), std::nullopt});
     }
     // Cluster runs: their tables, read once for all.
     std::vector<std::int64_t> clusterIds;

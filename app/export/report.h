@@ -1,7 +1,8 @@
 #pragma once
 // Reports for one run or a comparison of runs, as a self-contained HTML file or a PDF:
-// scenario summary, topology figure, plots, summary table, Pareto front, and the command
-// that reproduces each run.
+// scenario summary, topology figure, plots, summary table, Pareto front, and the commands
+// that reproduce each run and each figure (set apart from the prose, under the figure's
+// own heading).
 
 #include "core/analysis/run_figures.h"
 #include "core/cluster/cluster_store.h"
@@ -22,6 +23,7 @@ struct ReportRun {
     std::vector<AggregationRecord> metrics;
     std::vector<NodeInterval> intervals;
     std::vector<NodeInfo> nodes;
+    std::vector<RunEvent> events; ///< DP-FedAvg's privacy events give the epsilon figure
     /// A cluster run's tasks, intervals and summary (issue 17); empty for training runs.
     std::optional<cluster::StoredClusterRun> cluster;
 };

@@ -4,6 +4,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/scripted_interventions.h"
 #include "widgets/lessons/lessons_panel.h"
+#include "widgets/run/race_view.h"
 #include "widgets/run/run_controller.h"
 
 #include <QApplication>
@@ -52,6 +53,9 @@ struct CommandLine {
                                               "canvas's right-click menu does) and run on; repeatable.", "T: ACTION"};
     QCommandLineOption shotMenu{"shot-menu", "With --screenshot: draw the canvas's context menu on node, group or "
                                              "link ID (CHILD->PARENT) into the picture.", "ID"};
+    QCommandLineOption race{"race", "Race mode: these variants of the scenario (comma-separated, or 'all' for the "
+                                     "first three) side by side on one virtual clock; with --run, start the race (a "
+                                     "screenshot is taken once every variant ended).", "VARIANTS"};
     QCommandLineOption presentation{"presentation", "Start in presentation mode (large fonts, thick lines; F11 "
                                                     "toggles it)."};
 
@@ -64,7 +68,7 @@ struct CommandLine {
         parser.addVersionOption();
         parser.addPositionalArgument("scenario", "Scenario file to open (default: the quickstart preset).", "[FILE]");
         parser.addOptions({db, threads, run, speed, screenshot, shotDelay, tab, compare, recover, noRecover, lesson,
-                           repeats, intervene, shotMenu, presentation});
+                           repeats, intervene, shotMenu, presentation, race});
     }
 };
 
@@ -150,7 +154,16 @@ int main(int argc, char** argv) {
                 lessons->setCurrentIndex(row);
         if (parser.isSet(repeats)) lessons->repeatsBox()->setValue(parser.value(repeats).toInt());
     }
-    if (lessons && parser.isSet(run)) {
+    if (parser.isSet(line.race)) {
+        QString why;
+        const QStringList labels = parser.value(line.race).split(',', Qt::SkipEmptyParts);
+        if (!window.startRace(labels, parser.isSet(run), &why)) {
+            std::cerr << "fogstudio: --race: " << why.toStdString() << std::endl;
+            return 2;
+        }
+        if (parser.isSet(run) && !shot.isEmpty() && !parser.isSet(shotDelay))
+            QObject::connect(window.raceView(), &fog::RaceView::finished, &window, [grab] { QTimer::singleShot(800, grab); });
+    } else if (lessons && parser.isSet(run)) {
         QTimer::singleShot(200, lessons, &fog::LessonsPanel::runLesson);
         if (!shot.isEmpty() && !parser.isSet(shotDelay))
             QObject::connect(lessons, &fog::LessonsPanel::lessonFinished, &window, [grab] { QTimer::singleShot(1500, grab); });

@@ -1,11 +1,13 @@
 #include "app/gui/main_window.h"
 
-#include "app/export/plot_export.h"
+#include "widgets/compare/comparison_export.h"
 #include "app/export/report.h"
 #include "app/gui/autosave.h"
 #include "app/gui/docs_viewer.h"
 #include "app/gui/presentation.h"
 #include "app/gui/presets.h"
+#include "app/gui/testbed_launcher.h"
+#include "app/gui/race_launcher.h"
 #include "core/cluster/cluster_io.h"
 #include "widgets/cluster/cluster_window.h"
 #include "core/scenario/events_io.h"
@@ -23,6 +25,8 @@
 #include "widgets/policy/policy_panel.h"
 #include "widgets/policy/settings_panel.h"
 #include "widgets/run/event_log.h"
+#include "widgets/run/node_live_state.h"
+#include "widgets/run/race_view.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/run/run_status_line.h"
 #include "widgets/runs/runs_browser.h"
@@ -181,6 +185,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         live_->clear();
         timeline_->reset(RunInfo{});
         linkPlot_->reset(RunInfo{});
+        liveState_->clear();
         liveRunId_ = 0;
         shownRunId_ = 0;
         showingLive_ = true;
@@ -205,8 +210,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     resize(QSize(1400, 900).boundedTo(avail.size() * 0.96));
     restoreGeometry(settings.value("window/geometry").toByteArray());
     fitInside(avail);
-    restoredState_ = restoreState(settings.value("window/state").toByteArray());
-    topologySplit_->restoreState(settings.value("window/split").toByteArray());
+    restoredState_ = restoreLayout(avail.size());
 
     const QString start = options.scenarioPath.isEmpty() ? defaultScenarioPath() : options.scenarioPath;
     const bool isDefault = options.scenarioPath.isEmpty();
@@ -365,6 +369,22 @@ void MainWindow::buildMenus() {
         d->show();
     })->setObjectName("actionSeek");
     run->addAction(tr("S&weep..."), this, &MainWindow::openSweepDialog)->setObjectName("actionSweep");
+    // The scenario on real shaped links (fogstudio-cli testbed, docs/testbed.md).
+    run->addAction(tr("Run on &Testbed..."), this, [this] {
+        fog::runOnTestbed(this, document_->scenario(), store_ ? QString::fromStdString(store_->path()) : dbPath_,
+                               [this] { runs_->refresh(); });
+    })->setObjectName("actionTestbed");
+    // Race mode (widgets/run/race_view.h): variants side by side on one virtual clock.
+    run->addAction(tr("R&ace Variants..."), this, [this] {
+        QString why;
+        const auto candidates = raceCandidates(document_->scenario(), &why);
+        if (candidates.size() < 2) {
+            QMessageBox::information(this, tr("Race Variants"), why);
+            return;
+        }
+        const QStringList chosen = askRacers(this, candidates);
+        if (!chosen.isEmpty() && !startRace(chosen, true, &why)) QMessageBox::warning(this, tr("Race Variants"), why);
+    })->setObjectName("actionRace");
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(action("actionLessons"));
@@ -438,7 +458,17 @@ void MainWindow::buildDocks() {
     settings_->setDocument(document_);
     // Each page scrolls on its own: long policy texts or a thousand-device group never make
     // the dock (and so the window) wider or taller than the screen.
-    side->addTab(inspector_, tr("Inspector")); // scrolls its fields itself
+    // Below the node's configuration, its live state during a run (widgets/run/node_live_state.h).
+    liveState_ = new NodeLiveState(side);
+    liveState_->attach(canvas_->topologyScene());
+    auto* inspectorPage = new QSplitter(Qt::Vertical, side);
+    inspectorPage->setObjectName("inspectorPage");
+    inspectorPage->addWidget(inspector_);
+    inspectorPage->addWidget(liveState_);
+    inspectorPage->setStretchFactor(0, 3);
+    inspectorPage->setStretchFactor(1, 1);
+    inspectorPage->setChildrenCollapsible(false);
+    side->addTab(inspectorPage, tr("Inspector")); // the inspector scrolls its fields itself
     side->addTab(scrollable(policies_, side), tr("Policies"));
     side->addTab(scrollable(settings_, side), tr("Training"));
     dock("sideDock", tr("Properties"), side, Qt::RightDockWidgetArea);
@@ -450,6 +480,7 @@ void MainWindow::buildDocks() {
     eventLog_->setCanvas(canvas_);
     linkPlot_ = new LinkThroughputPlot(bottomTabs_);
     linkCursors(live_, timeline_, linkPlot_);
+    connect(timeline_, &NodeTimeline::boundHintChanged, live_, &LivePlots::setHint);
     problems_ = new QListWidget(bottomTabs_);
     problems_->setObjectName("problemsList");
     bottomTabs_->addTab(scrollable(live_, bottomTabs_), tr("Live Plots"));
@@ -462,12 +493,16 @@ void MainWindow::buildDocks() {
     topologySplit_->setStretchFactor(1, 2);
     topologySplit_->setSizes({520, 360});
     connect(centre_, &QTabWidget::currentChanged, this, [this, paletteDock](int) {
-        const bool comparing = centre_->currentWidget() == compare_;
+        const bool comparing = centre_->currentWidget() == compare_ || (race_ && centre_->currentWidget() == race_);
         QDockWidget* sideDock = findChild<QDockWidget*>("sideDock");
         if (comparing) {
             hiddenForComparison_.clear();
-            for (QDockWidget* d : {paletteDock, sideDock})
-                if (d->isVisible()) {
+            // On a screen narrower than 1600 the Lessons dock steps aside too: the comparison
+            // of a lesson's 15 runs needs the width (it comes back with the Topology tab).
+            QList<QDockWidget*> aside{paletteDock, sideDock};
+            if (width() < 1600) aside << findChild<QDockWidget*>("lessonsDock");
+            for (QDockWidget* d : aside)
+                if (d && d->isVisible()) {
                     hiddenForComparison_ << d;
                     d->hide();
                 }
@@ -575,6 +610,7 @@ void MainWindow::connectController() {
         linkPlot_->reset(info);
         canvas_->setRunNodes(info.nodes);
         canvas_->setRunLinks(info.links);
+        liveState_->reset(info);
         eventLog_->reset(info.nodes);
         logEvent(tr("run %1 started: %2, %3 nodes, %4, %5 threads")
                      .arg(runId)
@@ -591,6 +627,7 @@ void MainWindow::connectController() {
             live_->append(records);
             timeline_->appendMetrics(records);
         }
+        liveState_->appendMetrics(records);
         for (const auto& r : records)
             if (r.level == 0 && !std::isnan(r.testAccuracy)) lastLiveAccuracy_ = r.testAccuracy;
         for (auto it = records.rbegin(); it != records.rend(); ++it) {
@@ -609,8 +646,10 @@ void MainWindow::connectController() {
     // While a stored run is shown, the live run's stream does not go into its plots.
     connect(controller_, &RunController::intervals, this, [this](const std::vector<NodeInterval>& v) {
         if (showingLive_) timeline_->appendIntervals(v);
+        liveState_->appendIntervals(v);
     });
     connect(controller_, &RunController::activity, canvas_, &TopologyCanvas::showFrame);
+    connect(controller_, &RunController::activity, liveState_, &NodeLiveState::showFrame);
     connect(controller_, &RunController::linkUsage, this, [this](const std::vector<LinkUsage>& spans) {
         if (showingLive_) linkPlot_->appendUsage(spans);
     });
@@ -632,6 +671,7 @@ void MainWindow::connectController() {
         if (runs_->store()) runs_->runFinished(runId);
         compare_->reload();
         canvas_->clearRunState();
+        liveState_->finish();
         updateRunActions();
     });
 }
@@ -696,6 +736,34 @@ bool MainWindow::openPreset(const QString& path) {
     return true;
 }
 
+bool MainWindow::startRace(const QStringList& labels, bool start, QString* why) {
+    const auto entries = pickRacers(raceCandidates(document_->scenario(), why), labels, why);
+    if (entries.size() < 2) {
+        if (why && why->isEmpty()) *why = tr("Nothing to race: choose two or three variants.");
+        return false;
+    }
+    if (race_ && race_->isRunning()) {
+        if (why) *why = tr("A race is going: stop it first.");
+        return false;
+    }
+    if (!race_) {
+        race_ = new RaceView(centre_);
+        race_->setDatabase(dbPath_);
+        connect(race_, &RaceView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+        connect(race_, &RaceView::finished, this, [this](const QList<qint64>&) {
+            if (runs_->store()) runs_->refresh();
+            compare_->reload();
+        });
+        centre_->addTab(race_, tr("Race"));
+    }
+    race_->setThreads(threads_->value());
+    race_->setPlaybackSpeed(speed_->currentData().toDouble() > 0 ? speed_->currentData().toDouble() : 5.0);
+    if (!race_->setRacers(entries, why)) return false;
+    centre_->setCurrentWidget(race_);
+    if (start) QTimer::singleShot(0, race_, &RaceView::start);
+    return true;
+}
+
 void MainWindow::newScenario() {
     if (!maybeSave()) return;
     // A new scenario is the smallest one that runs: one server and four trainers, which the
@@ -713,6 +781,14 @@ void MainWindow::newScenario() {
     devices.count = 4;
     devices.parent = "server";
     devices.compute.throughput = Range::exactly(200.0);
+    // Devices whose speed varies (exponential, as the palette's) and enough local work per
+    // round (10 steps of 32 samples: 1.6 s on average against about 0.4 s of network for the
+    // model's round trip on the palette's 20/50 Mbit/s links): computing dominates, so the
+    // straggler lessons (fully-sync waits for the slowest, n-sync does not) show on what a
+    // teacher draws. One step of 10 samples made every run network-bound (computing 4%).
+    devices.compute.noise.kind = NoiseSpec::Kind::Exponential;
+    s.training.batchSize = 32;
+    s.training.localSteps = 10;
     s.topology.nodes.push_back(devices);
     s.data.maxTrainSamples = 6000;
     s.data.maxTestSamples = 2000;
@@ -1271,11 +1347,15 @@ void MainWindow::showEvent(QShowEvent* event) {
         if (!restoredState_) {
             // Docks in proportion to the window, so that a small screen keeps a usable canvas.
             const int w = width(), h = height();
+            // On a projector's 1280x720 the canvas and the plots get the room: narrower
+            // side docks and half the height for the run panels.
+            const bool small = w < 1500 || h < 850;
             resizeDocks({findChild<QDockWidget*>("paletteDock"), findChild<QDockWidget*>("sideDock")},
-                        {std::clamp(w * 17 / 100, 150, 260), std::clamp(w * 25 / 100, 220, 340)}, Qt::Horizontal);
+                        {std::clamp(w * (small ? 15 : 17) / 100, 150, 260), std::clamp(w * 25 / 100, 220, 340)},
+                        Qt::Horizontal);
             resizeDocks({findChild<QDockWidget*>("paletteDock")}, {std::clamp(h * 30 / 100, 120, 250)}, Qt::Vertical);
             const int total = topologySplit_->height();
-            if (total > 0) topologySplit_->setSizes({total * 58 / 100, total * 42 / 100});
+            if (total > 0) topologySplit_->setSizes({total * (small ? 50 : 58) / 100, total * (small ? 50 : 42) / 100});
         }
         QTimer::singleShot(0, canvas_, &TopologyCanvas::zoomFit);
     }
@@ -1305,6 +1385,26 @@ void MainWindow::fitInside(const QRect& avail) {
     move(at);
 }
 
+QString MainWindow::layoutKey(const QSize& screen) {
+    return QStringLiteral("window/layout-%1x%2").arg(screen.width()).arg(screen.height());
+}
+
+void MainWindow::saveLayout(const QSize& screen) {
+    QSettings settings;
+    settings.setValue(layoutKey(screen) + "/state", saveState());
+    settings.setValue(layoutKey(screen) + "/split", topologySplit_->saveState());
+}
+
+bool MainWindow::restoreLayout(const QSize& screen) {
+    // Docks and panels as they were on a screen of this size only: a layout saved on a
+    // 1920x1080 monitor squeezed the canvas to nothing on a 1280x720 projector.
+    QSettings settings;
+    const QByteArray state = settings.value(layoutKey(screen) + "/state").toByteArray();
+    if (state.isEmpty() || !restoreState(state)) return false;
+    topologySplit_->restoreState(settings.value(layoutKey(screen) + "/split").toByteArray());
+    return true;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (controller_->isActive()) {
         const auto answer = QMessageBox::question(this, tr("Quit"), tr("A run is going on. Stop it and quit?"));
@@ -1322,8 +1422,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     if (centre_->currentWidget() == compare_) centre_->setCurrentWidget(topologySplit_); // docks back
-    settings.setValue("window/state", saveState());
-    settings.setValue("window/split", topologySplit_->saveState());
+    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
+    saveLayout(on ? on->availableGeometry().size() : size());
     settings.setValue("canvas/snap", canvas_->snapAction()->isChecked());
     event->accept();
 }

@@ -33,9 +33,11 @@ class ComparisonPlotExport;
 class EventLog;
 class LivePlots;
 class NodePalette;
+class NodeLiveState;
 class NodeTimeline;
 class LinkThroughputPlot;
 class PolicyPanel;
+class RaceView;
 class PropertyInspector;
 class RunController;
 class RunStore;
@@ -72,12 +74,12 @@ public:
     SettingsPanel* settingsPanel() const { return settings_; }
     LivePlots* livePlots() const { return live_; }
     NodeTimeline* timeline() const { return timeline_; }
+    NodeLiveState* liveState() const { return liveState_; }
     LinkThroughputPlot* linkPlot() const { return linkPlot_; }
     RunsBrowser* runsBrowser() const { return runs_; }
     ComparisonView* comparison() const { return compare_; }
     QTabWidget* centralTabs() const { return centre_; }
     QAction* action(const QString& name) const; ///< by objectName, for tests
-    bool presentationMode() const;
 
 public Q_SLOTS:
     void startRun();
@@ -97,14 +99,26 @@ public Q_SLOTS:
     void showComparison();
     /// Presentation mode: large fonts, thick lines (View ▸ Presentation Mode, F11).
     void setPresentationMode(bool on);
+    bool presentationMode() const; ///< whether F11's presentation mode is on
     /// Virtual seconds per wall second (0: as fast as possible); the nearest offered speed.
     void setPlaybackSpeed(double speed);
+    /// Race mode: the variants `labels` of the scenario edited (all: the first three; a
+    /// scenario without variants races fully-sync against n-sync) in the Race tab, started
+    /// when `start`. False, with `why`, when there is nothing to race or a race is going.
+    bool startRace(const QStringList& labels, bool start = true, QString* why = nullptr);
+    RaceView* raceView() const { return race_; }
 
 Q_SIGNALS:
     /// Export Plots wrote these files (after its last figure).
     void plotsExported(const QStringList& paths);
 
 public:
+    /// The window's dock layout is kept per screen size: saved for `screen` (the available
+    /// geometry's size; closing saves it), restored only on a screen of that size (the
+    /// constructor restores the current screen's; false: none saved, the default layout).
+    void saveLayout(const QSize& screen);
+    bool restoreLayout(const QSize& screen);
+    static QString layoutKey(const QSize& screen);
     /// Writes the figures of `ids` into `dir` as `format` (png, svg, pdf) without asking (the
     /// menu's Export Plots asks for the folder and format, then does this).
     void exportPlotsTo(const QList<qint64>& ids, const QString& dir, const QString& format);
@@ -167,6 +181,8 @@ private:
     SettingsPanel* settings_ = nullptr;
     LivePlots* live_ = nullptr;
     NodeTimeline* timeline_ = nullptr;
+    NodeLiveState* liveState_ = nullptr;
+    RaceView* race_ = nullptr;
     LinkThroughputPlot* linkPlot_ = nullptr;
     RunsBrowser* runs_ = nullptr;
     QListWidget* problems_ = nullptr;

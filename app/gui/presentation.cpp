@@ -1,9 +1,12 @@
 #include "app/gui/presentation.h"
 
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/topology/node_item.h"
 
 #include <QApplication>
 #include <QFont>
+#include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QWidget>
 
 #include <cmath>
@@ -87,10 +90,17 @@ void setPresentation(QWidget* root, bool on) {
         }
         on_ = on;
     }
+    // The canvases' text (node boxes, message tags) grows with the rest; the run legend under
+    // the canvas keeps its size (larger, it took half of the canvas's height at 1280x720).
+    NodeItem::setTextBoost(presentationFontScale());
     if (!root) return;
     for (QCustomPlot* p : root->findChildren<QCustomPlot*>()) {
         watch(p);
         p->replot();
+    }
+    for (QGraphicsView* v : root->findChildren<QGraphicsView*>()) {
+        if (v->scene()) v->scene()->update();
+        v->viewport()->update();
     }
     root->update();
 }

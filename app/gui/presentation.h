@@ -1,7 +1,9 @@
 #pragma once
 // Presentation mode (View ▸ Presentation Mode, F11): large fonts and thick lines for a
 // projector. The application font grows by half, every plot's tick labels, axis labels and
-// legends with it, and curves are drawn twice as thick; toggled back, all returns as it was.
+// legends with it, and curves are drawn twice as thick; the canvases' text (node boxes,
+// message tags) grows by half too, as far as a box holds it
+// (NodeItem::setTextBoost); toggled back, all returns as it was.
 
 class QWidget;
 

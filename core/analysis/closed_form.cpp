@@ -2,6 +2,7 @@
 #include "core/model/learner.h"
 #include "core/model/torchscript_model.h"
 
+#include "core/spec/device_classes.h"
 #include "core/system/topology.h"
 
 #include <cmath>
@@ -60,7 +61,7 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& given, double wireBytes)
     // Nodes given in FLOP/s: their samples/s follow the model's FLOPs per sample.
     Scenario converted;
     bool flops = false;
-    for (const auto& n : given.topology.nodes) flops = flops || n.compute.flops.max > 0;
+    for (const auto& n : given.topology.nodes) flops = flops || needsModelFlops(n);
     if (flops) {
         try {
             converted = withComputeInSamples(given);
@@ -106,6 +107,8 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& given, double wireBytes)
         n += count;
         return {};
     };
+    bool linked = topo.hasDefaultLink || !topo.links.empty();
+    for (const auto& node : topo.nodes) linked = linked || node.link.has_value();
     for (const auto& node : topo.nodes) {
         if (auto why = visit(node.role, node.parent, node.compute, node.availability,
                              node.link.has_value(), node.group ? node.count : 1);
@@ -114,7 +117,8 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& given, double wireBytes)
         if (!topo.contention || (node.role != Role::Trainer && node.id != root)) continue;
         // With contention, transfers that meet on a capacity share it: the round time is
         // then random (uploads start at random times). Private links only.
-        if (node.nicMbps > 0) return none("no closed form with a network interface cap (nic_mbps) and contention");
+        // (Without links every transfer is instantaneous: an interface has nothing to cap.)
+        if (node.nicMbps > 0 && linked) return none("no closed form with a network interface cap (nic_mbps) and contention");
         if (node.role == Role::Trainer && node.group && node.count > 1 &&
             node.linkSharing.value_or(topo.linkSharing) == LinkSharing::Shared &&
             (node.link.has_value() || topo.hasDefaultLink))

@@ -53,10 +53,4 @@ std::vector<double> binnedThroughput(const std::vector<LinkUsage>& spans, int li
     return binnedThroughput(spans, std::vector<int>{link}, t0, t1, bins).front();
 }
 
-double lastSpanEnd(const std::vector<LinkUsage>& spans) {
-    double t = 0.0;
-    for (const auto& s : spans) t = std::max(t, s.to);
-    return t;
-}
-
 } // namespace fog

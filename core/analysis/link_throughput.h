@@ -25,7 +25,5 @@ std::vector<double> binnedThroughput(const std::vector<LinkUsage>& spans, int li
 std::vector<std::vector<double>> binnedThroughput(const std::vector<LinkUsage>& spans, const std::vector<int>& links,
                                                   double t0, double t1, int bins);
 
-/// The latest span end (0 without spans).
-double lastSpanEnd(const std::vector<LinkUsage>& spans);
 
 } // namespace fog

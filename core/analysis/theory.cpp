@@ -3,6 +3,8 @@
 #include "core/data/dataset.h"
 #include "core/engine/engine.h"
 #include "core/model/learner.h"
+#include "core/model/torchscript_model.h"
+#include "core/spec/device_classes.h"
 #include "core/system/topology.h"
 
 #include <cmath>
@@ -40,6 +42,12 @@ Scenario timingOnlyScenario(const Scenario& s, double wireBytes, int samplesPerT
     t.data.samplesPerTrainer = samplesPerTrainer > 0 ? samplesPerTrainer : keep.samplesPerTrainer;
     t.stop = StopSpec{};
     t.stop.rounds = rounds;
+    // Nodes given in FLOP/s (or with energy per FLOP) keep them: the twin divides by the
+    // model's FLOPs per sample as the run would.
+    if (needsModelFlops(s.topology)) {
+        const double f = s.model.flopsPerSample > 0 ? s.model.flopsPerSample : scenarioTrainingFlops(s);
+        if (f > 0) t.model.flopsPerSample = f;
+    }
     return t;
 }
 
@@ -81,12 +89,17 @@ ExpectedRoundTime monteCarloRoundTime(const Scenario& timingOnly, const std::ato
     return e;
 }
 
-ExpectedRoundTime expectedRoundTimeOf(const Scenario& s, const TheoryOptions& options,
+ExpectedRoundTime expectedRoundTimeOf(const Scenario& given, const TheoryOptions& options,
                                       const std::atomic<bool>* cancel) {
+    // `s`: the scenario with the model's training FLOPs per sample filled in when nodes given
+    // in FLOP/s need them and they are known only from the loaded data (IDX, CSV, LEAF).
+    Scenario s = given;
     double bytes = std::isnan(options.wireBytes) ? wireBytesOf(s, {}) : options.wireBytes;
     int samples = options.samplesPerTrainer;
     const bool realData = s.data.kind != DataSpec::Kind::None;
-    if ((std::isnan(bytes) || (realData && samples <= 0)) && s.model.kind != ModelSpec::Kind::None) {
+    const bool flopsUnknown = needsModelFlops(s.topology) && !(s.model.flopsPerSample > 0) &&
+                              !(scenarioTrainingFlops(s) > 0);
+    if ((std::isnan(bytes) || (realData && samples <= 0) || flopsUnknown) && s.model.kind != ModelSpec::Kind::None) {
         // Size the model (and the trainers' shares) on the scenario's data, as the engine would.
         try {
             int trainers = 1;
@@ -100,6 +113,9 @@ ExpectedRoundTime expectedRoundTimeOf(const Scenario& s, const TheoryOptions& op
             if (cancel && cancel->load()) return none("cancelled");
             if (std::isnan(bytes)) bytes = 4.0 * static_cast<double>(Learner(s.model, data.train, data.test).parameterCount());
             if (samples <= 0) samples = std::max(1, static_cast<int>(data.train.size() / static_cast<std::size_t>(trainers)));
+            if (flopsUnknown)
+                s.model.flopsPerSample = modelTrainingFlops(s.model, data.train.channels, data.train.height,
+                                                            data.train.width, data.train.classes);
         } catch (const std::exception& e) {
             return none(std::string("could not size the model: ") + e.what());
         }

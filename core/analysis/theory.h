@@ -38,7 +38,9 @@ struct TheoryOptions {
 
 /// The scenario's timing-only twin: no model, no data (each trainer holds
 /// `samplesPerTrainer` samples), `wireBytes` on the wire, `rounds` global rounds, no
-/// accuracy or budget stop. Everything that decides virtual time is kept.
+/// accuracy or budget stop. Everything that decides virtual time is kept: nodes given in
+/// FLOP/s keep them, with the model's training FLOPs per sample as model.flops_per_sample
+/// (s's own, else scenarioTrainingFlops).
 Scenario timingOnlyScenario(const Scenario& s, double wireBytes, int samplesPerTrainer, int rounds);
 
 /// Mean virtual time per global round of a timing-only run of `rounds` rounds (NaN and

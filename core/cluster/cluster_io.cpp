@@ -1,13 +1,18 @@
-// Cluster scenario files: YAML -> ClusterScenario with located diagnostics, built on the
-// generic checked reader of the training scenario loader (core/scenario/yaml_reader.h).
+// Cluster scenario files: YAML -> ClusterScenario with located diagnostics and back, through
+// the tables of cluster_schema.h with the training scenario's machinery: its checked reader
+// (core/scenario/yaml_reader.h), its table reader, writer and bounds (schema_yaml.h) and its
+// --set (yaml_set.h). The lists, the scheduler section and the rules between keys are here.
 
 #include "core/cluster/cluster_io.h"
 #include "core/util/portable_math.h"
 
+#include "core/cluster/cluster_schema.h"
 #include "core/cluster/cluster_scheduler.h"
 #include "core/data/regular_file.h"
+#include "core/scenario/schema_yaml.h"
 #include "core/scenario/variants.h"
 #include "core/scenario/yaml_reader.h"
+#include "core/scenario/yaml_set.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,49 +28,49 @@ namespace fog::cluster {
 
 namespace {
 
-void readResources(YamlContext& ctx, MapReader& parent, const std::string& key, Resources& r) {
-    if (!parent.has(key)) return;
-    MapReader m(ctx, parent.node(key), parent.pathOf(key));
-    m.get("cpus", r.cpus);
-    m.get("gpus", r.gpus);
+/// Reads the list at `key` of `m` (required, said as `what`), one item at a time.
+template <class F> void readList(MapReader& m, const std::string& key, const std::string& what, F&& item) {
+    m.require(key, what);
+    forEachItem(m.context(), m.node(key), m.pathOf(key), [&](const YAML::Node& n, const std::string& p, std::size_t) {
+        MapReader r(m.context(), n, p);
+        item(r);
+    });
 }
 
-void readTaskType(YamlContext& ctx, const YAML::Node& n, const std::string& path, TaskType& t) {
-    MapReader m(ctx, n, path);
-    m.require("name", "a unique name");
-    m.get("name", t.name);
-    m.get("probability", t.probability);
-    if (m.has("work")) {
-        using K = WorkSpec::Kind;
-        MapReader w(ctx, m.node("work"), m.pathOf("work"));
-        w.getEnum("kind", t.work.kind, {K::Fixed, K::Exponential, K::Uniform});
-        if (w.usedWith("mean", "kind", t.work.kind, {K::Fixed, K::Exponential})) w.get("mean", t.work.mean);
-        if (w.usedWith("min", "kind", t.work.kind, {K::Uniform})) w.get("min", t.work.min);
-        if (w.usedWith("max", "kind", t.work.kind, {K::Uniform})) w.get("max", t.work.max);
+/// The scheduler section: a name, or a map with the name and the keys its descriptor reads.
+void readScheduler(MapReader& m, SchedulerSpec& out) {
+    if (!m.has("scheduler")) return;
+    YamlContext& ctx = m.context();
+    const YAML::Node n = m.node("scheduler");
+    if (n.IsScalar()) {
+        readValue(ctx, n, "scheduler", out.name);
+        return;
     }
-    readResources(ctx, m, "min", t.min);
-    readResources(ctx, m, "max", t.max);
-    readResources(ctx, m, "request", t.request);
-    if (m.has("speed")) {
-        MapReader s(ctx, m.node("speed"), m.pathOf("speed"));
-        s.get("base", t.speed.base);
-        s.get("cpu_exponent", t.speed.cpuExponent);
-        s.get("gpu_exponent", t.speed.gpuExponent);
+    MapReader sm(ctx, n, "scheduler");
+    sm.require("name", "one of " + joinNames(schedulerNames()));
+    sm.get("name", out.name);
+    const std::string& name = out.name;
+    // The section's other keys belong to the schedulers whose descriptors list them.
+    const SchedulerInfo* info = findScheduler(name);
+    const auto usedBy = [&](const std::string& key) {
+        if (info && info->uses(key)) return true;
+        sm.notApplicable(key, "is only used with name: " + joinNames(schedulersUsing(key)) + ", not " + name);
+        return false;
+    };
+    if (sm.has("policy") && usedBy("policy")) sm.get("policy", out.policyFile);
+    if (sm.has("thresholds") && usedBy("thresholds")) {
+        std::vector<double> th;
+        forEachItem(ctx, sm.node("thresholds"), sm.pathOf("thresholds"),
+                    [&](const YAML::Node& x, const std::string& xp, std::size_t) {
+                        double v = 0;
+                        if (readValue(ctx, x, xp, v)) th.push_back(v);
+                    });
+        out.thresholds = th;
     }
-    m.get("memory_gb", t.memoryGb);
-    m.get("bandwidth_gbps", t.bandwidthGbps);
 }
 
-void readServer(YamlContext& ctx, const YAML::Node& n, const std::string& path, ServerSpec& s) {
-    MapReader m(ctx, n, path);
-    m.require("id", "a unique name");
-    m.get("id", s.id);
-    m.get("cpus", s.cpus);
-    m.get("gpus", s.gpus);
-    m.get("memory_gb", s.memoryGb);
-    m.get("bandwidth_gbps", s.bandwidthGbps);
-}
-
+/// The file through the tables (cluster_schema.h): the lists, the scheduler and the
+/// version check by code of their own, every other key as the table says.
 bool readClusterScenario(YamlContext& ctx, const YAML::Node& root, ClusterScenario& s) {
     MapReader m(ctx, root, "");
     if (!m.valid()) return false;
@@ -80,200 +85,53 @@ bool readClusterScenario(YamlContext& ctx, const YAML::Node& root, ClusterScenar
     m.require("kind", "'cluster' for a cluster scenario");
     if (m.get("kind", kind) && kind != "cluster")
         ctx.error("kind", m.node("kind").Mark(), "must be 'cluster' for a cluster scenario, got '" + kind + "'");
-    m.get("name", s.name);
-    m.get("description", s.description);
-    readLesson(m, s.lesson); // a preset's lesson text (core/scenario/variants.h)
-    m.get("seed", s.seed);
-    m.require("clusters", "a list of edge clusters, each with servers");
-    forEachItem(ctx, m.node("clusters"), "clusters", [&](const YAML::Node& item, const std::string& p, std::size_t) {
-        ClusterSpec c;
-        MapReader cm(ctx, item, p);
-        cm.require("id", "a unique name");
-        cm.get("id", c.id);
-        cm.require("servers", "a list of servers with cpus and gpus");
-        forEachItem(ctx, cm.node("servers"), cm.pathOf("servers"),
-                    [&](const YAML::Node& sn, const std::string& sp, std::size_t) {
-                        ServerSpec srv;
-                        readServer(ctx, sn, sp, srv);
-                        c.servers.push_back(srv);
+    schema::readFields(m, clusterSchema(), "", s, [&](const ClusterField& f, MapReader& r, ClusterScenario& t) {
+        const std::string& p = f.path;
+        if (p == "schema_version" || p == "kind") return true; // above
+        if (p == "clusters") {
+            readList(r, "clusters", "a list of edge clusters, each with servers", [&](MapReader& cm) {
+                ClusterSpec c;
+                cm.require("id", "a unique name");
+                schema::readFields(cm, clusterEntrySchema(), "", c, [&](const ClusterEntryField& g, MapReader& sr, ClusterSpec& x) {
+                    if (g.path != "servers") return false;
+                    readList(sr, "servers", "a list of servers with cpus and gpus", [&](MapReader& vm) {
+                        ServerSpec v;
+                        vm.require("id", "a unique name");
+                        schema::readFields(vm, serverSchema(), "", v);
+                        x.servers.push_back(std::move(v));
                     });
-        s.clusters.push_back(std::move(c));
-    });
-    m.require("task_types", "a list of task types");
-    forEachItem(ctx, m.node("task_types"), "task_types", [&](const YAML::Node& item, const std::string& p, std::size_t) {
-        TaskType t;
-        readTaskType(ctx, item, p, t);
-        s.taskTypes.push_back(std::move(t));
-    });
-    if (m.has("arrivals")) {
-        using K = ArrivalSpec::Kind;
-        MapReader a(ctx, m.node("arrivals"), "arrivals");
-        a.getEnum("kind", s.arrivals.kind, {K::Poisson, K::Trace});
-        if (a.usedWith("rate_per_step", "kind", s.arrivals.kind, {K::Poisson}))
-            a.get("rate_per_step", s.arrivals.ratePerStep);
-        if (a.usedWith("tasks", "kind", s.arrivals.kind, {K::Poisson})) a.get("tasks", s.arrivals.tasks);
-        if (a.usedWith("file", "kind", s.arrivals.kind, {K::Trace})) {
-            a.require("file", "a CSV file time,type[,work]");
-            a.get("file", s.arrivals.traceFile);
-        }
-    }
-    m.get("queue_limit", s.queueLimit);
-    if (m.has("scheduler")) {
-        const YAML::Node n = m.node("scheduler");
-        if (n.IsScalar()) {
-            readValue(ctx, n, "scheduler", s.scheduler.name);
+                    return true;
+                });
+                t.clusters.push_back(std::move(c));
+            });
+        } else if (p == "task_types") {
+            readList(r, "task_types", "a list of task types", [&](MapReader& tm) {
+                TaskType type;
+                tm.require("name", "a unique name");
+                schema::readFields(tm, taskTypeSchema(), "", type);
+                t.taskTypes.push_back(std::move(type));
+            });
+        } else if (p == "arrivals.file") {
+            r.require("file", "a CSV file time,type[,work]");
+            return false; // read as the table says
+        } else if (p == "scheduler") {
+            readScheduler(r, t.scheduler);
         } else {
-            MapReader sm(ctx, n, "scheduler");
-            sm.require("name", "one of " + joinNames(schedulerNames()));
-            sm.get("name", s.scheduler.name);
-            const std::string& name = s.scheduler.name;
-            if (sm.has("policy")) {
-                if (name == "learned") sm.get("policy", s.scheduler.policyFile);
-                else sm.notApplicable("policy", "is only used with name: learned, not " + name);
-            }
-            if (sm.has("thresholds")) {
-                if (name == "tiresias") {
-                    std::vector<double> th;
-                    forEachItem(ctx, sm.node("thresholds"), sm.pathOf("thresholds"),
-                                [&](const YAML::Node& x, const std::string& xp, std::size_t) {
-                                    double v = 0;
-                                    if (readValue(ctx, x, xp, v)) th.push_back(v);
-                                });
-                    s.scheduler.thresholds = th;
-                } else {
-                    sm.notApplicable("thresholds", "is only used with name: tiresias, not " + name);
-                }
-            }
+            return false;
         }
-    }
+        return true;
+    });
+    readLesson(m, s.lesson); // a preset's lesson text (core/scenario/variants.h)
     return true;
 }
 
 // ---- --set overrides on cluster files ------------------------------------------------
-// The same `key.path[i].key=value` syntax as training scenarios (fog::Override), applied to
-// the YAML tree before it is read, so the reader checks an overridden value like any other.
+// The same `key.path[i].key=value` mechanism as training scenarios (core/scenario/yaml_set.h),
+// applied to the YAML tree before it is read, so the reader checks an overridden value like
+// any other. Cluster files may append a list item (clusters[3].id=...) and write the
+// scheduler by its name alone.
 
-const char* const kSetLabel = "--set";
-
-struct SetStep {
-    std::string key; ///< a map key, or empty for an index
-    std::size_t index = 0;
-};
-
-std::string stepsText(const std::vector<SetStep>& steps, std::size_t n) {
-    std::string out;
-    for (std::size_t i = 0; i < n && i < steps.size(); ++i)
-        out = steps[i].key.empty() ? itemPath(out, steps[i].index) : childPath(out, steps[i].key);
-    return out;
-}
-
-/// Splits "a.b[2].c" into steps; returns why not ("" when it could).
-std::string splitSetPath(const std::string& path, std::vector<SetStep>& steps) {
-    steps.clear();
-    std::size_t i = 0;
-    const std::size_t n = path.size();
-    auto keyChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
-    while (i < n) {
-        std::size_t start = i;
-        while (i < n && keyChar(path[i])) ++i;
-        if (i == start) return "is not a key path: expected a key at character " + std::to_string(start + 1) + " of '" + path + "'";
-        steps.push_back({path.substr(start, i - start), 0});
-        while (i < n && path[i] == '[') {
-            const std::size_t close = path.find(']', i);
-            const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
-            if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
-                return "is not a key path: '[' must hold a list index such as [0] in '" + path + "'";
-            steps.push_back({"", static_cast<std::size_t>(std::stoul(digits))});
-            i = close + 1;
-        }
-        if (i < n) {
-            if (path[i] != '.' || i + 1 == n) return "is not a key path: unexpected '" + std::string(1, path[i]) + "' in '" + path + "'";
-            ++i;
-        }
-    }
-    return steps.empty() ? "is empty" : "";
-}
-
-/// Sets the value at steps[i..] below `node`; returns why not. Missing map keys are created
-/// (a value for a key the reader does not know is then reported by the reader, with a
-/// suggestion); list items must exist (or be the next one, to append).
-std::string setClusterValue(YAML::Node node, const std::vector<SetStep>& steps, std::size_t i, const YAML::Node& value,
-                            std::string& created) {
-    const SetStep& step = steps[i];
-    const bool last = i + 1 == steps.size();
-    if (step.key.empty()) {
-        if (!node.IsSequence())
-            return "'" + stepsText(steps, i) + "' is " + describeNode(node) + ", not a list, so it has no item [" +
-                   std::to_string(step.index) + "]";
-        if (step.index > node.size())
-            return "'" + stepsText(steps, i) + "' has " + std::to_string(node.size()) + " items (indexes from 0), so [" +
-                   std::to_string(step.index) + "] cannot be set";
-        if (step.index == node.size()) { // append
-            if (!last) return "'" + stepsText(steps, i + 1) + "' does not exist; set the whole item first";
-            node.push_back(value);
-            created = stepsText(steps, i + 1);
-            return {};
-        }
-        if (last) {
-            node[step.index] = value;
-            created = stepsText(steps, i + 1);
-            return {};
-        }
-        return setClusterValue(node[step.index], steps, i + 1, value, created);
-    }
-    if (node.IsNull() || !node.IsDefined()) node = YAML::Node(YAML::NodeType::Map);
-    if (!node.IsMap())
-        return "'" + stepsText(steps, i) + "' is " + describeNode(node) + ", not a map, so it has no key '" + step.key + "'";
-    if (last) {
-        node[step.key] = value;
-        created = stepsText(steps, i + 1);
-        return {};
-    }
-    YAML::Node child = node[step.key];
-    if (!child.IsDefined() || child.IsNull()) {
-        if (steps[i + 1].key.empty())
-            return "'" + stepsText(steps, i + 1) + "' does not exist, so it has no item [" + std::to_string(steps[i + 1].index) + "]";
-        YAML::Node map(YAML::NodeType::Map);
-        node[step.key] = map;
-        created = stepsText(steps, i + 1);
-        std::string below;
-        const std::string why = setClusterValue(node[step.key], steps, i + 1, value, below);
-        return why;
-    }
-    if (i == 0 && step.key == "scheduler" && child.IsScalar()) {
-        // `scheduler: fifo` is short for `scheduler: {name: fifo}`; keep the name when one of
-        // its keys is set.
-        YAML::Node map(YAML::NodeType::Map);
-        map["name"] = child.Scalar();
-        node[step.key] = map;
-        child.reset(node[step.key]);
-    }
-    return setClusterValue(child, steps, i + 1, value, created);
-}
-
-void applyClusterOverride(YAML::Node& root, const Override& o, std::vector<Diagnostic>& errors,
-                          std::vector<std::string>& touched) {
-    std::vector<SetStep> steps;
-    if (std::string bad = splitSetPath(o.path, steps); !bad.empty()) {
-        errors.push_back({kSetLabel, 0, 0, o.path, bad});
-        return;
-    }
-    YAML::Node value;
-    try {
-        value = YAML::Load(o.value);
-    } catch (const YAML::Exception& e) {
-        errors.push_back({kSetLabel, 0, 0, o.path, "value '" + o.value + "' is not valid YAML: " + e.msg});
-        return;
-    }
-    if (!value.IsDefined()) value = YAML::Node(YAML::NodeType::Null);
-    std::string created;
-    if (std::string bad = setClusterValue(root, steps, 0, value, created); !bad.empty()) {
-        errors.push_back({kSetLabel, 0, 0, o.path, "cannot be set: " + bad});
-        return;
-    }
-    touched.push_back(o.path);
-    if (!created.empty() && created != o.path) touched.push_back(created);
-}
+const SetOptions kClusterSet = {true, {{"scheduler", "name"}}};
 
 bool positive(double v) { return std::isfinite(v) && v > 0; }
 
@@ -333,8 +191,11 @@ bool isClusterScenarioFile(const std::string& path) {
 }
 
 std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
+    // The bounds of every key are the tables' (cluster_schema.cpp); the rules between keys
+    // and items are here.
     std::vector<Diagnostic> out;
     auto err = [&](const std::string& path, const std::string& msg) { out.push_back({"", 0, 0, path, msg}); };
+    schema::checkBounds(clusterSchema(), s, "", out);
     if (s.clusters.empty()) err("clusters", "must list at least one cluster");
     std::set<std::string> ids;
     for (std::size_t c = 0; c < s.clusters.size(); ++c) {
@@ -348,14 +209,9 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
             const std::string sp = itemPath(childPath(cp, "servers"), i);
             if (srv.id.empty()) err(childPath(sp, "id"), "must not be empty");
             else if (!ids.insert(srv.id).second) err(childPath(sp, "id"), "'" + srv.id + "' is used twice");
-            if (srv.cpus < 0) err(childPath(sp, "cpus"), "must be >= 0, got " + std::to_string(srv.cpus));
-            if (srv.gpus < 0) err(childPath(sp, "gpus"), "must be >= 0, got " + std::to_string(srv.gpus));
+            schema::checkBounds(serverSchema(), srv, sp, out);
             if (srv.cpus == 0 && srv.gpus == 0)
                 err(sp, "has zero capacity (cpus: 0, gpus: 0): no task can ever run on it");
-            if (!(srv.memoryGb >= 0) || !std::isfinite(srv.memoryGb))
-                err(childPath(sp, "memory_gb"), "must be a number >= 0, got " + formatNumber(srv.memoryGb));
-            if (!(srv.bandwidthGbps >= 0) || !std::isfinite(srv.bandwidthGbps))
-                err(childPath(sp, "bandwidth_gbps"), "must be a number >= 0, got " + formatNumber(srv.bandwidthGbps));
         }
     }
     if (s.taskTypes.empty()) err("task_types", "must list at least one task type");
@@ -367,38 +223,21 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
         const std::string tp = itemPath("task_types", i);
         if (t.name.empty()) err(childPath(tp, "name"), "must not be empty");
         else if (!names.insert(t.name).second) err(childPath(tp, "name"), "'" + t.name + "' is used twice");
-        if (!(t.probability >= 0) || !std::isfinite(t.probability))
-            err(childPath(tp, "probability"), "must be a number >= 0, got " + formatNumber(t.probability));
-        else totalWeight += t.probability;
+        schema::checkBounds(taskTypeSchema(), t, tp, out);
+        if (t.probability >= 0 && std::isfinite(t.probability)) totalWeight += t.probability;
         const std::string wp = childPath(tp, "work");
-        if (t.work.kind != WorkSpec::Kind::Uniform && !positive(t.work.mean))
-            err(childPath(wp, "mean"), "must be > 0, got " + formatNumber(t.work.mean));
-        if (t.work.kind == WorkSpec::Kind::Uniform && !(positive(t.work.min) && positive(t.work.max) && t.work.min <= t.work.max))
+        if (t.work.kind == WorkSpec::Kind::Uniform && positive(t.work.min) && positive(t.work.max) &&
+            !(t.work.min <= t.work.max))
             err(wp, "uniform work needs 0 < min <= max, got min " + formatNumber(t.work.min) + ", max " +
                         formatNumber(t.work.max));
-        auto checkRes = [&](const char* key, const Resources& r, int least) {
-            if (r.cpus < least) err(childPath(childPath(tp, key), "cpus"), "must be >= " + std::to_string(least) + ", got " + std::to_string(r.cpus));
-            if (r.gpus < 0) err(childPath(childPath(tp, key), "gpus"), "must be >= 0, got " + std::to_string(r.gpus));
-        };
-        checkRes("min", t.min, 1);
-        checkRes("max", t.max, 1);
-        checkRes("request", t.request, 1);
         if (t.max.cpus < t.min.cpus || t.max.gpus < t.min.gpus)
             err(childPath(tp, "max"), "must be at least min (" + std::to_string(t.min.cpus) + " cpus, " +
                                           std::to_string(t.min.gpus) + " gpus) in both resources");
         if (t.request.cpus < t.min.cpus || t.request.gpus < t.min.gpus || t.request.cpus > t.max.cpus ||
             t.request.gpus > t.max.gpus)
             err(childPath(tp, "request"), "must lie between min and max in both resources");
-        const std::string spp = childPath(tp, "speed");
-        if (!positive(t.speed.base)) err(childPath(spp, "base"), "must be > 0, got " + formatNumber(t.speed.base));
-        if (!(t.speed.cpuExponent >= 0 && t.speed.cpuExponent <= 1))
-            err(childPath(spp, "cpu_exponent"), "must lie in [0, 1] (diminishing returns), got " + formatNumber(t.speed.cpuExponent));
-        if (!(t.speed.gpuExponent >= 0 && t.speed.gpuExponent <= 1))
-            err(childPath(spp, "gpu_exponent"), "must lie in [0, 1] (diminishing returns), got " + formatNumber(t.speed.gpuExponent));
         if (t.speed.gpuExponent > 0 && t.min.gpus < 1)
             err(childPath(childPath(tp, "min"), "gpus"), "must be >= 1 when speed.gpu_exponent > 0 (on 0 GPUs the task would never progress)");
-        if (!(t.memoryGb >= 0) || !std::isfinite(t.memoryGb)) err(childPath(tp, "memory_gb"), "must be a number >= 0");
-        if (!(t.bandwidthGbps >= 0) || !std::isfinite(t.bandwidthGbps)) err(childPath(tp, "bandwidth_gbps"), "must be a number >= 0");
         if (!servers.empty() && t.min.cpus >= 1) {
             bool fitsMin = false, fitsRequest = false;
             for (const auto& r : servers) {
@@ -417,16 +256,6 @@ std::vector<Diagnostic> validateClusterScenario(const ClusterScenario& s) {
         }
     }
     if (!s.taskTypes.empty() && totalWeight <= 0) err("task_types", "the probabilities sum to 0: no task type can arrive");
-    if (s.arrivals.kind == ArrivalSpec::Kind::Poisson) {
-        if (!positive(s.arrivals.ratePerStep))
-            err("arrivals.rate_per_step", "must be > 0, got " + formatNumber(s.arrivals.ratePerStep));
-        if (s.arrivals.tasks < 1) err("arrivals.tasks", "must be >= 1, got " + std::to_string(s.arrivals.tasks));
-        // Every task is held for the run (and its statistics): 10^9 of them would take GBs.
-        if (s.arrivals.tasks > kMaxClusterTasks)
-            err("arrivals.tasks", "must be <= " + std::to_string(kMaxClusterTasks) + ", got " +
-                                      std::to_string(s.arrivals.tasks));
-    }
-    if (s.queueLimit < 1) err("queue_limit", "must be >= 1, got " + std::to_string(s.queueLimit));
     const auto known = schedulerNames();
     if (std::find(known.begin(), known.end(), s.scheduler.name) == known.end())
         err(s.scheduler.name.empty() ? "scheduler" : "scheduler.name",
@@ -567,7 +396,7 @@ ClusterScenario loadClusterScenarioText(const std::string& yaml, const std::stri
     if (!overrides.empty() && !root.IsMap()) {
         // Not a map: the reader says so at the file's position; overrides cannot apply.
     } else {
-        for (const auto& o : overrides) applyClusterOverride(root, o, setErrors, touched);
+        for (const auto& o : overrides) applyOverride(root, o, setErrors, touched, kClusterSet);
     }
     if (!overrides.empty()) {
         // A --set value may bring its own anchors and aliases: count again, with them.
@@ -654,81 +483,63 @@ ClusterScenario loadClusterScenarioFile(const std::string& path, const std::vect
 
 namespace fog::cluster {
 
-namespace {
-
-void emitResources(YAML::Emitter& out, const char* key, const Resources& r) {
-    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "cpus" << YAML::Value << r.cpus
-        << YAML::Key << "gpus" << YAML::Value << r.gpus << YAML::EndMap;
-}
-
-/// Numbers as the shortest text that reads back the same (YAML::Emitter's default precision
-/// would round some).
-std::string num(double v) { return formatNumber(v); }
-
-} // namespace
-
 std::string saveClusterScenarioText(const ClusterScenario& s) {
+    // Every key through the tables, in their order; the lists, the version and the
+    // scheduler's own keys here.
     YAML::Emitter out;
     out << YAML::BeginMap;
-    out << YAML::Key << "schema_version" << YAML::Value << kClusterSchemaVersion;
-    out << YAML::Key << "kind" << YAML::Value << "cluster";
-    out << YAML::Key << "name" << YAML::Value << s.name;
-    if (!s.description.empty()) out << YAML::Key << "description" << YAML::Value << YAML::Literal << s.description;
-    out << YAML::Key << "seed" << YAML::Value << s.seed;
-    out << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq;
-    for (const auto& c : s.clusters) {
-        out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << c.id << YAML::Key << "servers" << YAML::Value
-            << YAML::BeginSeq;
-        for (const auto& v : c.servers)
-            out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << v.id << YAML::Key << "cpus"
-                << YAML::Value << v.cpus << YAML::Key << "gpus" << YAML::Value << v.gpus << YAML::Key << "memory_gb"
-                << YAML::Value << num(v.memoryGb) << YAML::Key << "bandwidth_gbps" << YAML::Value << num(v.bandwidthGbps)
-                << YAML::EndMap;
-        out << YAML::EndSeq << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
-    out << YAML::Key << "task_types" << YAML::Value << YAML::BeginSeq;
-    for (const auto& t : s.taskTypes) {
-        out << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << t.name;
-        out << YAML::Key << "probability" << YAML::Value << num(t.probability);
-        out << YAML::Key << "work" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "kind" << YAML::Value
-            << toString(t.work.kind);
-        if (t.work.kind == WorkSpec::Kind::Uniform)
-            out << YAML::Key << "min" << YAML::Value << num(t.work.min) << YAML::Key << "max" << YAML::Value << num(t.work.max);
-        else
-            out << YAML::Key << "mean" << YAML::Value << num(t.work.mean);
-        out << YAML::EndMap;
-        emitResources(out, "min", t.min);
-        emitResources(out, "max", t.max);
-        emitResources(out, "request", t.request);
-        out << YAML::Key << "speed" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "base" << YAML::Value
-            << num(t.speed.base) << YAML::Key << "cpu_exponent" << YAML::Value << num(t.speed.cpuExponent) << YAML::Key
-            << "gpu_exponent" << YAML::Value << num(t.speed.gpuExponent) << YAML::EndMap;
-        out << YAML::Key << "memory_gb" << YAML::Value << num(t.memoryGb);
-        out << YAML::Key << "bandwidth_gbps" << YAML::Value << num(t.bandwidthGbps);
-        out << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
-    out << YAML::Key << "arrivals" << YAML::Value << YAML::BeginMap << YAML::Key << "kind" << YAML::Value
-        << toString(s.arrivals.kind);
-    if (s.arrivals.kind == ArrivalSpec::Kind::Poisson)
-        out << YAML::Key << "rate_per_step" << YAML::Value << num(s.arrivals.ratePerStep) << YAML::Key << "tasks"
-            << YAML::Value << s.arrivals.tasks;
-    else
-        out << YAML::Key << "file" << YAML::Value << s.arrivals.traceFile;
-    out << YAML::EndMap;
-    out << YAML::Key << "queue_limit" << YAML::Value << s.queueLimit;
-    out << YAML::Key << "scheduler" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
-        << s.scheduler.name;
-    if (s.scheduler.name == "learned" && !s.scheduler.policyFile.empty())
-        out << YAML::Key << "policy" << YAML::Value << s.scheduler.policyFile;
-    if (s.scheduler.name == "tiresias") {
-        out << YAML::Key << "thresholds" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (double x : s.scheduler.thresholds) out << num(x);
-        out << YAML::EndSeq;
-    }
-    out << YAML::EndMap;
+    schema::emitFields(out, clusterSchema(), "", s, [](const ClusterField& f, YAML::Emitter& o, const ClusterScenario& x) {
+        const std::string& p = f.path;
+        if (p == "schema_version") {
+            o << YAML::Key << "schema_version" << YAML::Value << kClusterSchemaVersion;
+        } else if (p == "kind") {
+            o << YAML::Key << "kind" << YAML::Value << "cluster";
+        } else if (p == "description") {
+            if (!x.description.empty()) o << YAML::Key << "description" << YAML::Value << YAML::Literal << x.description;
+        } else if (p == "clusters") {
+            o << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq;
+            for (const auto& c : x.clusters) {
+                o << YAML::BeginMap;
+                schema::emitFields(o, clusterEntrySchema(), "", c, [](const ClusterEntryField& g, YAML::Emitter& e, const ClusterSpec& y) {
+                    if (g.path != "servers") return false;
+                    e << YAML::Key << "servers" << YAML::Value << YAML::BeginSeq;
+                    for (const auto& v : y.servers) {
+                        e << YAML::Flow << YAML::BeginMap;
+                        schema::emitFields(e, serverSchema(), "", v);
+                        e << YAML::EndMap;
+                    }
+                    e << YAML::EndSeq;
+                    return true;
+                });
+                o << YAML::EndMap;
+            }
+            o << YAML::EndSeq;
+        } else if (p == "task_types") {
+            o << YAML::Key << "task_types" << YAML::Value << YAML::BeginSeq;
+            for (const auto& t : x.taskTypes) {
+                o << YAML::BeginMap;
+                schema::emitFields(o, taskTypeSchema(), "", t);
+                o << YAML::EndMap;
+            }
+            o << YAML::EndSeq;
+        } else if (p == "scheduler") {
+            o << YAML::Key << "scheduler" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+              << x.scheduler.name;
+            const SchedulerInfo* scheduler = findScheduler(x.scheduler.name);
+            if (scheduler && scheduler->uses("policy") && !x.scheduler.policyFile.empty())
+                o << YAML::Key << "policy" << YAML::Value << x.scheduler.policyFile;
+            if (scheduler && scheduler->uses("thresholds")) {
+                o << YAML::Key << "thresholds" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+                for (double v : x.scheduler.thresholds)
+                    o << formatNumber(v);
+                o << YAML::EndSeq;
+            }
+            o << YAML::EndMap;
+        } else {
+            return false;
+        }
+        return true;
+    });
     emitLesson(out, s.lesson);
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";

@@ -2,8 +2,11 @@
 // The scheduler interface of the cluster emulator and its name-keyed registry. A scheduler
 // sees a narrow view (time, the visible pending queue, running tasks, free resources per
 // server) at every event and answers with preemptions and placements; the emulator checks
-// and applies them. One file per scheduler (sched_*.cpp), each registering itself through a
-// descriptor in cluster_scheduler_registry.cpp.
+// and applies them. One file per scheduler (sched_*.cpp) holds the scheduler and its
+// descriptor, FOG_CLUSTER_SCHEDULER(fn) at the start of a line: the build collects those
+// lines (core/cluster/scheduler_list.cmake) into the one list, so a new scheduler is its
+// file and its test (docs/extending.md, "Adding a cluster scheduler"). Nothing else knows a
+// scheduler by its name: the reader, the writer, the CLI and the studio ask the descriptor.
 
 #include "core/cluster/cluster_scenario.h"
 #include "core/util/random.h"
@@ -91,25 +94,42 @@ private:
     std::vector<ServerState> servers_;
 };
 
+class ClusterPolicy;
+
+/// What FogStudio knows of one scheduler: its descriptor.
 struct SchedulerInfo {
-    std::string name;
-    std::string summary;
-    std::string source;
+    std::string name;    ///< the name cluster files use (scheduler: NAME)
+    std::string summary; ///< one line for `fogstudio-cli cluster schedulers` and the studio
+    /// The rule in full, for the scheduler table of docs/cluster.md (generated from the
+    /// descriptors: clusterSchemaMarkdown()); empty: the summary.
+    std::string rule;
+    std::string source;  ///< the paper it comes from, or empty
     std::function<std::unique_ptr<ClusterScheduler>(const ClusterScenario&)> make;
+    int order = 0;       ///< position in lists (and in `cluster run --scheduler all`)
+    /// The keys of the scheduler section it reads besides `name` ("policy", "thresholds"):
+    /// the reader reads them only for it, the writer writes them only for it, the studio's
+    /// editor enables their fields only for it.
+    std::vector<std::string> keys;
+    /// For a scheduler run by a policy network: it with the given (e.g. untrained) policy,
+    /// which the bench and the studio pass; empty for the others. Such a scheduler needs a
+    /// trained policy (`policy` key) to run from a file, and `--scheduler all` leaves it out
+    /// without one.
+    std::function<std::unique_ptr<ClusterScheduler>(std::shared_ptr<ClusterPolicy>, const ClusterScenario&)> withPolicy;
+    bool uses(const std::string& key) const;
 };
 
+/// Every scheduler, in `order`.
 const std::vector<SchedulerInfo>& schedulerInfos();
 std::vector<std::string> schedulerNames();
+/// The descriptor named `name`, or nullptr.
+const SchedulerInfo* findScheduler(const std::string& name);
+/// The names of the schedulers that read `key` ("tiresias" for thresholds).
+std::vector<std::string> schedulersUsing(const std::string& key);
 /// Throws std::invalid_argument for an unknown name (loaders check names first).
 std::unique_ptr<ClusterScheduler> makeScheduler(const std::string& name, const ClusterScenario& s);
 
-/// Descriptors, one per scheduler file.
-SchedulerInfo randomSchedulerInfo();
-SchedulerInfo fifoSchedulerInfo();
-SchedulerInfo minSchedulerInfo();
-SchedulerInfo tiresiasSchedulerInfo();
-SchedulerInfo optimusSchedulerInfo();
-SchedulerInfo drfSchedulerInfo();
-SchedulerInfo learnedSchedulerInfo();
+/// Defines a scheduler's descriptor: `FOG_CLUSTER_SCHEDULER(fifoScheduler) { ... return d; }`
+/// at the start of a line of a core/cluster/*.cpp file.
+#define FOG_CLUSTER_SCHEDULER(fn) const ::fog::cluster::SchedulerInfo& fn()
 
 } // namespace fog::cluster

@@ -1,8 +1,10 @@
-// The name-keyed registry of cluster schedulers and the resource bookkeeping they share.
+// The one list of cluster schedulers (collected from their files by the build:
+// core/cluster/scheduler_list.cmake), lookups by name, and the resource bookkeeping they share.
 
 #include "core/cluster/cluster_scheduler.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace fog::cluster {
@@ -52,11 +54,25 @@ int ResourcePool::bestFit(const TaskType& t, int cpus, int gpus) const {
     return best;
 }
 
+#define FOG_LIST_CLUSTER(fn) FOG_CLUSTER_SCHEDULER(fn);
+#include "core/cluster/scheduler_list.inc"
+#undef FOG_LIST_CLUSTER
+
+bool SchedulerInfo::uses(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
+
 const std::vector<SchedulerInfo>& schedulerInfos() {
-    static const std::vector<SchedulerInfo> infos = {
-        randomSchedulerInfo(), fifoSchedulerInfo(),    minSchedulerInfo(),     tiresiasSchedulerInfo(),
-        optimusSchedulerInfo(), drfSchedulerInfo(), learnedSchedulerInfo(),
-    };
+    static const std::vector<SchedulerInfo> infos = [] {
+        std::vector<SchedulerInfo> v = {
+#define FOG_LIST_CLUSTER(fn) fn(),
+#include "core/cluster/scheduler_list.inc"
+#undef FOG_LIST_CLUSTER
+        };
+        std::stable_sort(v.begin(), v.end(), [](const SchedulerInfo& a, const SchedulerInfo& b) { return a.order < b.order; });
+        std::set<std::string> names;
+        for (const auto& i : v)
+            if (!names.insert(i.name).second) throw std::logic_error("two cluster schedulers are named '" + i.name + "'");
+        return v;
+    }();
     return infos;
 }
 
@@ -66,9 +82,21 @@ std::vector<std::string> schedulerNames() {
     return out;
 }
 
-std::unique_ptr<ClusterScheduler> makeScheduler(const std::string& name, const ClusterScenario& s) {
+const SchedulerInfo* findScheduler(const std::string& name) {
     for (const auto& i : schedulerInfos())
-        if (i.name == name) return i.make(s);
+        if (i.name == name) return &i;
+    return nullptr;
+}
+
+std::vector<std::string> schedulersUsing(const std::string& key) {
+    std::vector<std::string> out;
+    for (const auto& i : schedulerInfos())
+        if (i.uses(key)) out.push_back(i.name);
+    return out;
+}
+
+std::unique_ptr<ClusterScheduler> makeScheduler(const std::string& name, const ClusterScenario& s) {
+    if (const SchedulerInfo* i = findScheduler(name)) return i->make(s);
     throw std::invalid_argument("unknown cluster scheduler '" + name + "'");
 }
 

@@ -72,10 +72,20 @@ public:
 
 } // namespace
 
-SchedulerInfo drfSchedulerInfo() {
-    return {"drf", "Dominant resource fairness between task types, each task with its requested resources.",
-            "Ghodsi et al., Dominant Resource Fairness, NSDI 2011",
-            [](const ClusterScenario&) { return std::make_unique<DrfScheduler>(); }};
+FOG_CLUSTER_SCHEDULER(drfScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "drf";
+        d.summary = "Dominant resource fairness between task types, each task with its requested resources.";
+        d.source = "Ghodsi et al., Dominant Resource Fairness, NSDI 2011";
+        d.rule = "dominant resource fairness with the task types as users: the type with the smallest "
+                 "dominant share (CPUs, GPUs, memory, bandwidth over the cluster totals, counting its "
+                 "running tasks) starts its oldest waiting task with its request, until none can";
+        d.order = 60;
+        d.make = [](const ClusterScenario&) { return std::make_unique<DrfScheduler>(); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

@@ -26,9 +26,18 @@ public:
 
 } // namespace
 
-SchedulerInfo fifoSchedulerInfo() {
-    return {"fifo", "First come, first served with each task's requested CPUs and GPUs; the head of the queue blocks.",
-            "", [](const ClusterScenario&) { return std::make_unique<FifoScheduler>(); }};
+FOG_CLUSTER_SCHEDULER(fifoScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "fifo";
+        d.summary = "First come, first served with each task's requested CPUs and GPUs; the head of the queue blocks.";
+        d.rule = "arrival order with the requested resources on the best-fitting server; the head of the "
+                 "queue blocks the rest";
+        d.order = 20;
+        d.make = [](const ClusterScenario&) { return std::make_unique<FifoScheduler>(); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

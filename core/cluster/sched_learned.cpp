@@ -303,14 +303,26 @@ TrainResult trainClusterPolicy(const ClusterScenario& s, const TrainOptions& o, 
     return result;
 }
 
-SchedulerInfo learnedSchedulerInfo() {
-    return {"learned",
-            "Multi-agent actor-critic (one agent per cluster): attention over tasks and servers, pointer task selection, "
-            "masked actions; needs a trained policy (scheduler.policy).",
-            "after Li et al., TapFinger, INFOCOM 2023",
-            [](const ClusterScenario& s) -> std::unique_ptr<ClusterScheduler> {
-                return std::make_unique<LearnedScheduler>(loadScenarioPolicy(s), s, false);
-            }};
+FOG_CLUSTER_SCHEDULER(learnedScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "learned";
+        d.summary = "Multi-agent actor-critic (one agent per cluster): attention over tasks and servers, pointer task selection, "
+            "masked actions; needs a trained policy (scheduler.policy).";
+        d.source = "after Li et al., TapFinger, INFOCOM 2023";
+        d.rule = "the multi-agent actor-critic described below; needs a trained policy (`scheduler.policy` "
+                 "or `--policy`)";
+        d.order = 70;
+        d.make = [](const ClusterScenario& s) -> std::unique_ptr<ClusterScheduler> {
+            return std::make_unique<LearnedScheduler>(loadScenarioPolicy(s), s, false);
+        };
+        d.keys = {"policy"};
+        d.withPolicy = [](std::shared_ptr<ClusterPolicy> p, const ClusterScenario& sc) -> std::unique_ptr<ClusterScheduler> {
+            return std::make_unique<LearnedScheduler>(std::move(p), sc, false);
+        };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

@@ -26,10 +26,19 @@ public:
 
 } // namespace
 
-SchedulerInfo minSchedulerInfo() {
-    return {"min", "Minimum allocation: each task starts as soon as its minimum CPUs and GPUs fit (TapFinger's Min baseline).",
-            "Li et al., TapFinger, INFOCOM 2023 (baseline)",
-            [](const ClusterScenario&) { return std::make_unique<MinScheduler>(); }};
+FOG_CLUSTER_SCHEDULER(minScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "min";
+        d.summary = "Minimum allocation: each task starts as soon as its minimum CPUs and GPUs fit (TapFinger's Min baseline).";
+        d.source = "Li et al., TapFinger, INFOCOM 2023 (baseline)";
+        d.rule = "every task its minimum, in arrival order, wherever it fits (smaller tasks may pass a "
+                 "blocked one)";
+        d.order = 30;
+        d.make = [](const ClusterScenario&) { return std::make_unique<MinScheduler>(); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

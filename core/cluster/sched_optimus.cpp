@@ -62,12 +62,22 @@ public:
 
 } // namespace
 
-SchedulerInfo optimusSchedulerInfo() {
-    return {"optimus",
-            "Marginal-gain allocation: start waiting tasks at their minimum, then give each spare CPU or GPU to the task "
-            "whose remaining time drops most per unit of cluster share.",
-            "Peng et al., Optimus, EuroSys 2018",
-            [](const ClusterScenario&) { return std::make_unique<OptimusScheduler>(); }};
+FOG_CLUSTER_SCHEDULER(optimusScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "optimus";
+        d.summary = "Marginal-gain allocation: start waiting tasks at their minimum, then give each spare CPU or GPU to the task "
+            "whose remaining time drops most per unit of cluster share.";
+        d.source = "Peng et al., Optimus, EuroSys 2018";
+        d.rule = "waiting tasks start at their minimum; then one CPU or GPU at a time goes to the new task "
+                 "whose remaining time drops most per unit of cluster share (the unit divided by the "
+                 "cluster's total of that resource), until no addition helps; running tasks are not "
+                 "resized";
+        d.order = 50;
+        d.make = [](const ClusterScenario&) { return std::make_unique<OptimusScheduler>(); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

@@ -41,10 +41,19 @@ private:
 
 } // namespace
 
-SchedulerInfo randomSchedulerInfo() {
-    return {"random", "Random order, random feasible server, random CPU and GPU counts between min and what fits.",
-            "Li et al., TapFinger, INFOCOM 2023 (baseline)",
-            [](const ClusterScenario&) { return std::make_unique<RandomScheduler>(); }};
+FOG_CLUSTER_SCHEDULER(randomScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "random";
+        d.summary = "Random order, random feasible server, random CPU and GPU counts between min and what fits.";
+        d.source = "Li et al., TapFinger, INFOCOM 2023 (baseline)";
+        d.rule = "visible tasks in random order, each on a random server where its minimum fits, CPUs and "
+                 "GPUs uniform between its minimum and what fits";
+        d.order = 10;
+        d.make = [](const ClusterScenario&) { return std::make_unique<RandomScheduler>(); };
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

@@ -63,11 +63,22 @@ private:
 
 } // namespace
 
-SchedulerInfo tiresiasSchedulerInfo() {
-    return {"tiresias",
-            "Discretised 2D least attained service (GPUs x time) with preemption; thresholds in GPU-steps (scheduler.thresholds).",
-            "Gu et al., Tiresias, NSDI 2019",
-            [](const ClusterScenario& s) { return std::make_unique<TiresiasScheduler>(s.scheduler.thresholds); }};
+FOG_CLUSTER_SCHEDULER(tiresiasScheduler) {
+    static const SchedulerInfo d = [] {
+        SchedulerInfo d;
+        d.name = "tiresias";
+        d.summary = "Discretised 2D least attained service (GPUs x time) with preemption; thresholds in GPU-steps (scheduler.thresholds).";
+        d.source = "Gu et al., Tiresias, NSDI 2019";
+        d.rule = "discretised two-dimensional least attained service: attained service = GPUs x steps run; "
+                 "`thresholds` (GPU-steps, default [4, 16]) split tasks into priority queues, FIFO inside "
+                 "a queue; at every event the highest-priority tasks get their requested resources, "
+                 "preempting lower-priority running tasks";
+        d.order = 40;
+        d.make = [](const ClusterScenario& s) { return std::make_unique<TiresiasScheduler>(s.scheduler.thresholds); };
+        d.keys = {"thresholds"};
+        return d;
+    }();
+    return d;
 }
 
 } // namespace fog::cluster

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <unordered_set>
 
 namespace fog {
 
@@ -122,41 +123,64 @@ std::string_view lineText(const std::string& line, long lineNo) {
     return text;
 }
 
+/// Longest client id (data.client_column) a CSV file may hold.
+constexpr std::size_t kMaxClientIdBytes = 200;
+
 } // namespace
 
-CsvShape probeCsv(const std::string& path) {
+CsvShape probeCsv(const std::string& path, int clientColumn) {
     LineReader in(path);
     CsvShape shape;
     std::string line;
     std::vector<std::string_view> fields;
+    const std::size_t client = clientColumn > 0 ? static_cast<std::size_t>(clientColumn - 1) : std::size_t(-1);
+    std::unordered_set<std::string> clients;
     bool first = true;
     for (long lineNo = 1; in.next(line); ++lineNo) {
         const std::string_view text = lineText(line, lineNo);
         if (text.empty()) continue;
+        if (first || client != std::size_t(-1)) splitFields(text, fields);
         if (first) {
             first = false;
-            splitFields(text, fields);
             shape.features = static_cast<int>(std::min<std::size_t>(fields.size() - 1, 1u << 30));
-            if (!allNumeric(fields)) continue; // a header
+            // As readCsv: the client column may hold names, a header only words.
+            std::vector<std::string_view> numeric = fields;
+            if (client < numeric.size()) numeric.erase(numeric.begin() + static_cast<std::ptrdiff_t>(client));
+            if (!allNumeric(numeric)) continue; // a header
         }
         ++shape.rows;
+        if (client < fields.size() && fields[client].size() <= kMaxClientIdBytes) clients.emplace(fields[client]);
     }
     if (shape.rows == 0) throw DataError(path + ": no data rows");
+    shape.clients = clients.size();
     return shape;
 }
 
 Dataset readCsv(const std::string& path) { return readCsv(path, 0, nullptr); }
 
-Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients) {
+namespace {
+
+/// One pass over a CSV data file: every row is checked; the rows whose index (0-based, data
+/// rows only) is in `keep` (sorted), or every row when `keep` is null, are held in `d`.
+struct CsvPass {
+    Dataset d;
+    std::uint64_t rows = 0;    ///< data rows seen
+    std::int64_t maxLabel = -1; ///< over every row, held or not
+    std::size_t columns = 0;
+};
+
+CsvPass csvPass(const std::string& path, int clientColumn, std::vector<std::string>* clients,
+                const std::vector<std::int64_t>* keep) {
     LineReader in(path);
     const std::size_t client = clientColumn > 0 ? static_cast<std::size_t>(clientColumn - 1) : std::size_t(-1);
     if (clients) clients->clear();
 
-    Dataset d;
+    CsvPass pass;
+    Dataset& d = pass.d;
+    std::size_t& columns = pass.columns;
+    std::size_t nextKept = 0; // position in *keep
     std::string line;
     std::vector<std::string_view> fields;
-    std::size_t columns = 0;
-    std::int64_t maxLabel = -1;
     bool firstLine = true;
     for (long lineNo = 1; in.next(line); ++lineNo) {
         const std::string_view text = lineText(line, lineNo);
@@ -184,6 +208,12 @@ Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::stri
             fail("expected " + std::to_string(columns) + " columns, got " +
                  std::to_string(fields.size()));
         }
+        const std::uint64_t row = pass.rows++;
+        bool held = true;
+        if (keep) {
+            held = nextKept < keep->size() && static_cast<std::uint64_t>((*keep)[nextKept]) == row;
+            if (held) ++nextKept;
+        }
         // The text of a bad field is never quoted: the file may be anything (a secrets
         // file named by mistake), and messages reach logs and stored stop reasons.
         std::int64_t y = 0;
@@ -191,28 +221,54 @@ Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::stri
         if (y > kMaxLabel)
             fail("the label (column 1) is larger than " + std::to_string(kMaxLabel) + " (at most " +
                  std::to_string(kMaxLabel + 1) + " classes)");
-        d.labels.push_back(y);
-        maxLabel = std::max(maxLabel, y);
+        pass.maxLabel = std::max(pass.maxLabel, y);
+        if (held) {
+            // What is held is bounded like an IDX file's pixels, before it is allocated: a
+            // 1 GiB file of short rows would otherwise take several GiB as labels and floats.
+            const std::uint64_t features = columns - (client == std::size_t(-1) ? 1 : 2);
+            if (d.labels.size() + 1 > kMaxCsvSamples || (d.labels.size() + 1) * features > kMaxIdxPixels)
+                fail("more than " + std::to_string(kMaxCsvSamples) + " samples or " +
+                     std::to_string(kMaxIdxPixels) +
+                     " feature values in all; CSV data files are limited to these (use "
+                     "data.max_train_samples / max_test_samples to keep a subset)");
+            d.labels.push_back(y);
+        }
         for (std::size_t c = 1; c < columns; ++c) {
             if (c == client) {
-                if (fields[c].empty() || fields[c].size() > 200)
-                    fail("the client id (column " + std::to_string(c + 1) + ") is empty or longer than 200 bytes");
-                if (clients) clients->emplace_back(fields[c]);
+                if (fields[c].empty() || fields[c].size() > kMaxClientIdBytes)
+                    fail("the client id (column " + std::to_string(c + 1) + ") is empty or longer than " +
+                         std::to_string(kMaxClientIdBytes) + " bytes");
+                if (clients && held) clients->emplace_back(fields[c]);
                 continue;
             }
             double v = 0.0;
             if (!parseDouble(fields[c], v) || !std::isfinite(v))
                 fail("column " + std::to_string(c + 1) + " is not a finite number");
-            d.features.push_back(static_cast<float>(v));
+            if (held) d.features.push_back(static_cast<float>(v));
         }
     }
-    if (d.labels.empty()) throw DataError(path + ": no data rows");
-
+    if (pass.rows == 0) throw DataError(path + ": no data rows");
     d.channels = 1;
     d.height = 1;
     d.width = static_cast<int>(columns - (client == std::size_t(-1) ? 1 : 2));
-    d.classes = static_cast<int>(maxLabel + 1);
-    return d;
+    d.classes = static_cast<int>(pass.maxLabel + 1);
+    return pass;
+}
+
+} // namespace
+
+Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients) {
+    return readCsv(path, clientColumn, clients, 0, 0);
+}
+
+Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients, int keep,
+                std::uint64_t seed) {
+    if (keep <= 0) return csvPass(path, clientColumn, clients, nullptr).d;
+    // Two passes: probeCsv counts the data rows (the same header rule), the second checks
+    // every row and holds the seeded subset, the same rows (and classes) as subsetting the
+    // whole file afterwards.
+    const std::vector<std::int64_t> kept = subsetIndices(probeCsv(path, clientColumn).rows, keep, seed);
+    return csvPass(path, clientColumn, clients, &kept).d;
 }
 
 } // namespace fog

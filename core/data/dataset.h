@@ -48,6 +48,8 @@ inline constexpr std::uint64_t kMaxIdxPixels = std::uint64_t(1) << 28;
 /// Largest CSV data file read (1 GiB), and the largest label (so at most 10,000 classes).
 inline constexpr std::uint64_t kMaxCsvBytes = std::uint64_t(1) << 30;
 inline constexpr std::int64_t kMaxLabel = 9999;
+/// Most samples held from one CSV data file (labels take 8 bytes each).
+inline constexpr std::uint64_t kMaxCsvSamples = std::uint64_t(1) << 24;
 /// Longest CSV line (16 MiB): a row of 100,000 features is a few MB.
 inline constexpr std::size_t kMaxCsvLineBytes = std::size_t(16) << 20;
 
@@ -62,7 +64,10 @@ Dataset readIdx(const std::string& imagesPath, const std::string& labelsPath,
                 bool standardise = true, int keep = 0, std::uint64_t seed = 0);
 
 /// The seeded random subset of `keep` of n samples that max_train_samples / max_test_samples
-/// keep: sorted indices (all of them when keep <= 0 or keep >= n).
+/// keep: sorted indices (all of them when keep <= 0 or keep >= n). Up to kLargeSubsetSource
+/// samples the first `keep` of a seeded shuffle of all n; beyond, Floyd's sampling with the
+/// same seed, holding a bit per sample (a shuffle of n would take 8 bytes per sample).
+inline constexpr std::size_t kLargeSubsetSource = std::size_t(1) << 24;
 std::vector<std::int64_t> subsetIndices(std::size_t n, int keep, std::uint64_t seed);
 
 /// Shape of an IDX pair from its headers alone (the checks of readIdx, without the pixels).
@@ -83,6 +88,13 @@ Dataset readCsv(const std::string& path);
 /// each sample's writer id (at most 200 bytes, not empty). A header is recognised by its
 /// other columns not being numbers.
 Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients);
+
+/// The same, holding only the seeded subset subsetIndices(rows, keep, seed) of the data rows
+/// when `keep` > 0 (every row is still checked; classes are the whole file's): memory follows
+/// max_train_samples / max_test_samples, not the file's length. What is held is at most
+/// kMaxCsvSamples samples and kMaxIdxPixels feature values.
+Dataset readCsv(const std::string& path, int clientColumn, std::vector<std::string>* clients, int keep,
+                std::uint64_t seed);
 
 /// CIFAR-10's binary format (cifar-10-batches-bin): records of 1 label byte (0..9) and
 /// 3 x 32 x 32 pixel bytes (red, green, blue planes, rows top to bottom). Each file's size
@@ -109,13 +121,28 @@ struct LeafData {
 };
 LeafData readLeaf(const std::string& path);
 
+/// What validation needs of a LEAF file without reading its samples: its users (writers),
+/// their num_samples added up (both checked as readLeaf checks them, before anything is
+/// allocated for the samples) and the first sample's shape as readLeaf takes it. Throws
+/// DataError as readLeaf for a file it would refuse in its first pass.
+struct LeafShape {
+    std::uint64_t writers = 0;
+    std::uint64_t samples = 0;
+    bool known = false; ///< a first sample was found (its shape below)
+    int height = 1;
+    int width = 0;
+};
+LeafShape probeLeaf(const std::string& path);
+
 /// Rows and columns of a CSV file without parsing its numbers (a header line is not
-/// counted): for validation. Throws DataError as readCsv for unreadable files.
+/// counted): for validation. With a client column (1 = the first; 0: none) also the number of
+/// distinct clients (writers) it names. Throws DataError as readCsv for unreadable files.
 struct CsvShape {
     std::uint64_t rows = 0;
     int features = 0;
+    std::uint64_t clients = 0;
 };
-CsvShape probeCsv(const std::string& path);
+CsvShape probeCsv(const std::string& path, int clientColumn = 0);
 
 /// `path` as the spec means it: relative paths resolve against spec.baseDir (the scenario
 /// file's folder) when it is set; absolute paths and empty ones are returned as given.
@@ -137,6 +164,9 @@ struct DataFacts {
     int channels = 1; ///< sample shape: channels x height x width (height 1: not images)
     int height = 1;
     int width = 0;
+    /// Writers of the training file (LEAF users; 0: not known or not that kind of data): a
+    /// natural partition needs one trainer each.
+    std::uint64_t writers = 0;
     std::vector<std::pair<std::string, std::string>> problems;
 };
 DataFacts probeData(const DataSpec& spec);

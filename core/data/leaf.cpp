@@ -45,6 +45,8 @@ class JsonReader {
         }
         throw DataError(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
     }
+    /// Continues reading at `at` (a place this reader returned from at()).
+    void seek(const char* at) { p_ = at; }
     /// Where the next value starts (after blanks): for locating problems about it.
     const char* at() {
         ws();
@@ -247,17 +249,23 @@ std::pair<int, int> readSample(JsonReader& in, std::vector<float>& out, std::siz
     return {0, n};
 }
 
-} // namespace
-
-LeafData readLeaf(const std::string& path) {
-    const std::string text = readWhole(path);
+/// Pass 1 over a LEAF file's text: the users, their num_samples and where user_data starts,
+/// checked against each other and against the file's length before anything is allocated
+/// for the samples.
+struct LeafIndex {
     std::vector<std::string> users;
     std::vector<std::int64_t> counts;
+    std::map<std::string, std::size_t> index;
+    std::uint64_t total = 0;
     const char* userData = nullptr;
     const char* usersAt = nullptr;
     const char* countsAt = nullptr;
+};
 
-    // Pass 1: users, num_samples and where user_data starts.
+LeafIndex indexLeaf(const std::string& text, const std::string& path) {
+    LeafIndex x;
+    auto& users = x.users;
+    auto& counts = x.counts;
     {
         JsonReader in(text, path);
         if (!in.openObject("a JSON object {\"users\": ..., \"num_samples\": ..., \"user_data\": ...}"))
@@ -267,7 +275,7 @@ LeafData readLeaf(const std::string& path) {
             const std::string key = in.string();
             in.expect(':', "':'");
             if (key == "users") {
-                usersAt = keyAt;
+                x.usersAt = keyAt;
                 if (in.openArray("a list of user names"))
                     do {
                         std::string u = in.string();
@@ -276,7 +284,7 @@ LeafData readLeaf(const std::string& path) {
                         users.push_back(std::move(u));
                     } while (in.more(']'));
             } else if (key == "num_samples") {
-                countsAt = keyAt;
+                x.countsAt = keyAt;
                 if (in.openArray("a list of sample counts"))
                     do {
                         const double v = in.number();
@@ -284,35 +292,85 @@ LeafData readLeaf(const std::string& path) {
                         counts.push_back(static_cast<std::int64_t>(v));
                     } while (in.more(']'));
             } else if (key == "user_data") {
-                userData = in.at();
+                x.userData = in.at();
                 in.skip();
             } else {
                 in.skip(); // e.g. "hierarchies"
             }
         } while (in.more('}'));
         if (!in.atEnd()) in.fail("text after the JSON object");
-        if (!usersAt) in.failAt(text.data(), "no \"users\" list");
-        if (!countsAt) in.failAt(text.data(), "no \"num_samples\" list");
-        if (!userData) in.failAt(text.data(), "no \"user_data\" object");
-        if (users.empty()) in.failAt(usersAt, "\"users\" is empty");
+        if (!x.usersAt) in.failAt(text.data(), "no \"users\" list");
+        if (!x.countsAt) in.failAt(text.data(), "no \"num_samples\" list");
+        if (!x.userData) in.failAt(text.data(), "no \"user_data\" object");
+        if (users.empty()) in.failAt(x.usersAt, "\"users\" is empty");
         if (counts.size() != users.size())
-            in.failAt(countsAt, "\"num_samples\" has " + std::to_string(counts.size()) + " entries for " +
-                                    std::to_string(users.size()) + " users");
+            in.failAt(x.countsAt, "\"num_samples\" has " + std::to_string(counts.size()) + " entries for " +
+                                      std::to_string(users.size()) + " users");
     }
-    std::map<std::string, std::size_t> index;
-    std::uint64_t total = 0;
     for (std::size_t u = 0; u < users.size(); ++u) {
-        if (!index.emplace(users[u], u).second)
-            JsonReader(text, path).failAt(usersAt, "user '" + users[u] + "' is listed twice");
-        total += static_cast<std::uint64_t>(counts[u]);
+        if (!x.index.emplace(users[u], u).second)
+            JsonReader(text, path).failAt(x.usersAt, "user '" + users[u] + "' is listed twice");
+        x.total += static_cast<std::uint64_t>(counts[u]);
     }
     // Every sample takes at least 4 bytes of text ("[0],"): a larger total is a wrong count,
     // found before anything is allocated for it.
-    if (total == 0) JsonReader(text, path).failAt(countsAt, "no samples (num_samples are all 0)");
-    if (total > text.size() / 4)
-        JsonReader(text, path).failAt(countsAt, "num_samples add up to " + std::to_string(total) +
-                                                    " samples, more than a file of " + std::to_string(text.size()) +
-                                                    " bytes can hold");
+    if (x.total == 0) JsonReader(text, path).failAt(x.countsAt, "no samples (num_samples are all 0)");
+    if (x.total > text.size() / 4)
+        JsonReader(text, path).failAt(x.countsAt, "num_samples add up to " + std::to_string(x.total) +
+                                                      " samples, more than a file of " + std::to_string(text.size()) +
+                                                      " bytes can hold");
+    return x;
+}
+
+} // namespace
+
+LeafShape probeLeaf(const std::string& path) {
+    const std::string text = readWhole(path);
+    const LeafIndex x = indexLeaf(text, path);
+    LeafShape shape;
+    shape.writers = x.users.size();
+    shape.samples = x.total;
+    // The first sample's shape (as readLeaf takes it), from the first user with samples.
+    JsonReader in(text, path);
+    in.seek(x.userData);
+    if (!in.openObject("an object of users' data")) return shape;
+    do {
+        in.string();
+        in.expect(':', "':'");
+        if (in.openObject("an object {\"x\": [...], \"y\": [...]}"))
+            do {
+                const std::string k = in.string();
+                in.expect(':', "':'");
+                if (k != "x") {
+                    in.skip();
+                    continue;
+                }
+                if (!in.openArray("a list of samples")) continue;
+                std::vector<float> first;
+                const auto [rows, cols] = readSample(in, first, std::size_t(1) << 24);
+                shape.known = true;
+                if (rows > 0) {
+                    shape.height = rows;
+                    shape.width = cols;
+                } else if (cols == 28 * 28) {
+                    shape.height = shape.width = 28;
+                } else {
+                    shape.width = cols;
+                }
+                return shape;
+            } while (in.more('}'));
+    } while (in.more('}'));
+    return shape;
+}
+
+LeafData readLeaf(const std::string& path) {
+    const std::string text = readWhole(path);
+    const LeafIndex x = indexLeaf(text, path);
+    const std::vector<std::string>& users = x.users;
+    const std::vector<std::int64_t>& counts = x.counts;
+    const std::map<std::string, std::size_t>& index = x.index;
+    const std::uint64_t total = x.total;
+    const char* usersAt = x.usersAt;
 
     // Pass 2: the samples, user by user into their place (users order).
     LeafData out;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace fog {
 
@@ -100,22 +101,25 @@ DataSpec resolved(const DataSpec& spec) {
 /// Probe results per file, valid while the files keep their size and modification time.
 template <class Shape> class ProbeCache {
   public:
-    template <class F> Shape get(const std::vector<std::string>& files, F&& probe) {
+    /// `tag`: what else the probe depends on (a column), part of the key.
+    template <class F> Shape get(const std::vector<std::string>& files, F&& probe, const std::string& tag = {}) {
         std::vector<FileStamp> stamps;
         for (const auto& f : files) {
             FileStamp st;
             checkRegularFile(f, &st); // a failure leaves a zero stamp; probe() then reports it
             stamps.push_back(st);
         }
+        std::vector<std::string> key = files;
+        key.push_back(tag);
         {
             std::lock_guard lock(mutex_);
-            auto it = cache_.find(files);
+            auto it = cache_.find(key);
             if (it != cache_.end() && it->second.first == stamps) return it->second.second;
         }
         Shape shape = probe(); // throws DataError: failures are not cached
         std::lock_guard lock(mutex_);
         if (cache_.size() > 64) cache_.clear();
-        cache_[files] = {stamps, shape};
+        cache_[key] = {stamps, shape};
         return shape;
     }
 
@@ -129,9 +133,14 @@ IdxShape cachedIdx(const std::string& images, const std::string& labels) {
     return cache.get({images, labels}, [&] { return probeIdx(images, labels); });
 }
 
-CsvShape cachedCsv(const std::string& path) {
+CsvShape cachedCsv(const std::string& path, int clientColumn = 0) {
     static ProbeCache<CsvShape> cache;
-    return cache.get({path}, [&] { return probeCsv(path); });
+    return cache.get({path}, [&] { return probeCsv(path, clientColumn); }, std::to_string(clientColumn));
+}
+
+LeafShape cachedLeaf(const std::string& path) {
+    static ProbeCache<LeafShape> cache;
+    return cache.get({path}, [&] { return probeLeaf(path); });
 }
 
 } // namespace
@@ -226,7 +235,7 @@ DataFacts probeData(const DataSpec& given) {
             if (spec.trainPath.empty() || spec.testPath.empty()) return facts;
             CsvShape train, test;
             try {
-                train = cachedCsv(spec.trainPath);
+                train = cachedCsv(spec.trainPath, spec.clientColumn);
             } catch (const DataError& e) {
                 facts.problems.push_back({"train", e.what()});
             }
@@ -245,6 +254,7 @@ DataFacts probeData(const DataSpec& given) {
             }
             facts.train = train.rows;
             facts.test = test.rows;
+            facts.writers = train.clients;
             // A client column is not a feature.
             facts.features = train.features - (spec.clientColumn > 0 ? 1 : 0);
             facts.width = facts.features;
@@ -280,13 +290,37 @@ DataFacts probeData(const DataSpec& given) {
             facts.known = true;
             return facts;
         }
-        case K::Leaf:
-            // The users and shapes are known only by reading the JSON (at the run's start).
-            for (const auto& [key, file] : {std::pair{"train", spec.trainPath}, std::pair{"test", spec.testPath}})
-                if (!file.empty())
-                    if (const std::string why = checkRegularFile(file); !why.empty())
-                        facts.problems.push_back({key, file + ": cannot open: " + why});
+        case K::Leaf: {
+            // The users, their counts and the first sample's shape (the first pass of readLeaf).
+            LeafShape train, test;
+            for (auto [key, file, shape] : {std::tuple{"train", spec.trainPath, &train},
+                                            std::tuple{"test", spec.testPath, &test}}) {
+                if (file.empty()) continue; // reported by the validator
+                try {
+                    *shape = cachedLeaf(file);
+                } catch (const DataError& e) {
+                    facts.problems.push_back({key, e.what()});
+                }
+            }
+            if (!facts.problems.empty() || spec.trainPath.empty() || spec.testPath.empty()) return facts;
+            if (train.known && test.known && (train.height != test.height || train.width != test.width)) {
+                facts.problems.push_back({"test", "train and test data differ in shape: " + spec.trainPath +
+                                                      " has samples of " + std::to_string(train.height) + "x" +
+                                                      std::to_string(train.width) + ", " + spec.testPath + " " +
+                                                      std::to_string(test.height) + "x" + std::to_string(test.width)});
+                return facts;
+            }
+            facts.train = train.samples;
+            facts.test = test.samples;
+            facts.writers = train.writers;
+            if (train.known) {
+                facts.height = train.height;
+                facts.width = train.width;
+                facts.features = train.height * train.width;
+            }
+            facts.known = true;
             return facts;
+        }
         case K::Synthetic:
         case K::None:
             return facts;
@@ -303,6 +337,22 @@ DataFacts probeData(const DataSpec& given) {
 }
 
 std::vector<std::int64_t> subsetIndices(std::size_t n, int keep, std::uint64_t seed) {
+    if (keep > 0 && static_cast<std::size_t>(keep) < n && n > kLargeSubsetSource) {
+        // A shuffle of every index would take 8 bytes per sample of the file (2 GiB for a
+        // 1 GiB CSV of short rows): Floyd's sampling draws the same kind of uniform subset
+        // holding one bit per sample and the `keep` indices chosen.
+        Rng rng(seed);
+        std::vector<bool> chosen(n);
+        for (std::size_t j = n - static_cast<std::size_t>(keep); j < n; ++j) {
+            const auto t = static_cast<std::size_t>(rng.below(j + 1));
+            chosen[chosen[t] ? j : t] = true;
+        }
+        std::vector<std::int64_t> out;
+        out.reserve(static_cast<std::size_t>(keep));
+        for (std::size_t i = 0; i < n; ++i)
+            if (chosen[i]) out.push_back(static_cast<std::int64_t>(i));
+        return out;
+    }
     std::vector<std::int64_t> order(n);
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = static_cast<std::int64_t>(i);
@@ -356,8 +406,13 @@ DataBundle loadData(const DataSpec& given, const std::vector<double>& trainerWei
     case DataSpec::Kind::Csv:
         if (spec.trainPath.empty() || spec.testPath.empty())
             throw DataError("CSV data: both a training and a test file are required");
-        b.train = readCsv(spec.trainPath, spec.clientColumn, &clients);
-        b.test = readCsv(spec.testPath, spec.clientColumn, nullptr);
+        // As for IDX, only what max_train_samples / max_test_samples keep is held (the
+        // natural partition keeps every writer's samples, so it reads the whole file).
+        b.train = readCsv(spec.trainPath, spec.clientColumn, &clients,
+                          spec.partition.kind == PartitionSpec::Kind::Natural ? 0 : spec.maxTrainSamples,
+                          deriveSeed(seed, kStreamTrainSubset));
+        b.test = readCsv(spec.testPath, spec.clientColumn, nullptr, spec.maxTestSamples,
+                         deriveSeed(seed, kStreamTestSubset));
         checkSameShape(b.train, b.test, spec.trainPath, spec.testPath);
         break;
     case DataSpec::Kind::Cifar10: {

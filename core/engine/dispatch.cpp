@@ -3,9 +3,6 @@
 
 #include "core/engine/batch_feeder.h"
 #include "core/engine/engine.h"
-#include "core/engine/work_pool.h"
-#include "core/policies/local_optimizers.h"
-#include "core/policies/update_codec.h"
 #include "core/policies/selection_policy.h"
 #include "core/policies/sync_policy.h"
 
@@ -56,68 +53,55 @@ Job Engine::openJob(const DispatchRequest& request) {
     job.tag = request.options.tag;
     job.tStart = now();
     const DispatchOptions& opt = request.options;
-    job.downBytes = opt.downloadVectors * modelBytes_ * codecDown_.ratio;
-    job.upBytes = opt.uploadVectors * modelBytes_ * codecUp_.ratio;
-    job.proxMu = request.proxMu;
-    job.correction = request.correction;
+    job.downBytes = opt.downloadVectors * modelBytes_ * dispatcher_->downRatio();
+    job.upBytes = opt.uploadVectors * modelBytes_ * dispatcher_->upRatio();
+    // The codecs' work: the aggregator encodes what goes down and decodes what comes up, the
+    // trainer decodes the model and encodes its update (one pass per model-sized vector).
+    if (opt.download) {
+        job.serverBefore = opt.downloadVectors * dispatcher_->downSeconds();
+        job.workBefore = opt.downloadVectors * dispatcher_->downSeconds();
+    }
+    job.workBefore += opt.workBeforeSeconds;
+    job.workAfter = opt.uploadVectors * dispatcher_->upSeconds() + opt.workAfterSeconds;
+    job.serverAfter = opt.uploadVectors * dispatcher_->upSeconds();
+    if (job.serverBefore > 0) nodes_.addEnergy(job.aggregator, job.serverBefore * computePower(job.aggregator), Energy::Compute);
     return job;
 }
 
-void Engine::setUpCodecs() {
-    const TrainingSpec& t = scenario_.training;
-    // The encoded size over 4 bytes per parameter: a model.wire_bytes set by hand scales with it.
-    const std::size_t params = learner_ ? learner_->parameterCount()
-                                        : static_cast<std::size_t>(std::llround(modelBytes_ / 4.0));
-    auto make = [&](const std::string& name, int bits, double fraction) {
-        WireCodec w;
-        try {
-            w.config = codecConfig(name, bits, fraction);
-        } catch (const std::invalid_argument& e) {
-            throw EngineError(e.what());
-        }
-        if (params > 0) w.ratio = encodedBytes(w.config, params) / (4.0 * static_cast<double>(params));
-        return w;
-    };
-    codecUp_ = make(t.codecUp, t.codecUpBits, t.codecUpFraction);
-    codecDown_ = make(t.codecDown, t.codecDownBits, 1.0);
-    if (codecDown_.config.kind == CodecConfig::Kind::TopK)
-        throw EngineError("training.codec_down topk: top-k needs the error feedback of a sender that keeps "
-                          "a residual per receiver; use fp16 or quantize downlink");
+double Engine::energyPerSample(int node) const {
+    // A device class gives its energy per FLOP (energy.per_flop_j): per sample, times the
+    // model's FLOPs per sample.
+    const EnergySpec& energy = topo_.entry(node).energy;
+    return energy.perFlopJ > 0 ? energy.perSampleJ + energy.perFlopJ * flopsPerSample_ : energy.perSampleJ;
 }
 
-LocalJob Engine::localJob(const Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
-                          std::uint64_t seedIndex, bool probe) const {
-    const TrainingSpec& t = scenario_.training;
-    LocalJob lj;
-    lj.start = model;
-    if (codecDown_.config.kind != CodecConfig::Kind::None && model && !model->empty()) {
-        // The trainer trains from the model as decoded (its own stream: the draw is the same
-        // whichever thread runs the job).
-        auto decoded = std::make_shared<Params>(*model);
-        Rng rng(deriveSeed(deriveSeed(scenario_.seed, hashName("codec-down"), hashName(topo_.id(job.trainer))), seedIndex));
-        encodeDecode(codecDown_.config, *decoded, rng, nullptr);
-        lj.start = std::move(decoded);
+double Engine::computePower(int node) const {
+    const double j = energyPerSample(node);
+    return j > 0 ? j * topo_.throughput(node) : 0.0;
+}
+
+void Engine::chargeWork(int node, double seconds) {
+    if (seconds > 0) nodes_.addEnergy(node, seconds * computePower(node), Energy::Compute);
+}
+
+double Engine::drawSteps(Job& job, int batchSize, double t, double deadline, std::vector<double>& durations,
+                         std::vector<std::int64_t>* samples) {
+    for (int s = 0; s < job.stepsRequested; ++s) {
+        const std::size_t before = samples ? samples->size() : 0;
+        const int bs = feeder_->take(job.trainer, batchSize, samples);
+        const double d = stepSeconds(job.trainer, bs);
+        if (s > 0 && t + d > deadline) {
+            feeder_->putBack(job.trainer, bs); // unused: the next dispatch starts with it
+            if (samples) samples->resize(before);
+            job.partial = true;
+            break;
+        }
+        t += d;
+        job.batchSizes.push_back(bs);
+        durations.push_back(d);
+        job.samples += bs;
     }
-    lj.samples = std::move(samples);
-    lj.batchSizes = job.batchSizes;
-    lj.learningRate = learningRate();
-    lj.momentum = t.momentum;
-    lj.weightDecay = t.weightDecay;
-    lj.optimizer = localOptimizerOf(t.optimizer);
-    lj.beta1 = t.beta1;
-    lj.beta2 = t.beta2;
-    lj.epsilon = t.epsilon;
-    lj.gradientOnly = job.gradient;
-    lj.probe = probe;
-    lj.seed = deriveSeed(scenario_.seed, hashName(topo_.id(job.trainer)), seedIndex);
-    lj.proxMu = job.proxMu;
-    lj.correction = job.correction;
-    if (t.optimizerState == "keep" && !job.gradient) {
-        lj.returnState = true;
-        const auto it = optimizerStates_.find(job.trainer);
-        if (it != optimizerStates_.end()) lj.optimizerState = it->second;
-    }
-    return lj;
+    return t;
 }
 
 std::uint64_t Engine::dispatch(const DispatchRequest& request) {
@@ -139,45 +123,30 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         bytes_ += down;
         nodes_.addEnergy(aggregator, down * topo_.entry(aggregator).energy.perByteJ, Energy::Network);
         chargeReceived(trainer, down);
-        observer_->onMessage({0, aggregator, trainer, now(), now() + tr.seconds, down, true});
-        job.tReceived = now() + tr.seconds;
+        const double sent = now() + job.serverBefore; // encoded first
+        observer_->onMessage({0, aggregator, trainer, sent, sent + tr.seconds, down, true});
+        job.tReceived = sent + tr.seconds;
     }
     std::vector<std::int64_t> samples;
-    std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
-    double t = job.tReceived;
     job.stepsRequested = std::max(1, request.steps);
-    for (int s = 0; s < job.stepsRequested; ++s) {
-        const std::size_t before = samples.size();
-        const int bs = feeder_->take(trainer, batchSize, track);
-        const double d = stepSeconds(trainer, bs);
-        if (s > 0 && t + d > opt.computeDeadline) {
-            feeder_->putBack(trainer, bs); // unused: the next dispatch starts with it
-            samples.resize(before);
-            job.partial = true;
-            break;
-        }
+    double t = job.tReceived + job.workBefore;
+    std::vector<double> durations;
+    drawSteps(job, batchSize, t, opt.computeDeadline, durations, learner_ ? &samples : nullptr);
+    for (double d : durations) {
         t += d;
-        job.batchSizes.push_back(bs);
         job.stepEnds.push_back(t);
-        job.samples += bs;
     }
+    t += job.workAfter;
     job.tComputed = t;
     nodes_.beginCompute(trainer, job.tReceived, job.tComputed);
     const Transfer up = topo_.transfer(trainer, aggregator, job.upBytes);
-    job.tArrive = t + up.seconds;
+    job.tArrive = t + up.seconds + job.serverAfter;
     job.doomed = nodes_.nextChange(trainer) < job.tArrive;
 
-    if (learner_ && !job.doomed) {
-        LocalJob lj = localJob(job, std::move(samples), request.model, nodes_.jobsRun(trainer), opt.probe);
-        auto result = std::make_shared<LocalResult>();
-        job.result = result;
-        const Learner* learner = learner_.get();
-        const std::atomic<bool>* cancelAll = &control_->cancelFlag();
-        job.work = pool_->submit(job.tArrive, [learner, lj = std::move(lj), result,
-                                               cancelAll](const std::atomic<bool>& cancelled) {
-            *result = learner->run(lj, [&] { return cancelled.load() || cancelAll->load(); });
-        });
-    }
+    if (learner_ && !job.doomed)
+        dispatcher_->submit(job, std::move(samples),
+                            {request.model, request.proxMu, request.correction, nodes_.jobsRun(trainer), opt.probe},
+                            learningRate(), job.tArrive);
     nodes_.countJob(trainer);
     nodes_.setJob(trainer, job.id);
     timelines_.setState(trainer, NodeState::Idle, now());
@@ -197,21 +166,7 @@ void Engine::onArrival(std::uint64_t jobId) {
     noteProgress(); // an update reached its aggregator
     nodes_.setJob(job.trainer, 0);
     releaseIfAsked(job.trainer);
-    LocalResult result;
-    if (job.work) {
-        job.work->wait();
-        result = std::move(*job.result);
-        if (result.optimizerState) optimizerStates_[job.trainer] = std::move(result.optimizerState);
-        if (codecUp_.config.kind != CodecConfig::Kind::None && !result.update.empty()) {
-            // Encoded by the trainer, decoded by the aggregator: what arrives. The residual of
-            // top-k stays with the trainer for its next upload.
-            Rng rng(deriveSeed(deriveSeed(scenario_.seed, hashName("codec-up"), hashName(topo_.id(job.trainer))), job.id));
-            encodeDecode(codecUp_.config, result.update, rng, &codecResiduals_[job.trainer]);
-        }
-    } else {
-        result.samples = job.samples;
-        result.steps = static_cast<int>(job.batchSizes.size());
-    }
+    LocalResult result = dispatcher_->collect(job);
     if (network_) {
         // The update's bytes were charged hop by hop as they went (chargeHop).
         job.tArrive = now();
@@ -219,6 +174,7 @@ void Engine::onArrival(std::uint64_t jobId) {
         slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
     }
     endJobCompute(job, now());
+    if (job.serverAfter > 0) nodes_.addEnergy(job.aggregator, job.serverAfter * computePower(job.aggregator), Energy::Compute);
     if (!network_) {
         // The update travels back: traffic, its price and the sender's energy.
         const Transfer up = topo_.transfer(job.trainer, job.aggregator, job.upBytes);
@@ -240,7 +196,7 @@ void Engine::cancelJob(std::uint64_t id) {
     Job job = std::move(it->second);
     jobs_.erase(it);
     cutJobTransfer(id); // an upload cut part-way pays for the bytes sent
-    if (job.work) job.work->cancel();
+    dispatcher_->drop(id);
     writeJobIntervals(job, now());
     endJobCompute(job, now());
     nodes_.setJob(job.trainer, 0);
@@ -255,8 +211,12 @@ void Engine::endJobCompute(const Job& job, double until) {
     for (std::size_t s = 0; s < job.stepEnds.size() && job.stepEnds[s] <= until; ++s)
         done += job.batchSizes[s];
     samplesComputed_ += done;
-    nodes_.addEnergy(job.trainer, static_cast<double>(done) * topo_.entry(job.trainer).energy.perSampleJ,
-                     Energy::Compute);
+    nodes_.addEnergy(job.trainer, static_cast<double>(done) * energyPerSample(job.trainer), Energy::Compute);
+    // The algorithm's and the codecs' extra work, each part once it was finished.
+    if (job.workBefore > 0 && job.tReceived + job.workBefore <= until)
+        nodes_.addEnergy(job.trainer, job.workBefore * computePower(job.trainer), Energy::Compute);
+    if (job.workAfter > 0 && job.tComputed <= until)
+        nodes_.addEnergy(job.trainer, job.workAfter * computePower(job.trainer), Energy::Compute);
     nodes_.endCompute(job.trainer, until); // idle power resumes
     // Serverless trainers pay for the seconds they computed (no-op for held ones).
     if (job.tReceived < until) nodes_.chargeCompute(job.trainer, std::min(job.tComputed, until) - job.tReceived);

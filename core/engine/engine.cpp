@@ -86,6 +86,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
       timelines_(topo_.size()),
       stopRules_(scenario.stop), evaluation_(scenario.evaluation, scenario.stop) {
     observer_ = options_.observer ? options_.observer : &nullObserver_;
+    queue_.setPrefetcher(&Engine::prefetchNode, this);
     if (options_.playbackSpeed > 0) control_->setPlaybackSpeed(options_.playbackSpeed);
     checkSnapshotOptions();
     // Members that join during the run (`add` events) are not there yet: the data are split
@@ -130,19 +131,22 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     } else {
         initialModel_ = std::make_shared<Params>();
     }
-    // Nodes given in FLOP/s (compute.flops): the topology holds FLOP/s until the model's
-    // cost per sample is known, here.
-    for (int i = 0; i < topo_.size(); ++i)
-        if (topo_.entry(i).compute.flops.max > 0) {
-            if (flopsPerSample_ <= 0)
-                flopsPerSample_ = modelTrainingFlops(scenario_.model, data_->train.channels, data_->train.height,
-                                                     data_->train.width, data_->train.classes);
-            topo_.setThroughput(i, topo_.throughput(i) / flopsPerSample_);
-        }
+    // Nodes given in FLOP/s (compute.flops, or a device class): the topology holds FLOP/s
+    // until the model's cost per sample is known, here; energy per FLOP needs it too.
+    auto modelFlops = [this] {
+        if (flopsPerSample_ <= 0)
+            flopsPerSample_ = modelTrainingFlops(scenario_.model, data_->train.channels, data_->train.height,
+                                                 data_->train.width, data_->train.classes);
+        return flopsPerSample_;
+    };
+    for (int i = 0; i < topo_.size(); ++i) {
+        if (topo_.entry(i).compute.flops.max > 0) topo_.setThroughput(i, topo_.throughput(i) / modelFlops());
+        if (topo_.entry(i).energy.perFlopJ > 0) modelFlops();
+    }
     modelBytes_ = scenario_.model.wireBytes > 0
                       ? scenario_.model.wireBytes
                       : 4.0 * static_cast<double>(learner_ ? learner_->parameterCount() : 0);
-    setUpCodecs();
+    dispatcher_ = std::make_unique<Dispatcher>(scenario_, topo_, learner_.get(), modelBytes_, control_->cancelFlag());
 
     const std::uint64_t seed = scenario_.seed;
     const Topology* topo = &topo_;
@@ -172,8 +176,8 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     // Synchronous averaging between regional servers (model averaging; async-ga across
     // several roots): every server folds in every region's model (chargeAggregation).
     // Asynchronous averaging: only the server that mixes.
-    const bool asyncAveraging = syncParams_.declares("async_averaging") && syncParams_.get("async_averaging") == 1;
     const SyncPolicyDescriptor* syncDesc = findSyncDescriptor(scenario_.sync.name);
+    const bool asyncAveraging = syncDesc && syncDesc->asyncAveraging && syncDesc->asyncAveraging(syncParams_);
     if (syncInfo && !tiered && !asyncAveraging &&
         (syncInfo->shape == TreeShape::Regions ||
          (relay && syncDesc->serverPerRoot && topo_.rootAggregators().size() > 1)))
@@ -182,7 +186,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);
     sync_ = tiered ? makeTieredPolicy(scenario_, *this) : makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
-    pool_ = std::make_unique<WorkPool>(std::max(1, options_.threads), [] { useSingleThreadedKernels(); });
+    dispatcher_->startPool(options_.threads);
 
     // Contention: transfers share links and interfaces (docs/network.md). Nothing to share
     // (no link, no interface limit): every transfer is instantaneous either way.
@@ -215,7 +219,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
 
 Engine::~Engine() {
     control_->cancel(); // work still on the pool stops at its next step
-    pool_.reset();      // joins the workers before the learner and data go
+    dispatcher_.reset(); // joins the workers before the learner and data go
 }
 
 const DataBundle& Engine::data() const {
@@ -295,7 +299,7 @@ RunSummary Engine::run() {
     RunInfo info;
     info.scenarioName = scenario_.name;
     info.seed = scenario_.seed;
-    info.threads = pool_->threads();
+    info.threads = dispatcher_->threads();
     info.model = learner_ ? learner_->describe() : "none (timing only)";
     info.trainSamples = data_->train.size();
     info.testSamples = data_->test.size();
@@ -303,8 +307,9 @@ RunSummary Engine::run() {
     for (const auto& n : topo_.nodes())
         info.nodes.push_back({n.spec.id, toString(n.spec.tier), toString(n.spec.role), n.spec.parent,
                               n.throughput, n.spec.pricePerHour});
-    if (network_) info.links = network_->links();
+    if (network_) info.links = network_->lendLinks();
     observer_->onStart(info);
+    if (network_) network_->giveBackLinks(std::move(info.links));
     info = RunInfo{};
     if (learner_ && scenario_.training.backend != TrainingBackend::LibTorch)
         emitEvent(RunEventKind::Backend, -1,
@@ -366,7 +371,7 @@ RunSummary Engine::run() {
                 stop(RunStatus::Finished, ev.reason);
                 break;
             }
-            ev.fn();
+            if (ev.fn) ev.fn(); // a cancelled timer counts as an event all the same (EventQueue::cancel)
             control_->eventHandled(); // an event step ends here
             ++eventsRun_;
             if (const auto& b = stopRules_.budget();
@@ -404,8 +409,7 @@ void Engine::stop(RunStatus status, const std::string& reason) {
 }
 
 RunSummary Engine::finish() {
-    for (auto& [id, job] : jobs_)
-        if (job.work) job.work->cancel();
+    dispatcher_->cancelAll();
     // Close every node's open state and billing at the end time.
     const double end = now();
     for (int i = 0; i < topo_.size(); ++i) {
@@ -423,8 +427,7 @@ RunSummary Engine::finish() {
     timelines_.flush(*observer_, true);
     // Transfers still moving are cut at the end: the bytes sent so far are charged.
     if (network_) network_->finish(end);
-    for (auto& [id, job] : jobs_)
-        if (job.work) job.work->wait();
+    dispatcher_->waitAll();
 
     summary_.rounds = globalRound_;
     summary_.aggregations = aggregations_;
@@ -454,7 +457,9 @@ RunSummary Engine::finish() {
     return summary_;
 }
 
-void Engine::at(double t, std::function<void()> fn) { queue_.schedule(t, std::move(fn)); }
+TimerId Engine::at(double t, std::function<void()> fn) { return queue_.schedule(t, std::move(fn)); }
+
+void Engine::cancelTimer(TimerId id) { queue_.cancel(id); }
 
 bool Engine::hasJoined(int node) const { return !(nodes_.forced(node) & TimedEvents::Absent); }
 
@@ -469,7 +474,15 @@ void Engine::startNode(int node) {
 
 void Engine::scheduleAvailabilityChange(int node) {
     const double t = nodes_.nextChange(node);
-    if (t < kInf) at(t, [this, node] { onAvailabilityChange(node); });
+    // The node as the queue's hint: its state loads while the event before runs.
+    if (t < kInf) queue_.schedule(t, [this, node] { onAvailabilityChange(node); }, static_cast<std::uint32_t>(node));
+}
+
+void Engine::prefetchNode(void* engine, std::uint32_t node) {
+    const auto* self = static_cast<const Engine*>(engine);
+    self->topo_.prefetch(static_cast<int>(node));
+    self->nodes_.prefetch(static_cast<int>(node));
+    self->timelines_.prefetch(static_cast<int>(node));
 }
 
 void Engine::onAvailabilityChange(int node) {
@@ -493,7 +506,7 @@ void Engine::goOffline(int node) {
         cutJobTransfer(id); // frees its share of the links at once; the bytes sent are paid
         nodes_.setJob(node, 0);
         releaseIfAsked(node);
-        if (job.work) job.work->cancel();
+        dispatcher_->drop(id);
         writeJobIntervals(job, now());
         endJobCompute(job, now());
         timelines_.restart(node, NodeState::Offline, now());

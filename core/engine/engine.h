@@ -6,7 +6,9 @@
 //   event_queue   events keyed by (time, seq); a stop is an event
 //   node_runtime  availability, billing, energy, the job each trainer runs (compact)
 //   batch_feeder  each trainer's sample order
-//   dispatch      jobs: planned timeline, work on the pool, arrival, loss, cancellation
+//   dispatch      jobs: planned timeline, arrival, loss, cancellation (flow_dispatch: with
+//                 contention)
+//   dispatcher    the jobs' training: one submit path to the work pool, codecs
 //   timelines     per-node state intervals
 //   stop_rules    evaluation schedule and the scenario's stop rules as conditions
 //   run_control   what front ends do with a run (pause, step, stop, speed, run until)
@@ -21,7 +23,7 @@
 
 #include "core/data/dataset.h"
 #include "core/engine/dispatch.h"
-#include "core/engine/engine_error.h"
+#include "core/engine/dispatcher.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/node_runtime.h"
 #include "core/engine/run_control.h"
@@ -30,11 +32,11 @@
 #include "core/model/learner.h"
 #include "core/policies/policy_context.h"
 #include "core/policies/policy_params.h"
-#include "core/policies/update_codec.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
 #include "core/system/network.h"
 #include "core/system/topology.h"
+#include "core/util/engine_error.h"
 #include "core/util/random.h"
 
 #include <atomic>
@@ -48,7 +50,6 @@ namespace fog {
 
 class SyncPolicy;
 class SelectionPolicy;
-class WorkPool;
 class BatchFeeder;
 class TimedEvents;
 
@@ -138,7 +139,9 @@ public:
     void cancelJob(std::uint64_t id) override;
     void send(int from, int to, double bytes, std::function<void()> delivered) override;
     /// Calls `fn` at virtual time `t`; throws EngineError for a time before now().
-    void at(double t, std::function<void()> fn) override;
+    TimerId at(double t, std::function<void()> fn) override;
+    void cancelTimer(TimerId id) override;
+    void chargeWork(int node, double seconds) override; // dispatch.cpp
     void reportAggregation(AggregationRecord record, const ParamsPtr& model) override;
     void report(PolicyEvent kind, int node, const std::string& detail) override;
     void notifyTrainerAvailable(int trainer) override;
@@ -170,6 +173,8 @@ private:
     // availability (engine.cpp)
     void startNode(int node);
     void scheduleAvailabilityChange(int node);
+    /// The event queue's prefetcher (EventQueue::setPrefetcher): a node's state into the cache.
+    static void prefetchNode(void* engine, std::uint32_t node);
     void onAvailabilityChange(int node);
     void goOffline(int node);
     void goOnline(int node);
@@ -188,27 +193,22 @@ private:
     Job openJob(const DispatchRequest& request);
     void onDownloaded(std::uint64_t jobId);
     void onComputed(std::uint64_t jobId);
-    void submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model, std::uint64_t seedIndex,
-                    double priority, bool probe = false);
+    /// Draws a job's steps from virtual time `t`: each batch from the trainer's order and its
+    /// duration from the trainer's stream, appended to job.batchSizes, job.samples and
+    /// `durations`, stopping before a step (not the first) that would end after `deadline`
+    /// (its batch goes back: job.partial). `samples` (null: not tracked) gets the batches'
+    /// indices. Returns t plus the steps' durations, added one by one.
+    double drawSteps(Job& job, int batchSize, double t, double deadline, std::vector<double>& durations,
+                     std::vector<std::int64_t>* samples);
     /// Cuts the job's transfer in progress (cancelled, lost, end of run).
     void cutJobTransfer(std::uint64_t jobId);
     void chargeHop(const Network::HopBytes& h);
     double idealSeconds(int from, int to, double bytes) const { return topo_.transfer(from, to, bytes).seconds; }
-    /// The local work of a job (dispatch.cpp): the training settings, the client algorithm's
-    /// terms (Job::proxMu, Job::correction) and the trainer's kept optimiser state.
-    LocalJob localJob(const Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
-                      std::uint64_t seedIndex, bool probe) const;
-    /// training.optimizer_state keep: each trainer's optimiser state after its last delivered job.
-    std::map<int, OptimizerStatePtr> optimizerStates_;
-    /// The codecs of the uplink and downlink (training.codec_up / codec_down) and their
-    /// encoded size over 4 bytes per parameter; top-k's residual per trainer.
-    struct WireCodec {
-        CodecConfig config;
-        double ratio = 1.0;
-    };
-    WireCodec codecUp_, codecDown_;
-    std::map<int, Params> codecResiduals_;
-    void setUpCodecs(); // dispatch.cpp
+    /// Energy of one sample's step on a node (J): energy.per_sample_j, plus per_flop_j x the
+    /// model's FLOPs per sample where a device class gives it.
+    double energyPerSample(int node) const;
+    /// Power a node draws computing: energyPerSample x its throughput (W).
+    double computePower(int node) const;
     // pilot_phase.cpp: the calibrated planners' pilot before the policies start
     struct PilotState;
     void startPolicies();
@@ -246,7 +246,8 @@ private:
     mutable std::int64_t uniformPart_ = -1;
     std::vector<double> dataWeights_;
     std::unique_ptr<Learner> learner_;
-    std::unique_ptr<WorkPool> pool_;
+    /// The jobs' training: local work, the pool, the wire codecs (dispatcher.h).
+    std::unique_ptr<Dispatcher> dispatcher_;
     std::unique_ptr<SyncPolicy> sync_;
     std::unique_ptr<SelectionPolicy> selection_;
     PolicyParams syncParams_, selectionParams_; ///< resolved once (defaults filled)
@@ -273,14 +274,12 @@ private:
     std::map<std::uint64_t, Job> jobs_;
     /// Per job in flight with contention: what the later stages need.
     struct FlowJob {
-        ParamsPtr model;
+        JobInput input;
         std::uint64_t transfer = 0;  ///< the network transfer in progress (0: none)
-        std::uint64_t seedIndex = 0; ///< the trainer's dispatch count at dispatch (the job's seed)
         int batchSize = 0;
         double deadline = 0.0;
         bool gradient = false;
         bool drawn = false;             ///< steps drawn at dispatch (durations below)
-        bool probe = false;             ///< DispatchOptions::probe
         std::vector<double> durations;
         /// With a compute deadline: the samples drawn at dispatch, submitted once the model is there.
         std::vector<std::int64_t> samples;

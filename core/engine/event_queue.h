@@ -3,13 +3,18 @@
 // times break the same way on every run (in scheduling order). A stop is an event too: it
 // pops after every other event at its time.
 //
-// A million pending events (one availability change per device) must stay cheap: the heap
-// holds 16-byte keys, four children to a cache line, and the callbacks stay put in a slab.
+// A million pending events (one availability change per device) must stay cheap: the keys
+// are 16 bytes and the callbacks stay put in a slab; the keys of the near future are in a
+// small 4-ary heap (four children to a cache line), the later ones in buckets of virtual
+// time, unsorted until their bucket comes up (a calendar queue: a push appends, a pop sifts
+// a heap of a bucket's size, not of a million keys). Every key pops in (time, sequence)
+// order whatever the buckets' width: the width only decides where a key waits.
 //
 // Threads: engine thread only. The queue has one owner, the engine's run loop; other
 // threads reach a run through RunControl, never through the queue.
 
-#include "core/engine/engine_error.h"
+#include "core/util/big_array.h"
+#include "core/util/engine_error.h"
 
 #include <cstdint>
 #include <functional>
@@ -23,13 +28,31 @@ namespace fog {
 class EventQueue {
 public:
     using Callback = std::function<void()>;
-
+    /// A scheduled event's handle (never 0), for cancel().
+    using Id = std::uint64_t;
 
     /// The time of the last popped event (0 before the first).
     double now() const { return now_; }
 
+    /// No hint (schedule's default).
+    static constexpr std::uint32_t kNoHint = 0xffffffffu;
     /// Calls `fn` at virtual time `t`. Throws EngineError for a time before now() or NaN.
-    void schedule(double t, Callback fn);
+    /// `hint` names what the event will touch (the engine: a node index); it goes to the
+    /// prefetcher once the event is next, so that its state loads while the one before runs.
+    Id schedule(double t, Callback fn, std::uint32_t hint = kNoHint);
+    /// Called by pop() with the next event's hint (not kNoHint). A hint changes no result:
+    /// the prefetcher may only ask for memory to be brought into the cache.
+    using Prefetcher = void (*)(void* context, std::uint32_t hint);
+    void setPrefetcher(Prefetcher fn, void* context) {
+        prefetcher_ = fn;
+        prefetchContext_ = context;
+    }
+    /// Cancels a pending event: its callback is dropped now and never runs. The event keeps
+    /// its place and still pops at its time (Popped::cancelled) as one event of the run, so
+    /// that what counts events (an intervention's after_event, the safety net, a front end's
+    /// event step) and what ends at the last event count the same whether a policy cancels
+    /// a timer or lets it run and do nothing. An event already popped or cancelled: nothing.
+    void cancel(Id id);
     /// Stops the run at `t` for `reason`, after every other event at `t`. Throws EngineError
     /// like schedule().
     void scheduleStop(double t, std::string reason);
@@ -42,9 +65,10 @@ public:
 
     struct Popped {
         double t = 0.0;
-        Callback fn;        ///< empty for a stop
-        std::string reason; ///< a stop's reason
-        bool isStop() const { return !fn; }
+        Callback fn;            ///< empty for a stop and a cancelled event
+        std::string reason;     ///< a stop's reason
+        bool cancelled = false; ///< cancel(): nothing to call
+        bool isStop() const { return !fn && !cancelled; }
     };
     /// Removes the next event and moves now() to its time.
     Popped pop();
@@ -67,20 +91,48 @@ private:
     /// Earliest (t, seq) first: a strict total order (seq is unique), so the events pop in
     /// the same order whatever the heap's shape.
     static bool before(const Key& a, const Key& b) { return a.t != b.t ? a.t < b.t : a.order < b.order; }
+    /// Into the heap, a bucket or the overflow, by the key's time.
     void push(Key k);
+    void heapPush(Key k);
     void popTop();
-    void grow();
+    /// Places `k` at heap position i or below it (i's subtree is a heap but for i).
+    void siftDown(std::size_t i, Key k);
+    void grow(std::size_t atLeast);
+    /// The heap ran empty: the next non-empty bucket's keys become the heap (or, past the
+    /// last bucket, the buckets are laid out again over the overflow).
+    void refill();
+    /// Lays the buckets out again over every pending key (their width from the nearest keys'
+    /// spacing), or none when few keys are pending.
+    void rebuild();
     void checkTime(double t) const;
 
     struct AlignedFree {
+        std::size_t bytes; ///< the allocation's size (big ones are on huge pages); value-initialized: 0
         void operator()(Key* p) const;
     };
     /// A 4-ary min-heap: half the depth of a binary one. The storage is 64-byte aligned and
     /// the heap starts 3 keys into it, so node i's children 4i + 1 .. 4i + 4 share a line.
     std::unique_ptr<Key[], AlignedFree> storage_;
     Key* heap_ = nullptr;
-    std::size_t size_ = 0, capacity_ = 0;
-    std::vector<Callback> callbacks_;
+    std::size_t heapSize_ = 0, capacity_ = 0;
+    std::size_t size_ = 0; ///< every key: heap, buckets and overflow
+    /// Buckets: a key's position x = (t - base_) / width_ (monotone in t, so keys of equal
+    /// time wait together); x < cur_ + 1: the heap; bucket floor(x) up to buckets_.size();
+    /// beyond: the overflow. width_ 0: no buckets (every key in the heap).
+    std::vector<std::vector<Key>> buckets_;
+    std::vector<Key, BigArrayAllocator<Key>> overflow_;
+    double base_ = 0.0, width_ = 0.0;
+    std::size_t cur_ = 0;
+    /// A heap grown past this many keys lays the buckets out again (a width gone too coarse).
+    std::size_t rebuildAt_ = 4096;
+    std::vector<Callback, BigArrayAllocator<Callback>> callbacks_;
+    std::vector<std::uint32_t, BigArrayAllocator<std::uint32_t>> hints_; ///< per slot
+    Prefetcher prefetcher_ = nullptr;
+    void* prefetchContext_ = nullptr;
+    /// Per slot, the order word of the event that holds it (kFree: none), so that cancel()
+    /// of an event already popped leaves the slot's next event alone.
+    static constexpr std::uint64_t kFree = ~std::uint64_t(0);
+    std::vector<std::uint64_t, BigArrayAllocator<std::uint64_t>> slotOrder_;
     std::vector<std::uint32_t> freeSlots_;
     std::map<std::uint64_t, std::string> stopReasons_;
     std::uint64_t nextSeq_ = 0;

@@ -9,7 +9,6 @@
 
 #include "core/engine/batch_feeder.h"
 #include "core/engine/engine.h"
-#include "core/engine/work_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,18 +33,6 @@ void Engine::chargeHop(const Network::HopBytes& h) {
     if (h.receiver >= 0) chargeReceived(h.receiver, h.bytes);
 }
 
-void Engine::submitWork(Job& job, std::vector<std::int64_t> samples, const ParamsPtr& model,
-                        std::uint64_t seedIndex, double priority, bool probe) {
-    LocalJob lj = localJob(job, std::move(samples), model, seedIndex, probe);
-    auto result = std::make_shared<LocalResult>();
-    job.result = result;
-    const Learner* learner = learner_.get();
-    const std::atomic<bool>* cancelAll = &control_->cancelFlag();
-    job.work = pool_->submit(priority, [learner, lj = std::move(lj), result,
-                                        cancelAll](const std::atomic<bool>& cancelled) {
-        *result = learner->run(lj, [&] { return cancelled.load() || cancelAll->load(); });
-    });
-}
 
 std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     const int trainer = request.trainer;
@@ -56,57 +43,35 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     job.stepsRequested = std::max(1, request.steps);
 
     FlowJob fj;
-    fj.model = request.model;
-    fj.seedIndex = nodes_.jobsRun(trainer);
+    fj.input = {request.model, request.proxMu, request.correction, nodes_.jobsRun(trainer), opt.probe};
     fj.batchSize = opt.batchSize > 0 ? opt.batchSize : scenario_.training.batchSize;
     fj.deadline = opt.computeDeadline;
     fj.gradient = request.gradient;
-    fj.probe = opt.probe;
     // Lower bounds (every transfer alone on its path): the projection observers get, and
     // whether the trainer certainly goes offline before it could deliver.
-    const double down = opt.download ? idealSeconds(aggregator, trainer, job.downBytes) : 0.0;
-    const double up = idealSeconds(trainer, aggregator, job.upBytes);
+    // (The codecs' and the algorithm's extra work counted in: encode, download, decode and
+    // work before the steps; work after them, upload, decode at the aggregator.)
+    const double down = (opt.download ? idealSeconds(aggregator, trainer, job.downBytes) : 0.0) + job.serverBefore +
+                        job.workBefore;
+    const double up = job.workAfter + idealSeconds(trainer, aggregator, job.upBytes) + job.serverAfter;
     double computeSeconds = 0.0;
     if (!std::isfinite(opt.computeDeadline)) {
         fj.drawn = true;
         std::vector<std::int64_t> samples;
-        std::vector<std::int64_t>* track = learner_ ? &samples : nullptr;
-        for (int s = 0; s < job.stepsRequested; ++s) {
-            const int bs = feeder_->take(trainer, fj.batchSize, track);
-            const double d = stepSeconds(trainer, bs);
-            computeSeconds += d;
-            job.batchSizes.push_back(bs);
-            fj.durations.push_back(d);
-            job.samples += bs;
-        }
+        drawSteps(job, fj.batchSize, 0.0, kInf, fj.durations, learner_ ? &samples : nullptr);
+        for (double d : fj.durations) computeSeconds += d;
         const double earliest = now() + down + computeSeconds + up;
         job.doomed = nodes_.nextChange(trainer) < earliest;
         if (learner_ && !job.doomed)
-            submitWork(job, std::move(samples), fj.model, fj.seedIndex, earliest, fj.probe);
+            dispatcher_->submit(job, std::move(samples), fj.input, learningRate(), earliest);
     } else {
         // A finite compute deadline: the steps are drawn now as dispatch.cpp draws them, for
         // a model arriving after its ideal download time, so that the trainer's batch order
         // and compute stream advance alike with and without contention (also when the job is
         // lost before its model arrives). A download slowed by sharing fits fewer steps: they
         // are cut when it ends (onDownloaded).
-        std::vector<std::int64_t>* track = learner_ ? &fj.samples : nullptr;
-        const double t0 = now() + down;
-        double t = t0;
-        for (int s = 0; s < job.stepsRequested; ++s) {
-            const std::size_t before = fj.samples.size();
-            const int bs = feeder_->take(trainer, fj.batchSize, track);
-            const double d = stepSeconds(trainer, bs);
-            if (s > 0 && t + d > fj.deadline) {
-                feeder_->putBack(trainer, bs); // unused: the next dispatch starts with it
-                fj.samples.resize(before);
-                job.partial = true;
-                break;
-            }
-            t += d;
-            job.batchSizes.push_back(bs);
-            fj.durations.push_back(d);
-            job.samples += bs;
-        }
+        const double t0 = now() + down; // down includes the work before the steps
+        const double t = drawSteps(job, fj.batchSize, t0, fj.deadline, fj.durations, learner_ ? &fj.samples : nullptr);
         computeSeconds = t - t0;
     }
     nodes_.countJob(trainer);
@@ -123,9 +88,19 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     jobs_.emplace(id, std::move(job));
     auto& slot = flowJobs_[id];
     slot = std::move(fj);
-    if (opt.download)
+    const double encode = jobs_.at(id).serverBefore;
+    if (opt.download && encode > 0) {
+        // The aggregator encodes the model first (a job cancelled meanwhile sends nothing).
+        at(now() + encode, [this, id, aggregator, trainer] {
+            const auto j = jobs_.find(id);
+            if (j == jobs_.end()) return;
+            flowJobs_.at(id).transfer = network_->start(aggregator, trainer, j->second.downBytes, now(), true,
+                                                        [this, id] { onDownloaded(id); });
+        });
+    } else if (opt.download) {
         slot.transfer = network_->start(aggregator, trainer, jobs_.at(id).downBytes, now(), true,
                                         [this, id] { onDownloaded(id); });
+    }
     observer_->onDispatch(plan);
     if (!opt.download) onDownloaded(id);
     return id;
@@ -138,7 +113,7 @@ void Engine::onDownloaded(std::uint64_t jobId) {
     FlowJob& fj = flowJobs_.at(jobId);
     fj.transfer = 0;
     job.tReceived = now();
-    double t = job.tReceived;
+    double t = job.tReceived + job.workBefore;
     if (fj.drawn) {
         for (double d : fj.durations) {
             t += d;
@@ -174,11 +149,12 @@ void Engine::onDownloaded(std::uint64_t jobId) {
             if (learner_) fj.samples.resize(fj.samples.size() - static_cast<std::size_t>(dropped));
         }
         fj.durations.clear();
-        const double earliest = t + idealSeconds(job.trainer, job.aggregator, job.upBytes);
+        const double earliest = t + job.workAfter + idealSeconds(job.trainer, job.aggregator, job.upBytes) + job.serverAfter;
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
         if (learner_ && !job.doomed)
-            submitWork(job, std::move(fj.samples), fj.model, fj.seedIndex, earliest, fj.probe);
+            dispatcher_->submit(job, std::move(fj.samples), fj.input, learningRate(), earliest);
     }
+    t += job.workAfter;
     job.tComputed = t;
     nodes_.beginCompute(job.trainer, job.tReceived, job.tComputed);
     at(t, [this, jobId] { onComputed(jobId); });
@@ -188,8 +164,15 @@ void Engine::onComputed(std::uint64_t jobId) {
     const auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
     const Job& job = it->second;
-    flowJobs_.at(jobId).transfer = network_->start(job.trainer, job.aggregator, job.upBytes, now(),
-                                                   false, [this, jobId] { onArrival(jobId); });
+    const double decode = job.serverAfter;
+    flowJobs_.at(jobId).transfer =
+        network_->start(job.trainer, job.aggregator, job.upBytes, now(), false, [this, jobId, decode] {
+            if (decode <= 0) return onArrival(jobId);
+            // The aggregator decodes the update before it counts as arrived.
+            const auto f = flowJobs_.find(jobId);
+            if (f != flowJobs_.end()) f->second.transfer = 0;
+            at(now() + decode, [this, jobId] { onArrival(jobId); });
+        });
 }
 
 void Engine::cutJobTransfer(std::uint64_t jobId) {

@@ -297,11 +297,4 @@ Rng& NodeRuntime::computeRng(int n) {
     return *r;
 }
 
-std::size_t NodeRuntime::materialisedStreams() const {
-    std::size_t k = 0;
-    k += kept_.size();
-    for (const auto& r : compute_) k += r != nullptr;
-    return k;
-}
-
 } // namespace fog

@@ -13,6 +13,7 @@
 
 #include "core/system/metrics.h"
 #include "core/system/topology.h"
+#include "core/util/big_array.h"
 #include "core/util/random.h"
 
 #include <cstdint>
@@ -44,6 +45,13 @@ public:
     void setForced(int n, std::uint8_t bits) {
         slots_[n].forced = bits;
         refreshReady(n);
+    }
+    /// Asks for node n's availability state to be brought into the cache (the event queue's
+    /// hint for the next event: its node's lines load while this event runs).
+    void prefetch(int n) const {
+        prefetchLine(slots_.data() + n);
+        prefetchLine(ready_.data() + n);
+        if (!cursors_.empty()) prefetchLine(cursors_.data() + n);
     }
     /// Next availability change (infinity: none).
     double nextChange(int n) const { return slots_[n].nextChange; }
@@ -107,8 +115,6 @@ public:
     /// The node's step-time stream, created at first use.
     Rng& computeRng(int n);
 
-    /// Nodes holding heap state besides their slot (for the scale benchmark's report).
-    std::size_t materialisedStreams() const;
 
     /// A node's availability stream (std::mt19937_64) as two seeded words, for its first
     /// 156 outputs (node_runtime.cpp): 16 bytes instead of the engine's 2.5 KB.
@@ -163,11 +169,12 @@ private:
 
     const Topology& topo_;
     std::uint64_t seed_;
-    std::vector<Slot> slots_;
-    std::vector<std::uint8_t> ready_; ///< ready(n)
+    // Per-node arrays read at random at a million nodes: on huge pages (big_array.h).
+    std::vector<Slot, BigArrayAllocator<Slot>> slots_;
+    std::vector<std::uint8_t, BigArrayAllocator<std::uint8_t>> ready_; ///< ready(n)
     /// Availability streams: a cursor per node (allocated at the first draw of the run), and
     /// the whole engine for the rare node that drew more than the cursor reaches.
-    std::vector<StreamCursor> cursors_;
+    std::vector<StreamCursor, BigArrayAllocator<StreamCursor>> cursors_;
     std::unordered_map<int, std::unique_ptr<Rng>> kept_;
     std::vector<std::unique_ptr<Rng>> compute_;
     std::vector<EnergyAccount> accounts_;

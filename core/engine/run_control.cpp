@@ -122,12 +122,6 @@ void RunControl::runUntil(const Condition& condition, OnCondition what) {
     cv_.notify_all();
 }
 
-void RunControl::clearCondition() {
-    std::lock_guard lock(mutex_);
-    condition_.reset();
-    armed_ = false;
-}
-
 std::optional<Condition> RunControl::condition() const {
     std::lock_guard lock(mutex_);
     return condition_;
@@ -159,6 +153,12 @@ std::vector<TimedEvent> RunControl::takeInterventions() {
 }
 
 void RunControl::waitWhilePaused(const std::atomic<bool>* externalCancel) {
+    // Not paused: nothing to wait for (a pause asked for meanwhile is seen at the next
+    // event, as it would be had it come a moment later).
+    if (!paused_.load()) {
+        if (holding_.load()) holding_ = false;
+        return;
+    }
     // The external flag may be set without a notification (a signal handler, a GUI that
     // does not wait for this lock): look at it every 10 ms.
     std::unique_lock lock(mutex_);

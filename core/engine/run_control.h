@@ -78,7 +78,6 @@ public:
     /// Arms `condition` (replacing any other) and runs on: once it holds the run pauses or
     /// stops; the condition is then used up.
     void runUntil(const Condition& condition, OnCondition what = OnCondition::Pause);
-    void clearCondition();
     std::optional<Condition> condition() const;
     /// What the last condition that held saw ("accuracy 81.2% >= 80% at round 7"), once:
     /// empty when none held since the last call.
@@ -132,7 +131,9 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable cv_;
-    bool paused_ = false;
+    /// Written with the mutex held; read without it by waitWhilePaused's fast path (one load
+    /// an event when the run is not paused).
+    std::atomic<bool> paused_{false};
     Step step_ = Step::None;
     std::atomic<bool> eventStep_{false}; ///< step_ == Step::Event, read without the lock
     PauseCause cause_ = PauseCause::None;

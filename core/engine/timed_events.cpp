@@ -6,6 +6,7 @@
 #include "core/policies/sync_policy.h"
 #include "core/scenario/events_io.h"
 #include "core/scenario/yaml_reader.h"
+#include "core/spec/device_classes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -337,7 +338,7 @@ void TimedEvents::applyTrace(Cursor& c) {
                  (single ? formatNumber(shown) + " Mbit/s" : std::to_string(changedColumns) + " member link(s) changed");
         break;
     case Cursor::Kind::Compute: {
-        const bool flops = engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].compute.flops.max > 0;
+        const bool flops = computeInFlops(engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].compute);
         detail = "compute of " + id + " (" + fileName(c.ref) + "): " +
                  (single ? formatNumber(shown) + (flops ? " FLOP/s" : " samples/s")
                          : std::to_string(changedColumns) + " member speed(s) changed");

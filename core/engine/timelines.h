@@ -8,6 +8,7 @@
 // Threads: engine thread only.
 
 #include "core/system/metrics.h"
+#include "core/util/big_array.h"
 
 #include <cstdint>
 #include <vector>
@@ -19,6 +20,8 @@ public:
     explicit Timelines(int nodes);
 
     NodeState state(int n) const { return open_[static_cast<std::size_t>(n)].state; }
+    /// Asks for node n's open state to be brought into the cache (see NodeRuntime::prefetch).
+    void prefetch(int n) const { prefetchLine(open_.data() + n); }
     /// Closes the node's current interval at `t` and starts state `s` there.
     void setState(int n, NodeState s, double t);
     /// Starts state `s` at `t` without writing the interval before (a job's intervals were
@@ -35,7 +38,7 @@ private:
         double since = 0.0;
         NodeState state = NodeState::Idle;
     };
-    std::vector<Open> open_; ///< each node's current state and since when
+    std::vector<Open, BigArrayAllocator<Open>> open_; ///< each node's current state and since when (huge pages)
     std::vector<NodeInterval> pending_;
 };
 

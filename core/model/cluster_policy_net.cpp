@@ -108,7 +108,6 @@ ClusterPolicy::~ClusterPolicy() = default;
 int ClusterPolicy::agents() const { return impl_->net->agents; }
 int ClusterPolicy::embed() const { return impl_->net->embed; }
 void ClusterPolicy::setRecording(bool on) { impl_->recording = on; }
-int ClusterPolicy::recordedActions() const { return static_cast<int>(impl_->logps.size()); }
 void ClusterPolicy::clearRecording() {
     impl_->logps.clear();
     impl_->values.clear();

@@ -68,7 +68,6 @@ public:
     /// recording, keeps what the update needs (log-probability, entropy, value).
     PolicyAction act(const PolicyObservation& o, bool sample, Rng& rng);
     void setRecording(bool on);
-    int recordedActions() const;
     void clearRecording();
     /// One actor-critic step over the recorded actions with their discounted returns
     /// (same order and count); clears the recording.

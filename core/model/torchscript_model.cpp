@@ -9,6 +9,7 @@
 #include "core/model/learner.h"
 #include "core/model/torchscript_net.h"
 #include "core/model/model_checks.h"
+#include "core/spec/device_classes.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -413,18 +414,25 @@ std::optional<ModelSummary> scenarioModelSummary(const Scenario& s) {
 
 Scenario withComputeInSamples(const Scenario& s) {
     bool any = false;
-    for (const auto& n : s.topology.nodes) any = any || n.compute.flops.max > 0;
+    for (const auto& n : s.topology.nodes) any = any || needsModelFlops(n);
     if (!any) return s;
     const double f = scenarioTrainingFlops(s);
     if (!(f > 0))
         throw ModelError("compute in FLOP/s: the model's FLOPs per sample are not known before the data are "
                          "read (give model.flops_per_sample)");
     Scenario out = s;
-    for (auto& n : out.topology.nodes)
+    for (auto& n : out.topology.nodes) {
+        applyDeviceClass(n);
+        n.compute.deviceClass.clear(); // its figures are in the fields now
         if (n.compute.flops.max > 0) {
             n.compute.throughput = Range(n.compute.flops.min / f, n.compute.flops.max / f);
             n.compute.flops = Range::exactly(0.0);
         }
+        if (n.energy.perFlopJ > 0) {
+            n.energy.perSampleJ += n.energy.perFlopJ * f;
+            n.energy.perFlopJ = 0.0;
+        }
+    }
     return out;
 }
 

@@ -80,9 +80,10 @@ double scenarioTrainingFlops(const Scenario& s);
 /// The summary of the scenario's model on its data's shape as scenarioTrainingFlops finds it;
 /// nothing when the shape is not known that way, the model is none, or does not fit the data.
 std::optional<ModelSummary> scenarioModelSummary(const Scenario& s);
-/// The scenario with every node given in FLOP/s given in samples/s instead (throughput =
-/// flops / scenarioTrainingFlops); unchanged when no node uses FLOP/s. Throws ModelError when
-/// the FLOPs per sample are not known.
+/// The scenario with every node given in FLOP/s (compute.flops or a device class) given in
+/// samples/s instead (throughput = flops / scenarioTrainingFlops, energy per FLOP folded into
+/// energy per sample, device classes applied and cleared); unchanged when no node needs the
+/// model's FLOPs. Throws ModelError when the FLOPs per sample are not known.
 Scenario withComputeInSamples(const Scenario& s);
 
 /// Counts, while `fn` runs on this thread, the FLOPs of the matrix products (addmm, mm, bmm)

@@ -123,7 +123,8 @@ Params scaffoldClientVariate(const Params& ci, const Params& c, const Params& de
 }
 
 Params scaffoldRound(ScaffoldVariates& v, const std::vector<Contribution>& contributions,
-                     const std::map<int, double>& lr, std::size_t trainers) {
+                     const std::map<int, double>& lr, std::size_t trainers,
+                     const std::function<void(int trainer, Params& deltaCi)>& sendUp) {
     Params deltaC;
     for (const auto& r : contributions) {
         if (r.update.empty()) continue;
@@ -132,7 +133,14 @@ Params scaffoldRound(ScaffoldVariates& v, const std::vector<Contribution>& contr
         const auto it = lr.find(r.trainer);
         Params next = scaffoldClientVariate(ci, v.c, r.update, r.steps, it == lr.end() ? 0.0 : it->second);
         if (deltaC.empty()) deltaC.assign(next.size(), 0.0f);
-        for (std::size_t i = 0; i < next.size(); ++i) deltaC[i] += next[i] - (ci.empty() ? 0.0f : ci[i]);
+        if (sendUp) {
+            Params sent(next.size());
+            for (std::size_t i = 0; i < next.size(); ++i) sent[i] = next[i] - (ci.empty() ? 0.0f : ci[i]);
+            sendUp(r.trainer, sent);
+            for (std::size_t i = 0; i < next.size(); ++i) deltaC[i] += sent[i];
+        } else {
+            for (std::size_t i = 0; i < next.size(); ++i) deltaC[i] += next[i] - (ci.empty() ? 0.0f : ci[i]);
+        }
         ci = std::move(next);
     }
     if (!deltaC.empty()) {

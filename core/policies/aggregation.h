@@ -6,6 +6,7 @@
 #include "core/policies/server_optimizer.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -82,8 +83,11 @@ struct ScaffoldVariates {
 /// update sets its client's c_i+ (scaffoldClientVariate, with `lr`: the local step size of
 /// that client's dispatch), then c += (1 / N) sum_i (c_i+ - c_i) with N = `trainers`, the
 /// aggregator's trainers. Returns Delta x = (1/|S|) sum_i Delta y_i.
+/// `sendUp` (may be empty) is what the uplink does to a client's Delta c_i on its way
+/// (a codec: the server adds the decoded Delta c_i to c; the client keeps its exact c_i+).
 Params scaffoldRound(ScaffoldVariates& v, const std::vector<Contribution>& contributions,
-                     const std::map<int, double>& lr, std::size_t trainers);
+                     const std::map<int, double>& lr, std::size_t trainers,
+                     const std::function<void(int trainer, Params& deltaCi)>& sendUp = {});
 /// FedBuff's weights (Nguyen et al., AISTATS 2022): (1 + tau_k)^(-b) / K for the K buffered
 /// changes, tau_k their staleness (server versions since the pull).
 std::vector<double> fedBuffWeights(const std::vector<Contribution>& buffer, double exponent);

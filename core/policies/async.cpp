@@ -9,8 +9,20 @@
 
 namespace fog {
 
-AsyncPolicy::AsyncPolicy(const PolicyParams& p, const PolicyContext& e, int accumulate)
-    : accumulate_(accumulate), exponent_(p.get("staleness_exponent")), mixing_(p.get("mixing")) {
+namespace {
+
+const ParamTable<AsyncSettings>& asyncParams() {
+    static const auto t = ParamTable<AsyncSettings>()
+                              .real("staleness_exponent", &AsyncSettings::stalenessExponent, 0.0, 0.0, 10.0,
+                                    "b in (1 + tau)^(-b); 0 = constant")
+                              .real("mixing", &AsyncSettings::mixing, 1.0, 0.0, 1.0, "a: scale of every applied update");
+    return t;
+}
+
+} // namespace
+
+AsyncPolicy::AsyncPolicy(const AsyncSettings& s, const std::string& policy, const PolicyContext& e)
+    : accumulate_(s.accumulate), exponent_(s.stalenessExponent), mixing_(s.mixing) {
     // async-ga with several roots: one regional server per root with trainers below it.
     const auto roots = e.topology().rootAggregators();
     if (accumulate_ > 0 && roots.size() > 1) {
@@ -21,14 +33,14 @@ AsyncPolicy::AsyncPolicy(const PolicyParams& p, const PolicyContext& e, int accu
             regions_.push_back(std::move(g));
         }
         if (regions_.empty())
-            throw EngineError("sync policy " + p.policy() + " found no trainer below any of the " +
+            throw EngineError("sync policy " + policy + " found no trainer below any of the " +
                               std::to_string(roots.size()) + " root aggregators (regional parameter servers)");
         multi_ = regions_.size() > 1;
-        period_ = p.integer("period");
-        asyncAveraging_ = p.integer("async_averaging") == 1;
+        period_ = s.period;
+        asyncAveraging_ = s.asyncAveraging;
     } else {
         Region g;
-        g.aggregator = singleRootAggregator(e, p.policy());
+        g.aggregator = singleRootAggregator(e, policy);
         regions_.push_back(std::move(g));
     }
     // At most the selection's k trainers at work at once per server (its descriptor says
@@ -189,11 +201,10 @@ FOG_SYNC_POLICY(asyncPolicy) {
                   "the server applies each on arrival, scaled by s(tau) = (1 + tau)^(-b) for staleness "
                   "tau (server updates since the pull).",
                   "Xie et al., Asynchronous federated optimization (FedAsync), 2019",
-                  {realParam("staleness_exponent", 0.0, 0.0, 10.0, "b in (1 + tau)^(-b); 0 = constant"),
-                   realParam("mixing", 1.0, 0.0, 1.0, "a: scale of every applied update")}};
+                  asyncParams().infos()};
         d.order = 40;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<AsyncPolicy>(p, e, 0);
+            return std::make_unique<AsyncPolicy>(asyncParams().read(p), p.policy(), e);
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         return d;

@@ -11,6 +11,22 @@ namespace fog {
 
 namespace {
 
+const ParamTable<AsyncSettings>& asyncGaParams() {
+    static const auto t =
+        ParamTable<AsyncSettings>()
+            .integer("k", &AsyncSettings::accumulate, 4, 1, "local steps accumulated per push")
+            .real("staleness_exponent", &AsyncSettings::stalenessExponent, 0.5, 0.0, 10.0,
+                  "b in (1 + tau)^(-b); 0 = constant (also weighs a region's model in asynchronous averaging)")
+            .real("mixing", &AsyncSettings::mixing, 1.0, 0.0, 1.0, "a: scale of every applied update")
+            .integer("period", &AsyncSettings::period, 16, 1,
+                     "several root aggregators: updates of a regional server between two averagings with the "
+                     "other regions (P)")
+            .flag("async_averaging", &AsyncSettings::asyncAveraging, false,
+                  "several root aggregators: 1 = a server mixes in the newest models received and goes on; 0 = "
+                  "it waits for every region's model");
+    return t;
+}
+
 /// One root: the classic parameter server. Several: one regional server per root (each
 /// serves every trainer below it; a root with none takes no part), averaged every period.
 std::string refuseAsyncGaTree(const std::string& name, const PolicyTreeFacts& tree) {
@@ -33,23 +49,13 @@ FOG_SYNC_POLICY(asyncGaPolicy) {
                   "averages its model with the other regions' (synchronously, or asynchronously with "
                   "async_averaging 1).",
                   "Tan et al., Cloudless-Training (ASGD-GA), Chinese High Technology Letters 2024",
-                  {intParam("k", 4, 1, "local steps accumulated per push"),
-                   realParam("staleness_exponent", 0.5, 0.0, 10.0,
-                             "b in (1 + tau)^(-b); 0 = constant (also weighs a region's model in asynchronous "
-                             "averaging)"),
-                   realParam("mixing", 1.0, 0.0, 1.0, "a: scale of every applied update"),
-                   intParam("period", 16, 1,
-                            "several root aggregators: updates of a regional server between two averagings "
-                            "with the other regions (P)"),
-                   intParam("async_averaging", 0, 0,
-                            "several root aggregators: 1 = a server mixes in the newest models received and "
-                            "goes on; 0 = it waits for every region's model",
-                            1)}};
+                  asyncGaParams().infos()};
         d.order = 50;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<AsyncPolicy>(p, e, p.integer("k"));
+            return std::make_unique<AsyncPolicy>(asyncGaParams().read(p), p.policy(), e);
         };
-        d.stepsPerDispatch = [](const PolicyParams& p) { return p.integer("k"); };
+        d.stepsPerDispatch = [](const PolicyParams& p) { return asyncGaParams().read(p).accumulate; };
+        d.asyncAveraging = [](const PolicyParams& p) { return asyncGaParams().read(p).asyncAveraging; };
         d.refuseTree = refuseAsyncGaTree;
         d.serverPerRoot = true;
         return d;

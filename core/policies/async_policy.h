@@ -18,10 +18,19 @@
 
 namespace fog {
 
+/// What an asynchronous policy's parameters say (each descriptor's ParamTable fills it).
+struct AsyncSettings {
+    int accumulate = 0;             ///< 0: one gradient per push; k > 0: k local steps, the change
+    double stalenessExponent = 0.0; ///< b in (1 + tau)^(-b)
+    double mixing = 1.0;            ///< a: scale of every applied update
+    int period = 0;                 ///< several roots: a server's updates between averagings
+    bool asyncAveraging = false;    ///< several roots: mix in the newest models and go on
+};
+
 class AsyncPolicy : public SyncPolicy {
 public:
-    /// `accumulate` 0: gradient mode (one step); k > 0: k local steps, push the change.
-    AsyncPolicy(const PolicyParams& params, const PolicyContext& e, int accumulate);
+    /// `policy`: the name messages give.
+    AsyncPolicy(const AsyncSettings& settings, const std::string& policy, const PolicyContext& e);
     void start(PolicyContext& e) override;
     void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override;
     void onLost(PolicyContext& e, const Job& job) override;

@@ -22,12 +22,23 @@ class DpFedAvg : public RoundPolicy {
 public:
     DpFedAvg(const PolicyParams& p, const PolicyContext& e)
         : clip_(p.get("clip")), sigma_(p.get("noise_multiplier")), delta_(p.get("delta")),
-          clientNoise_(p.get("noise_at") != 0), rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
+          clientNoise_(p.get("noise_at") != 0), rate_(p.get("elements_per_s")),
+          rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
+    /// One pass over the P coordinates at elements_per_s: the client clips (norm and scale)
+    /// and, with noise_at 1, draws its noise share (a second pass) after its last step.
+    double pass(const PolicyContext& e) const { return rate_ > 0 ? e.modelBytes() / 4.0 / rate_ : 0.0; }
+    void prepareDispatch(PolicyContext& e, DispatchRequest& r) override {
+        r.options.workAfterSeconds = (clientNoise_ ? 2.0 : 1.0) * pass(e);
+    }
+    /// With noise_at 0 the server draws the noise (one pass) before it can aggregate.
+    double serverWorkSeconds(PolicyContext& e, std::size_t contributions) override {
+        return clientNoise_ || contributions == 0 ? 0.0 : pass(e);
+    }
     void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const double m = static_cast<double>(std::max<std::size_t>(1, dispatched_));
         const double stddev = sigma_ * clip_ / m;
@@ -70,6 +81,7 @@ protected:
 private:
     double clip_, sigma_, delta_;
     bool clientNoise_;
+    double rate_; ///< elements_per_s; 0: clipping and noise take no time
     Rng rng_;
     long dpRounds_ = 0;
 };
@@ -85,13 +97,18 @@ FOG_SYNC_POLICY(dpFedAvgPolicy) {
                   "(fixed denominator); the noise is added at the server (noise_at 0) or as each client's "
                   "N(0, sigma^2 S^2 / m) (noise_at 1). After every round the Renyi-DP accountant of the "
                   "sampled Gaussian mechanism (q = m / N, N the server's trainers) reports epsilon at delta "
-                  "as a privacy event.",
+                  "as a privacy event. Cost at elements_per_s r: P / r s of client work after the steps (clip), "
+                  "P / r more with noise_at 1; with noise_at 0, P / r s at the server before it aggregates.",
                   "McMahan et al., Learning differentially private recurrent language models, ICLR 2018; "
                   "accountant: Mironov, Talwar and Zhang 2019 (Sec. 3.3), Mironov 2017 (Prop. 3)",
                   {realParam("clip", 1.0, 1e-12, 1e12, "clipping norm S of a client's change"),
                    realParam("noise_multiplier", 1.0, 0.0, 1e6, "sigma: noise standard deviation over S"),
                    realParam("delta", 1e-5, 1e-300, 0.999999, "delta of the reported (epsilon, delta)"),
-                   intParam("noise_at", 0, 0, "0 = Gaussian noise added at the server, 1 = on the clients", 1)}};
+                   intParam("noise_at", 0, 0, "0 = Gaussian noise added at the server, 1 = on the clients", 1),
+                   realParam("elements_per_s", 0.0, 0.0, 1e15,
+                             "coordinates a node clips or draws noise for per second: the client's clipping "
+                             "(and noise share) is work after its steps, the server's noise delays the "
+                             "aggregation; charged as compute energy; 0 = free")}};
         d.order = 63;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

@@ -8,25 +8,33 @@ namespace fog {
 
 namespace {
 
+struct FedAvgSettings {
+    double deadlineSeconds = 0.0; ///< 0: none
+};
+
+const ParamTable<FedAvgSettings>& fedAvgParams() {
+    static const auto t = ParamTable<FedAvgSettings>()
+                              .real("deadline_s", &FedAvgSettings::deadlineSeconds, 0.0, 0.0, 1e12,
+                                    "seconds after the round starts at which late trainers are dropped; 0 = none")
+                              .live();
+    return t;
+}
+
 class FedAvg : public RoundPolicy {
 public:
-    FedAvg(const PolicyParams& p, const PolicyContext& e) {
+    FedAvg(const PolicyParams& p, const PolicyContext& e) : settings_(fedAvgParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
-    void onRoundStarted(PolicyContext& e) override {
-        const double deadline = e.syncParams().get("deadline_s"); // live
-        if (deadline <= 0) return;
-        const int round = round_;
-        e.at(e.now() + deadline, [this, &e, round] {
-            if (round_ == round && !outstanding_.empty() && !waiting_) completeRound(e);
-        });
-    }
+    double roundDeadline(PolicyContext& e) override { return settings_.of(e.syncParams()).deadlineSeconds; }
     void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         model_.addDelta(sampleWeightedUpdate(results));
     }
+
+private:
+    LiveParams<FedAvgSettings> settings_;
 };
 
 } // namespace
@@ -40,8 +48,7 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
                   "waits for every selected trainer still online (or the deadline) and sets w = sum_k "
                   "(n_k / n_S) w_k, weighting by sample counts.",
                   "McMahan et al., Communication-efficient learning (FedAvg), AISTATS 2017",
-                  {live(realParam("deadline_s", 0.0, 0.0, 1e12,
-                             "seconds after the round starts at which late trainers are dropped; 0 = none"))}};
+                  fedAvgParams().infos()};
         d.order = 60;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

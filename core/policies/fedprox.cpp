@@ -19,14 +19,7 @@ public:
 protected:
     bool gradientMode() const override { return false; }
     void prepareDispatch(PolicyContext&, DispatchRequest& r) override { r.proxMu = mu_; }
-    void onRoundStarted(PolicyContext& e) override {
-        const double deadline = e.syncParams().get("deadline_s"); // live
-        if (deadline <= 0) return;
-        const int round = round_;
-        e.at(e.now() + deadline, [this, &e, round] {
-            if (round_ == round && !outstanding_.empty() && !waiting_) completeRound(e);
-        });
-    }
+    double roundDeadline(PolicyContext& e) override { return e.syncParams().get("deadline_s"); } // live
     void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         model_.addDelta(sampleWeightedUpdate(results));
     }

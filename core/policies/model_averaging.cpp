@@ -15,6 +15,25 @@ namespace fog {
 
 namespace {
 
+struct ModelAveragingSettings {
+    int period = 0;               ///< regional rounds between averagings (P)
+    bool asyncAveraging = false;  ///< no region waits
+    double stalenessExponent = 0; ///< b (asynchronous averaging)
+};
+
+const ParamTable<ModelAveragingSettings>& modelAveragingParams() {
+    static const auto t =
+        ParamTable<ModelAveragingSettings>()
+            .integer("period", &ModelAveragingSettings::period, 4, 1, "regional rounds between averaging (P)")
+            .flag("async_averaging", &ModelAveragingSettings::asyncAveraging, false,
+                  "1 = asynchronous: no region waits, each mixes in the newest models received; "
+                  "0 = all regions average together")
+            .real("staleness_exponent", &ModelAveragingSettings::stalenessExponent, 0.5, 0.0, 10.0,
+                  "b: a peer's model tau barriers behind weighs its data times (1 + tau)^(-b) "
+                  "(asynchronous averaging only)");
+    return t;
+}
+
 class ModelAveraging : public TwoLevelPolicy {
 public:
     ModelAveraging(const PolicyParams& p, const PolicyContext& e) {
@@ -23,9 +42,10 @@ public:
             throw EngineError("sync policy " + p.policy() + " needs at least two root aggregators (regional "
                               "parameter servers), the topology has " + std::to_string(roots.size()));
         root_ = roots.front(); // names the averaging in the metrics
-        period_ = p.integer("period");
-        async_ = p.integer("async_averaging") == 1;
-        exponent_ = p.get("staleness_exponent");
+        const ModelAveragingSettings s = modelAveragingParams().read(p);
+        period_ = s.period;
+        async_ = s.asyncAveraging;
+        exponent_ = s.stalenessExponent;
         // A region without trainers has no model of its own to contribute: it takes no part
         // (with it, the others would wait at the first barrier for ever).
         for (int r : roots) {
@@ -155,19 +175,13 @@ FOG_SYNC_POLICY(modelAveragingPolicy) {
                   "each weighted by its data times (1 + tau)^(-b), without waiting for the slowest region.",
                   "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024; asynchronous "
                   "mixing reconstructed",
-                  {intParam("period", 4, 1, "regional rounds between averaging (P)"),
-                   intParam("async_averaging", 0, 0,
-                            "1 = asynchronous: no region waits, each mixes in the newest models received; "
-                            "0 = all regions average together",
-                            1),
-                   realParam("staleness_exponent", 0.5, 0.0, 10.0,
-                             "b: a peer's model tau barriers behind weighs its data times (1 + tau)^(-b) "
-                             "(asynchronous averaging only)")},
+                  modelAveragingParams().infos(),
                   TreeShape::Regions};
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<ModelAveraging>(p, e);
         };
+        d.asyncAveraging = [](const PolicyParams& p) { return modelAveragingParams().read(p).asyncAveraging; };
         return d;
     }();
     return d;

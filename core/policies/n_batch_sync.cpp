@@ -9,16 +9,27 @@ namespace fog {
 
 namespace {
 
+struct NBatchSyncSettings {
+    int m = 0; ///< mini-batch gradients per round
+};
+
+const ParamTable<NBatchSyncSettings>& nBatchSyncParams() {
+    static const auto t = ParamTable<NBatchSyncSettings>()
+                              .integer("m", &NBatchSyncSettings::m, 1, 1, "mini-batch gradients aggregated per round")
+                              .live();
+    return t;
+}
+
 class NBatchSync : public RoundPolicy {
 public:
-    NBatchSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e) {
+    NBatchSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e), settings_(nBatchSyncParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
     std::size_t needed(std::size_t) const override {
-        return static_cast<std::size_t>(ctx_->syncParams().integer("m")); // live
+        return static_cast<std::size_t>(settings_.of(ctx_->syncParams()).m);
     }
     void onPartial(PolicyContext& e, const Job& job) override {
         if (e.isOnline(job.trainer)) dispatchTo(e, job.trainer, /*download=*/false);
@@ -30,6 +41,7 @@ protected:
 
 private:
     const PolicyContext* ctx_; ///< the engine, which outlives its policies
+    LiveParams<NBatchSyncSettings> settings_;
 };
 
 } // namespace
@@ -42,7 +54,7 @@ FOG_SYNC_POLICY(nBatchSyncPolicy) {
                   "whichever trainers deliver them; a fast trainer may give several. E[round] = m / (y "
                   "lambda) with y trainers.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  {live(intParam("m", 1, 1, "mini-batch gradients aggregated per round"))}};
+                  nBatchSyncParams().infos()};
         d.order = 30;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NBatchSync>(p, e);

@@ -8,16 +8,27 @@ namespace fog {
 
 namespace {
 
+struct NSyncSettings {
+    int n = 0; ///< gradients per round
+};
+
+const ParamTable<NSyncSettings>& nSyncParams() {
+    static const auto t = ParamTable<NSyncSettings>()
+                              .integer("n", &NSyncSettings::n, 1, 1, "gradients aggregated per round (trainers)")
+                              .live();
+    return t;
+}
+
 class NSync : public RoundPolicy {
 public:
-    NSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e) {
+    NSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e), settings_(nSyncParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return true; }
     std::size_t needed(std::size_t dispatched) const override {
-        return std::min(static_cast<std::size_t>(ctx_->syncParams().integer("n")), dispatched); // live
+        return std::min(static_cast<std::size_t>(settings_.of(ctx_->syncParams()).n), dispatched);
     }
     void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         const auto& t = e.scenario().training;
@@ -26,6 +37,7 @@ protected:
 
 private:
     const PolicyContext* ctx_; ///< the engine, which outlives its policies
+    LiveParams<NSyncSettings> settings_;
 };
 
 } // namespace
@@ -38,7 +50,7 @@ FOG_SYNC_POLICY(nSyncPolicy) {
                   "delivered a gradient; later gradients of that round are discarded. E[round] = (H_y - "
                   "H_{y-n}) / lambda with y trainers.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  {live(intParam("n", 1, 1, "gradients aggregated per round (trainers)"))}};
+                  nSyncParams().infos()};
         d.order = 20;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NSync>(p, e);

@@ -13,50 +13,17 @@
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
 #include "core/system/topology.h"
+#include "core/util/engine_error.h"
+#include "core/util/job.h"
 
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace fog {
-
-class WorkItem;
-
-/// A run cannot start or go on (bad topology for a policy, planner without a solution...).
-/// Policies throw it from their factories; the engine throws it too.
-struct EngineError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-/// One dispatch of work to a trainer: model down, local steps, update up.
-struct Job {
-    std::uint64_t id = 0;
-    int trainer = -1;
-    int aggregator = -1;
-    int round = 0;         ///< the policy's round when dispatched
-    long version = 0;      ///< model version pulled (for staleness)
-    bool gradient = false; ///< gradient of one step vs parameter change of local SGD
-    int tag = 0;           ///< free for the policy
-    /// The job's timeline. With network contention (docs/network.md) the times after tStart
-    /// are +infinity until they happen (transfers end when the network says); policies see
-    /// a job only at arrival or loss.
-    double tStart = 0, tReceived = 0, tComputed = 0, tArrive = 0;
-    std::vector<int> batchSizes;
-    std::vector<double> stepEnds; ///< virtual time at which each step ends
-    std::int64_t samples = 0;
-    int stepsRequested = 0;
-    double downBytes = 0.0, upBytes = 0.0; ///< bytes of the model down and of the update up
-    double proxMu = 0.0;                   ///< DispatchRequest::proxMu
-    ParamsPtr correction;                  ///< DispatchRequest::correction
-    bool partial = false;  ///< fewer steps than requested (compute deadline)
-    bool doomed = false;   ///< the trainer goes offline before delivering
-    std::shared_ptr<WorkItem> work;   ///< engine-side; policies do not touch it
-    std::shared_ptr<LocalResult> result;
-};
 
 /// Optional settings of one dispatch (the older form of DispatchRequest's tail).
 struct DispatchOptions {
@@ -71,6 +38,12 @@ struct DispatchOptions {
     /// change with Delta c_i); each is modelBytes() times the direction's codec ratio.
     double downloadVectors = 1.0;
     double uploadVectors = 1.0;
+    /// Seconds of extra client work the algorithm asks for before the first local step
+    /// (SecAgg's mask expansion) and after the last (DP-FedAvg's clipping and client noise);
+    /// timed, billed and charged energy as compute (docs/learning.md). The engine adds the
+    /// codecs' own encode and decode seconds.
+    double workBeforeSeconds = 0.0;
+    double workAfterSeconds = 0.0;
 };
 
 /// Everything one dispatch needs: send `model` (version `version`) from `aggregator` to
@@ -89,6 +62,9 @@ struct DispatchRequest {
     double proxMu = 0.0;
     ParamsPtr correction;
 };
+
+/// A timer's handle (PolicyContext::at); 0 is never one.
+using TimerId = std::uint64_t;
 
 /// What a policy reports besides aggregations, shown on the timeline and stored with the
 /// run. The engine names them in its event stream ("plan", "placement", "partial-work").
@@ -156,8 +132,18 @@ public:
     /// the arrival (from an event: never inside send). With network contention the arrival
     /// depends on the other transfers, so it is known only when it happens.
     virtual void send(int from, int to, double bytes, std::function<void()> delivered) = 0;
-    /// Calls `fn` at virtual time `t` (>= now).
-    virtual void at(double t, std::function<void()> fn) = 0;
+    /// Calls `fn` at virtual time `t` (>= now); returns the timer's handle.
+    virtual TimerId at(double t, std::function<void()> fn) = 0;
+    /// Cancels a timer that has not fired: its `fn` never runs (a round's deadline once the
+    /// round has ended). A timer that fired or was cancelled, or 0: nothing.
+    virtual void cancelTimer(TimerId id) = 0;
+    /// Charges `seconds` of computation on `node` done by the policy itself (an aggregator
+    /// adding DP noise or removing SecAgg masks): energy at the node's compute power,
+    /// energy.per_sample_j x its throughput. The policy delays what follows itself (at).
+    virtual void chargeWork(int node, double seconds) {
+        (void)node;
+        (void)seconds;
+    }
     /// Reports an aggregation. Level 0 advances the global round, evaluates `model` every
     /// evaluation.every_rounds rounds and applies the stop rules.
     virtual void reportAggregation(AggregationRecord record, const ParamsPtr& model) = 0;

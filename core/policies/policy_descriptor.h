@@ -8,8 +8,9 @@
 //
 // Registration: a policy file defines its descriptor with FOG_SYNC_POLICY(fn) or
 // FOG_SELECTION_POLICY(fn) at the start of a line; the build collects those lines
-// (core/CMakeLists.txt, packaging/cmake/policy_list.cmake) into the one list of descriptors.
+// (core/CMakeLists.txt, core/policies/policy_list.cmake) into the one list of descriptors.
 
+#include "core/policies/param_table.h"
 #include "core/policies/policy_context.h"
 #include "core/policies/policy_info.h"
 #include "core/policies/policy_params.h"
@@ -77,6 +78,10 @@ struct SyncPolicyDescriptor {
     /// regional server for every trainer below it, and the servers average their models
     /// (async-ga: docs/policies.md, "Cross-cloud modes"). Its refuseTree accepts them.
     bool serverPerRoot = false;
+    /// With these parameters the regional servers average asynchronously (a server mixes in
+    /// the newest models received and goes on): only the server that mixes spends the
+    /// aggregation energy of an averaging, and validation names the mode. nullptr: never.
+    bool (*asyncAveraging)(const PolicyParams& params) = nullptr;
     /// Its server adds the averaged local-SGD changes (ServerModel::addDelta), so a server
     /// optimiser (training.server_optimizer, docs/learning.md) can step with them instead.
     bool serverOptimizer = false;
@@ -118,7 +123,8 @@ std::string refuseTree(const SyncPolicyDescriptor& d, const PolicyTreeFacts& tre
 /// "a, b or c": the sync policies with a round barrier (what needsBarrierSync accepts).
 std::string barrierSyncNames();
 
-/// Helpers for parameter tables.
+/// Helpers for parameter lists written out (a policy that reads its parameters into a typed
+/// struct declares them with a ParamTable instead: core/policies/param_table.h).
 inline PolicyParamInfo intParam(std::string key, double def, double min, std::string help, double max = 1e9) {
     return {std::move(key), def, min, max, true, std::move(help)};
 }

@@ -6,6 +6,7 @@
 #include "core/policies/policy_info.h"
 #include "core/spec/scenario.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -37,10 +38,14 @@ public:
     void set(const std::string& key, double value) {
         values_[key] = value;
         given_[key] = true;
+        ++revision_;
     }
+    /// Changes so far by set() (typed views re-read after one: core/policies/param_table.h).
+    std::uint64_t revision() const { return revision_; }
 
 private:
     bool perAggregator_ = false;
+    std::uint64_t revision_ = 0;
     std::string policy_;
     std::map<std::string, double> values_;
     std::map<std::string, bool> given_;

@@ -48,6 +48,11 @@ void RoundPolicy::beginRound(PolicyContext& e) {
     for (int t : selected) dispatchTo(e, t);
     dispatched_ = selected.size();
     onRoundStarted(e);
+    if (const double seconds = roundDeadline(e); seconds > 0)
+        deadline_ = e.at(e.now() + seconds, [this, &e] {
+            deadline_ = 0;
+            if (!outstanding_.empty() && !waiting_) completeRound(e);
+        });
 }
 
 void RoundPolicy::onArrival(PolicyContext& e, const Job& job, LocalResult& result) {
@@ -74,8 +79,19 @@ void RoundPolicy::onNodeOnline(PolicyContext& e, int node) {
 }
 
 void RoundPolicy::completeRound(PolicyContext& e) {
+    e.cancelTimer(deadline_); // the round ended before its deadline (or at it: nothing)
+    deadline_ = 0;
     for (auto id : outstanding_) e.cancelJob(id);
     outstanding_.clear();
+    if (const double seconds = serverWorkSeconds(e, results_.size()); seconds > 0) {
+        e.chargeWork(aggregator_, seconds);
+        e.at(e.now() + seconds, [this, &e] { finishRound(e); });
+        return;
+    }
+    finishRound(e);
+}
+
+void RoundPolicy::finishRound(PolicyContext& e) {
     AggregationRecord r;
     r.aggregator = e.topology().node(aggregator_).spec.id;
     r.participants = static_cast<int>(results_.size());

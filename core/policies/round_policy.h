@@ -38,8 +38,22 @@ protected:
         (void)e;
         (void)r;
     }
-    /// Called after the round's trainers were dispatched (e.g. to set a deadline).
+    /// Called after the round's trainers were dispatched.
     virtual void onRoundStarted(PolicyContext& e) { (void)e; }
+    /// Seconds after the round's dispatches at which it completes with what has arrived
+    /// (late trainers dropped); 0: no deadline. Read as each round starts. The deadline's
+    /// timer is cancelled when the round completes before it.
+    virtual double roundDeadline(PolicyContext& e) {
+        (void)e;
+        return 0.0;
+    }
+    /// Seconds the server computes before it can aggregate the round's `contributions`
+    /// (DP-FedAvg's noise); charged at the aggregator (PolicyContext::chargeWork). 0: none.
+    virtual double serverWorkSeconds(PolicyContext& e, std::size_t contributions) {
+        (void)e;
+        (void)contributions;
+        return 0.0;
+    }
     /// An arrival that does not complete the round (n-batch-sync re-dispatches here).
     virtual void onPartial(PolicyContext& e, const Job& job) {
         (void)e;
@@ -48,6 +62,7 @@ protected:
 
     void beginRound(PolicyContext& e);
     void completeRound(PolicyContext& e);
+    void finishRound(PolicyContext& e); ///< after the server's work: aggregate, report, next round
     std::uint64_t dispatchTo(PolicyContext& e, int trainer, bool download = true);
 
     int aggregator_ = -1;
@@ -57,6 +72,7 @@ protected:
     std::vector<Contribution> results_;
     std::size_t dispatched_ = 0;
     bool waiting_ = false; ///< no trainer was online: begin when one comes back
+    TimerId deadline_ = 0; ///< the round's deadline timer while it may fire
 };
 
 /// The single root aggregator, or EngineError naming the policy that needs one.

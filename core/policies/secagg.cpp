@@ -10,12 +10,14 @@
 //                  neighbours' keys (64 k B)
 //   ShareKeys      client -> server: k encrypted share pairs (92 k B); server -> client:
 //                  the k pairs addressed to it (92 k B)
-//   masks          the client expands k + 1 masks of P elements (PRG) before it trains:
-//                  (k + 1) P / prg_elements_per_s seconds
+//   masks          the client expands k + 1 masks of P elements (PRG) once it has the
+//                  model, before it trains: (k + 1) P / prg_elements_per_s seconds of its
+//                  job (held, billed and charged energy as compute)
 //   MaskedInput    the training job: the model down, the masked update up (as FedAvg)
 //   Unmasking      server -> survivor: the survivors' ids (4 n B); survivor -> server: k
 //                  shares (32 k B); the server expands the masks of every dropped client
-//                  towards its surviving neighbours (dropped x k x P elements) and aggregates.
+//                  towards its surviving neighbours (dropped x k x P elements, charged as its
+//                  compute energy) and aggregates.
 
 #include "core/policies/aggregation.h"
 #include "core/policies/policy_descriptor.h"
@@ -114,25 +116,23 @@ private:
         });
     }
 
-    /// The client expands its k + 1 masks, then trains (MaskedInputCollection).
+    /// The client expands its k + 1 masks, then trains (MaskedInputCollection): the masks are
+    /// the job's work before its first step (timed, billed and charged energy as compute).
     void expandMasks(PolicyContext& e, long round, int c) {
         if (round != round_) return;
-        const double seconds = prgRate_ > 0 ? (k_ + 1) * elements(e) / prgRate_ : 0.0;
-        e.at(e.now() + seconds, [this, &e, round, c] {
-            if (round != round_) return;
-            --waitingMasks_;
-            if (e.isOnline(c) && !e.isBusy(c) && !e.stopped()) {
-                DispatchRequest r;
-                r.trainer = c;
-                r.aggregator = aggregator_;
-                r.model = model_.params();
-                r.version = model_.version();
-                r.steps = e.localStepsOf(c);
-                r.round = e.globalRound() + 1;
-                jobs_.insert(e.dispatch(r));
-            }
-            if (waitingMasks_ == 0 && jobs_.empty()) unmask(e);
-        });
+        --waitingMasks_;
+        if (e.isOnline(c) && !e.isBusy(c) && !e.stopped()) {
+            DispatchRequest r;
+            r.trainer = c;
+            r.aggregator = aggregator_;
+            r.model = model_.params();
+            r.version = model_.version();
+            r.steps = e.localStepsOf(c);
+            r.round = e.globalRound() + 1;
+            r.options.workBeforeSeconds = prgRate_ > 0 ? (k_ + 1) * elements(e) / prgRate_ : 0.0;
+            jobs_.insert(e.dispatch(r));
+        }
+        if (waitingMasks_ == 0 && jobs_.empty()) unmask(e);
     }
 
     /// Unmasking: the survivors get the list and send their shares; the server removes the
@@ -146,6 +146,7 @@ private:
             if (round != round_) return;
             const double seconds =
                 prgRate_ > 0 ? dropped * k_ * elements(e) / prgRate_ : 0.0; // the dropped clients' masks
+            e.chargeWork(aggregator_, seconds);
             e.at(e.now() + seconds, [this, &e, round] {
                 if (round != round_) return;
                 aggregate(e);
@@ -186,7 +187,7 @@ private:
     int k_ = 0;
     SecAggBytes bytes_;
     std::size_t pending_ = 0;      ///< messages of the current phase still on their way
-    std::size_t waitingMasks_ = 0; ///< clients still expanding their masks
+    std::size_t waitingMasks_ = 0; ///< clients whose key shares are still on their way
     std::set<std::uint64_t> jobs_;
     std::vector<Contribution> results_;
     bool waiting_ = false;
@@ -201,10 +202,11 @@ FOG_SYNC_POLICY(secAggPolicy) {
                   "FedAvg under secure aggregation, as a cost model (the arithmetic is FedAvg's: the masks "
                   "cancel). Per round, with a cohort of n and k = n - 1 neighbours (SecAgg) or k = neighbors "
                   "(SecAgg+): AdvertiseKeys (64 B up, 64 k B down per client), ShareKeys (92 k B up and down), "
-                  "each client expands k + 1 masks of P elements ((k + 1) P / prg_elements_per_s s) before "
-                  "training, the masked update goes up as FedAvg's, Unmasking (4 n B down, 32 k B up per "
+                  "each client expands k + 1 masks of P elements ((k + 1) P / prg_elements_per_s s of its job, "
+                  "before its steps), the masked update goes up as FedAvg's, Unmasking (4 n B down, 32 k B up per "
                   "survivor) and the server expands the masks of every dropped client towards its k "
-                  "neighbours (dropped x k x P elements). Every message is a transfer on the tree, priced "
+                  "neighbours (dropped x k x P elements). PRG work is compute: energy.per_sample_j x throughput "
+                  "watts. Every message is a transfer on the tree, priced "
                   "in time, bytes, money and energy.",
                   "Bonawitz et al., Practical secure aggregation for privacy-preserving machine learning, "
                   "CCS 2017; Bell et al., Secure single-server aggregation with (poly)logarithmic overhead "

@@ -153,7 +153,7 @@ public:
             const PolicyParams p = resolveSyncParams(plan.sync);
             a.gradient = d->level.gradient;
             a.first = d->level.firstKey.empty() ? 0 : static_cast<std::size_t>(p.integer(d->level.firstKey));
-            a.deadline = d->level.deadlineKey.empty() ? 0.0 : p.get(d->level.deadlineKey);
+            a.deadlineSeconds = d->level.deadlineKey.empty() ? 0.0 : p.get(d->level.deadlineKey);
             a.localSteps = plan.localSteps;
             a.rounds = std::max(1, plan.rounds);
             a.serverOptimizer = serverOptimizerConfig(s.training, plan.serverOptimizer);
@@ -210,7 +210,7 @@ private:
         // the policy
         bool gradient = false;
         std::size_t first = 0; ///< 0: every child dispatched
-        double deadline = 0.0;
+        double deadlineSeconds = 0.0;
         int localSteps = 0;
         int rounds = 1;
         ServerOptimizerConfig serverOptimizer; ///< steps with the changes its children send
@@ -225,6 +225,7 @@ private:
         int roundsInSession = 0;
         bool waiting = false; ///< no child could take part: begin when one comes back
         bool inRound = false;
+        TimerId deadline = 0; ///< the round's deadline timer while it may fire
         std::size_t dispatched = 0;
         std::set<std::uint64_t> jobs;
         std::set<int> waitingFor; ///< child aggregators dispatched this round, not yet back
@@ -233,9 +234,16 @@ private:
         std::int64_t samples = 0;
     };
 
+    /// `a` is out of its round: the round's deadline, if still to come, is cancelled.
+    static void leaveRound(PolicyContext& e, Agg& a) {
+        a.inRound = false;
+        e.cancelTimer(a.deadline);
+        a.deadline = 0;
+    }
+
     void beginRound(PolicyContext& e, std::size_t ai) {
         Agg& a = aggs_[ai];
-        a.inRound = false;
+        leaveRound(e, a);
         if (e.stopped()) return;
         a.results.clear();
         a.jobs.clear();
@@ -257,7 +265,7 @@ private:
         }
         a.waiting = false;
         a.inRound = true;
-        const int round = ++a.round;
+        ++a.round;
         a.dispatched = selected.size();
         for (int node : selected) {
             const auto it = childOf.find(node);
@@ -276,13 +284,11 @@ private:
             r.options.tag = static_cast<int>(ai);
             a.jobs.insert(e.dispatch(r));
         }
-        if (a.deadline > 0) {
-            const long session = a.session;
-            e.at(e.now() + a.deadline, [this, &e, ai, round, session] {
-                Agg& x = aggs_[ai];
-                if (x.session == session && x.round == round && x.inRound) completeRound(e, ai);
+        if (a.deadlineSeconds > 0)
+            a.deadline = e.at(e.now() + a.deadlineSeconds, [this, &e, ai] {
+                aggs_[ai].deadline = 0;
+                completeRound(e, ai);
             });
-        }
     }
 
     /// The parent's model goes to child aggregator `ci`, which starts a session on arrival.
@@ -315,7 +321,7 @@ private:
         Agg& c = aggs_[ci];
         ++c.session;
         c.active = false;
-        c.inRound = false;
+        leaveRound(e, c);
         c.waiting = false;
         for (auto id : c.jobs) e.cancelJob(id);
         c.jobs.clear();
@@ -327,7 +333,7 @@ private:
 
     void completeRound(PolicyContext& e, std::size_t ai) {
         Agg& a = aggs_[ai];
-        a.inRound = false;
+        leaveRound(e, a);
         for (auto id : a.jobs) e.cancelJob(id);
         a.jobs.clear();
         const auto late = a.waitingFor;

@@ -109,11 +109,6 @@ void TwoLevelPolicy::reportGlobal(PolicyContext& e, const ParamsPtr& model) {
     e.reportAggregation(r, model);
 }
 
-void TwoLevelPolicy::resumeAt(PolicyContext& e, std::size_t gi, double t) {
-    const ParamsPtr model = global_;
-    e.at(t, [this, &e, gi, model] { resume(e, gi, model); });
-}
-
 void TwoLevelPolicy::resume(PolicyContext& e, std::size_t gi, const ParamsPtr& model) {
     Group& g = groups_[gi];
     g.model.set(model);

@@ -43,8 +43,6 @@ protected:
     void averageGroups();
     /// Reports `model` as a global (level 0) aggregation.
     void reportGlobal(PolicyContext& e, const ParamsPtr& model);
-    /// Group `g` continues from the global model at time `t`.
-    void resumeAt(PolicyContext& e, std::size_t g, double t);
     /// Group `g` continues from `model` now.
     void resume(PolicyContext& e, std::size_t g, const ParamsPtr& model);
     void beginGroupRound(PolicyContext& e, std::size_t g);

@@ -20,7 +20,7 @@ void addCrossCloudProblems(const Scenario& s, std::vector<Diagnostic>& out) {
         return;
     }
     const bool ma = d->info.shape == TreeShape::Regions; // synchronous or asynchronous
-    const bool asyncMa = ma && p.declares("async_averaging") && p.get("async_averaging") == 1;
+    const bool asyncMa = ma && d->asyncAveraging && d->asyncAveraging(p);
     const bool severalGa = d->serverPerRoot;
     if (!ma && !severalGa) return;
     std::unique_ptr<Topology> topo;

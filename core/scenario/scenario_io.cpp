@@ -9,8 +9,10 @@
 #include "core/scenario/events_io.h"
 #include "core/policies/policy_info.h"
 #include "core/scenario/schema.h"
+#include "core/scenario/schema_yaml.h"
 #include "core/scenario/variants.h"
 #include "core/scenario/yaml_reader.h"
+#include "core/scenario/yaml_set.h"
 
 #include <yaml-cpp/eventhandler.h>
 
@@ -49,8 +51,6 @@ ScenarioError::ScenarioError(std::vector<Diagnostic> d)
     : std::runtime_error(joinDiagnostics(d)), diagnostics(std::move(d)) {}
 
 namespace {
-
-const char* const kSetLabel = "--set";
 
 /// Values a scenario file may hold as written, counted on the parser's events before any
 /// node is built: yaml-cpp needs about 550 bytes per node, so 500,000 values keep parsing
@@ -149,141 +149,10 @@ bool checkText(YamlContext& ctx, const std::string& text) {
 }
 
 // --- reading -----------------------------------------------------------------------------
+// Through the tables (core/scenario/schema_yaml.h); the keys with code of their own here.
 
-// --- reading through the schema --------------------------------------------------------------
-
-/// The current spelling of the enum a condition names ("" when it names none).
-template <class T>
-std::string controlValue(const std::vector<SchemaField<T>>& table, const std::string& path, const T& t) {
-    for (const auto& f : table)
-        if (f.path == path && f.get) {
-            const FieldValue v = f.get(t);
-            if (const auto* text = std::get_if<std::string>(&v)) return *text;
-        }
-    return {};
-}
-
-void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange);
-
-/// Reads one key of `m` into the field; a missing or ill-typed value leaves the target as is.
-template <class T> void readField(MapReader& m, const SchemaField<T>& f, T& t) {
-    const std::string key = f.key();
-    const FieldValue current = f.get(t);
-    auto store = [&](auto value) {
-        if (m.get(key, value)) f.set(t, FieldValue(value));
-    };
-    switch (f.type) {
-    case FieldType::Real: {
-        double v = std::get<double>(current);
-        if (!m.get(key, v)) return;
-        // The value that means "not given" cannot be given: it is outside the bounds.
-        if (isUnset(f, FieldValue(v))) {
-            m.context().error(m.pathOf(key), m.node(key).Mark(),
-                              boundsProblem(fieldBounds(f), v) + " (" + f.defaultNote + ")");
-            return;
-        }
-        f.set(t, FieldValue(v));
-        return;
-    }
-    case FieldType::Integer: {
-        int v = static_cast<int>(std::get<double>(current));
-        if (m.get(key, v)) f.set(t, FieldValue(static_cast<double>(v)));
-        return;
-    }
-    case FieldType::Bool:
-        return store(std::get<bool>(current));
-    case FieldType::Text:
-        return store(std::get<std::string>(current));
-    case FieldType::Seed:
-        return store(std::get<std::uint64_t>(current));
-    case FieldType::IntList:
-        return store(std::get<std::vector<int>>(current));
-    case FieldType::Range: {
-        // A number, or {min, max} where a range is allowed (readRange, for the node keys).
-        Range r = std::get<Range>(current);
-        readRange(m, key, r, true);
-        f.set(t, FieldValue(r));
-        return;
-    }
-    case FieldType::Enum: {
-        const YAML::Node n = m.node(key);
-        if (!n.IsDefined()) return;
-        std::string text;
-        if (!readValue(m.context(), n, m.pathOf(key), text)) return;
-        if (std::find(f.enumValues.begin(), f.enumValues.end(), text) != f.enumValues.end()) {
-            f.set(t, FieldValue(text));
-            return;
-        }
-        m.context().error(m.pathOf(key), n.Mark(),
-                          "must be one of " + joinNames(f.enumValues) + ", got '" + text + "'" +
-                              didYouMean(text, f.enumValues));
-        return;
-    }
-    case FieldType::Section:
-        return;
-    }
-}
-
-/// Reads the keys of `section` (a path of the table; "" for its top) from the map `m`, in the
-/// table's order: a key whose condition does not hold is an error if given ("is only used
-/// with kind: markov, not always"), sections open a map of their own. `custom(f, m, t)` takes
-/// over a field that applies (returns true) or lets the table read it (false).
-template <class T, class Custom>
-void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const std::string& section, T& t,
-                Custom&& custom) {
-    for (const auto& f : table) {
-        if (f.parent() != section) continue;
-        const std::string key = f.key();
-        if (f.when) {
-            const std::string current = controlValue(table, f.when->path, t);
-            if (std::find(f.when->values.begin(), f.when->values.end(), current) == f.when->values.end()) {
-                const std::string control = f.when->path.substr(f.when->path.rfind('.') + 1);
-                m.notApplicable(key, "is only used with " + control + ": " + joinNames(f.when->values) +
-                                         ", not " + current);
-                continue;
-            }
-        }
-        if (custom(f, m, t)) continue;
-        if (f.type != FieldType::Section) {
-            readField(m, f, t);
-            continue;
-        }
-        if (!m.has(key)) continue;
-        MapReader sub(m.context(), m.node(key), m.pathOf(key));
-        readFields(sub, table, f.path, t, custom);
-        if (f.optional && f.setPresent) f.setPresent(t, sub.valid());
-    }
-}
-
-template <class T>
-void readFields(MapReader& m, const std::vector<SchemaField<T>>& table, const std::string& section, T& t) {
-    readFields(m, table, section, t, [](const SchemaField<T>&, MapReader&, T&) { return false; });
-}
-
-/// A number, or for groups also {min, max}: the value is drawn per member.
-void readRange(MapReader& m, const std::string& key, Range& out, bool allowRange) {
-    const YAML::Node n = m.node(key);
-    if (!n.IsDefined()) return;
-    YamlContext& ctx = m.context();
-    const std::string path = m.pathOf(key);
-    if (n.IsMap() && allowRange) {
-        MapReader r(ctx, n, path);
-        Range v = out;
-        r.require("min", "the lower end of the range");
-        r.require("max", "the upper end of the range");
-        r.get("min", v.min);
-        r.get("max", v.max);
-        out = v;
-        return;
-    }
-    if (n.IsMap()) {
-        ctx.error(path, n.Mark(),
-                  "must be a number ({min, max} ranges are only for groups), got a map");
-        return;
-    }
-    double v = 0.0;
-    if (readValue(ctx, n, path, v)) out = Range::exactly(v);
-}
+using schema::readFields;
+using schema::readRange;
 
 void readLinkParams(MapReader& m, LinkParams& l) {
     readFields(m, linkSchema(), "", l);
@@ -459,141 +328,6 @@ bool readScenario(YamlContext& ctx, const YAML::Node& root, Scenario& s) {
     return true;
 }
 
-// --- overrides ---------------------------------------------------------------------------
-
-/// One step of an override path: a map key, or (index >= 0) a list index.
-struct PathStep {
-    std::string key;
-    long index = -1;
-};
-
-/// Splits `a.b[2].c`; "" on success, else what is wrong.
-std::string splitPath(const std::string& path, std::vector<PathStep>& steps) {
-    steps.clear();
-    std::size_t i = 0;
-    while (i <= path.size()) {
-        const std::size_t end = path.find_first_of(".[", i);
-        const std::string key =
-            path.substr(i, end == std::string::npos ? std::string::npos : end - i);
-        if (key.empty() || key.find(']') != std::string::npos)
-            return "'" + path + "' is not a key path like a.b.c or a.list[2].key";
-        steps.push_back({key, -1});
-        i = end;
-        while (i != std::string::npos && path[i] == '[') {
-            const std::size_t close = path.find(']', i);
-            const std::string digits =
-                close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
-            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-                digits.size() > 9)
-                return "'" + path + "' has a bad list index; write a.list[2].key";
-            steps.push_back({"", std::stol(digits)});
-            i = close + 1;
-            if (i == path.size()) i = std::string::npos;
-        }
-        if (i == std::string::npos) return {};
-        if (path[i] != '.') return "'" + path + "' is not a key path like a.b.c or a.list[2].key";
-        ++i;
-    }
-    return "'" + path + "' ends with '.'";
-}
-
-std::string stepsPath(const std::vector<PathStep>& steps, std::size_t count) {
-    // Appended in place (childPath / itemPath spelling): linear in the path's length.
-    std::string p;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (steps[i].index >= 0) {
-            p += "[" + std::to_string(steps[i].index) + "]";
-        } else {
-            if (!p.empty()) p += '.';
-            p += steps[i].key;
-        }
-    }
-    return p;
-}
-
-/// Sets steps[i..] below `node` to `value`. Missing map keys are created; `created` gets the
-/// path of the outermost node that did not exist before (or the whole path when replacing).
-/// Nodes are passed by value: a YAML::Node copy shares the tree, whereas assigning one node to
-/// another would overwrite the tree in place.
-std::string setAt(YAML::Node node, const std::vector<PathStep>& steps, std::size_t i,
-                  const YAML::Node& value, std::string& created) {
-    const PathStep& step = steps[i];
-    const bool last = i + 1 == steps.size();
-    // The path so far, only for a message: built at every level it made a long path
-    // (10,000 parts) quadratic.
-    const auto what = [&] {
-        const std::string here = stepsPath(steps, i);
-        return here.empty() ? std::string("the scenario") : "'" + here + "'";
-    };
-    if (step.index >= 0) {
-        if (!node.IsSequence()) return what() + " is " + describeNode(node) + ", not a list";
-        if (static_cast<std::size_t>(step.index) >= node.size())
-            return what() + " has " + std::to_string(node.size()) + " entries; index " +
-                   std::to_string(step.index) + " is out of range";
-        if (last) {
-            node[static_cast<std::size_t>(step.index)] = value;
-            created = stepsPath(steps, steps.size());
-            return {};
-        }
-        return setAt(node[static_cast<std::size_t>(step.index)], steps, i + 1, value, created);
-    }
-    if (!node.IsMap()) return what() + " is " + describeNode(node) + ", not a map";
-    const YAML::Node& constNode = node; // const lookup: does not insert the key
-    const YAML::Node child = constNode[step.key];
-    if (last || !child.IsDefined() || child.IsNull()) {
-        // Build what is missing below here as nested maps, outermost first: each new map
-        // joins the chain's memory alone (yaml-cpp merges a node's whole memory into the
-        // tree it is assigned to, so built innermost first every level merged the chain below
-        // it again: a path of 10,000 parts took 40 s).
-        for (std::size_t j = i + 1; j < steps.size(); ++j)
-            if (steps[j].index >= 0)
-                return "'" + stepsPath(steps, j) + "' does not exist, so it has no index " +
-                       std::to_string(steps[j].index);
-        if (last) {
-            node[step.key] = value;
-        } else {
-            YAML::Node top(YAML::NodeType::Map);
-            YAML::Node at = top;
-            for (std::size_t j = i + 1; j + 1 < steps.size(); ++j) {
-                YAML::Node next(YAML::NodeType::Map);
-                at[steps[j].key] = next;
-                at.reset(next); // rebind; `at = next` would overwrite the node `at` refers to
-            }
-            at[steps.back().key] = value;
-            node[step.key] = top;
-        }
-        created = stepsPath(steps, i + 1);
-        return {};
-    }
-    return setAt(child, steps, i + 1, value, created);
-}
-
-/// Applies one override; on failure adds a "--set" diagnostic. `touched` collects the paths
-/// whose values now come from the command line.
-void applyOverride(YAML::Node& root, const Override& o, std::vector<Diagnostic>& errors,
-                   std::vector<std::string>& touched) {
-    std::vector<PathStep> steps;
-    if (std::string bad = splitPath(o.path, steps); !bad.empty()) {
-        errors.push_back({kSetLabel, 0, 0, o.path, bad});
-        return;
-    }
-    YAML::Node value;
-    try {
-        value = YAML::Load(o.value);
-    } catch (const YAML::Exception& e) {
-        errors.push_back(
-            {kSetLabel, 0, 0, o.path, "value '" + o.value + "' is not valid YAML: " + e.msg});
-        return;
-    }
-    if (!root.IsDefined() || root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
-    std::string created;
-    if (std::string bad = setAt(root, steps, 0, value, created); !bad.empty()) {
-        errors.push_back({kSetLabel, 0, 0, o.path, "cannot be set: " + bad});
-        return;
-    }
-    touched.push_back(created);
-}
-
 /// Orders diagnostics as a reader expects: command-line ones first, then by position.
 void sortDiagnostics(std::vector<Diagnostic>& d) {
     std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
@@ -673,7 +407,7 @@ class ValueCounter : public YAML::EventHandler {
 
 /// Parses the one YAML document of a scenario; false (with diagnostics) when the text is
 /// not UTF-8, not YAML, holds several documents or expands through aliases beyond reason.
-bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root);
+bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root, bool textChecked = false);
 } // namespace
 
 bool parseScenarioDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
@@ -681,7 +415,18 @@ bool parseScenarioDocument(YamlContext& ctx, const std::string& text, YAML::Node
 }
 
 namespace {
-bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root) {
+/// `textChecked`: this very text passed every check already (a variant's copy of a file that
+/// was just loaded), so only the nodes are built: the counting pass is the second of two
+/// parses per load, and checking 10,000 `vary` values loads the copy 10,000 times.
+bool parseDocument(YamlContext& ctx, const std::string& text, YAML::Node& root, bool textChecked) {
+    if (textChecked) {
+        try {
+            root = YAML::Load(text);
+            return true;
+        } catch (const YAML::Exception&) {
+            textChecked = false; // not expected; the full path below says what is wrong
+        }
+    }
     if (text.size() > kMaxScenarioBytes) {
         ctx.error("", YAML::Mark::null_mark(),
                   "is " + std::to_string(text.size()) + " bytes; scenario files are limited to " +
@@ -829,10 +574,10 @@ std::string withoutVariantSectionsText(const std::string& text) {
 }
 
 Scenario load(const std::string& text, const std::string& label,
-              const std::vector<Override>& overrides, const std::string& baseDir) {
+              const std::vector<Override>& overrides, const std::string& baseDir, bool textChecked = false) {
     YamlContext ctx(label);
     YAML::Node root;
-    if (!parseDocument(ctx, text, root)) throw ScenarioError(ctx.diagnostics());
+    if (!parseDocument(ctx, text, root, textChecked)) throw ScenarioError(ctx.diagnostics());
 
     std::vector<Diagnostic> setErrors;
     std::vector<std::string> touched;
@@ -907,7 +652,8 @@ Scenario load(const std::string& text, const std::string& label,
         auto more = checkVariants(s, label, [&](const std::vector<Override>& v) {
             std::vector<Override> o = v;
             o.insert(o.end(), overrides.begin(), overrides.end());
-            return load(copy, label, o, baseDir);
+            // The copy is this text, or this text less its variant sections: checked above.
+            return load(copy, label, o, baseDir, true);
         });
         all.insert(all.end(), more.begin(), more.end());
     }
@@ -1058,77 +804,7 @@ void keyNumber(YAML::Emitter& out, const char* key, double v) {
     keyValue(out, key, num(v));
 }
 
-void emitRange(YAML::Emitter& out, const char* key, const Range& r) {
-    if (r.isExact()) return keyNumber(out, key, r.min);
-    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-    keyNumber(out, "min", r.min);
-    keyNumber(out, "max", r.max);
-    out << YAML::EndMap;
-}
-
-bool fieldAppliesIn(const std::vector<ScenarioField>&, const ScenarioField& f, const Scenario& s) {
-    return fieldApplies(f, s);
-}
-bool fieldAppliesIn(const std::vector<LinkField>&, const LinkField& f, const LinkParams& l) {
-    return fieldApplies(f, l);
-}
-bool fieldAppliesIn(const std::vector<NodeField>&, const NodeField& f, const NodeSpec& n) {
-    return fieldApplies(f, n);
-}
-
-/// Writes one field's value under its key.
-void emitValue(YAML::Emitter& out, const FieldInfo& f, const FieldValue& v) {
-    const std::string key = f.key();
-    switch (f.type) {
-    case FieldType::Real:
-        return keyNumber(out, key.c_str(), std::get<double>(v));
-    case FieldType::Integer:
-        return keyValue(out, key.c_str(), static_cast<int>(std::get<double>(v)));
-    case FieldType::Bool:
-        return keyValue(out, key.c_str(), std::get<bool>(v));
-    case FieldType::Text:
-    case FieldType::Enum:
-        return keyValue(out, key.c_str(), std::get<std::string>(v));
-    case FieldType::Seed:
-        return keyValue(out, key.c_str(), std::get<std::uint64_t>(v));
-    case FieldType::Range:
-        return emitRange(out, key.c_str(), std::get<Range>(v));
-    case FieldType::IntList:
-        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
-        for (int x : std::get<std::vector<int>>(v))
-            out << x;
-        out << YAML::EndSeq;
-        return;
-    case FieldType::Section:
-        return;
-    }
-}
-
-/// Writes the keys of `section` that apply, in the table's order; `custom(f, out, t)` writes
-/// a field that applies itself (true) or leaves it to the table (false).
-template <class T, class Custom>
-void emitFields(YAML::Emitter& out, const std::vector<SchemaField<T>>& table, const std::string& section,
-                const T& t, Custom&& custom) {
-    for (const auto& f : table) {
-        if (f.parent() != section) continue;
-        if (f.optional && f.present && !f.present(t)) continue;
-        if (f.when && !fieldAppliesIn(table, f, t)) continue;
-        if (custom(f, out, t)) continue;
-        if (f.type == FieldType::Section) {
-            out << YAML::Key << f.key() << YAML::Value;
-            if (f.flow) out << YAML::Flow;
-            out << YAML::BeginMap;
-            emitFields(out, table, f.path, t, custom);
-            out << YAML::EndMap;
-            continue;
-        }
-        const FieldValue v = f.get(t);
-        if (f.omitEmpty && std::get<std::string>(v).empty()) continue;
-        static const T defaults{};
-        if (f.omitDefault && sameFieldValue(v, f.get(defaults))) continue;
-        emitValue(out, f, v);
-    }
-}
+using schema::emitFields;
 
 void emitLinkParams(YAML::Emitter& out, const LinkParams& l) {
     emitFields(out, linkSchema(), "", l, [](const LinkField&, YAML::Emitter&, const LinkParams&) { return false; });

@@ -757,6 +757,17 @@ DataSize checkData(Checker& c, const DataSpec& d, const TreeFacts& tree) {
                         " non-empty shards (lower per_client, use fewer trainers or more data)");
         break;
     case P::Natural:
+        // One trainer per writer (the run would refuse it at its start): LEAF's users are
+        // known from the file's first pass, before any sample is read; a CSV file's clients
+        // from its client column.
+        if ((d.kind == K::Leaf || d.kind == K::Csv) && facts.writers > 0 &&
+            static_cast<double>(facts.writers) != trainers)
+            c.error(d.kind == K::Leaf ? "data.train" : "data.client_column", 0,
+                    (d.kind == K::Leaf ? "the LEAF file " + resolveDataPath(d, d.trainPath) + " has "
+                                       : "the client column of " + resolveDataPath(d, d.trainPath) + " names ") +
+                        count(static_cast<double>(facts.writers)) + " writers but the topology has " + count(trainers) +
+                        " trainers; a natural partition gives each writer one trainer (set the devices' "
+                        "group count to " + std::to_string(facts.writers) + ")");
         break;
     }
     return size;
@@ -811,16 +822,22 @@ void checkTorchScript(Checker& c, const ModelSpec& m, const DataSize& size) {
         }
 }
 
-/// Nodes given in FLOP/s need a model cost: counted from the model, or model.flops_per_sample.
+/// Nodes given in FLOP/s (or by device class) and energy per FLOP need a model cost:
+/// counted from the model, or model.flops_per_sample.
 void checkComputeFlops(Checker& c, const Scenario& s) {
     if (s.model.kind != ModelSpec::Kind::None || s.model.flopsPerSample > 0) return;
-    for (std::size_t i = 0; i < s.topology.nodes.size(); ++i)
-        if (s.topology.nodes[i].compute.flops.max > 0) {
-            c.error(s.topology.pathOf(i) + ".compute.flops", s.topology.nodes[i].line,
-                    "needs model.flops_per_sample when model.kind is none (a timing-only run has no "
-                    "model whose FLOPs could be counted)");
-            return;
-        }
+    for (std::size_t i = 0; i < s.topology.nodes.size(); ++i) {
+        const NodeSpec& n = s.topology.nodes[i];
+        const char* key = n.compute.flops.max > 0       ? ".compute.flops"
+                          : !n.compute.deviceClass.empty() ? ".compute.device_class"
+                          : n.energy.perFlopJ > 0          ? ".energy.per_flop_j"
+                                                           : nullptr;
+        if (!key) continue;
+        c.error(s.topology.pathOf(i) + key, n.line,
+                "needs model.flops_per_sample when model.kind is none (a timing-only run has no "
+                "model whose FLOPs could be counted)");
+        return;
+    }
 }
 
 void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {

@@ -3,8 +3,11 @@
 // scenario_io.cpp, checking in scenario_validate.cpp.
 
 #include "core/scenario/schema.h"
+#include "core/scenario/schema_builder.h"
+#include "core/spec/device_classes.h"
 
 #include "core/policies/local_optimizers.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/policies/policy_info.h"
 #include "core/policies/server_optimizer.h"
 #include "core/policies/update_codec.h"
@@ -20,124 +23,42 @@ namespace fog {
 
 namespace {
 
-using L = ScenarioLimits;
-
-// --- building the table ---------------------------------------------------------------------
-
-FieldBound above(double v) { return {v, false}; } ///< > v
-FieldBound atLeast(double v) { return {v, true}; } ///< >= v
-FieldBound below(double v) { return {v, false}; } ///< < v
-FieldBound atMost(double v) { return {v, true}; } ///< <= v
-
-template <class E> std::vector<std::string> spellings(const std::vector<E>& values) {
-    std::vector<std::string> out;
-    for (E v : values)
-        out.emplace_back(toString(v));
+/// "fully-sync, n-sync or fedavg": the sync policies an aggregator may run for its own
+/// children (their descriptors' `level`), in list order.
+std::string levelSyncNames() {
+    std::vector<std::string> names;
+    for (const auto* d : syncDescriptors())
+        if (d->level.usable) names.push_back(d->info.name);
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
     return out;
 }
 
-/// Accessors from a function giving the member: `[](Scenario& s) -> int& { return ...; }`.
-template <class T, class Ref> void bind(SchemaField<T>& f, Ref ref) {
-    using V = std::remove_reference_t<decltype(ref(std::declval<T&>()))>;
-    f.get = [ref](const T& t) -> FieldValue {
-        const V& v = ref(const_cast<T&>(t)); // read only
-        if constexpr (std::is_same_v<V, int>)
-            return static_cast<double>(v);
-        else
-            return v;
-    };
-    f.set = [ref](T& t, const FieldValue& value) {
-        if constexpr (std::is_same_v<V, int>)
-            ref(t) = static_cast<int>(std::get<double>(value));
-        else
-            ref(t) = std::get<V>(value);
-    };
-}
+} // namespace
 
-/// Accessors of an enum member through its toString() spellings.
-template <class T, class E, class Ref>
-void bindEnum(SchemaField<T>& f, Ref ref, const std::vector<E>& values) {
-    f.enumValues = spellings(values);
-    f.get = [ref](const T& t) -> FieldValue { return std::string(toString(ref(const_cast<T&>(t)))); };
-    f.set = [ref, values](T& t, const FieldValue& value) {
-        const auto& text = std::get<std::string>(value);
-        for (E v : values)
-            if (text == toString(v)) ref(t) = v;
-    };
-}
+namespace {
 
-template <class T> struct Builder {
-    std::vector<SchemaField<T>> fields;
-
-    SchemaField<T>& add(std::string path, FieldType type, std::string help) {
-        SchemaField<T> f;
-        f.path = std::move(path);
-        f.type = type;
-        f.help = std::move(help);
-        fields.push_back(std::move(f));
-        return fields.back();
-    }
-    SchemaField<T>& section(std::string path, bool flow, std::string help) {
-        auto& f = add(std::move(path), FieldType::Section, std::move(help));
-        f.flow = flow;
-        return f;
-    }
-    template <class Ref>
-    SchemaField<T>& real(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
-                         std::optional<FieldBound> max, std::string help) {
-        auto& f = add(std::move(path), FieldType::Real, std::move(help));
-        f.unit = std::move(unit);
-        f.min = min;
-        f.max = max;
-        bind(f, ref);
-        return f;
-    }
-    template <class Ref>
-    SchemaField<T>& integer(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
-                            std::optional<FieldBound> max, std::string help) {
-        auto& f = add(std::move(path), FieldType::Integer, std::move(help));
-        f.unit = std::move(unit);
-        f.min = min;
-        f.max = max;
-        bind(f, ref);
-        return f;
-    }
-    template <class Ref> SchemaField<T>& text(std::string path, Ref ref, std::string help) {
-        auto& f = add(std::move(path), FieldType::Text, std::move(help));
-        bind(f, ref);
-        return f;
-    }
-    template <class Ref> SchemaField<T>& boolean(std::string path, Ref ref, std::string help) {
-        auto& f = add(std::move(path), FieldType::Bool, std::move(help));
-        bind(f, ref);
-        return f;
-    }
-    template <class E, class Ref>
-    SchemaField<T>& enumeration(std::string path, Ref ref, const std::vector<E>& values,
-                                std::string help) {
-        auto& f = add(std::move(path), FieldType::Enum, std::move(help));
-        bindEnum(f, ref, values);
-        return f;
-    }
-};
-
-FieldCondition when(std::string path, std::vector<std::string> values) {
-    return {std::move(path), std::move(values)};
-}
+using namespace schema;
+using L = ScenarioLimits;
 
 template <class T, class Ref>
 void addLinkFields(Builder<T>& b, const std::string& prefix, Ref link) {
     auto path = [&](const char* key) { return prefix.empty() ? std::string(key) : prefix + "." + key; };
     b.real(path("bandwidth_up_mbps"), [link](T& t) -> double& { return link(t).bandwidthUpMbps; },
-           "Mbit/s", above(0), std::nullopt, "child to parent (or from to to)");
+           "Mbit/s", above(0), std::nullopt, "child to parent (or from to to)")
+        .labelled("Bandwidth up (Mbit/s)");
     b.real(path("bandwidth_down_mbps"), [link](T& t) -> double& { return link(t).bandwidthDownMbps; },
-           "Mbit/s", above(0), std::nullopt, "parent to child (or to to from)");
+           "Mbit/s", above(0), std::nullopt, "parent to child (or to to from)")
+        .labelled("Bandwidth down (Mbit/s)");
     // Upper bounds on finite values: a latency of 1e305 ms or a price of 1e307 would give a
     // run that never ends or a cost of inf (issue 30).
     b.real(path("latency_ms"), [link](T& t) -> double& { return link(t).latencyMs; }, "ms", atLeast(0),
-           atMost(3.6e6), "added to every transfer (at most an hour)");
+           atMost(3.6e6), "added to every transfer (at most an hour)")
+        .labelled("Latency (ms)");
     b.real(path("price_per_gb"), [link](T& t) -> double& { return link(t).pricePerGb; },
-           "currency per 10^9 bytes", atLeast(0), atMost(1e6), "charged for the traffic");
+           "currency per 10^9 bytes", atLeast(0), atMost(1e6), "charged for the traffic")
+        .labelled("Traffic price ($/GB)");
 }
 
 std::vector<ScenarioField> buildScenarioSchema() {
@@ -408,6 +329,10 @@ std::vector<ScenarioField> buildScenarioSchema() {
         only(b.integer("training.codec_down_bits", [](Scenario& s) -> int& { return s.training.codecDownBits; },
                        "bits", atLeast(2), atMost(16), "quantize: bits per coordinate, sign included"),
              when("training.codec_down", {"quantize"}));
+        b.real("training.codec_elements_per_s", [](Scenario& s) -> double& { return s.training.codecElementsPerSecond; },
+               "elements/s", atLeast(0), std::nullopt,
+               "speed at which every node encodes or decodes a codec's vector; the trainer's work is "
+               "timed and charged as compute, the aggregator's delays the transfer; 0 = free");
     }
     b.integer("training.batch_size", [](Scenario& s) -> int& { return s.training.batchSize; }, "samples",
               atLeast(1), atMost(L::maxBatchSize), "samples per local step");
@@ -477,11 +402,13 @@ void addNodeTraceFields(Builder<NodeSpec>& b) {
     b.text("availability.file", [](NodeSpec& n) -> std::string& { return n.availability.file; },
            "CSV availability trace (1 online, 0 offline; a group's `value` column: the share "
            "online) instead of `offline`, relative to the scenario's folder")
+        .labelled("Availability trace (CSV file)")
         .when = when("availability.kind", {"trace"});
     b.fields.back().omitEmpty = true;
     b.text("price_trace", [](NodeSpec& n) -> std::string& { return n.priceTrace; },
            "CSV price trace (currency/hour) replacing price_per_hour from each row's time, "
            "relative to the scenario's folder")
+        .labelled("Price trace (CSV file)")
         .omitEmpty = true;
     auto& f = b.real("bid_usd_per_hour", [](NodeSpec& n) -> double& { return n.bidUsdPerHour; },
                      "currency/hour", above(0), std::nullopt,
@@ -490,9 +417,11 @@ void addNodeTraceFields(Builder<NodeSpec>& b) {
     f.unsetValue = 0.0;
     f.omitDefault = true;
     f.defaultNote = "absent: no bid";
+    f.label = "Spot bid ($/hour)";
     b.text("link.trace", [](NodeSpec& n) -> std::string& { return n.linkTrace; },
            "CSV bandwidth trace of the link to the parent (Mbit/s, both directions), relative to "
            "the scenario's folder (not in default_link or topology.links)")
+        .labelled("Bandwidth trace (CSV file)")
         .omitEmpty = true;
 }
 
@@ -523,13 +452,14 @@ void addNodeAggregateFields(Builder<NodeSpec>& b) {
                             "k: 5}; makes the run tiered (docs/policies.md, Per-level policies)");
         f.optional = true;
         f.custom = true;
+        f.label = "&Aggregation";
         f.present = [](const NodeSpec& n) { return n.aggregate.has_value(); };
         f.setPresent = [](NodeSpec& n, bool on) {
             if (on && !n.aggregate) n.aggregate = AggregateSpec{};
             if (!on) n.aggregate.reset();
         };
     }
-    auto text = [&](const char* path, std::string AggregateSpec::*member, const char* help) {
+    auto text = [&](const char* path, std::string AggregateSpec::*member, const std::string& help) {
         auto& f = b.add(path, FieldType::Text, help);
         f.get = [member](const NodeSpec& n) -> FieldValue {
             return n.aggregate ? n.aggregate.value().*member : std::string();
@@ -541,15 +471,19 @@ void addNodeAggregateFields(Builder<NodeSpec>& b) {
         f.omitEmpty = true;
         return &f;
     };
-    text("aggregate.sync", &AggregateSpec::sync, "its sync policy (fully-sync, n-sync or fedavg); absent: sync.policy")
-        ->defaultNote = "absent: the scenario's sync";
-    text("aggregate.selection", &AggregateSpec::selection, "its selection policy; absent: selection.policy")
-        ->defaultNote = "absent: the scenario's selection";
+    text("aggregate.sync", &AggregateSpec::sync, "its sync policy (" + levelSyncNames() + "); absent: the scenario's sync, with its parameters")
+        ->labelled("Sync policy")
+        .defaultNote = "absent: the scenario's sync";
+    text("aggregate.selection", &AggregateSpec::selection, "its selection policy; absent: the scenario's selection, with its parameters")
+        ->labelled("Selection")
+        .defaultNote = "absent: the scenario's selection";
     {
         auto* f = text("aggregate.server_optimizer", &AggregateSpec::serverOptimizer,
                        "its server optimizer (none, fedavgm, fedadagrad, fedadam, fedyogi: docs/learning.md), "
-                       "stepping with the changes its children send; absent: training.server_optimizer");
+                       "stepping with the changes its children send, with a state of its own; absent: training.server_optimizer, "
+                       "whose parameters every aggregator shares");
         f->defaultNote = "absent: training.server_optimizer";
+        f->label = "Server optimizer";
         for (const auto& info : serverOptimizerInfos()) f->enumValues.push_back(info.name);
     }
     auto integer = [&](const char* path, int AggregateSpec::*member, int def, double min, const char* help) {
@@ -567,12 +501,14 @@ void addNodeAggregateFields(Builder<NodeSpec>& b) {
     };
     integer("aggregate.local_steps", &AggregateSpec::localSteps, 0, 0,
             "fedavg: local steps per dispatch to a trainer child; 0: training.local_steps / "
-            "local_epochs (fully-sync and n-sync take one gradient)")
-        ->unit = "steps";
+            "local_epochs (fully-sync and n-sync take one mini-batch gradient and refuse it)")
+        ->labelled("Local steps (0: default)")
+        .unit = "steps";
     integer("aggregate.rounds", &AggregateSpec::rounds, 1, 1,
             "rounds it runs each time its parent sends it the model (tau2 of hierarchical FL, P of "
-            "model averaging)")
-        ->unit = "rounds";
+            "model averaging); the root runs rounds until a stop rule fires")
+        ->labelled("Rounds per parent model")
+        .unit = "rounds";
 }
 
 /// The keys of a node or group entry in the order the writer puts them in the file (and the
@@ -583,23 +519,29 @@ std::vector<NodeField> buildNodeSchema() {
     Builder<NodeSpec> b;
     b.text("id", [](NodeSpec& n) -> std::string& { return n.id; },
            "unique name (required); a group's members are <id>-0, <id>-1, ...")
+        .labelled("&Id")
         .custom = true;
     {
         auto& f = b.integer("count", [](NodeSpec& n) -> int& { return n.count; }, "members", atLeast(1),
                             atMost(1000000), "groups only (required): members, per member of the parent group when nested");
         f.custom = true;
+        f.label = "&Count";
     }
     b.enumeration<Tier>("tier", [](NodeSpec& n) -> Tier& { return n.tier; }, {Tier::Cloud, Tier::Edge, Tier::Device},
-                        "where it sits (for reports and placement)");
+                        "where it sits (for reports and placement)")
+        .labelled("&Tier");
     b.enumeration<Role>("role", [](NodeSpec& n) -> Role& { return n.role; },
                         {Role::Trainer, Role::Aggregator, Role::Both, Role::Relay},
                         "trains, aggregates, both, or relay: forwards its children's traffic to its "
-                        "parent and back, neither training nor aggregating");
+                        "parent and back, neither training nor aggregating")
+        .labelled("&Role");
     b.text("parent", [](NodeSpec& n) -> std::string& { return n.parent; },
            "the node (or group member, or group, for a nested group) this one reports to; empty for a root")
+        .labelled("&Parent")
         .omitEmpty = true;
     b.text("region", [](NodeSpec& n) -> std::string& { return n.region; },
            "label used by placement and model averaging")
+        .labelled("Re&gion")
         .omitEmpty = true;
     {
         auto& f = b.add("position", FieldType::Section,
@@ -614,6 +556,7 @@ std::vector<NodeField> buildNodeSchema() {
         bind(f, [](NodeSpec& n) -> Range& { return n.compute.throughput; });
         f.unit = "samples/s";
         f.min = above(0);
+        f.label = "Throughput (samples/s)";
     }
     {
         auto& f = b.add("compute.flops", FieldType::Range,
@@ -623,37 +566,58 @@ std::vector<NodeField> buildNodeSchema() {
         bind(f, [](NodeSpec& n) -> Range& { return n.compute.flops; });
         f.unit = "FLOP/s";
         f.min = atLeast(0);
+        f.label = "Speed (FLOP/s)";
         f.omitDefault = true;
+    }
+    {
+        auto& f = b.add("compute.device_class", FieldType::Enum,
+                        "a device from the table of docs/own-model.md (\"Device classes\"): its FLOP/s stand "
+                        "for compute.flops when that is not set, its power gives energy.per_flop_j and its "
+                        "network interface nic_mbps where the node sets neither");
+        f.enumValues = deviceClassNames();
+        f.get = [](const NodeSpec& n) -> FieldValue { return n.compute.deviceClass; };
+        f.set = [](NodeSpec& n, const FieldValue& v) { n.compute.deviceClass = std::get<std::string>(v); };
+        f.omitDefault = true;
+        f.defaultNote = "absent: none";
+        f.label = "Device class";
     }
     b.text("compute.trace", [](NodeSpec& n) -> std::string& { return n.computeTrace; },
            "CSV trace of the speed over time (time_s,value or one column per member), in the unit "
-           "compute is given in: samples/s, or FLOP/s with compute.flops (docs/scenario.md, \"Events "
+           "compute is given in: samples/s, or FLOP/s with compute.flops or a device class (docs/scenario.md, \"Events "
            "and traces\")")
+        .labelled("Speed trace (CSV file)")
         .omitEmpty = true;
     b.section("compute.noise", true, "random slow-down of each step (mean 1)");
     b.enumeration<NK>("compute.noise.kind", [](NodeSpec& n) -> NK& { return n.compute.noise.kind; },
                       {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal},
-                      "the factor's distribution");
+                      "the factor's distribution")
+        .labelled("Step-time &noise");
     b.real("compute.noise.shift", [](NodeSpec& n) -> double& { return n.compute.noise.shift; }, "",
            atLeast(0), below(1), "factor = shift + exponential with mean 1 - shift")
+        .labelled("Shift (fraction of mean, [0, 1))")
         .when = when("compute.noise.kind", {"shifted-exponential"});
     b.real("compute.noise.sigma", [](NodeSpec& n) -> double& { return n.compute.noise.sigma; }, "",
            above(0), std::nullopt, "sigma of the log-normal factor (mean 1)")
+        .labelled("Sigma (log-normal)")
         .when = when("compute.noise.kind", {"lognormal"});
     b.section("availability", true, "when it is online (only trainers may go offline)");
     b.enumeration<AK>("availability.kind", [](NodeSpec& n) -> AK& { return n.availability.kind; },
                       {AK::Always, AK::Markov, AK::Trace},
-                      "never offline, two-state Markov on/off, or listed offline intervals");
+                      "never offline, two-state Markov on/off, or listed offline intervals")
+        .labelled("&Availability");
     b.real("availability.mean_up_s", [](NodeSpec& n) -> double& { return n.availability.meanUpS; }, "s",
            atLeast(L::minMarkovMeanS), std::nullopt, "mean time online (exponential)")
+        .labelled("Mean time online (s)")
         .when = when("availability.kind", {"markov"});
     b.real("availability.mean_down_s", [](NodeSpec& n) -> double& { return n.availability.meanDownS; }, "s",
            atLeast(L::minMarkovMeanS), std::nullopt, "mean time offline (exponential)")
+        .labelled("Mean time offline (s)")
         .when = when("availability.kind", {"markov"});
     {
         auto& f = b.add("availability.start", FieldType::Enum,
                         "state at t = 0; stationary draws it from the long-run proportions");
         f.enumValues = {"online", "offline", "stationary"};
+        f.label = "State at t = 0";
         f.when = when("availability.kind", {"markov"});
         f.get = [](const NodeSpec& n) -> FieldValue {
             const auto& a = n.availability;
@@ -671,6 +635,7 @@ std::vector<NodeField> buildNodeSchema() {
                         "from < to, sorted, not overlapping)");
         f.custom = true;
         f.typeNote = "list of [from_s, to_s] pairs";
+        f.label = "Offline intervals (s)";
         f.when = when("availability.kind", {"trace"});
         f.unit = "s";
     }
@@ -681,11 +646,13 @@ std::vector<NodeField> buildNodeSchema() {
         f.unit = "currency/hour";
         f.min = atLeast(0);
         f.max = atMost(1e6);
+        f.label = "Price ($/hour)";
     }
     b.enumeration<Billing>("billing", [](NodeSpec& n) -> Billing& { return n.billing; },
                            {Billing::Held, Billing::Serverless},
                            "held: price_per_hour while held (a rented machine); serverless: while it "
                            "computes, plus invocation_fee_usd per dispatch (functions)")
+        .labelled("&Billing")
         .omitDefault = true;
     {
         auto& f = b.real("invocation_fee_usd", [](NodeSpec& n) -> double& { return n.invocationFeeUsd; },
@@ -693,11 +660,13 @@ std::vector<NodeField> buildNodeSchema() {
                          "fee for every dispatch (invocation) of a serverless node");
         f.when = when("billing", {"serverless"});
         f.omitDefault = true;
+        f.label = "Fee per invocation ($)";
     }
     {
         auto& f = b.add("data_share", FieldType::Range, "relative amount of data; weights the quantity-skew partition");
         bind(f, [](NodeSpec& n) -> Range& { return n.dataShare; });
         f.min = above(0);
+        f.label = "Data share (relative)";
     }
     {
         auto& f = b.real("nic_mbps", [](NodeSpec& n) -> double& { return n.nicMbps; }, "Mbit/s", above(0),
@@ -706,6 +675,7 @@ std::vector<NodeField> buildNodeSchema() {
         f.unsetValue = 0.0;
         f.omitDefault = true;
         f.defaultNote = "absent: unlimited";
+        f.label = "Network interface (Mbit/s)";
     }
     {
         auto& f = b.add("link_sharing", FieldType::Enum,
@@ -724,35 +694,49 @@ std::vector<NodeField> buildNodeSchema() {
         f.omitDefault = true;
         f.groupsOnly = true;
         f.defaultNote = "absent: topology.link_sharing";
+        f.label = "Link &sharing";
     }
     b.section("energy", true, "energy use");
     b.real("energy.per_sample_j", [](NodeSpec& n) -> double& { return n.energy.perSampleJ; }, "J/sample",
-           atLeast(0), std::nullopt, "spent for every training sample computed");
+           atLeast(0), std::nullopt, "spent for every training sample computed")
+        .labelled("Energy per sample (J)");
+    b.real("energy.per_flop_j", [](NodeSpec& n) -> double& { return n.energy.perFlopJ; }, "J/FLOP",
+           atLeast(0), std::nullopt,
+           "spent for every training FLOP: a sample costs this times the model's training FLOPs per "
+           "sample, on top of per_sample_j")
+        .labelled("Energy per FLOP (J)")
+        .omitDefault = true;
     b.real("energy.per_byte_j", [](NodeSpec& n) -> double& { return n.energy.perByteJ; }, "J/byte",
-           atLeast(0), std::nullopt, "spent by the sender for every byte sent");
+           atLeast(0), std::nullopt, "spent by the sender for every byte sent")
+        .labelled("Energy per byte sent (J)");
     b.real("energy.per_byte_forwarded_j", [](NodeSpec& n) -> double& { return n.energy.perByteForwardedJ; },
            "J/byte", atLeast(0), std::nullopt,
            "spent for every byte the node forwards between its children and its parent (relays)")
+        .labelled("Energy per byte forwarded (J)")
         .omitDefault = true;
     b.real("energy.idle_w", [](NodeSpec& n) -> double& { return n.energy.idleW; }, "W", atLeast(0),
            std::nullopt,
            "drawn while the node is held (online and billed: from its first use, aggregators from t = 0) "
            "and not computing, i.e. idle, receiving or sending (the bytes cost their per-byte energy on "
            "top); never offline; serverless nodes and relays are never held")
+        .labelled("Idle power (W)")
         .omitDefault = true;
     b.real("energy.per_byte_received_j", [](NodeSpec& n) -> double& { return n.energy.perByteReceivedJ; },
            "J/byte", atLeast(0), std::nullopt,
            "spent by the receiver for every byte received (per hop with topology.contention, as the "
            "sender's bytes)")
+        .labelled("Energy per byte received (J)")
         .omitDefault = true;
     b.real("energy.per_update_aggregated_j", [](NodeSpec& n) -> double& { return n.energy.perUpdateAggregatedJ; },
            "J/update", atLeast(0), std::nullopt,
            "spent by an aggregator for every model update or gradient it folds into an aggregation "
            "(the participants of each aggregation record; discarded updates cost nothing)")
+        .labelled("Energy per update aggregated (J)")
         .omitDefault = true;
     {
         auto& f = b.section("link", true, "the link to the parent (else topology.default_link)");
         f.optional = true;
+        f.label = "&Link";
         f.present = [](const NodeSpec& n) { return n.link.has_value(); };
         f.setPresent = [](NodeSpec& n, bool on) {
             if (on && !n.link) n.link = LinkParams{};
@@ -763,38 +747,6 @@ std::vector<NodeField> buildNodeSchema() {
     addNodeTraceFields(b);
     addNodeAggregateFields(b);
     return std::move(b.fields);
-}
-
-template <class T>
-const SchemaField<T>* findIn(const std::vector<SchemaField<T>>& table, const std::string& path) {
-    for (const auto& f : table)
-        if (f.path == path) return &f;
-    return nullptr;
-}
-
-bool pathBelow(const std::string& path, const std::string& section) {
-    return path.size() > section.size() && path.compare(0, section.size(), section) == 0 &&
-           path[section.size()] == '.';
-}
-
-template <class T>
-bool conditionHolds(const FieldCondition& c, const std::vector<SchemaField<T>>& table, const T& t) {
-    const SchemaField<T>* control = findIn(table, c.path);
-    if (!control || !control->get) return true;
-    const FieldValue v = control->get(t);
-    const auto* text = std::get_if<std::string>(&v);
-    return text && std::find(c.values.begin(), c.values.end(), *text) != c.values.end();
-}
-
-template <class T>
-bool appliesIn(const SchemaField<T>& f, const std::vector<SchemaField<T>>& table, const T& t) {
-    for (const auto& g : table) {
-        const bool self = &g == &f;
-        if (!self && !(g.type == FieldType::Section && pathBelow(f.path, g.path))) continue;
-        if (g.when && !conditionHolds(*g.when, table, t)) return false;
-        if (g.optional && g.present && !g.present(t)) return false;
-    }
-    return true;
 }
 
 NumericBounds boundsFrom(const FieldInfo& f, const std::optional<FieldBound>& min) {
@@ -829,6 +781,14 @@ bool sameNumber(double a, double b) {
 std::string FieldInfo::key() const {
     const auto dot = path.rfind('.');
     return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string FieldInfo::editorLabel() const {
+    if (!label.empty()) return label;
+    std::string out = key();
+    std::replace(out.begin(), out.end(), '_', ' ');
+    if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+    return unit.empty() ? out : out + " (" + unit + ")";
 }
 
 std::string FieldInfo::parent() const {
@@ -1125,41 +1085,42 @@ std::string cell(std::string s) {
     return out;
 }
 
-template <class T>
-std::string fieldRows(const std::vector<SchemaField<T>>& table, const T& defaults,
-                      const std::string& prefix) {
-    std::string out;
-    for (const auto& f : table) {
-        std::string bounds;
-        if (f.isBounded()) {
-            bounds = boundsText(fieldBounds(f), true);
-            for (const auto& c : f.minWhen) {
-                NumericBounds nb = fieldBounds(f);
-                nb.min = c.bound.value;
-                nb.minInclusive = c.bound.inclusive;
-                bounds += "; " + boundsText(nb, true) + " with " + c.when.path.substr(c.when.path.rfind('.') + 1) +
-                          " " + joinNames(c.when.values);
-            }
+} // namespace
+
+std::string schema::markdownRow(const FieldInfo& f, const std::optional<FieldValue>& byDefault,
+                                const std::string& prefix) {
+    std::string bounds;
+    if (f.isBounded()) {
+        bounds = boundsText(fieldBounds(f), true);
+        for (const auto& c : f.minWhen) {
+            NumericBounds nb = fieldBounds(f);
+            nb.min = c.bound.value;
+            nb.minInclusive = c.bound.inclusive;
+            bounds += "; " + boundsText(nb, true) + " with " + c.when.path.substr(c.when.path.rfind('.') + 1) +
+                      " " + joinNames(c.when.values);
         }
-        std::string def;
-        const bool emptyDefault = f.get && (f.type == FieldType::Text || f.type == FieldType::Enum) &&
-                                  formatFieldValue(f.get(defaults)).empty();
-        if (f.get && !(emptyDefault && (f.omitEmpty || f.omitDefault)) && !isUnset(f, f.get(defaults)))
-            def = "`" + formatFieldValue(f.get(defaults)) + "`";
-        if (f.type == FieldType::Text && def == "``") def = "empty";
-        if (!f.defaultNote.empty()) def += (def.empty() ? "" : " (") + f.defaultNote + (def.empty() ? "" : ")");
-        std::string applies;
-        if (f.when)
-            applies = f.when->path.substr(f.when->path.rfind('.') + 1) + ": " + joinNames(f.when->values);
-        else if (f.optional)
-            applies = "when given";
-        else if (f.groupsOnly)
-            applies = "groups";
-        out += "| `" + prefix + f.path + "` | " + cell(typeText(f)) + " | " + cell(f.unit) + " | " + def +
-               " | " + cell(bounds) + " | " + cell(applies) + " | " + cell(f.help) + " |\n";
     }
-    return out;
+    std::string def;
+    const bool emptyDefault = byDefault && (f.type == FieldType::Text || f.type == FieldType::Enum) &&
+                              formatFieldValue(*byDefault).empty();
+    if (byDefault && !(emptyDefault && (f.omitEmpty || f.omitDefault)) && !isUnset(f, *byDefault))
+        def = "`" + formatFieldValue(*byDefault) + "`";
+    if (f.type == FieldType::Text && def == "``") def = f.defaultNote.empty() ? "empty" : ""; // the note says it
+    if (!f.defaultNote.empty()) def += (def.empty() ? "" : " (") + f.defaultNote + (def.empty() ? "" : ")");
+    std::string applies;
+    if (f.when)
+        applies = f.when->path.substr(f.when->path.rfind('.') + 1) + ": " + joinNames(f.when->values);
+    else if (f.optional)
+        applies = "when given";
+    else if (f.groupsOnly)
+        applies = "groups";
+    return "| `" + prefix + f.path + "` | " + cell(typeText(f)) + " | " + cell(f.unit) + " | " + def + " | " +
+           cell(bounds) + " | " + cell(applies) + " | " + cell(f.help) + " |\n";
 }
+
+namespace {
+
+using schema::markdownRows;
 
 std::string policyRows(const char* which, const std::vector<PolicyInfo>& infos) {
     std::string out;
@@ -1171,7 +1132,26 @@ std::string policyRows(const char* which, const std::vector<PolicyInfo>& infos) 
     return out;
 }
 
+/// One table row per policy: its name, its parameters with default and bounds, its summary.
+std::string policyTable(const char* which, const std::vector<PolicyInfo>& infos) {
+    std::string out = std::string("| ") + which + " `policy` | parameters (default, bounds) | what it does |\n|---|---|---|\n";
+    for (const auto& info : infos) {
+        std::string params;
+        for (const auto& p : info.params) {
+            const std::string bounds = boundsText(policyParamBounds(p), true);
+            params += (params.empty() ? "`" : ", `") + p.key + "` (" + num(p.defaultValue) +
+                      (p.integer ? ", integer" : "") + (bounds.empty() ? "" : ", " + bounds) + ")";
+        }
+        out += "| `" + info.name + "` | " + cell(params) + " | " + cell(info.summary) + " |\n";
+    }
+    return out;
+}
+
 } // namespace
+
+std::string policiesMarkdown() {
+    return policyTable("sync", syncPolicyInfos()) + "\n" + policyTable("selection", selectionPolicyInfos());
+}
 
 std::string schemaMarkdown() {
     const std::string head = "| key | type | unit | default | bounds | only with | meaning |\n"
@@ -1181,15 +1161,15 @@ std::string schemaMarkdown() {
     out += "Every key outside the topology's nodes and groups. *only with* names the kind a key "
            "needs (given with any other kind it is an error); bounds are inclusive unless "
            "marked `>`/`<`, and every number must be finite.\n\n";
-    out += head + fieldRows(scenarioSchema(), Scenario{}, "");
+    out += head + markdownRows(scenarioSchema(), Scenario{}, "");
     out += "\n### Node and group keys\n\n";
     out += "Each entry of `topology.nodes` and `topology.groups` (paths relative to the entry; "
            "a group also has `count`, see [groups](#groups)).\n\n";
-    out += head + fieldRows(nodeSchema(), NodeSpec{}, "");
+    out += head + markdownRows(nodeSchema(), NodeSpec{}, "");
     out += "\n### Link keys\n\n";
     out += "In `topology.default_link`, a node's or group's `link`, and each entry of "
            "`topology.links` (which also has `from` and `to`, node ids).\n\n";
-    out += head + fieldRows(linkSchema(), LinkParams{}, "");
+    out += head + markdownRows(linkSchema(), LinkParams{}, "");
     const std::string policyHead = "| policy | key | type | default | bounds | meaning |\n"
                                    "|---|---|---|---|---|---|\n";
     out += "\n### Sync policy parameters\n\n";

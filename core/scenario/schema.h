@@ -69,6 +69,9 @@ struct FieldInfo {
     std::vector<std::string> enumValues; ///< Enum: every spelling; Text: the accepted ones, if fixed
     std::optional<FieldCondition> when;  ///< none: applies whenever its section is there
     std::string help;                 ///< one line: what it means
+    /// The studio's label of its editor ("Throughput (samples/s)", '&' before the shortcut
+    /// letter); "" = made from the key and unit (editorLabel()).
+    std::string label;
     std::string defaultNote;          ///< said beside the default, e.g. "0 when a stop map is given"
     std::string typeNote;             ///< the type as the reference states it, when not by `type`
     std::size_t maxItems = 0;         ///< IntList: longest list accepted (0 = no limit)
@@ -88,6 +91,12 @@ struct FieldInfo {
     bool custom = false;
 
     std::string key() const;    ///< the last component: "learning_rate"
+    /// `label`, else made from the key: "Per flop j (J/FLOP)".
+    std::string editorLabel() const;
+    FieldInfo& labelled(std::string text) {
+        label = std::move(text);
+        return *this;
+    }
     std::string parent() const; ///< "training"; "" at the top
     bool isNumber() const { return type == FieldType::Real || type == FieldType::Integer; }
     /// Has numeric bounds (numbers, ranges, lists of integers).
@@ -177,5 +186,9 @@ bool samePolicy(const PolicySpec& a, const PolicySpec& b, const std::vector<Poli
 /// The key reference of docs/scenario.md (between its "schema:begin/end" markers), as
 /// `fogstudio-cli schema --markdown` prints it.
 std::string schemaMarkdown();
+/// The tables of sync and selection policies of docs/scenario.md (between its
+/// "policies:begin/end" markers): name, parameters with default and bounds, summary, from
+/// the descriptors, as `fogstudio-cli policies --markdown` prints them.
+std::string policiesMarkdown();
 
 } // namespace fog

@@ -59,6 +59,10 @@ struct ComputeSpec {
     /// FLOP/s; > 0: the speed is flops / the model's training FLOPs per sample and
     /// `throughput` is not used (the topology holds FLOP/s until the engine divides).
     Range flops = Range::exactly(0.0);
+    /// A device of core/spec/device_classes.h (`raspberry-pi-4`, ...): its FLOP/s stand for
+    /// `flops` when that is not set, and its power and network interface fill the node's
+    /// energy and nic_mbps where the node gives none (applyDeviceClass). Empty: none.
+    std::string deviceClass;
     NoiseSpec noise;
 };
 
@@ -87,6 +91,9 @@ struct EnergySpec {
     double idleW = 0.0;              ///< watts while held and not computing (docs/emulator.md, "Energy")
     double perByteReceivedJ = 0.0;   ///< joules per byte received (per hop with contention)
     double perUpdateAggregatedJ = 0.0; ///< joules per model update an aggregator folds in
+    /// joules per training FLOP: a sample costs this x the model's training FLOPs per sample
+    /// on top of perSampleJ (a device class's power / FLOP/s)
+    double perFlopJ = 0.0;
 };
 
 struct LinkParams {
@@ -279,6 +286,9 @@ struct TrainingSpec {
     double codecUpFraction = 0.01;
     std::string codecDown = "none";
     int codecDownBits = 8;
+    /// Elements a node encodes or decodes per second (docs/learning.md, "What each algorithm
+    /// costs"); 0: the codecs take no time (and no energy).
+    double codecElementsPerSecond = 0.0;
     int batchSize = 10;
     int localSteps = 1;  ///< local steps per dispatch (used when localEpochs == 0)
     int localEpochs = 0; ///< > 0: local work is this many passes over the trainer's data

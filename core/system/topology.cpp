@@ -1,5 +1,6 @@
 #include "core/system/topology.h"
 
+#include "core/spec/device_classes.h"
 #include "core/util/random.h"
 
 #include <algorithm>
@@ -28,6 +29,7 @@ const std::string& noId() {
 } // namespace
 
 Topology::Topology(const TopologySpec& spec, std::uint64_t seed, const std::vector<int>& joining) : spec_(spec) {
+    applyDeviceClasses(spec_); // a device class stands for its FLOP/s, power and interface
     const auto& entries = spec_.nodes;
     const std::size_t n = entries.size();
     // A group whose parent is another group's own id is nested: placed under every member
@@ -299,19 +301,6 @@ std::vector<int> Topology::trainersOf(int aggregator) const {
 
 std::vector<int> Topology::childAggregatorsOf(int aggregator) const {
     return aggregatorsByAggregator_.of(aggregator);
-}
-
-std::size_t Topology::bytesUsed() const {
-    std::size_t bytes =
-        members_.capacity() * sizeof(Member) + ids_.capacity() * sizeof(std::string) +
-        byHash_.capacity() * sizeof(byHash_[0]) +
-        (trainers_.capacity() + roots_.capacity()) * sizeof(int) +
-        (trainersByAggregator_.start.capacity() + trainersByAggregator_.order.capacity() +
-         aggregatorsByAggregator_.start.capacity() + aggregatorsByAggregator_.order.capacity()) *
-            sizeof(int);
-    for (const auto& id : ids_)
-        if (id.capacity() > 15) bytes += id.capacity() + 1; // past the small-string buffer
-    return bytes;
 }
 
 double Topology::hopSeconds(const LinkParams& l, bool up, double bytes) {

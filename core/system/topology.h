@@ -7,6 +7,7 @@
 // (availability, energy, noise, link...) are shared. A million group members cost about
 // 100 bytes each (id string, member record, id index), not a copy of the spec.
 
+#include "core/util/big_array.h"
 #include "core/spec/scenario.h"
 
 #include <cstdint>
@@ -86,7 +87,8 @@ class Topology {
 
     // Per-node values without assembling a Node.
     const std::string& id(int i) const { return ids_[static_cast<std::size_t>(i)]; }
-    /// The entry (node or group) that node i is a member of, as written: ranges not drawn.
+    /// The entry (node or group) that node i is a member of, as written (ranges not drawn),
+    /// with its device class's figures filled in (applyDeviceClass).
     const NodeSpec& entry(int i) const {
         return spec_.nodes[members_[static_cast<std::size_t>(i)].entry];
     }
@@ -94,6 +96,9 @@ class Topology {
         return static_cast<int>(members_[static_cast<std::size_t>(i)].entry);
     }
     double throughput(int i) const { return members_[static_cast<std::size_t>(i)].throughput; }
+    /// Asks for member i's facts (entry, parent, price) to be brought into the cache (the
+    /// engine's prefetch of the next event's node; big_array.h).
+    void prefetch(int i) const { prefetchLine(members_.data() + i); }
     double pricePerHour(int i) const { return members_[static_cast<std::size_t>(i)].pricePerHour; }
     double dataShare(int i) const { return members_[static_cast<std::size_t>(i)].dataShare; }
     int parent(int i) const { return members_[static_cast<std::size_t>(i)].parent; }
@@ -149,7 +154,8 @@ class Topology {
     int explicitLinkCount() const { return static_cast<int>(links_.size()); }
     std::pair<int, int> explicitLinkEnds(int k) const { return links_[static_cast<std::size_t>(k)].first; }
     const LinkParams& explicitLinkParams(int k) const { return links_[static_cast<std::size_t>(k)].second; }
-    /// The topology section as written (contention, link sharing, entries).
+    /// The topology section as written (contention, link sharing, entries; device classes
+    /// applied).
     const TopologySpec& spec() const { return spec_; }
 
     // ---- Changes during a run (timed events and traces, core/engine/timed_events.h). Links
@@ -168,8 +174,6 @@ class Topology {
     /// The explicit link declared from `from` to `to` (node indices), or nullptr.
     LinkParams* explicitLinkFromTo(int from, int to, int* index = nullptr);
 
-    /// Bytes held per node (member records, ids and the id index), for scale reports.
-    std::size_t bytesUsed() const;
 
   private:
     struct Member {
@@ -196,7 +200,7 @@ class Topology {
     };
 
     TopologySpec spec_; ///< the entries (shared by their members); links kept for directLink
-    std::vector<Member> members_;
+    std::vector<Member, BigArrayAllocator<Member>> members_; ///< read at random per event: huge pages
     std::vector<std::string> ids_;
     std::vector<EntryLink> entryLinks_;
     std::map<int, LinkParams> memberLinks_; ///< members' own links (timed events), stable addresses

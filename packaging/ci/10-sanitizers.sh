@@ -26,7 +26,9 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$here}" CCACHE_NOHASHDIR="${CCACHE_NOHA
 # LibTorch glue (core/model) under ASan. test_hardening2 bounds each hostile input's child
 # fogstudio-cli to 5 s of CPU and 500 MB of peak memory, figures for the normal build that
 # ASan multiplies by two to three; the main CTest run holds it.
-asan_skip=" test_presets test_hardening2 "
+# test_testbed times real transfers over shaped links against size/bandwidth (10%): its
+# processes' user-space delay stage under ASan's slowdown would measure ASan, not the links.
+asan_skip=" test_presets test_hardening2 test_testbed "
 core_tests() { # tests that include nothing from widgets/ or app/
   local f
   for f in tests/test_*.cpp; do
@@ -47,12 +49,46 @@ run_build() {
   local regex
   regex="^($(IFS='|'; echo "$*"))\$"
   echo "10-sanitizers: $name: built $* in $((t1 - t0)) s"
-  if (cd "$dir" && ctest --output-on-failure -j 1 -R "$regex"); then
+  if (cd "$dir" && ctest --output-on-failure -j 1 -R "$regex") || retry_tracer_crashes "$dir"; then
     echo "10-sanitizers: $name: tests passed in $((SECONDS - t1)) s"
   else
     echo "10-sanitizers: $name: FAILED (tests took $((SECONDS - t1)) s)"
     failed+=("$name")
   fi
+}
+
+# LeakSanitizer checks for leaks at exit by stopping every thread from a tracer thread; that
+# tracer itself now and then dies of SIGSEGV ("Tracer caught signal 11", then "LeakSanitizer has
+# encountered a fatal error"), after a test whose every case passed (google/sanitizers#1353,
+# seen once in CI on test_add_devices). That is no finding: the leak check did not run. A test
+# that failed only so is run again, up to twice, with every check on; any other failure, a
+# leak report included, stays a failure.
+test_output() { # DIR TEST: that test's output in the last CTest run
+  awk -v t="$2" '$0 ~ "^[0-9]+/[0-9]+ Test: " t "$" {on=1} on {print} on && /^<end of output>/ {exit}' \
+    "$1/Testing/Temporary/LastTest.log"
+}
+only_tracer_crash() { # DIR TEST: 0 when the test's last run failed of the tracer crash alone
+  local out
+  out="$(test_output "$1" "$2")"
+  grep -qF 'LeakSanitizer has encountered a fatal error' <<<"$out" &&
+    ! grep -qE 'ERROR: (LeakSanitizer: detected|AddressSanitizer)|runtime error:|^FAIL! ' <<<"$out"
+}
+retry_tracer_crashes() { # DIR: 0 when every failed test failed only of the tracer crash and then passed
+  local dir="$1" test attempt
+  local -a tests=()
+  [ -s "$dir/Testing/Temporary/LastTestsFailed.log" ] || return 1
+  mapfile -t tests < <(sed 's/^[0-9]*://' "$dir/Testing/Temporary/LastTestsFailed.log")
+  for test in "${tests[@]}"; do
+    for attempt in 1 2 3; do
+      if ! only_tracer_crash "$dir" "$test"; then
+        echo "10-sanitizers: $test failed of more than LeakSanitizer's tracer crash"
+        return 1
+      fi
+      [ "$attempt" -eq 3 ] && return 1
+      echo "10-sanitizers: $test: LeakSanitizer's tracer crashed at exit (no finding); running it again ($attempt of 2)"
+      (cd "$dir" && ctest --output-on-failure -j 1 -R "^${test}\$") && break
+    done
+  done
 }
 
 which="${FOG_SANITIZERS:-asan tsan}"

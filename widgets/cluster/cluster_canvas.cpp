@@ -2,7 +2,7 @@
 
 #include "core/scenario/yaml_reader.h"
 #include "widgets/cluster/cluster_editor.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QAction>
 #include <QContextMenuEvent>

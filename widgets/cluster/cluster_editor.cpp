@@ -425,8 +425,9 @@ void ClusterEditor::updateApplicability() {
     rate_->setEnabled(poisson);
     taskCount_->setEnabled(poisson);
     traceFile_->setEnabled(!poisson);
-    thresholds_->setEnabled(scheduler_->currentText() == "tiresias");
-    policyFile_->setEnabled(scheduler_->currentText() == "learned");
+    const SchedulerInfo* scheduler = findScheduler(scheduler_->currentText().toStdString());
+    thresholds_->setEnabled(scheduler && scheduler->uses("thresholds"));
+    policyFile_->setEnabled(scheduler && scheduler->uses("policy"));
     // Work parameters that the row's distribution does not use are shown but not editable.
     const bool wasFilling = filling_;
     filling_ = true;

@@ -1,7 +1,7 @@
 #include "widgets/cluster/cluster_view.h"
 
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QEvent>
 #include <QLabel>

@@ -7,7 +7,7 @@
 #include "widgets/cluster/cluster_canvas.h"
 #include "widgets/cluster/cluster_editor.h"
 #include "widgets/cluster/cluster_view.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -313,12 +313,13 @@ bool ClusterWindow::startRun(QString* error) {
     std::shared_ptr<ClusterScheduler> sched;
     std::string policyBytes;
     try {
-        if (s.scheduler.name == "learned") {
+        const SchedulerInfo* info = findScheduler(s.scheduler.name);
+        if (info && info->withPolicy) {
+            // The policy trained in this window, else the scenario's; stored with the run.
             std::shared_ptr<ClusterPolicy> p = policy_;
             if (!p || p->agents() != static_cast<int>(s.clusters.size())) p = loadScenarioPolicy(s);
-            auto learned = std::make_shared<LearnedScheduler>(p, s, false);
+            sched = info->withPolicy(p, s);
             policyBytes = p->serialize();
-            sched = learned;
         } else {
             sched = makeScheduler(s.scheduler.name, s);
         }

@@ -1,11 +1,11 @@
 #pragma once
-// The cluster part of the comparison (issue 17): completion-time CDFs of the compared
-// cluster runs side by side (run i in seriesColor(i), as everywhere in the comparison), the
-// mean completion time per scheduler with its 95% CI over seeds, and a table with mean and
-// p95 completion (mean ± CI over the runs of one scenario and scheduler). The drawing
-// functions are shared with the exporters (plots, reports).
+// The cluster part of the comparison (issue 17): the completion-time CDFs and the mean
+// completion time per scheduler (widgets/figures/cluster_plots.h, shared with the exporters)
+// above a table with mean and p95 completion (mean ± CI over the runs of one scenario and
+// scheduler).
 
 #include "core/cluster/cluster_compare.h"
+#include "widgets/figures/cluster_plots.h"
 
 #include <QColor>
 #include <QString>
@@ -17,14 +17,6 @@ class QCustomPlot;
 class QTableWidget;
 
 namespace fog {
-
-/// One empirical CDF of completion times per run; `colors[i]` and `labels[i]` for run i.
-void plotClusterCdfs(QCustomPlot* plot, const std::vector<cluster::ComparedClusterRun>& runs,
-                     const std::vector<QString>& labels, const std::vector<QColor>& colors);
-/// Mean completion time per group as bars with 95% CI whiskers, p95 as diamonds.
-void plotClusterGroups(QCustomPlot* plot, const std::vector<cluster::ClusterGroup>& groups);
-/// "12.345 ± 0.678" (no ± for a single run).
-QString formatClusterCi(const cluster::MeanCi& m, int decimals = 3);
 
 class ClusterComparison : public QWidget {
     Q_OBJECT

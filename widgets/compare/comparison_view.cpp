@@ -1,5 +1,8 @@
+#include "widgets/common/scroll_page.h"
 #include "widgets/common/tool_button.h"
 #include "widgets/compare/comparison_view.h"
+
+#include "widgets/figures/learning_plots.h"
 
 #include "core/analysis/analysis.h"
 
@@ -7,15 +10,16 @@
 #include "core/store/run_store.h"
 #include "widgets/compare/cluster_comparison.h"
 #include "widgets/compare/run_picker_dialog.h"
-#include "widgets/intervene/time_markers.h"
+#include "widgets/figures/time_markers.h"
 #include "widgets/plots/linked_cursor.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 #include "widgets/runs/runs_table_model.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
+#include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -29,6 +33,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
@@ -175,25 +180,40 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     resetZoom_->setText("Reset zoom");
     resetZoom_->setAutoRaise(true);
     resetZoom_->setToolTip("Fit every plot to its data again (wheel zooms, dragging pans, double-click fits one)");
-    auto* bar = new QHBoxLayout;
+    // Two groups that sit in one row when the window is wide enough, else in two rows: a
+    // button is never squeezed below its text ("Export...ort...").
+    for (QToolButton* b : {addButton_, removeButton_, legendButton_, meanButton_, resetZoom_, exportPlots_, exportReport_})
+        b->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    toolsA_ = new QWidget(this);
+    toolsA_->setObjectName("comparisonToolsRuns");
+    auto* barA = new QHBoxLayout(toolsA_);
+    barA->setContentsMargins(0, 0, 0, 0);
+    barA->addWidget(addButton_);
+    barA->addWidget(removeButton_);
+    barA->addSpacing(12);
+    barA->addWidget(new QLabel("x axis:", this));
+    barA->addWidget(xCombo_);
+    barA->addWidget(legendButton_);
+    barA->addWidget(meanButton_);
+    barA->addWidget(new QLabel("smooth:", this));
+    barA->addWidget(smoothSpin_);
+    barA->addWidget(resetZoom_);
+    barA->addStretch(1);
+    toolsB_ = new QWidget(this);
+    toolsB_->setObjectName("comparisonToolsTarget");
+    auto* barB = new QHBoxLayout(toolsB_);
+    barB->setContentsMargins(0, 0, 0, 0);
+    barB->addWidget(new QLabel("target:", this));
+    barB->addWidget(targetSpin_);
+    barB->addWidget(tradeMode_);
+    barB->addStretch(1);
+    barB->addWidget(exportPlots_);
+    barB->addWidget(exportReport_);
+    auto* bar = new QBoxLayout(QBoxLayout::LeftToRight);
     bar->setContentsMargins(0, 0, 0, 0);
-    bar->addWidget(addButton_);
-    bar->addWidget(removeButton_);
-    bar->addSpacing(12);
-    bar->addWidget(new QLabel("x axis:", this));
-    bar->addWidget(xCombo_);
-    bar->addWidget(legendButton_);
-    bar->addWidget(meanButton_);
-    bar->addWidget(new QLabel("smooth:", this));
-    bar->addWidget(smoothSpin_);
-    bar->addWidget(resetZoom_);
-    bar->addSpacing(12);
-    bar->addWidget(new QLabel("target:", this));
-    bar->addWidget(targetSpin_);
-    bar->addWidget(tradeMode_);
-    bar->addStretch(1);
-    bar->addWidget(exportPlots_);
-    bar->addWidget(exportReport_);
+    bar->addWidget(toolsA_);
+    bar->addWidget(toolsB_, 1);
+    toolsBar_ = bar;
 
     list_ = new QListWidget(this);
     list_->setToolTip("The compared runs; \u2605 marks the pinned baseline (dashed curves)");
@@ -207,7 +227,19 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     auto* curves = new QSplitter(Qt::Horizontal, this);
     curves->addWidget(titled(plotTitle(PlotKind::TestAccuracy), acc_, this));
     curves->addWidget(titled(plotTitle(PlotKind::TrainLoss), loss_, this));
-    curves->addWidget(titled(plotTitle(PlotKind::Cost), cost_, this));
+    // MB per round and epsilon in tabs beside the cost: the row keeps three plots wide enough
+    // to read at 1280x720, and a tab shows only when some run has that figure.
+    bytes_ = makePlot(this);
+    privacy_ = makePlot(this);
+    costTabs_ = new QTabWidget(this);
+    costTabs_->setObjectName("costTabs");
+    costTabs_->setDocumentMode(true);
+    costTabs_->addTab(titled(plotTitle(PlotKind::Cost), cost_, this), "Cost");
+    costTabs_->addTab(titled("Megabytes per round", bytes_, this), "MB per round");
+    costTabs_->addTab(titled(QString::fromUtf8("Privacy spent (ε)"), privacy_, this), QString::fromUtf8("Privacy ε"));
+    costTabs_->setTabVisible(1, false);
+    costTabs_->setTabVisible(2, false);
+    curves->addWidget(costTabs_);
 
     runInfo_ = new QLabel(this);
     runInfo_->setWordWrap(true);
@@ -283,14 +315,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     layout->addLayout(bar);
     layout->addWidget(main, 1);
     content->setMinimumSize(720, 480);
-    auto* scroll = new QScrollArea(this);
-    scroll->setObjectName("comparisonScroll");
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidgetResizable(true);
-    scroll->setWidget(content);
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(scroll);
+    fillWithScrolling(this, content, "comparisonScroll");
 
     connect(addButton_, &QToolButton::clicked, this, &ComparisonView::pickRuns);
     connect(removeButton_, &QToolButton::clicked, this, [this] {
@@ -298,10 +323,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     });
     connect(xCombo_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setXAxis(static_cast<PlotXAxis>(xCombo_->itemData(i).toInt())); });
-    connect(legendButton_, &QToolButton::toggled, this, [this](bool on) {
-        acc_->legend->setVisible(on && acc_->graphCount() > 0);
-        acc_->replot();
-    });
+    connect(legendButton_, &QToolButton::toggled, this, [this] { redrawCurves(); }); // below the curves, or none
     connect(targetSpin_, &QDoubleSpinBox::valueChanged, this, [this] {
         fillTable();
         showDetails();
@@ -389,6 +411,17 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
                            trade_);
     });
     rebuild(false);
+}
+
+void ComparisonView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    arrangeTools();
+}
+
+void ComparisonView::arrangeTools() {
+    const int need = toolsA_->sizeHint().width() + toolsB_->sizeHint().width() + 24;
+    const auto dir = width() >= need ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (toolsBar_->direction() != dir) toolsBar_->setDirection(dir);
 }
 
 void ComparisonView::changeEvent(QEvent* event) {
@@ -488,6 +521,8 @@ QCustomPlot* ComparisonView::curvePlot(PlotKind kind) const {
 QList<QPair<QString, QCustomPlot*>> ComparisonView::plots() const {
     QList<QPair<QString, QCustomPlot*>> out;
     if (anyTraining_) out = {{"accuracy", acc_}, {"train_loss", loss_}, {"cost", cost_}, {"tradeoff", trade_}};
+    if (anyTraining_ && hasBytes_) out += {{"bytes_per_round", bytes_}};
+    if (anyTraining_ && hasPrivacy_) out += {{"privacy", privacy_}};
     if (anyCluster_) out += {{"completion_cdf", cluster_->cdfPlot()}, {"completion_by_scheduler", cluster_->groupPlot()}};
     return out;
 }
@@ -840,7 +875,37 @@ void ComparisonView::drawGroupedCurves(QCustomPlot* p, PlotKind kind, const Plot
     fixFlatRange(p);
 }
 
+void ComparisonView::redrawLearning() {
+    std::vector<PlotSeries> series;
+    std::vector<PrivacySeries> privacy;
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const QColor c = seriesColor(colorIndex(i));
+        series.push_back({labelOf(runs_[i]), c, runs_[i].metrics});
+        if (!store_) continue;
+        PrivacySeries p{labelOf(runs_[i]), c, {}, kNaN};
+        try {
+            p.epsilons = privacyCurve(store_->events(runs_[i].run.id), &p.delta);
+        } catch (const std::exception&) {
+            // A store without events (or a damaged one): no privacy curve for this run.
+        }
+        if (!p.epsilons.empty()) privacy.push_back(p);
+    }
+    PlotOptions o;
+    o.x = x_;
+    o.legend = false; // the runs list is the legend, as for the other plots
+    hasBytes_ = anyBytes(series);
+    hasPrivacy_ = !privacy.empty();
+    plotBytesPerRound(bytes_, series, o);
+    plotPrivacy(privacy_, privacy);
+    privacy_->legend->setVisible(false);
+    costTabs_->setTabVisible(1, hasBytes_);
+    costTabs_->setTabVisible(2, hasPrivacy_);
+    bytes_->replot();
+    privacy_->replot();
+}
+
 void ComparisonView::redrawCurves() {
+    redrawLearning();
     if (grouped()) {
         QCPRange xRange;
         bool haveRange = false;
@@ -855,6 +920,7 @@ void ComparisonView::redrawCurves() {
             QColor legendBg = p->palette().color(QPalette::Base);
             legendBg.setAlpha(190);
             p->legend->setBrush(legendBg);
+            if (o.legend) legendBelowTheCurves(p);
             const QCPRange r = p->xAxis->range();
             xRange = haveRange ? QCPRange(std::min(xRange.lower, r.lower), std::max(xRange.upper, r.upper)) : r;
             haveRange = true;
@@ -892,6 +958,7 @@ void ComparisonView::redrawCurves() {
         QFont legendFont = font();
         legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
         p->legend->setFont(legendFont);
+        if (o.legend) legendBelowTheCurves(p);
         for (std::size_t i = 0; i < runs_.size(); ++i) {
             QCPGraph* g = p->graph(static_cast<int>(i));
             if (runs_[i].run.id == baseline_) {
@@ -929,18 +996,99 @@ void ComparisonView::redrawTradeOff() {
     const TradeOffMode mode = tradeOffMode();
     const std::vector<RunFigures> figs = figures();
     std::vector<TradeOffRun> points;
-    for (std::size_t i = 0; i < runs_.size(); ++i)
-        points.push_back({QString("#%1").arg(runs_[i].run.id), tradeOffPoint(figs[i], mode)});
+    // Repeats of a configuration (a sweep's, a lesson's variant) are one point: the mean of
+    // their times and costs, with 95% confidence bars, as the curves are one mean curve.
+    const bool byConfig = grouped();
+    std::vector<std::vector<std::size_t>> members; // point -> its runs
+    std::vector<std::pair<MeanCi, MeanCi>> bars;   // point -> time, cost
+    if (byConfig) {
+        for (std::size_t g = 0; g < groups_.size(); ++g) {
+            std::vector<double> t, c, a;
+            for (std::size_t i : groups_[g]) {
+                const TradeOffPoint p = tradeOffPoint(figs[i], mode);
+                if (!std::isfinite(p.time) || !std::isfinite(p.cost)) continue;
+                t.push_back(p.time);
+                c.push_back(p.cost);
+                if (std::isfinite(p.accuracy)) a.push_back(p.accuracy);
+            }
+            TradeOffPoint mean;
+            mean.time = t.empty() ? kNaN : meanWithCi(t).mean;
+            mean.cost = c.empty() ? kNaN : meanWithCi(c).mean;
+            mean.accuracy = a.empty() ? kNaN : meanWithCi(a).mean;
+            const StoredRun& first = runs_[groups_[g].front()].run;
+            QString label = groups_[g].size() < 2 ? QString("#%1").arg(first.id) : qs(first.sweepConfig);
+            if (label.size() > 28) label = label.left(26) + "…";
+            if (groups_[g].size() >= 2) label += QString(" (%1)").arg(t.size());
+            points.push_back({label, mean});
+            members.push_back(groups_[g]);
+            bars.emplace_back(t.size() >= 2 ? meanWithCi(t) : MeanCi{}, c.size() >= 2 ? meanWithCi(c) : MeanCi{});
+        }
+    } else {
+        for (std::size_t i = 0; i < runs_.size(); ++i) {
+            points.push_back({QString("#%1").arg(runs_[i].run.id), tradeOffPoint(figs[i], mode)});
+            members.push_back({i});
+        }
+    }
     plotTradeOff(trade_, points);
+    // Graph k is point k: it stands for its runs (a click selects the first).
+    for (int g = 0; g < trade_->graphCount(); ++g) {
+        QCPGraph* graph = trade_->graph(g);
+        const QVariant idx = graph->property("runIndex");
+        if (!idx.isValid() || idx.toInt() >= static_cast<int>(members.size())) continue;
+        const auto& m = members[static_cast<std::size_t>(idx.toInt())];
+        QVariantList ids;
+        for (std::size_t i : m) ids << static_cast<int>(i);
+        graph->setProperty("runIndex", static_cast<int>(m.front()));
+        graph->setProperty("fogMembers", ids);
+        if (!byConfig || graph->data()->isEmpty()) continue;
+        const auto& [time, cost] = bars[static_cast<std::size_t>(idx.toInt())];
+        for (const auto& [ci, type] : {std::pair{time, QCPErrorBars::etKeyError}, std::pair{cost, QCPErrorBars::etValueError}}) {
+            if (!std::isfinite(ci.halfWidth)) continue;
+            auto* e = new QCPErrorBars(trade_->xAxis, trade_->yAxis);
+            e->removeFromLegend();
+            e->setErrorType(type);
+            e->setDataPlottable(graph);
+            e->setData(QVector<double>{ci.halfWidth});
+            e->setPen(QPen(trade_->palette().color(QPalette::WindowText), 1.2));
+            e->setWhiskerWidth(6);
+            e->setProperty("fogConfigBars", true);
+        }
+    }
+    if (byConfig) { // the bars inside the range too, with the rings' room, and the labels placed again
+        trade_->rescaleAxes();
+        for (QCPAxis* a : {trade_->xAxis, trade_->yAxis}) a->scaleRange(1.4, a->range().center());
+        std::vector<QCPItemText*> labels;
+        for (int i = 0; i < trade_->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(trade_->item(i))) labels.push_back(t);
+        placeTradeOffLabels(trade_, labels);
+    }
     const QString pct = QString::number(100 * target(), 'g', 4) + " %";
+    const QString perConfig = byConfig ? QString("<br>One point per configuration: the mean of its repeats "
+                                                 "(their number in brackets), bars: 95% confidence intervals")
+                                       : QString();
     if (mode == TradeOffMode::AtTarget) {
         trade_->xAxis->setLabel("virtual time to " + pct + " (s)");
         trade_->yAxis->setLabel("cost to " + pct);
         tradeTitle_->setText("<b>Trade-off: time vs cost to reach " + pct +
-                             "</b> (colour: final accuracy; ringed, dashed: Pareto front)");
+                             "</b> (colour: final accuracy; ringed, dashed: Pareto front)" + perConfig);
     } else {
-        tradeTitle_->setText("<b>Trade-off: total time vs total cost</b> (colour: final accuracy; ringed, dashed: "
-                             "Pareto front)");
+        QString title = "<b>Trade-off: total time vs total cost</b> (colour: final accuracy; ringed, dashed: "
+                        "Pareto front)" + perConfig;
+        // Runs stopped at different budgets (a seek's rungs: 13.3 s and 120 s) are not alike
+        // in totals: say so where the scatter is.
+        double lo = std::numeric_limits<double>::infinity(), hi = 0;
+        for (const auto& r : runs_) {
+            lo = std::min(lo, r.run.summary.virtualTime);
+            hi = std::max(hi, r.run.summary.virtualTime);
+        }
+        if (runs_.size() >= 2 && lo > 0 && hi > 1.5 * lo)
+            title += QString("<br><span style='color:#d55e00'>The runs ended at different virtual times (%1 s to %2 s): "
+                             "their totals cover different amounts of work. <i>Trade-off at the target</i> compares "
+                             "what each took to reach %3.</span>")
+                         .arg(lo, 0, 'g', 4)
+                         .arg(hi, 0, 'g', 4)
+                         .arg(pct);
+        tradeTitle_->setText(title);
     }
     tradeTitle_->setToolTip(qs(paretoDefinition(mode, target())));
     styleSelection();
@@ -1176,7 +1324,9 @@ QPointF ComparisonView::pointPixel(qint64 id) const {
     if (i < 0) return {};
     for (int g = 0; g < trade_->graphCount(); ++g) {
         const QCPGraph* graph = trade_->graph(g);
-        if (graph->property("runIndex").toInt() != i || !graph->property("runIndex").isValid()) continue;
+        const QVariantList members = graph->property("fogMembers").toList();
+        if (!graph->property("runIndex").isValid() || (graph->property("runIndex").toInt() != i && !members.contains(i)))
+            continue;
         if (graph->data()->isEmpty()) return {};
         const auto it = graph->data()->constBegin();
         return graph->coordsToPixels(it->key, it->value);

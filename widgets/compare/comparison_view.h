@@ -8,7 +8,7 @@
 // Export is left to the window, through signals.
 
 #include "widgets/compare/comparison_summary.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QList>
 #include <QPointF>
@@ -16,6 +16,7 @@
 
 #include <vector>
 
+class QBoxLayout;
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -24,6 +25,7 @@ class QListWidget;
 class QPlainTextEdit;
 class QSpinBox;
 class QTableWidget;
+class QTabWidget;
 class QToolButton;
 
 namespace fog {
@@ -78,6 +80,11 @@ public:
     /// Moving-average window of the curves, in points (1 = raw).
     int smoothing() const;
     QCustomPlot* tradeOffPlot() const { return trade_; }
+    /// MB per round and epsilon spent, one curve per run (or configuration colour), in tabs
+    /// beside the cost plot; each tab shows only when some run has that figure.
+    QCustomPlot* bytesPlot() const { return bytes_; }
+    QCustomPlot* privacyPlot() const { return privacy_; }
+    QTabWidget* costTabs() const { return costTabs_; }
     /// The four plots, in display order, with a file-name stem each (for exporting them).
     QList<QPair<QString, QCustomPlot*>> plots() const;
     QTableWidget* summaryTable() const { return table_; }
@@ -128,10 +135,13 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild(bool reloadAll);
     void redrawCurves();
+    /// The learning side's plots (issue 25): MB per round, and epsilon for DP-FedAvg runs.
+    void redrawLearning();
     void drawForkMarkers();
     void redrawTradeOff();
     void fillTable();
@@ -152,6 +162,11 @@ private:
     std::vector<QString> labels_; ///< per run: what tells it apart (core/analysis/run_labels)
 
     QListWidget* list_;
+    /// The tool bar's two groups (runs and axes; target and export), in one row or two.
+    void arrangeTools();
+    QWidget* toolsA_ = nullptr;
+    QWidget* toolsB_ = nullptr;
+    QBoxLayout* toolsBar_ = nullptr;
     QToolButton* addButton_;
     QToolButton* removeButton_;
     QComboBox* xCombo_;
@@ -167,6 +182,10 @@ private:
     QCustomPlot* loss_;
     QCustomPlot* cost_;
     QCustomPlot* trade_;
+    QCustomPlot* bytes_;   ///< MB per round (a tab beside the cost)
+    QCustomPlot* privacy_; ///< epsilon spent (a tab beside the cost, for DP-FedAvg runs)
+    QTabWidget* costTabs_;
+    bool hasBytes_ = false, hasPrivacy_ = false;
     QLabel* runInfo_;
     QPlainTextEdit* yaml_;
     QTableWidget* table_;

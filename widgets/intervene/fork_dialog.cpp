@@ -153,8 +153,6 @@ void ForkDialog::removeChange(int row) {
     if (row >= 0 && row < table_->rowCount()) table_->removeRow(row);
 }
 
-int ForkDialog::changeCount() const { return table_->rowCount(); }
-
 void ForkDialog::fillTargets(int row) {
     auto* what = qobject_cast<QComboBox*>(table_->cellWidget(row, WhatColumn));
     auto* which = qobject_cast<QComboBox*>(table_->cellWidget(row, TargetColumn));

@@ -36,7 +36,6 @@ public:
     int addChange(ChangeKind kind, const std::string& target = {}, const std::string& linkTo = {},
                   const QString& value = {});
     void removeChange(int row);
-    int changeCount() const;
     QLineEdit* atEdit() const { return at_; }
     QTableWidget* table() const { return table_; }
 

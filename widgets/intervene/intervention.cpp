@@ -100,8 +100,6 @@ QString changeKindUnit(ChangeKind k) {
     return {};
 }
 
-bool forkCanChange(ChangeKind k) { return k != ChangeKind::Offline && k != ChangeKind::Online; }
-
 std::string actionText(const Change& c) {
     const std::string v = numberText(c.value);
     const std::string to = c.linkTo.empty() ? std::string() : " to=" + c.linkTo;

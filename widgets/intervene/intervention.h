@@ -48,9 +48,6 @@ struct Change {
 /// "Bandwidth up", "Price", ... and the unit ("Mbit/s", "$/h", "" for none).
 QString changeKindName(ChangeKind k);
 QString changeKindUnit(ChangeKind k);
-/// Whether the fork dialog offers the kind (links, nodes and policy parameters; taking
-/// nodes offline is an intervention of a running run).
-bool forkCanChange(ChangeKind k);
 
 /// The `--event` action text without the trigger: "link edge-1.up=2",
 /// "link cloud.latency=40 to=edge-1", "node spot price=0.9", "offline phones fraction=0.5",

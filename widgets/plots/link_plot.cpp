@@ -2,8 +2,8 @@
 
 #include "core/analysis/link_throughput.h"
 #include "core/store/run_store.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

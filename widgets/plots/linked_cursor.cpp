@@ -3,8 +3,8 @@
 #include "widgets/plots/link_plot.h"
 #include "widgets/plots/live_plots.h"
 #include "widgets/plots/node_timeline.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QEvent>
 #include <QFontMetrics>

@@ -1,12 +1,15 @@
 #include "widgets/plots/live_plots.h"
 
+#include "widgets/figures/learning_plots.h"
+
 #include "widgets/plots/linked_cursor.h"
 
 #include "core/planning/prediction.h"
+#include "core/policies/policy_descriptor.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "widgets/intervene/intervention.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 #include "widgets/plots/theory_estimator.h"
 
 #include <QCheckBox>
@@ -23,10 +26,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace fog {
 
 namespace {
+
+/// The right-axis curve drawSecondary added to `plot` (nullptr: none).
+QCPGraph* secondaryGraph(QCustomPlot* plot) {
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->property("fogSecondary").toBool()) return plot->graph(i);
+    return nullptr;
+}
+
+/// A record's key on the x axis.
+double recordKey(const AggregationRecord& r, PlotXAxis x) {
+    return x == PlotXAxis::VirtualTime ? r.time : x == PlotXAxis::Round ? r.round : r.wallSeconds;
+}
+
 
 /// Trailing moving average, in place (the same window plotMetric uses).
 void smoothGraph(QCPGraph* g, int window) {
@@ -97,7 +114,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         auto& p = panels_[i];
         p.kind = kinds[i];
         p.plot = new QCustomPlot(this);
-        p.plot->setMinimumSize(160, 100);
+        p.plot->setMinimumSize(160, 140); // room for an axis label: the panel scrolls instead
         p.plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         p.plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit; the cursor line follows the "
                               "mouse on every plot"));
@@ -120,7 +137,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     figuresScroll->setFrameShape(QFrame::NoFrame);
     figuresScroll->setWidgetResizable(true);
     figuresScroll->setWidget(figures_);
-    figuresScroll->setMinimumSize(160, 100);
+    figuresScroll->setMinimumSize(160, 140);
     grid->addWidget(figuresScroll, 1, 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
@@ -134,6 +151,15 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     // The expected round time on a row of its own: the controls keep their row on a
     // laptop's width, and the formula reads in one line.
     layout->addWidget(closedFormLabel_);
+    // What the run's figures say about the lesson it can show ("this run is network-bound").
+    hintLabel_ = new QLabel(this);
+    hintLabel_->setObjectName("runHint");
+    hintLabel_->setWordWrap(true);
+    hintLabel_->setTextFormat(Qt::PlainText);
+    hintLabel_->setStyleSheet("QLabel { background: rgba(230, 159, 0, 60); border-left: 3px solid rgb(230, 159, 0); "
+                              "padding: 3px 6px; }");
+    hintLabel_->hide();
+    layout->addWidget(hintLabel_);
     layout->addLayout(grid, 1);
 
     refresh_ = new QTimer(this);
@@ -178,12 +204,16 @@ void LivePlots::setShownLevel(int level) {
 }
 
 void LivePlots::reset(const RunInfo& info, const Scenario& scenario) {
+    setHint({});
     records_.clear();
     levels_ = {0};
     level_ = 0;
     updateLevelCombo();
     markers_.clear();
     predictedTime_ = predictedCost_ = predictedAccuracy_ = kNaN;
+    epsilons_.clear();
+    delta_ = kNaN;
+    lastBytes_ = 0.0;
     runLabel_ = QString::fromStdString(info.scenarioName.empty() ? scenario.name : info.scenarioName);
     shownSync_ = scenario.topology.nodes.empty() ? std::string() : scenario.sync.name;
     startTheory(info, scenario);
@@ -241,6 +271,7 @@ void LivePlots::startTheory(const RunInfo& info, const Scenario& scenario) {
 bool LivePlots::estimating() const { return theoryRequest_ >= 0 && expected_.source == ExpectedRoundTime::Source::None; }
 
 void LivePlots::clear() {
+    setHint({});
     reset(RunInfo{}, Scenario{});
     runLabel_.clear();
 }
@@ -248,6 +279,9 @@ void LivePlots::clear() {
 void LivePlots::append(const std::vector<AggregationRecord>& records) {
     if (records.empty()) return;
     records_.insert(records_.end(), records.begin(), records.end());
+    if (!needFullRedraw_ && options_.smoothing <= 1 && level_ == 0) appendSecondary(records);
+    for (const auto& r : records)
+        if (r.level == 0) lastBytes_ = r.bytes;
     bool newLevel = false;
     for (const auto& r : records)
         if (std::find(levels_.begin(), levels_.end(), r.level) == levels_.end()) {
@@ -319,6 +353,23 @@ void LivePlots::appendEvents(const std::vector<RunEvent>& events) {
             const std::string quota = e.detail.substr(7, e.detail.find(" was ") - 7);
             markers_.push_back({e.time, QStringLiteral("re-plan: ") + QString::fromStdString(quota)});
             needFullRedraw_ = true;
+            schedule();
+            continue;
+        }
+        if (e.kind == RunEventKind::Privacy) {
+            const double eps = privacyValue(e.detail, "epsilon");
+            if (std::isnan(eps)) continue;
+            delta_ = privacyValue(e.detail, "delta");
+            epsilons_.push_back({e.time, eps});
+            // The first one adds the curve (a full redraw); later ones extend it.
+            QCustomPlot* acc = plot(Panel::Accuracy);
+            QCPGraph* g = secondaryGraph(acc);
+            if (!g || needFullRedraw_) {
+                needFullRedraw_ = true;
+            } else {
+                g->addData(keyFor(panels_[static_cast<int>(Panel::Accuracy)], e.time), std::isfinite(eps) ? eps : kNaN);
+                panels_[static_cast<int>(Panel::Accuracy)].dirty = true;
+            }
             schedule();
             continue;
         }
@@ -410,6 +461,14 @@ void LivePlots::setEditedScenario(const Scenario& scenario) {
     updateClosedFormLabel();
 }
 
+void LivePlots::setHint(const QString& text) {
+    if (hintLabel_->text() == text) return;
+    hintLabel_->setText(text);
+    hintLabel_->setVisible(!text.isEmpty());
+}
+
+QString LivePlots::hint() const { return hintLabel_->isHidden() ? QString() : hintLabel_->text(); }
+
 QString LivePlots::expectedText() const {
     if (editedSync_.empty()) return shownExpectedText();
     const QString edited =
@@ -432,10 +491,11 @@ void LivePlots::updateClosedFormLabel() {
     if (!closedForm_.applies && !closedForm_.why.empty())
         why = tr("Here: %1.\n\n").arg(QString::fromStdString(closedForm_.why));
     closedFormLabel_->setToolTip(
-        why + tr("Closed forms hold for fully-sync, n-sync and n-batch-sync with exponential or shifted-exponential step "
+        why + tr("Closed forms hold for %1 with exponential or shifted-exponential step "
            "times, one aggregator and private links (latency + size / bandwidth, down and up, is added; "
            "papers.md). Elsewhere a timing-only run of the same scenario (no training) estimates the mean round "
-           "time in the background: the Monte Carlo estimate."));
+           "time in the background: the Monte Carlo estimate.")
+                  .arg(QString::fromStdString(barrierSyncNames())));
 }
 
 void LivePlots::updateFigures() {
@@ -474,6 +534,9 @@ void LivePlots::updateFigures() {
     if (evaluated)
         row(tr("test accuracy"), tr("%1% (round %2)").arg(evaluated->testAccuracy * 100, 0, 'f', 2).arg(evaluated->round));
     row(tr("mean round time"), tr("%1 s").arg(last->time / rounds, 0, 'g', 4));
+    if (last->bytes > 0) row(tr("bytes per round"), tr("%1 MB").arg(last->bytes / rounds / 1e6, 0, 'g', 4));
+    if (!epsilons_.empty())
+        row(tr("privacy spent"), tr("&epsilon; = %1 at &delta; = %2").arg(epsilons_.back().y(), 0, 'g', 4).arg(delta_, 0, 'g', 3));
     if (expected_.source == ExpectedRoundTime::Source::ClosedForm)
         row(tr("closed form"), tr("%1 s").arg(expected_.seconds, 0, 'g', 4));
     else if (expected_.source == ExpectedRoundTime::Source::MonteCarlo)
@@ -572,21 +635,23 @@ void LivePlots::redraw(PanelState& p) {
             p.plot->graph(0)->setProperty("lastTime", last);
         }
     }
+    drawSecondary(p);
     if (p.autoscale)
         autoscale(p);
-    // Labels and legends stay readable over the curves; a legend is one compact row in the
-    // headroom autoscale leaves above the data, so it never covers a curve.
+    // Labels stay readable over the curves; the legend is a row of its own below the plot, in
+    // as many columns as its width holds, so it covers no curve, no label and no other legend
+    // entry (three entries did not fit across a plot at 1280x720: "MB per round" lay over
+    // "Monte Carlo 23.82 s").
     QColor base = palette().color(QPalette::Base);
     base.setAlpha(215);
     p.plot->legend->setBrush(base);
-    p.plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    p.plot->legend->setWrap(4);
     p.plot->legend->setRowSpacing(0);
     p.plot->legend->setColumnSpacing(6);
+    p.plot->legend->setMargins(QMargins(4, 1, 4, 1));
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     p.plot->legend->setFont(small);
-    p.plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    if (p.plot->legend->visible()) legendBelowTheCurves(p.plot);
     for (int i = 0; i < p.plot->itemCount(); ++i)
         if (auto* text = qobject_cast<QCPItemText*>(p.plot->item(i))) {
             text->setBrush(base);
@@ -702,6 +767,72 @@ void LivePlots::resetZoom() {
     }
 }
 
+void LivePlots::drawSecondary(PanelState& p) {
+    QCustomPlot* plot = p.plot;
+    const PlotOptions o = optionsFor(p);
+    plot->yAxis2->setVisible(false);
+    QCPGraph* g = nullptr;
+    if (p.kind == PlotKind::TestAccuracy && !epsilons_.empty()) {
+        g = plot->addGraph(plot->xAxis, plot->yAxis2);
+        g->setName(tr("ε spent (δ = %1)").arg(delta_, 0, 'g', 3));
+        for (const QPointF& e : epsilons_) g->addData(keyFor(p, e.x()), std::isfinite(e.y()) ? e.y() : kNaN);
+        plot->yAxis2->setLabel(tr("ε (δ = %1)").arg(delta_, 0, 'g', 3));
+    } else if (p.kind == PlotKind::RoundTime) {
+        bool any = false;
+        for (const auto& r : records_) any = any || (r.level == 0 && r.bytes > 0);
+        if (!any) return;
+        g = plot->addGraph(plot->xAxis, plot->yAxis2);
+        g->setName(tr("MB per round"));
+        double prev = 0.0;
+        for (const auto& r : records_) {
+            if (r.level != 0) continue;
+            g->addData(recordKey(r, o.x), (r.bytes - prev) / 1e6);
+            prev = r.bytes;
+        }
+        plot->yAxis2->setLabel(tr("MB per round"));
+    }
+    if (!g) return;
+    g->setProperty("fogSecondary", true);
+    const QColor c = seriesColor(3);
+    g->setPen(QPen(c, 1.5, Qt::DashLine));
+    markSparsePoints(g);
+    // The right axis, drawn in the curve's colour, names it: no legend entry to find room for
+    // in a small plot.
+    g->removeFromLegend();
+    QCPAxis* right = plot->yAxis2;
+    right->setBasePen(QPen(c));
+    right->setTickPen(QPen(c));
+    right->setSubTickPen(QPen(c));
+    right->setTickLabelColor(c);
+    right->setLabelColor(c);
+    right->setVisible(true);
+    right->setTickLabels(true);
+}
+
+void LivePlots::appendSecondary(const std::vector<AggregationRecord>& records) {
+    PanelState& p = panels_[static_cast<int>(Panel::RoundTime)];
+    QCPGraph* g = secondaryGraph(p.plot);
+    double prev = lastBytes_;
+    bool any = false;
+    for (const auto& r : records) {
+        if (r.level != 0) continue;
+        any = any || r.bytes > 0;
+        if (g) g->addData(recordKey(r, optionsFor(p).x), (r.bytes - prev) / 1e6);
+        prev = r.bytes;
+    }
+    if (!g && any) needFullRedraw_ = true; // the first bytes: add the curve
+}
+
+void LivePlots::scaleSecondary(PanelState& p) {
+    QCPGraph* g = secondaryGraph(p.plot);
+    if (!g) return;
+    bool found = false;
+    const QCPRange r = g->getValueRange(found);
+    if (!found) return;
+    // From zero, with a little air above as on the left axis.
+    p.plot->yAxis2->setRange(0.0, r.upper > 0 ? r.upper * 1.06 : 1.0);
+}
+
 void LivePlots::autoscale(PanelState& p) {
     QCustomPlot* plot = p.plot;
     bool any = false;
@@ -725,7 +856,9 @@ void LivePlots::autoscale(PanelState& p) {
     // (QCustomPlot keeps the previous range's size around flat data, which would compound.)
     bool found = false;
     QCPRange values;
+    scaleSecondary(p);
     for (int i = 0; i < plot->graphCount(); ++i) {
+        if (plot->graph(i)->valueAxis() != plot->yAxis) continue; // the right axis has its own range
         bool f = false;
         const QCPRange r = plot->graph(i)->getValueRange(f);
         if (!f) continue;
@@ -742,14 +875,6 @@ void LivePlots::autoscale(PanelState& p) {
     }
     // A little air above and below so curves do not touch the frame.
     if (!o.logY && p.kind != PlotKind::TestAccuracy) plot->yAxis->scaleRange(1.06, plot->yAxis->range().center());
-    // Room above the data for the legend's row (about 22 px of the plot's height).
-    if (plot->legend->visible()) {
-        const double h = std::max(40, plot->axisRect()->height());
-        const double share = std::clamp(26.0 / h, 0.12, 0.4);
-        const QCPRange r = plot->yAxis->range();
-        if (o.logY && r.lower > 0) plot->yAxis->setRangeUpper(r.upper * std::pow(r.upper / r.lower, share / (1 - share)));
-        else plot->yAxis->setRangeUpper(r.upper + r.size() * share / (1 - share));
-    }
     if (plot->xAxis->range().size() <= 0) plot->xAxis->setRange(plot->xAxis->range().lower - 0.5, plot->xAxis->range().upper + 0.5);
 }
 

@@ -8,8 +8,8 @@
 #include "core/analysis/theory.h"
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
-#include "widgets/intervene/time_markers.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/time_markers.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QPointF>
 #include <QWidget>
@@ -59,6 +59,11 @@ public:
     /// (and the accuracy plot, with A) draws that point beside the measured curve, so plan
     /// and emulated outcome can be compared.
     void appendEvents(const std::vector<RunEvent>& events);
+    /// DP-FedAvg's accountant reports a "privacy" event per round ("epsilon=E delta=D ..."):
+    /// the accuracy plot draws the epsilon spent on its right axis. The epsilons so far as
+    /// (virtual time, epsilon), and the delta they are at (NaN: none reported).
+    const std::vector<QPointF>& epsilons() const { return epsilons_; }
+    double privacyDelta() const { return delta_; }
     /// The predicted (virtual seconds, cost) of the run's plan; NaN when none was reported.
     QPointF prediction() const { return {predictedTime_, predictedCost_}; }
     /// A calibrated plan's predicted test accuracy (drawn as a star on the accuracy plot at
@@ -100,6 +105,9 @@ public:
     int monteCarloRounds() const { return monteCarloRounds_; }
     /// The line the round-time plot says about the expectation ("Expected round time: ...").
     QString expectedText() const;
+    /// A hint above the plots (empty: none), e.g. NodeTimeline::boundHint's.
+    void setHint(const QString& text);
+    QString hint() const;
     /// The scenario as edited now (no run going): the expectation line then speaks of it,
     /// not of the scenario the plots were last reset with ("no closed form for the fedavg
     /// policy" stayed after switching to fully-sync). When a run is shown whose sync policy
@@ -189,8 +197,17 @@ private:
     QLabel* smoothLabel_ = nullptr;
     QCheckBox* logBox_ = nullptr;
     QLabel* closedFormLabel_ = nullptr;
+    QLabel* hintLabel_ = nullptr;
     QLabel* figures_ = nullptr; ///< the run's latest figures, in the grid's sixth cell
     void updateFigures();
+    /// The right-axis curves: epsilon on the accuracy plot, the megabytes each global round
+    /// moved on the round-time plot (docs/studio.md, "Live plots").
+    void drawSecondary(PanelState& p);
+    void appendSecondary(const std::vector<AggregationRecord>& records);
+    void scaleSecondary(PanelState& p);
+    std::vector<QPointF> epsilons_;
+    double delta_ = kNaN;
+    double lastBytes_ = 0.0; ///< cumulative bytes of the last global round appended
 };
 
 } // namespace fog

@@ -1,8 +1,8 @@
 #include "widgets/plots/node_timeline.h"
 
 #include "core/store/run_store.h"
-#include "widgets/plots/qcustomplot.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/figures/run_plots.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -115,6 +115,7 @@ void NodeTimeline::reset(const RunInfo& info) {
     holders_->setAdaptiveSampling(false);
     addStateLegend(plot_);
     plot_->legend->setVisible(true);
+    fitLegend();
     cursor_ = new QCPItemStraightLine(plot_);
     cursor_->setVisible(false);
     applyPalette();
@@ -190,6 +191,11 @@ double NodeTimeline::totalSeconds(NodeState state) const {
 QString NodeTimeline::totalsText() const { return totalsLabel_->text(); }
 
 void NodeTimeline::updateTotals() {
+    const QString hint = boundHint();
+    if (hint != lastHint_) {
+        lastHint_ = hint;
+        Q_EMIT boundHintChanged(hint);
+    }
     const double computing = totalSeconds(NodeState::Computing);
     const double receiving = totalSeconds(NodeState::Receiving);
     const double sending = totalSeconds(NodeState::Sending);
@@ -207,6 +213,22 @@ void NodeTimeline::updateTotals() {
                               .arg(pct(receiving + sending))
                               .arg(receiving, 0, 'f', 1)
                               .arg(sending, 0, 'f', 1));
+}
+
+QString NodeTimeline::boundHint() const {
+    const double computing = totalSeconds(NodeState::Computing);
+    const double network = totalSeconds(NodeState::Receiving) + totalSeconds(NodeState::Sending);
+    const double busy = computing + network;
+    if (busy <= 0 || barriers_.size() < 2) return {}; // too early to tell
+    const double share = network / busy;
+    if (share < kNetworkBoundShare) return {};
+    return tr("This run is network-bound: its nodes spend %1% of their busy time waiting for the network and %2% "
+              "computing, so sync policies that differ in how long they wait for slow trainers (fully-sync, n-sync, "
+              "n-batch-sync) will take about the same time per round. To show stragglers, let computing dominate: "
+              "more local work per round (Training: local steps or epochs, batch size), slower devices (Inspector: "
+              "throughput), or faster links (Inspector: bandwidth); or open Presets: Volatile spot workers.")
+        .arg(100 * share, 0, 'f', 1)
+        .arg(100 * (1 - share), 0, 'f', 1);
 }
 
 void NodeTimeline::setCursorTime(double t) {
@@ -252,6 +274,7 @@ void NodeTimeline::appendMetrics(const std::vector<AggregationRecord>& records) 
         until_ = std::max(until_, r->time);
     }
     pendingEnds_.erase(pendingEnds_.begin(), pendingEnds_.begin() + static_cast<long>(next));
+    updateTotals(); // the bound hint waits for the second round
     schedule();
 }
 
@@ -356,10 +379,27 @@ void NodeTimeline::flush() {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void NodeTimeline::fitLegend() {
+    // As many legend columns as the plot is wide enough for: at 1280x720 the eight in one
+    // row were cut at the right edge.
+    QCPLegend* legend = plot_->legend;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (legend->item(i)) widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    if (widest <= 0) return;
+    const int room = plot_->width() - legend->margins().left() - legend->margins().right() - 12;
+    const int columns = std::clamp(room / (widest + legend->columnSpacing()), 1, 8);
+    if (legend->wrap() == columns) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void NodeTimeline::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     // The axis rect's height is known after the next layout pass.
     QTimer::singleShot(0, this, [this] {
+        fitLegend();
         const int before = visible_;
         updateRows();
         if (before != visible_) schedule();

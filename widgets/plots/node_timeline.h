@@ -62,6 +62,12 @@ public:
     double totalSeconds(NodeState state) const;
     /// The line above the timeline: time computing vs waiting for the network, all nodes.
     QString totalsText() const;
+    /// Waiting for the network from this share of the nodes' busy time on, a run is
+    /// network-bound: the straggler lessons (fully-sync vs n-sync) do not show in it.
+    static constexpr double kNetworkBoundShare = 0.75;
+    /// What the totals say to a teacher (from the second round on): "This run is
+    /// network-bound: ..." with the settings that make computing dominate; empty otherwise.
+    QString boundHint() const;
 
     /// The cursor shared with the other plots: a vertical line at virtual time `t` (NaN
     /// hides it). Does not emit.
@@ -71,13 +77,20 @@ public:
 Q_SIGNALS:
     /// The mouse moved over the timeline to virtual time `t` (NaN: it left).
     void cursorMoved(double t);
+    /// boundHint() changed (empty: no hint now).
+    void boundHintChanged(const QString& hint);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
+public:
+    /// Wraps the legend below the plot into as many columns as fit its width.
+    void fitLegend();
+
 private:
+    QString lastHint_;
     void paint(const NodeInterval& iv);
     void applyPalette();
     void grow(double until);

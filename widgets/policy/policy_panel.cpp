@@ -1,6 +1,9 @@
 #include "widgets/policy/policy_panel.h"
 
 #include "widgets/document/scenario_document.h"
+#include "core/policies/local_optimizers.h"
+#include "core/policies/server_optimizer.h"
+#include "core/policies/update_codec.h"
 #include "core/scenario/schema.h"
 #include "widgets/policy/edit_ids.h"
 #include "widgets/policy/wide_spin_box.h"
@@ -30,6 +33,52 @@ int decimalsFor(const PolicyParamInfo& p) {
     const double v = std::abs(p.defaultValue);
     if (v != 0 && v < 0.01) return 6;
     return 4;
+}
+
+/// The explanation of a catalogue entry: summary (with its formula), parameters, source.
+QString explanationHtml(const PolicyInfo& info) {
+    QString html = "<p>" + QString::fromStdString(info.summary).toHtmlEscaped() + "</p>";
+    if (!info.params.empty()) {
+        html += "<p>";
+        for (const auto& p : info.params)
+            html += "<b>" + QString::fromStdString(p.key).toHtmlEscaped() + "</b>: " +
+                    QString::fromStdString(p.help).toHtmlEscaped() + "<br>";
+        html += "</p>";
+    }
+    if (!info.source.empty())
+        html += "<p><i>" + QObject::tr("Source: ") + QString::fromStdString(info.source).toHtmlEscaped() + "</i></p>";
+    return html;
+}
+
+/// The catalogue of a LearningChooser row (the downlink has no top-k).
+std::vector<PolicyInfo> learningCatalogue(std::size_t row) {
+    switch (row) {
+    case 0:
+        return localOptimizerInfos();
+    case 1:
+        return serverOptimizerInfos();
+    case 2:
+        return codecInfos();
+    default: {
+        std::vector<PolicyInfo> down;
+        for (const auto& info : codecInfos())
+            if (info.name != "topk") down.push_back(info);
+        return down;
+    }
+    }
+}
+
+std::string& learningValue(TrainingSpec& t, std::size_t row) {
+    switch (row) {
+    case 0:
+        return t.optimizer;
+    case 1:
+        return t.serverOptimizer;
+    case 2:
+        return t.codecUp;
+    default:
+        return t.codecDown;
+    }
 }
 
 } // namespace
@@ -136,7 +185,7 @@ void PolicyChooser::rebuildParams(const PolicyInfo* info, const PolicySpec& valu
         // The loader's bounds (core/scenario/schema.h), not a copy of them.
         const NumericBounds bounds = policyParamBounds(p);
         if (p.integer) {
-            auto* sb = new QSpinBox(box_);
+            auto* sb = new WideIntSpinBox(box_);
             const SpinRange r = spinRange(bounds, 0);
             sb->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
             sb->setValue(static_cast<int>(value));
@@ -172,17 +221,82 @@ void PolicyChooser::showExplanation(const PolicyInfo* info) {
         explanation_->setText(tr("<i>Unknown policy.</i>"));
         return;
     }
-    QString html = "<p>" + QString::fromStdString(info->summary).toHtmlEscaped() + "</p>";
-    if (!info->params.empty()) {
-        html += "<p>";
-        for (const auto& p : info->params)
-            html += "<b>" + QString::fromStdString(p.key).toHtmlEscaped() + "</b>: " +
-                    QString::fromStdString(p.help).toHtmlEscaped() + "<br>";
-        html += "</p>";
+    explanation_->setText(explanationHtml(*info));
+}
+
+const std::vector<std::string>& LearningChooser::keys() {
+    static const std::vector<std::string> k{"training.optimizer", "training.server_optimizer", "training.codec_up",
+                                            "training.codec_down"};
+    return k;
+}
+
+LearningChooser::LearningChooser(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* box = new QGroupBox(tr("Learning algorithm"), this);
+    outer->addWidget(box);
+    auto* layout = new QVBoxLayout(box);
+    const QString titles[] = {tr("Local optimiser"), tr("Server optimiser"), tr("Codec up"), tr("Codec down")};
+    for (std::size_t row = 0; row < keys().size(); ++row) {
+        auto* line = new QFormLayout;
+        auto* combo = new QComboBox(box);
+        for (const auto& info : learningCatalogue(row)) {
+            combo->addItem(QString::fromStdString(info.name));
+            combo->setItemData(combo->count() - 1, QString::fromStdString(info.summary), Qt::ToolTipRole);
+        }
+        combo->setObjectName(QString::fromStdString(keys()[row]));
+        combo->setAccessibleName(titles[row]);
+        line->addRow(titles[row] + ":", combo);
+        layout->addLayout(line);
+        auto* label = new QLabel(box);
+        label->setObjectName(QString::fromStdString(keys()[row]) + ".explanation");
+        label->setWordWrap(true);
+        label->setTextFormat(Qt::RichText);
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        layout->addWidget(label);
+        boxes_.push_back(combo);
+        labels_.push_back(label);
+        connect(combo, &QComboBox::currentIndexChanged, this, [this, row](int) {
+            explain(row);
+            if (!updating_) Q_EMIT chosen(keys()[row], boxes_[row]->currentText().toStdString());
+        });
+        explain(row);
     }
-    if (!info->source.empty())
-        html += "<p><i>" + tr("Source: ") + QString::fromStdString(info->source).toHtmlEscaped() + "</i></p>";
-    explanation_->setText(html);
+}
+
+void LearningChooser::setTraining(const TrainingSpec& training) {
+    updating_ = true;
+    TrainingSpec t = training;
+    for (std::size_t row = 0; row < boxes_.size(); ++row) {
+        const QString name = QString::fromStdString(learningValue(t, row));
+        int index = boxes_[row]->findText(name);
+        if (index < 0) { // not in the catalogue (the validator says so); keep it visible
+            boxes_[row]->addItem(name);
+            index = boxes_[row]->count() - 1;
+        }
+        boxes_[row]->setCurrentIndex(index);
+        explain(row);
+    }
+    updating_ = false;
+}
+
+QComboBox* LearningChooser::box(const std::string& key) const {
+    for (std::size_t row = 0; row < keys().size(); ++row)
+        if (keys()[row] == key) return boxes_[row];
+    return nullptr;
+}
+
+QString LearningChooser::explanation(const std::string& key) const {
+    for (std::size_t row = 0; row < keys().size(); ++row)
+        if (keys()[row] == key) return labels_[row]->text();
+    return {};
+}
+
+void LearningChooser::explain(std::size_t row) {
+    const std::string name = boxes_[row]->currentText().toStdString();
+    const auto catalogue = learningCatalogue(row);
+    const PolicyInfo* info = findPolicy(catalogue, name);
+    labels_[row]->setText(info ? explanationHtml(*info) : tr("<i>Unknown: %1.</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
 }
 
 PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
@@ -191,7 +305,16 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
     selection_ = new PolicyChooser(tr("Selection"), selectionPolicyInfos(), this);
     layout->addWidget(sync_);
     layout->addWidget(selection_);
+    learning_ = new LearningChooser(this);
+    layout->addWidget(learning_);
     layout->addStretch(1);
+    connect(learning_, &LearningChooser::chosen, this, [this](const std::string& key, const std::string& name) {
+        if (!document_) return;
+        const auto& keys = LearningChooser::keys();
+        const std::size_t row = static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
+        document_->edit(tr("Set %1 to %2").arg(QString::fromStdString(key), QString::fromStdString(name)),
+                        [row, name](Scenario& s) { learningValue(s.training, row) = name; });
+    });
     connect(sync_, &PolicyChooser::edited, this, [this](bool nameChanged) { commit(true, nameChanged); });
     connect(selection_, &PolicyChooser::edited, this, [this](bool nameChanged) { commit(false, nameChanged); });
     setEnabled(false);
@@ -210,6 +333,7 @@ void PolicyPanel::refresh() {
     if (!document_) return;
     sync_->setSpec(document_->scenario().sync);
     selection_->setSpec(document_->scenario().selection);
+    learning_->setTraining(document_->scenario().training);
 }
 
 void PolicyPanel::commit(bool sync, bool nameChanged) {

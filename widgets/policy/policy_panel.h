@@ -49,6 +49,35 @@ private:
     bool updating_ = false;
 };
 
+/// The learning algorithm besides the sync policy (docs/learning.md): the local optimiser,
+/// the server optimiser and the codecs up and down (training.optimizer, server_optimizer,
+/// codec_up, codec_down), each a chooser from its catalogue with the chosen one's formula,
+/// source and the training keys it reads. (Client algorithms, DP-FedAvg and SecAgg are sync
+/// policies: the Synchronisation chooser above.)
+class LearningChooser : public QWidget {
+    Q_OBJECT
+public:
+    explicit LearningChooser(QWidget* parent = nullptr);
+    /// The training keys shown, in order.
+    static const std::vector<std::string>& keys();
+    /// Shows the scenario's choices (no signal is emitted).
+    void setTraining(const TrainingSpec& training);
+    /// The chooser of `key` ("training.optimizer", ...; nullptr for another key).
+    QComboBox* box(const std::string& key) const;
+    /// The explanation shown for `key`'s current choice (rich text).
+    QString explanation(const std::string& key) const;
+
+Q_SIGNALS:
+    /// The user chose `name` for `key`.
+    void chosen(const std::string& key, const std::string& name);
+
+private:
+    void explain(std::size_t row);
+    std::vector<QComboBox*> boxes_;
+    std::vector<QLabel*> labels_;
+    bool updating_ = false;
+};
+
 /// The policy panel of the studio: sync and selection choosers bound to a document; every
 /// change is one undoable edit (typing into one field merges into one step).
 class PolicyPanel : public QWidget {
@@ -59,6 +88,7 @@ public:
 
     PolicyChooser* syncChooser() const { return sync_; }
     PolicyChooser* selectionChooser() const { return selection_; }
+    LearningChooser* learningChooser() const { return learning_; }
 
 private:
     void refresh();
@@ -67,6 +97,7 @@ private:
     ScenarioDocument* document_ = nullptr;
     PolicyChooser* sync_ = nullptr;
     PolicyChooser* selection_ = nullptr;
+    LearningChooser* learning_ = nullptr;
 };
 
 } // namespace fog

@@ -8,6 +8,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -52,12 +53,13 @@ QString modelSummaryText(const Scenario& s) {
 SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    outer->addWidget(scroll);
-    body_ = new QWidget(scroll);
-    scroll->setWidget(body_);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    outer->addWidget(scroll_);
+    body_ = new QWidget(scroll_);
+    scroll_->setWidget(body_);
+    scroll_->viewport()->installEventFilter(this);
     auto* layout = new QVBoxLayout(body_);
 
     // Labels and presentation here; what each key is, its bounds and values: the schema.
@@ -121,6 +123,38 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
 
     layout->addStretch(1);
     setEnabled(false);
+}
+
+void SettingsPanel::arrangeSections() {
+    const QMargins page = body_->layout()->contentsMargins();
+    const int available = scroll_->viewport()->width() - page.left() - page.right();
+    for (QGroupBox* box : body_->findChildren<QGroupBox*>()) {
+        auto* form = qobject_cast<QFormLayout*>(box->layout());
+        if (!form) continue;
+        int label = 0, field = 0;
+        for (int row = 0; row < form->rowCount(); ++row) {
+            const QLayoutItem* l = form->itemAt(row, QFormLayout::LabelRole);
+            const QLayoutItem* f = form->itemAt(row, QFormLayout::FieldRole);
+            if (!l || !f || (l->widget() && l->widget()->isHidden())) continue;
+            label = std::max(label, l->sizeHint().width());
+            field = std::max(field, f->minimumSize().width());
+        }
+        const QMargins m = form->contentsMargins();
+        const int frame = box->width() - box->contentsRect().width();
+        const bool beside = m.left() + label + form->horizontalSpacing() + field + m.right() + frame <= available;
+        const auto policy = beside ? QFormLayout::DontWrapRows : QFormLayout::WrapAllRows;
+        if (form->rowWrapPolicy() != policy) form->setRowWrapPolicy(policy);
+    }
+}
+
+void SettingsPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) arrangeSections();
+}
+
+bool SettingsPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == scroll_->viewport() && event->type() == QEvent::Resize) arrangeSections();
+    return QWidget::eventFilter(watched, event);
 }
 
 QFormLayout* SettingsPanel::section(const QString& title) {
@@ -191,7 +225,7 @@ void SettingsPanel::addKey(QFormLayout* form, const QString& label, const std::s
 }
 
 void SettingsPanel::addInt(QFormLayout* form, const QString& label, const ScenarioField& f, const QString& suffix) {
-    auto* sb = new QSpinBox;
+    auto* sb = new WideIntSpinBox;
     const SpinRange r = spinRange(fieldBounds(f), 0);
     sb->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
     sb->setSuffix(suffix);

@@ -14,6 +14,7 @@
 
 class QFormLayout;
 class QLabel;
+class QScrollArea;
 
 namespace fog {
 
@@ -65,9 +66,21 @@ private:
     Scenario& current() const;
     void refresh();
     void showProblems(const std::vector<Diagnostic>& problems);
+    /// Each section puts its fields beside their labels where the page is wide enough for its
+    /// widest label and widest field side by side, else below them (a narrow dock at 1280x720):
+    /// a field is never narrower than its value needs. (QFormLayout's WrapLongRows decides
+    /// row by row, yet places every field after the section's widest label: a field beside a
+    /// short label ended up narrower than its minimum.)
+    void arrangeSections();
 
+  protected:
+    void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override; ///< the page's resizes
+
+  private:
     ScenarioDocument* document_ = nullptr;
     QWidget* body_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
     std::vector<Field> fields_;
     QLabel* modelSummary_ = nullptr; ///< layers, parameters, FLOPs per sample of the model
     bool updating_ = false;

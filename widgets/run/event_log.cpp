@@ -270,8 +270,6 @@ EventLog::EventLog(QWidget* parent) : QWidget(parent), model_(new EventLogModel(
 }
 
 bool EventLog::following() const { return follow_->isChecked(); }
-void EventLog::setFollowing(bool on) { follow_->setChecked(on); }
-
 void EventLog::reset(const std::vector<NodeInfo>& nodes) {
     model_->reset(nodes);
     updateCount();

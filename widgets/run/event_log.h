@@ -92,7 +92,6 @@ public:
     void setCanvas(TopologyCanvas* canvas) { canvas_ = canvas; }
     /// Keeps the newest row in view as rows arrive (on by default; the Follow box).
     bool following() const;
-    void setFollowing(bool on);
 
 public Q_SLOTS:
     void reset(const std::vector<fog::NodeInfo>& nodes);

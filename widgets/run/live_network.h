@@ -5,7 +5,7 @@
 // on the GUI thread, both under the run controller's inbox mutex; it has no lock of its own.
 
 #include "core/system/metrics.h"
-#include "widgets/run/run_activity.h"
+#include "widgets/topology/run_activity.h"
 
 #include <cstdint>
 #include <unordered_map>

@@ -381,8 +381,6 @@ QString RunController::stateName(State s) {
     return {};
 }
 
-void RunController::setUpdateRate(int hertz) { timer_->setInterval(1000 / std::clamp(hertz, 1, 120)); }
-
 bool RunController::start(const Scenario& scenario, const QString& dbPath, int threads) {
     return startJob(scenario, dbPath, threads,
                     [scenario](RunStore& store, const EngineOptions& options, RunSummary& summary,

@@ -11,7 +11,7 @@
 #include "core/system/metrics.h"
 #include "core/spec/scenario.h"
 #include "widgets/run/log_entry.h"
-#include "widgets/run/run_activity.h"
+#include "widgets/topology/run_activity.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -81,8 +81,6 @@ public:
     /// Virtual seconds per wall second (0 = as fast as possible); applies during a run.
     void setPlaybackSpeed(double virtualSecondsPerWallSecond);
     double playbackSpeed() const { return speed_; }
-    /// How often batches and activity frames reach the GUI thread (default 30 Hz).
-    void setUpdateRate(int hertz);
 
     /// A live intervention (RunControl::intervene): applied by the engine at its current
     /// virtual instant, also while paused; recorded in the stored run's scenario so a re-run

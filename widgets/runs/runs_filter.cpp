@@ -32,12 +32,23 @@ void RunsFilterProxy::setFilterText(const QString& text) {
             else if (key == "name") t.field = Term::Name;
             else if (key == "sweep") t.field = Term::Sweep;
             else if (key == "fork") t.field = Term::Fork;
+            else if (key == "kind") t.field = Term::Kind;
             if (t.field != Term::Any) t.text = value;
         }
         if (!t.text.isEmpty()) terms.push_back(t);
     }
     terms_ = std::move(terms);
     invalidateFilter();
+}
+
+bool RunsFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    // Cluster episodes apart from training runs: below them, whatever the column and order.
+    if (runs_ && !left.parent().isValid()) {
+        const bool l = RunsTableModel::isClusterRun(runs_->runAt(left.row()));
+        const bool r = RunsTableModel::isClusterRun(runs_->runAt(right.row()));
+        if (l != r) return sortOrder() == Qt::AscendingOrder ? r : l;
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
@@ -50,6 +61,9 @@ bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
         case Term::Status: ok = r.status.contains(t.text); break;
         case Term::Name: ok = r.name.contains(t.text); break;
         case Term::Sweep: ok = runs_->runAt(sourceRow).sweepId == t.text.toLongLong(); break;
+        case Term::Kind:
+            ok = QString(RunsTableModel::isClusterRun(runs_->runAt(sourceRow)) ? "cluster" : "training").startsWith(t.text);
+            break;
         case Term::Fork: ok = r.id == t.text || (r.forkParent && QString::number(r.forkParent) == t.text); break;
         case Term::Any:
             ok = r.id == t.text || r.name.contains(t.text) || r.status.contains(t.text) || r.config.contains(t.text);

@@ -2,7 +2,8 @@
 // Filtering and sorting of the runs table. The filter text is a list of words that must
 // all match: a plain word matches the id, name, tags, status or sweep configuration;
 // "tag:x", "status:x", "name:x" and "sweep:N" match only that field; "fork:N" matches run N
-// and its forks (a fork and its parent as one group).
+// and its forks (a fork and its parent as one group); "kind:cluster" or "kind:training"
+// keeps cluster episodes or training runs, which sort apart (episodes below).
 
 #include <QSortFilterProxyModel>
 #include <QString>
@@ -24,10 +25,13 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    /// Cluster episodes sort below training runs in either order ("kind:cluster" and
+    /// "kind:training" filter them).
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     struct Term {
-        enum Field { Any, Tag, Status, Name, Sweep, Fork } field = Any;
+        enum Field { Any, Tag, Status, Name, Sweep, Fork, Kind } field = Any;
         QString text;
     };
     RunsTableModel* runs_ = nullptr;

@@ -132,12 +132,14 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Id || index.column() >= Rounds) return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::FontRole:
-        if (isBaseline) {
+        if (isBaseline || isClusterRun(r)) {
             QFont f;
-            f.setBold(true);
+            f.setBold(isBaseline);
+            f.setItalic(isClusterRun(r)); // a scheduler episode, not a training run
             return f;
         }
         break;
+    case KindRole: return isClusterRun(r) ? QStringLiteral("cluster") : QStringLiteral("training");
     case Qt::BackgroundRole:
         if (isBaseline) {
             QColor c = QApplication::palette().color(QPalette::Highlight);
@@ -153,7 +155,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         }
         break;
     case Qt::ToolTipRole: {
-        QString t = QString("Run %1: %2\n%3").arg(r.id).arg(qs(r.name), qs(r.status));
+        QString t = QString("%4 %1: %2\n%3").arg(r.id).arg(qs(r.name), qs(r.status),
+                                                   isClusterRun(r) ? "Cluster episode" : "Training run");
         if (!s.stopReason.empty()) t += " (" + qs(s.stopReason) + ")";
         t += QString("\nseed %1").arg(r.seed);
         if (r.sweepId)
@@ -164,6 +167,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     }
     }
     return {};
+}
+
+bool RunsTableModel::isClusterRun(const StoredRun& r) {
+    return std::find(r.tags.begin(), r.tags.end(), "cluster") != r.tags.end();
 }
 
 QVariant RunsTableModel::headerData(int section, Qt::Orientation o, int role) const {

@@ -20,6 +20,9 @@ public:
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int IdRole = Qt::UserRole + 2;
     static constexpr int BaselineRole = Qt::UserRole + 3;
+    /// "cluster" for a cluster episode (tag cluster), else "training".
+    static constexpr int KindRole = Qt::UserRole + 4;
+    static bool isClusterRun(const StoredRun& r);
 
     explicit RunsTableModel(QObject* parent = nullptr);
 

@@ -324,8 +324,6 @@ void SweepDialog::removeAxis(int row) {
 
 int SweepDialog::axisCount() const { return axes_->rowCount(); }
 void SweepDialog::setRepeats(int repeats) { repeats_->setValue(repeats); }
-void SweepDialog::setParallel(int runs) { parallel_->setValue(runs); }
-
 QString SweepDialog::rowPath(int row) const {
     auto* key = qobject_cast<QComboBox*>(axes_->cellWidget(row, 0));
     if (!key) return {};

@@ -51,7 +51,6 @@ public:
     void removeAxis(int row);
     int axisCount() const;
     void setRepeats(int repeats);
-    void setParallel(int runs);
     /// The sweep the form describes; throws ScenarioError naming the bad row and field.
     SweepSpec spec() const;
     /// The file the sweep reads: the scenario as it was when the dialog opened.

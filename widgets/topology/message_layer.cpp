@@ -1,5 +1,7 @@
 #include "widgets/topology/message_layer.h"
 
+#include "widgets/topology/node_item.h"
+
 #include <QApplication>
 #include <QFontMetricsF>
 #include <QGraphicsScene>
@@ -22,7 +24,7 @@ constexpr qreal kScreenMargin = 90;  // device pixels a tag may reach beyond its
 
 QFont tagFont() {
     QFont f = QApplication::font();
-    f.setPixelSize(11);
+    f.setPixelSize(qRound(11 * NodeItem::textBoost()));
     f.setBold(true);
     return f;
 }
@@ -165,12 +167,13 @@ void MessageLayer::paintMark(QPainter* p, const Mark& m, const QColor& outline) 
     if (m.cut) text += QObject::tr(" cut");
     const QFont f = tagFont();
     const qreal w = QFontMetricsF(f).horizontalAdvance(text) + 24;
-    const QRectF tag(at.x() - w / 2, at.y() - kTagHeight / 2, w, kTagHeight);
+    const qreal h = kTagHeight * NodeItem::textBoost(); // presentation mode: larger, as the text
+    const QRectF tag(at.x() - w / 2, at.y() - h / 2, w, h);
     QPen border(outline, 1.5);
     if (m.cut) border.setStyle(Qt::DashLine);
     p->setPen(border);
     p->setBrush(c);
-    p->drawRoundedRect(tag, kTagHeight / 2, kTagHeight / 2);
+    p->drawRoundedRect(tag, h / 2, h / 2);
     // An arrow at the tag's left points the way the message goes.
     const QPointF q(tag.left() + 10, tag.center().y());
     const QPointF perp(-dir.y(), dir.x());

@@ -1,7 +1,7 @@
 #include "widgets/topology/node_item.h"
 
 #include "core/scenario/yaml_reader.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 #include "widgets/topology/edge_item.h"
 #include "widgets/topology/node_glyphs.h"
 #include "widgets/topology/topology_scene.h"
@@ -12,6 +12,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fog {
@@ -34,6 +35,13 @@ QString shortNumber(double v) {
 QString rangeText(const Range& r) {
     return r.isExact() ? shortNumber(r.min)
                        : shortNumber(r.min) + QStringLiteral("–") + shortNumber(r.max);
+}
+
+/// The speed as the node gives it: FLOP/s, a device class, or samples/s.
+QString computeText(const ComputeSpec& c) {
+    if (c.flops.max > 0) return QObject::tr("%1 GFLOP/s").arg(rangeText(Range(c.flops.min / 1e9, c.flops.max / 1e9)));
+    if (!c.deviceClass.empty()) return QString::fromStdString(c.deviceClass);
+    return QObject::tr("%1 samples/s").arg(rangeText(c.throughput));
 }
 
 QString roleText(Role r) {
@@ -98,7 +106,7 @@ void NodeItem::setSpec(const NodeSpec& g, const QString& nestedUnder) {
         count_ = 1;
         tier_ = g.tier;
         role_ = g.role;
-        figures_ = QObject::tr("%1 samples/s").arg(rangeText(g.compute.throughput));
+        figures_ = computeText(g.compute);
         cost_ = QStringLiteral("$%1/h · %2").arg(shortNumber(g.pricePerHour.min), roleText(g.role));
         if (wasGroup) setExpanded(false);
         baseToolTip_ = QObject::tr("%1 (%2, %3)").arg(id_, toString(g.tier), roleText(g.role));
@@ -111,7 +119,7 @@ void NodeItem::setSpec(const NodeSpec& g, const QString& nestedUnder) {
     count_ = g.count;
     tier_ = g.tier;
     role_ = g.role;
-    figures_ = QObject::tr("%1 samples/s").arg(rangeText(g.compute.throughput));
+    figures_ = computeText(g.compute);
     cost_ = QStringLiteral("$%1/h · %2").arg(rangeText(g.pricePerHour), roleText(g.role));
     baseToolTip_ = nestedUnder.isEmpty()
                        ? QObject::tr("%1: %2 members %1-0 .. %1-%3 (double-click to %4)")
@@ -198,6 +206,26 @@ QPainterPath NodeItem::shape() const {
     return path;
 }
 
+namespace {
+qreal textBoost_ = 1.0;
+} // namespace
+
+void NodeItem::setTextBoost(qreal boost) { textBoost_ = std::clamp(boost, 1.0, 2.0); }
+qreal NodeItem::textBoost() { return textBoost_; }
+
+qreal NodeItem::textScale(qreal lod) {
+    // The subtitle's 10 px at zoom 1 would be 6 px at the zoom a preset is fitted to in a
+    // 1280x720 window: scaled up to at least kMinSubtitleScreenPx on screen, up to twice
+    // (below the box-only zoom of 0.35 no text is drawn). Presentation mode asks for half
+    // as much again; twice is what the box holds (a title and one line).
+    if (lod <= 0) return textBoost_;
+    return std::clamp(textBoost_ * kMinSubtitleScreenPx / (10.0 * lod), textBoost_, 2.0);
+}
+
+qreal NodeItem::subtitlePixels(qreal lod) { return 10.0 * textScale(lod); }
+
+qreal NodeItem::titlePixels(qreal lod) { return std::max(13.0 * textBoost_, 11.0 * textScale(lod)); }
+
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) {
     const QPalette pal = paletteOf(w);
     const qreal lod = o->levelOfDetailFromTransform(p->worldTransform());
@@ -257,52 +285,64 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     }
 
     // A group during a run shows its members per state: a small glyph, the title, then
-    // the counts in two rows across the box.
+    // the counts in two rows across the box. Zoomed out (a preset fitted into a 1280x720
+    // window), the text grows in scene units so that it stays readable on screen; past a
+    // point the glyph gets small and one line of figures gives way to the larger text.
+    const qreal up = textScale(lod);
+    const bool compact = up > 1.3;
     const bool counts = group_ && hasRunCounts_;
-    const QRectF glyph = counts ? QRectF(box.left() + 6, box.top() + 4, 20, 20)
-                                : QRectF(box.left() + 6, box.top() + 9, 38, 38);
+    const QRectF glyph = counts || compact ? QRectF(box.left() + 6, box.top() + 4, 20, 20)
+                                           : QRectF(box.left() + 6, box.top() + 9, 38, 38);
     if (role_ == Role::Relay)
         paintRelayGlyph(p, glyph, tier_, pal.color(QPalette::Text));
     else
         paintTierGlyph(p, glyph, tier_, group_, pal.color(QPalette::Text));
 
-    const QRectF text(glyph.right() + 6, box.top() + 5, box.right() - glyph.right() - 10,
-                      box.height() - 10);
+    const QRectF text(glyph.right() + 6, box.top() + 4, box.right() - glyph.right() - 10,
+                      box.height() - 8);
     QFont f = QApplication::font();
-    f.setPixelSize(13);
+    f.setPixelSize(qRound(titlePixels(lod)));
     f.setBold(true);
     p->setFont(f);
     p->setPen(pal.color(QPalette::Text));
     const QString title = group_ ? QStringLiteral("%1 × %2").arg(id_).arg(count_) : id_;
     // A long id shrinks before it is cut ("phone-0 × 1..." told nothing).
-    while (f.pixelSize() > 9 && QFontMetrics(f).horizontalAdvance(title) > text.width()) f.setPixelSize(f.pixelSize() - 1);
+    while (f.pixelSize() > qRound(subtitlePixels(lod)) && QFontMetrics(f).horizontalAdvance(title) > text.width())
+        f.setPixelSize(f.pixelSize() - 1);
     p->setFont(f);
-    p->drawText(QRectF(text.left(), text.top(), text.width(), 17), Qt::AlignLeft | Qt::AlignVCenter,
+    const qreal titleH = QFontMetrics(f).height();
+    p->drawText(QRectF(text.left(), text.top(), text.width(), titleH), Qt::AlignLeft | Qt::AlignVCenter,
                 QFontMetrics(f).elidedText(title, Qt::ElideMiddle, int(text.width())));
-    f.setPixelSize(10);
+    f.setPixelSize(qRound(subtitlePixels(lod)));
     f.setBold(false);
     p->setFont(f);
     QColor dim = pal.color(QPalette::Text);
     dim.setAlphaF(0.75);
     p->setPen(dim);
     const QFontMetrics fm(f);
+    const qreal lineH = fm.height();
     if (counts) {
         paintRunCounts(p, box, pal);
     } else {
-        p->drawText(QRectF(text.left(), text.top() + 18, text.width(), 14),
-                    Qt::AlignLeft | Qt::AlignVCenter,
-                    fm.elidedText(figures_, Qt::ElideRight, int(text.width())));
         // A node during a run says what it does now.
         const QString last = runState_ >= 0 ? stateName(static_cast<NodeState>(runState_)) : cost_;
-        if (runState_ >= 0) {
-            QFont b = f;
-            b.setBold(true);
-            p->setFont(b);
-            p->setPen(pal.color(QPalette::Text));
+        qreal y = text.top() + titleH + 1;
+        if (!compact || runState_ < 0) {
+            // Compact and idle: the figures (throughput, link) are the line that stays.
+            p->drawText(QRectF(text.left(), y, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                        fm.elidedText(figures_, Qt::ElideRight, int(text.width())));
+            y += lineH;
         }
-        p->drawText(QRectF(text.left(), text.top() + 32, text.width(), 14),
-                    Qt::AlignLeft | Qt::AlignVCenter,
-                    fm.elidedText(last, Qt::ElideRight, int(text.width())));
+        if (!compact || runState_ >= 0) {
+            if (runState_ >= 0) {
+                QFont b = f;
+                b.setBold(true);
+                p->setFont(b);
+                p->setPen(pal.color(QPalette::Text));
+            }
+            p->drawText(QRectF(text.left(), y, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                        fm.elidedText(last, Qt::ElideRight, int(text.width())));
+        }
         p->setFont(f);
         p->setPen(dim);
     }
@@ -326,7 +366,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
     if (expanded_ && count_ > kMaxShownMembers) {
         p->setPen(dim);
         const QRectF m = membersRect();
-        p->drawText(QRectF(m.left(), m.bottom() - 14, m.width(), 14), Qt::AlignCenter,
+        p->drawText(QRectF(m.left(), m.bottom() - lineH, m.width(), lineH), Qt::AlignCenter,
                     QObject::tr("+ %1 more").arg(count_ - kMaxShownMembers));
     }
 }

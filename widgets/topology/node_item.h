@@ -59,6 +59,22 @@ class NodeItem : public QGraphicsItem {
     /// A node or a group; `nestedUnder`: the group a group is placed under every member of.
     void setSpec(const NodeSpec& n, const QString& nestedUnder = {});
 
+    /// A subtitle (figures, state) is at least this many pixels high on screen at every zoom
+    /// where text is drawn (0.45 and above; 0.35 to 0.45 keeps the largest scale).
+    static constexpr qreal kMinSubtitleScreenPx = 9;
+    /// The factor the box's text is enlarged by at view scale `lod` (1 at zoom 1 and above;
+    /// times the text boost, up to what the box holds).
+    static qreal textScale(qreal lod);
+    /// How much larger the canvas writes its text (boxes, message tags):
+    /// 1, or presentation mode's 1.5. Every canvas follows it at its next repaint.
+    static void setTextBoost(qreal boost);
+    static qreal textBoost();
+    /// The title's font size in scene pixels at view scale `lod` (a short id; a long one
+    /// shrinks to fit the box).
+    static qreal titlePixels(qreal lod);
+    /// The subtitle's font size in scene pixels at view scale `lod`.
+    static qreal subtitlePixels(qreal lod);
+
     QRectF boxRect() const { return {-kWidth / 2, -kHeight / 2, kWidth, kHeight}; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;

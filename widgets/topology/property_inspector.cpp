@@ -47,24 +47,19 @@ bool within(const QString& path, const QString& prefix) {
     return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
 }
 
+/// The undo step's text of a change of the key: "Set step-time noise", "Set billing".
+QString undoText(const FieldInfo& f) {
+    QString label = QString::fromStdString(f.editorLabel()).remove('&');
+    if (const int unit = label.lastIndexOf(QLatin1String(" (")); unit > 0) label.truncate(unit);
+    if (!label.isEmpty()) label[0] = label[0].toLower();
+    return PropertyInspector::tr("Set %1").arg(label);
+}
+
 /// What an empty field of a key with a "not given" value means ("unlimited").
 QString unsetText(const FieldInfo& f) {
     QString note = QString::fromStdString(f.defaultNote);
     if (note.startsWith(QLatin1String("absent: "))) note = note.mid(8);
     return note;
-}
-
-template <class E> void fillCombo(QComboBox* c, std::initializer_list<E> values) {
-    for (E v : values)
-        c->addItem(QString::fromLatin1(toString(v)), static_cast<int>(v));
-}
-
-template <class E> E comboValue(const QComboBox* c) {
-    return static_cast<E>(c->currentData().toInt());
-}
-
-template <class E> void setCombo(QComboBox* c, E v) {
-    c->setCurrentIndex(c->findData(static_cast<int>(v)));
 }
 
 QString traceText(const AvailabilitySpec& a) {
@@ -247,56 +242,223 @@ bool PropertyInspector::parseField(Field& f, const QString& text, double& out) {
     return false;
 }
 
+// --- fields from the node table ------------------------------------------------------------
+// One row per key of nodeSchema(), in its order: the table gives the label, the editor's kind
+// (number, range, choice, text, switch), when it shows and its help. A few keys have editors of
+// their own (buildCustomField): renaming, a group's count, the parent's candidates, a trace's
+// intervals, a node's own link and the aggregation policies; `position` is the canvas's.
+
+QString PropertyInspector::labelOf(const FieldInfo& f) {
+    // Keys that apply only under a condition, or inside an optional map, sit below the key
+    // they depend on.
+    bool under = f.when.has_value();
+    std::string p = f.path;
+    while (!under && p.find('.') != std::string::npos) {
+        p = p.substr(0, p.rfind('.'));
+        const NodeField* section = findNodeField(p);
+        under = section && section->optional;
+    }
+    return (under ? QStringLiteral("  ") : QString()) + qs(f.editorLabel());
+}
+
 void PropertyInspector::buildMemberFields() {
-    auto* id = new QLineEdit;
-    addField("id", tr("&Id"), id, OnMember).load = [this, id] {
-        id->setText(ids_.size() == 1 ? ids_.front() : tr("(%n items)", "", int(ids_.size())));
-        id->setEnabled(ids_.size() == 1);
-    };
-    connect(id, &QLineEdit::editingFinished, this, [this, id] {
-        if (!loading_ && id->isModified() && ids_.size() == 1) {
-            id->setModified(false);
-            commitRename(id->text().trimmed());
+    for (const NodeField& nf : nodeSchema()) {
+        if (buildCustomField(nf)) continue;
+        const QString key = qs(nf.path);
+        const unsigned kinds = nf.groupsOnly ? OnGroup : OnMember;
+        switch (nf.type) {
+        case FieldType::Real:
+        case FieldType::Integer:
+            numberEdit(
+                key, labelOf(nf), kinds, [&nf](const NodeSpec& n) { return std::get<double>(nf.get(n)); },
+                [&nf](NodeSpec& n, double v) { nf.set(n, FieldValue(v)); });
+            break;
+        case FieldType::Range:
+            rangeEdits(nf);
+            break;
+        case FieldType::Enum:
+            choiceBox(nf, kinds);
+            break;
+        case FieldType::Text:
+            if (nf.enumValues.empty())
+                textEdit(nf, kinds);
+            else
+                choiceBox(nf, kinds);
+            break;
+        case FieldType::Bool:
+            switchBox(nf, kinds);
+            break;
+        case FieldType::Section: // a heading in the file only; optional ones are custom
+        case FieldType::Seed:
+        case FieldType::IntList:
+            break;
         }
-    });
+    }
 
-    auto* count = new QSpinBox;
-    count->setRange(-1, 100000000); // the loader's range check speaks for out-of-range values
-    count->setSuffix(tr(" devices"));
-    count->setKeyboardTracking(false);
-    addField("count", tr("&Count"), count, OnGroup).load = [this, count] {
-        if (const NodeSpec* g = firstGroup()) count->setValue(g->count);
+    // When a key applies (noise shift only with shifted-exponential, the Markov means only
+    // with kind markov, link keys only with a link of its own) and what it means: the
+    // schema's, not a copy of the loader's rule.
+    for (Field& f : fields_) {
+        const NodeField* nf = findNodeField(f.key.toStdString());
+        if (!nf) continue;
+        if (!f.visible)
+            f.visible = [this, nf] {
+                const NodeSpec* n = firstNode();
+                return n && fieldApplies(*nf, *n);
+            };
+        QString help = qs(nf->help);
+        if (nf->isBounded()) {
+            const NumericBounds b = fieldBounds(*nf);
+            if (std::isfinite(b.min)) help += tr(" (%1 %2)").arg(b.minInclusive ? ">=" : ">").arg(b.min);
+        }
+        f.help = help;
+        if (f.editor) f.editor->setToolTip(help);
+        if (f.label && f.label->toolTip().isEmpty()) f.label->setToolTip(help);
+    }
+}
+
+void PropertyInspector::rangeEdits(const NodeField& nf) {
+    // A node has one value, a group a range {min, max} drawn per member: the key edits the
+    // lower end (both while the range is exact), key.max the upper end of a group's.
+    const QString key = qs(nf.path);
+    numberEdit(
+        key, labelOf(nf), OnMember, [&nf](const NodeSpec& n) { return std::get<Range>(nf.get(n)).min; },
+        [&nf](NodeSpec& n, double v) {
+            Range r = std::get<Range>(nf.get(n));
+            setLower(n, r, v);
+            nf.set(n, FieldValue(r));
+        });
+    field(key)->label->setToolTip(tr("For a group: the minimum of the range"));
+    const QString label = qs(nf.editorLabel());
+    const int unit = label.lastIndexOf(QLatin1String(" ("));
+    numberEdit(
+        key + ".max", tr("  … up to") + (unit >= 0 ? label.mid(unit) : QString()), OnGroup,
+        [&nf](const NodeSpec& g) { return std::get<Range>(nf.get(g)).max; },
+        [&nf](NodeSpec& g, double v) {
+            Range r = std::get<Range>(nf.get(g));
+            r.max = v;
+            nf.set(g, FieldValue(r));
+        });
+    field(key + ".max")->msgKey.clear();
+}
+
+void PropertyInspector::choiceBox(const NodeField& nf, unsigned kinds) {
+    // The spellings of the table; a key whose default is none of them (absent: the
+    // scenario's value, or none) offers that first, named after what it stands for.
+    const QString key = qs(nf.path);
+    auto* c = new QComboBox;
+    const std::string byDefault = std::get<std::string>(nf.get(NodeSpec{}));
+    const bool absent = std::find(nf.enumValues.begin(), nf.enumValues.end(), byDefault) == nf.enumValues.end();
+    if (absent) c->addItem(QString(), qs(byDefault));
+    for (const auto& v : nf.enumValues)
+        c->addItem(qs(v), qs(v));
+    addField(key, labelOf(nf), c, kinds).load = [this, c, &nf, absent, kinds] {
+        if (absent) c->setItemText(0, absentText(nf));
+        const NodeSpec* n = kinds == OnGroup ? firstGroup() : firstNode();
+        if (!n) return;
+        const int i = c->findData(qs(std::get<std::string>(nf.get(*n))));
+        c->setCurrentIndex(std::max(i, 0));
     };
-    connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-        if (!loading_)
-            commitMembers(
-                "count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
+    connect(c, qOverload<int>(&QComboBox::activated), this, [this, c, &nf, key, kinds] {
+        const std::string v = c->currentData().toString().toStdString();
+        commitMembers(
+            key, undoText(nf), [&nf, v](NodeSpec& n) { nf.set(n, FieldValue(v)); }, kinds);
     });
+}
 
-    auto* tier = new QComboBox;
-    fillCombo(tier, {Tier::Cloud, Tier::Edge, Tier::Device});
-    addField("tier", tr("&Tier"), tier, OnMember).load = [this, tier] {
-        if (const NodeSpec* n = firstNode()) setCombo(tier, n->tier);
+QString PropertyInspector::absentText(const FieldInfo& f) const {
+    QString note = unsetText(f);
+    // "absent: topology.link_sharing": the scenario's value it falls back to, named.
+    if (const ScenarioField* s = findScenarioField(note.toStdString()); s && s->get)
+        return tr("scenario default (%1)").arg(qs(formatFieldValue(s->get(doc_->scenario()))));
+    return note;
+}
+
+void PropertyInspector::textEdit(const NodeField& nf, unsigned kinds) {
+    const QString key = qs(nf.path);
+    auto* edit = new QLineEdit;
+    addField(key, labelOf(nf), edit, kinds).load = [this, edit, &nf, kinds] {
+        if (const NodeSpec* n = kinds == OnGroup ? firstGroup() : firstNode())
+            edit->setText(qs(std::get<std::string>(nf.get(*n))));
     };
-    connect(tier, qOverload<int>(&QComboBox::activated), this, [this, tier] {
-        const Tier t = comboValue<Tier>(tier);
-        commitMembers("tier", tr("Set tier"), [t](NodeSpec& n) { n.tier = t; });
+    connect(edit, &QLineEdit::editingFinished, this, [this, edit, &nf, key, kinds] {
+        if (loading_ || !edit->isModified()) return;
+        edit->setModified(false);
+        const std::string v = edit->text().trimmed().toStdString();
+        commitMembers(
+            key, undoText(nf), [&nf, v](NodeSpec& n) { nf.set(n, FieldValue(v)); }, kinds);
     });
+}
 
-    auto* role = new QComboBox;
-    fillCombo(role, {Role::Trainer, Role::Aggregator, Role::Both, Role::Relay});
-    addField("role", tr("&Role"), role, OnMember).load = [this, role] {
-        if (const NodeSpec* n = firstNode()) setCombo(role, n->role);
+void PropertyInspector::switchBox(const NodeField& nf, unsigned kinds) {
+    const QString key = qs(nf.path);
+    auto* box = new QCheckBox;
+    addField(key, labelOf(nf), box, kinds).load = [this, box, &nf, kinds] {
+        if (const NodeSpec* n = kinds == OnGroup ? firstGroup() : firstNode()) box->setChecked(std::get<bool>(nf.get(*n)));
     };
-    connect(role, qOverload<int>(&QComboBox::activated), this, [this, role] {
-        const Role r = comboValue<Role>(role);
-        commitMembers("role", tr("Set role"), [r](NodeSpec& n) { n.role = r; });
+    connect(box, &QCheckBox::clicked, this, [this, &nf, key, kinds](bool on) {
+        commitMembers(
+            key, undoText(nf), [&nf, on](NodeSpec& n) { nf.set(n, FieldValue(on)); }, kinds);
     });
+}
 
+bool PropertyInspector::buildCustomField(const NodeField& nf) {
+    const std::string& p = nf.path;
+    const QString label = labelOf(nf);
+    if (p == "position") return true; // dragged on the canvas
+    if (p == "id") {
+        auto* id = new QLineEdit;
+        addField("id", label, id, OnMember).load = [this, id] {
+            id->setText(ids_.size() == 1 ? ids_.front() : tr("(%n items)", "", int(ids_.size())));
+            id->setEnabled(ids_.size() == 1);
+        };
+        connect(id, &QLineEdit::editingFinished, this, [this, id] {
+            if (!loading_ && id->isModified() && ids_.size() == 1) {
+                id->setModified(false);
+                commitRename(id->text().trimmed());
+            }
+        });
+        return true;
+    }
+    if (p == "count") {
+        auto* count = new QSpinBox;
+        count->setRange(-1, 100000000); // the loader's range check speaks for out-of-range values
+        count->setSuffix(tr(" devices"));
+        count->setKeyboardTracking(false);
+        addField("count", label, count, OnGroup).load = [this, count] {
+            if (const NodeSpec* g = firstGroup()) count->setValue(g->count);
+        };
+        connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+            if (!loading_)
+                commitMembers(
+                    "count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
+        });
+        return true;
+    }
+    if (p == "parent") {
+        buildParentField(label);
+        return true;
+    }
+    if (p == "availability.offline") {
+        buildOfflineField(label);
+        return true;
+    }
+    if (p == "link") {
+        buildOwnLinkField(label);
+        return true;
+    }
+    if (p == "aggregate" || p == "aggregate.sync" || p == "aggregate.selection") {
+        buildAggregateField(nf, label); // property_inspector_aggregate.cpp
+        return true;
+    }
+    return false;
+}
+
+void PropertyInspector::buildParentField(const QString& label) {
     auto* parent = new QComboBox;
     parent->setEditable(true);
     parent->setInsertPolicy(QComboBox::NoInsert);
-    addField("parent", tr("&Parent"), parent, OnMember).load = [this, parent] {
+    addField("parent", label, parent, OnMember).load = [this, parent] {
         parent->clear();
         parent->addItem(QString());
         // Offer the aggregators and relays (a group's first members; for a group also the aggregating
@@ -332,94 +494,12 @@ void PropertyInspector::buildMemberFields() {
     };
     connect(parent, qOverload<int>(&QComboBox::activated), this, commitParent);
     connect(parent->lineEdit(), &QLineEdit::editingFinished, this, commitParent);
+}
 
-    auto* region = new QLineEdit;
-    addField("region", tr("Re&gion"), region, OnMember).load = [this, region] {
-        if (const NodeSpec* n = firstNode()) region->setText(qs(n->region));
-    };
-    connect(region, &QLineEdit::editingFinished, this, [this, region] {
-        if (loading_ || !region->isModified()) return;
-        region->setModified(false);
-        const std::string r = region->text().trimmed().toStdString();
-        commitMembers("region", tr("Set region"), [r](NodeSpec& n) { n.region = r; });
-    });
-
-    // Throughput: a node has one value, a group a range {min, max} drawn per member.
-    numberEdit(
-        "compute.throughput", tr("Throughput (samples/s)"), OnMember,
-        [](const NodeSpec& n) { return n.compute.throughput.min; },
-        [](NodeSpec& n, double v) { setLower(n, n.compute.throughput, v); });
-    field("compute.throughput")->label->setToolTip(tr("For a group: the minimum of the range"));
-    numberEdit(
-        "compute.throughput.max", tr("  … up to (samples/s)"), OnGroup,
-        [](const NodeSpec& g) { return g.compute.throughput.max; },
-        [](NodeSpec& g, double v) { g.compute.throughput.max = v; });
-    field("compute.throughput.max")->msgKey.clear();
-
-    auto* noise = new QComboBox;
-    using NK = NoiseSpec::Kind;
-    fillCombo(noise, {NK::None, NK::Exponential, NK::ShiftedExponential, NK::LogNormal});
-    addField("compute.noise.kind", tr("Step-time &noise"), noise, OnMember).load = [this, noise] {
-        if (const NodeSpec* n = firstNode()) setCombo(noise, n->compute.noise.kind);
-    };
-    connect(noise, qOverload<int>(&QComboBox::activated), this, [this, noise] {
-        const NK k = comboValue<NK>(noise);
-        commitMembers("compute.noise.kind", tr("Set noise"),
-                      [k](NodeSpec& n) { n.compute.noise.kind = k; });
-    });
-    numberEdit(
-        "compute.noise.shift", tr("  Shift (fraction of mean, [0, 1))"), OnMember,
-        [](const NodeSpec& n) { return n.compute.noise.shift; },
-        [](NodeSpec& n, double v) { n.compute.noise.shift = v; });
-    numberEdit(
-        "compute.noise.sigma", tr("  Sigma (log-normal)"), OnMember,
-        [](const NodeSpec& n) { return n.compute.noise.sigma; },
-        [](NodeSpec& n, double v) { n.compute.noise.sigma = v; });
-
-    using AK = AvailabilitySpec::Kind;
-    auto* avail = new QComboBox;
-    fillCombo(avail, {AK::Always, AK::Markov, AK::Trace});
-    addField("availability.kind", tr("&Availability"), avail, OnMember).load = [this, avail] {
-        if (const NodeSpec* n = firstNode()) setCombo(avail, n->availability.kind);
-    };
-    connect(avail, qOverload<int>(&QComboBox::activated), this, [this, avail] {
-        const AK k = comboValue<AK>(avail);
-        commitMembers("availability.kind", tr("Set availability"),
-                      [k](NodeSpec& n) { n.availability.kind = k; });
-    });
-    numberEdit(
-        "availability.mean_up_s", tr("  Mean time online (s)"), OnMember,
-        [](const NodeSpec& n) { return n.availability.meanUpS; },
-        [](NodeSpec& n, double v) { n.availability.meanUpS = v; });
-    numberEdit(
-        "availability.mean_down_s", tr("  Mean time offline (s)"), OnMember,
-        [](const NodeSpec& n) { return n.availability.meanDownS; },
-        [](NodeSpec& n, double v) { n.availability.meanDownS = v; });
-
-    auto* start = new QComboBox;
-    start->addItem(tr("online"), 0);
-    start->addItem(tr("offline"), 1);
-    start->addItem(tr("stationary"), 2);
-    auto startOf = [](const AvailabilitySpec& a) {
-        return a.startStationary ? 2 : a.startOnline ? 0 : 1;
-    };
-    Field& startField = addField("availability.start", tr("  State at t = 0"), start, OnMember);
-    startField.load = [this, start, startOf] {
-        if (const NodeSpec* n = firstNode()) start->setCurrentIndex(startOf(n->availability));
-    };
-    connect(start, qOverload<int>(&QComboBox::activated), this, [this](int i) {
-        auto set = [i](AvailabilitySpec& a) {
-            a.startStationary = i == 2;
-            a.startOnline = i != 1;
-        };
-        commitMembers("availability.start", tr("Set start state"),
-                      [set](NodeSpec& n) { set(n.availability); });
-    });
-
+void PropertyInspector::buildOfflineField(const QString& label) {
     auto* trace = new QLineEdit;
     trace->setPlaceholderText(tr("[from_s, to_s], ...  e.g. [0, 60], [300, 420]"));
-    Field& traceField =
-        addField("availability.offline", tr("  Offline intervals (s)"), trace, OnMember);
+    Field& traceField = addField("availability.offline", label, trace, OnMember);
     traceField.load = [this, trace] {
         if (const NodeSpec* n = firstNode()) trace->setText(traceText(n->availability));
     };
@@ -443,88 +523,12 @@ void PropertyInspector::buildMemberFields() {
         commitMembers("availability.offline", tr("Set offline intervals"),
                       [ivs](NodeSpec& n) { n.availability.offline = ivs; });
     });
+}
 
-    numberEdit(
-        "price_per_hour", tr("Price ($/hour)"), OnMember,
-        [](const NodeSpec& n) { return n.pricePerHour.min; },
-        [](NodeSpec& n, double v) { setLower(n, n.pricePerHour, v); });
-    numberEdit(
-        "price_per_hour.max", tr("  … up to ($/hour)"), OnGroup,
-        [](const NodeSpec& g) { return g.pricePerHour.max; },
-        [](NodeSpec& g, double v) { g.pricePerHour.max = v; });
-    field("price_per_hour.max")->msgKey.clear();
-    auto* billing = new QComboBox;
-    fillCombo(billing, {Billing::Held, Billing::Serverless});
-    addField("billing", tr("&Billing"), billing, OnMember).load = [this, billing] {
-        if (const NodeSpec* n = firstNode()) setCombo(billing, n->billing);
-    };
-    connect(billing, qOverload<int>(&QComboBox::activated), this, [this, billing] {
-        const Billing b = comboValue<Billing>(billing);
-        commitMembers("billing", tr("Set billing"), [b](NodeSpec& n) { n.billing = b; });
-    });
-    numberEdit(
-        "invocation_fee_usd", tr("  Fee per invocation ($)"), OnMember,
-        [](const NodeSpec& n) { return n.invocationFeeUsd; },
-        [](NodeSpec& n, double v) { n.invocationFeeUsd = v; });
-    numberEdit(
-        "energy.per_sample_j", tr("Energy per sample (J)"), OnMember,
-        [](const NodeSpec& n) { return n.energy.perSampleJ; },
-        [](NodeSpec& n, double v) { n.energy.perSampleJ = v; });
-    numberEdit(
-        "energy.per_byte_j", tr("Energy per byte sent (J)"), OnMember,
-        [](const NodeSpec& n) { return n.energy.perByteJ; },
-        [](NodeSpec& n, double v) { n.energy.perByteJ = v; });
-    numberEdit(
-        "energy.per_byte_forwarded_j", tr("Energy per byte forwarded (J)"), OnMember,
-        [](const NodeSpec& n) { return n.energy.perByteForwardedJ; },
-        [](NodeSpec& n, double v) { n.energy.perByteForwardedJ = v; });
-    numberEdit(
-        "energy.per_byte_received_j", tr("Energy per byte received (J)"), OnMember,
-        [](const NodeSpec& n) { return n.energy.perByteReceivedJ; },
-        [](NodeSpec& n, double v) { n.energy.perByteReceivedJ = v; });
-    numberEdit(
-        "energy.idle_w", tr("Idle power (W)"), OnMember, [](const NodeSpec& n) { return n.energy.idleW; },
-        [](NodeSpec& n, double v) { n.energy.idleW = v; });
-    numberEdit(
-        "energy.per_update_aggregated_j", tr("Energy per update aggregated (J)"), OnMember,
-        [](const NodeSpec& n) { return n.energy.perUpdateAggregatedJ; },
-        [](NodeSpec& n, double v) { n.energy.perUpdateAggregatedJ = v; });
-    numberEdit(
-        "data_share", tr("Data share (relative)"), OnMember,
-        [](const NodeSpec& n) { return n.dataShare.min; },
-        [](NodeSpec& n, double v) { setLower(n, n.dataShare, v); });
-    numberEdit(
-        "data_share.max", tr("  … up to"), OnGroup,
-        [](const NodeSpec& g) { return g.dataShare.max; },
-        [](NodeSpec& g, double v) { g.dataShare.max = v; });
-    field("data_share.max")->msgKey.clear();
-
-    // The network interface: empty is the schema's "not given" value (unlimited).
-    numberEdit(
-        "nic_mbps", tr("Network interface (Mbit/s)"), OnMember,
-        [](const NodeSpec& n) { return n.nicMbps; }, [](NodeSpec& n, double v) { n.nicMbps = v; });
-
-    auto* sharing = new QComboBox;
-    sharing->addItem(QString(), -1); // absent: the scenario's topology.link_sharing
-    for (LinkSharing v : {LinkSharing::Shared, LinkSharing::Private})
-        sharing->addItem(QString::fromLatin1(toString(v)), static_cast<int>(v));
-    addField("link_sharing", tr("Link &sharing"), sharing, OnGroup).load = [this, sharing] {
-        sharing->setItemText(0, tr("scenario default (%1)")
-                                    .arg(QString::fromLatin1(toString(doc_->scenario().topology.linkSharing))));
-        const NodeSpec* g = firstGroup();
-        sharing->setCurrentIndex(g && g->linkSharing ? sharing->findData(static_cast<int>(*g->linkSharing)) : 0);
-    };
-    connect(sharing, qOverload<int>(&QComboBox::activated), this, [this, sharing] {
-        const int v = sharing->currentData().toInt();
-        const std::optional<LinkSharing> s =
-            v < 0 ? std::nullopt : std::optional<LinkSharing>(static_cast<LinkSharing>(v));
-        commitMembers(
-            "link_sharing", tr("Set link sharing"), [s](NodeSpec& g) { g.linkSharing = s; }, OnGroup);
-    });
-
+void PropertyInspector::buildOwnLinkField(const QString& label) {
     auto* ownLink = new QCheckBox(tr("own link to the parent"));
     ownLink->setToolTip(tr("Unchecked: the scenario's default link (or none: instantaneous)"));
-    Field& linkField = addField("link", tr("&Link"), ownLink, OnMember);
+    Field& linkField = addField("link", label, ownLink, OnMember);
     linkField.msgKey.clear(); // its values' problems show at their own fields
     linkField.load = [this, ownLink] {
         if (const NodeSpec* n = firstNode()) ownLink->setChecked(n->link.has_value());
@@ -542,43 +546,8 @@ void PropertyInspector::buildMemberFields() {
         commitMembers("link", on ? tr("Give own link") : tr("Use default link"),
                       [set](NodeSpec& n) { set(n.link); });
     });
-    auto linkParam = [this](const QString& key, const QString& label,
-                                     double LinkParams::*member) {
-        numberEdit(
-            "link." + key, "  " + label, OnMember,
-            [member](const NodeSpec& n) { return n.link ? (*n.link).*member : 0.0; },
-            [member](NodeSpec& n, double v) {
-                if (!n.link) n.link = LinkParams{};
-                (*n.link).*member = v;
-            });
-    };
-    linkParam("bandwidth_up_mbps", tr("Bandwidth up (Mbit/s)"), &LinkParams::bandwidthUpMbps);
-    linkParam("bandwidth_down_mbps", tr("Bandwidth down (Mbit/s)"), &LinkParams::bandwidthDownMbps);
-    linkParam("latency_ms", tr("Latency (ms)"), &LinkParams::latencyMs);
-    linkParam("price_per_gb", tr("Traffic price ($/GB)"), &LinkParams::pricePerGb);
-
-    buildAggregateFields();
-
-    // When a key applies (noise shift only with shifted-exponential, the Markov means only
-    // with kind markov, link keys only with a link of its own) and what it means: the
-    // schema's, not a copy of the loader's rule.
-    for (Field& f : fields_) {
-        const NodeField* nf = findNodeField(f.key.toStdString());
-        if (!nf) continue;
-        if (nf->when || nf->parent() == "link")
-            f.visible = [this, nf] {
-                const NodeSpec* n = firstNode();
-                return n && fieldApplies(*nf, *n);
-            };
-        QString help = QString::fromStdString(nf->help);
-        if (nf->isBounded()) {
-            const NumericBounds b = fieldBounds(*nf);
-            if (std::isfinite(b.min)) help += tr(" (%1 %2)").arg(b.minInclusive ? ">=" : ">").arg(b.min);
-        }
-        f.help = help;
-        if (f.editor) f.editor->setToolTip(help);
-        if (f.label && f.label->toolTip().isEmpty()) f.label->setToolTip(help);
-    }
+    // Checked or not, the link shows whatever the node is: never hidden by the table.
+    linkField.visible = [] { return true; };
 }
 
 void PropertyInspector::buildLinkFields() {
@@ -610,21 +579,22 @@ void PropertyInspector::buildLinkFields() {
     };
     end("from", tr("&From"));
     end("to", tr("T&o"));
-    linkNumber(
-        "bandwidth_up_mbps", tr("Bandwidth up (Mbit/s)"),
-        [](const LinkParams& l) { return l.bandwidthUpMbps; },
-        [](LinkParams& l, double v) { l.bandwidthUpMbps = v; });
-    linkNumber(
-        "bandwidth_down_mbps", tr("Bandwidth down (Mbit/s)"),
-        [](const LinkParams& l) { return l.bandwidthDownMbps; },
-        [](LinkParams& l, double v) { l.bandwidthDownMbps = v; });
-    linkNumber(
-        "latency_ms", tr("Latency (ms)"), [](const LinkParams& l) { return l.latencyMs; },
-        [](LinkParams& l, double v) { l.latencyMs = v; });
-    linkNumber(
-        "price_per_gb", tr("Traffic price ($/GB)"),
-        [](const LinkParams& l) { return l.pricePerGb; },
-        [](LinkParams& l, double v) { l.pricePerGb = v; });
+    for (const LinkField& lf : linkSchema())
+        linkNumber(
+            qs(lf.path), qs(lf.editorLabel()), [&lf](const LinkParams& l) { return std::get<double>(lf.get(l)); },
+            [&lf](LinkParams& l, double v) { lf.set(l, FieldValue(v)); });
+    // The help and the bounds of the link table, as for a node's own link.
+    for (Field& f : fields_) {
+        if (f.kinds != OnLink) continue;
+        for (const LinkField& lf : linkSchema())
+            if (qs(lf.path) == f.key) {
+                QString help = qs(lf.help);
+                const NumericBounds b = fieldBounds(lf);
+                if (std::isfinite(b.min)) help += tr(" (%1 %2)").arg(b.minInclusive ? ">=" : ">").arg(b.min);
+                f.help = help;
+                f.editor->setToolTip(help);
+            }
+    }
 }
 
 // --- committing ------------------------------------------------------------------------------
@@ -758,10 +728,6 @@ const NodeSpec* PropertyInspector::firstGroup() const {
         if (t.nodes[static_cast<std::size_t>(e.index)].group)
             return &t.nodes[static_cast<std::size_t>(e.index)];
     return nullptr;
-}
-
-bool PropertyInspector::selectionHasGroup() const {
-    return firstGroup() != nullptr;
 }
 
 PropertyInspector::Field* PropertyInspector::field(const QString& key) {

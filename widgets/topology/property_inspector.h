@@ -6,6 +6,7 @@
 // selection are shown next to their fields too. Several nodes selected: a field edited
 // applies to all of them, in one undo step.
 
+#include "core/scenario/schema.h"
 #include "core/spec/scenario.h"
 #include "widgets/document/scenario_document.h"
 
@@ -71,8 +72,21 @@ class PropertyInspector : public QWidget {
     QLineEdit* linkNumber(const QString& key, const QString& label,
                           const std::function<double(const LinkParams&)>& get,
                           const std::function<void(LinkParams&, double)>& set);
-    void buildMemberFields();
-    void buildAggregateFields(); ///< property_inspector_aggregate.cpp
+    /// The label of a key's row: the table's, indented below the key it depends on.
+    static QString labelOf(const FieldInfo& f);
+    void buildMemberFields(); ///< a row per key of nodeSchema()
+    void rangeEdits(const NodeField& nf);
+    void choiceBox(const NodeField& nf, unsigned kinds);
+    void textEdit(const NodeField& nf, unsigned kinds);
+    void switchBox(const NodeField& nf, unsigned kinds);
+    /// What an absent value stands for ("scenario default (shared)", "none").
+    QString absentText(const FieldInfo& f) const;
+    /// Editors of their own; false: the table's kind of editor.
+    bool buildCustomField(const NodeField& nf);
+    void buildParentField(const QString& label);
+    void buildOfflineField(const QString& label);
+    void buildOwnLinkField(const QString& label);
+    void buildAggregateField(const NodeField& nf, const QString& label); ///< property_inspector_aggregate.cpp
     void buildLinkFields();
 
     /// Applies a change to every selected node/group that `kinds` covers (OnNode, OnGroup)
@@ -93,7 +107,6 @@ class PropertyInspector : public QWidget {
     /// The first selected node, else the first selected group; the first selected group.
     const NodeSpec* firstNode() const;
     const NodeSpec* firstGroup() const;
-    bool selectionHasGroup() const;
     void reload();
     void showMessages();
     Field* field(const QString& key);

@@ -1,7 +1,8 @@
-// The property inspector's editors of `aggregate:` (core/policies/tiered.h): whether the
-// aggregator runs a policy of its own, its sync and selection policy, their parameters as
-// "key=value" pairs, its rounds per parent model and its local steps per dispatch. The
-// schema (core/scenario/schema.cpp, aggregate.*) gives the help texts.
+// The property inspector's own editors of `aggregate:` (core/policies/tiered.h): whether the
+// aggregator runs a policy of its own, its sync and selection policy (from the policies'
+// descriptors) and their parameters as "key=value" pairs. Its other keys (server optimizer,
+// rounds, local steps) are edited as the node table declares them; the schema
+// (core/scenario/schema.cpp, aggregate.*) gives labels and help texts.
 
 #include "widgets/topology/property_inspector.h"
 
@@ -42,62 +43,63 @@ bool parseParams(const QString& text, std::map<std::string, double>& out, QStrin
 
 } // namespace
 
-void PropertyInspector::buildAggregateFields() {
+void PropertyInspector::buildAggregateField(const NodeField& nf, const QString& label) {
     auto own = [this] {
         const NodeSpec* n = firstNode();
         return n && n->aggregate.has_value();
     };
-    auto isAggregator = [this] {
-        const NodeSpec* n = firstNode();
-        return n && roleAggregates(n->role);
-    };
-
-    auto* on = new QCheckBox(tr("own policy (tiered tree)"));
-    Field& onField = addField("aggregate", tr("&Aggregation"), on, OnMember);
-    onField.load = [this, on] {
-        if (const NodeSpec* n = firstNode()) on->setChecked(n->aggregate.has_value());
-    };
-    onField.visible = isAggregator;
-    connect(on, &QCheckBox::clicked, this, [this](bool checked) {
-        commitMembers("aggregate", checked ? tr("Give own aggregation policy") : tr("Use scenario's policy"),
-                      [checked](NodeSpec& n) {
-                          if (!checked) n.aggregate.reset();
-                          else if (!n.aggregate) n.aggregate = AggregateSpec{};
-                      });
-    });
-
-    auto policyCombo = [this, own](const QString& key, const QString& label, bool sync) {
-        auto* c = new QComboBox;
-        Field& f = addField(key, label, c, OnMember);
-        f.visible = own;
-        f.load = [this, c, sync] {
-            c->clear();
-            const Scenario& s = doc_->scenario();
-            c->addItem(tr("scenario's (%1)").arg(QString::fromStdString(sync ? s.sync.name : s.selection.name)),
-                       QString());
-            if (sync) {
-                for (const auto* d : syncDescriptors())
-                    if (d->level.usable) c->addItem(QString::fromStdString(d->info.name), QString::fromStdString(d->info.name));
-            } else {
-                for (const auto* d : selectionDescriptors())
-                    c->addItem(QString::fromStdString(d->info.name), QString::fromStdString(d->info.name));
-            }
-            const NodeSpec* n = firstNode();
-            const std::string current = n && n->aggregate ? (sync ? n->aggregate->sync : n->aggregate->selection) : "";
-            const int i = c->findData(QString::fromStdString(current));
-            c->setCurrentIndex(i < 0 ? 0 : i);
+    if (nf.path == "aggregate") {
+        auto* on = new QCheckBox(tr("own policy (tiered tree)"));
+        Field& onField = addField("aggregate", label, on, OnMember);
+        onField.load = [this, on] {
+            if (const NodeSpec* n = firstNode()) on->setChecked(n->aggregate.has_value());
         };
-        connect(c, qOverload<int>(&QComboBox::activated), this, [this, c, key, sync] {
-            const std::string v = c->currentData().toString().toStdString();
-            commitMembers(key, tr("Set %1").arg(key), [v, sync](NodeSpec& n) {
-                if (!n.aggregate) n.aggregate = AggregateSpec{};
-                (sync ? n.aggregate->sync : n.aggregate->selection) = v;
-            });
+        onField.visible = [this] {
+            const NodeSpec* n = firstNode();
+            return n && roleAggregates(n->role);
+        };
+        connect(on, &QCheckBox::clicked, this, [this](bool checked) {
+            commitMembers("aggregate", checked ? tr("Give own aggregation policy") : tr("Use scenario's policy"),
+                          [checked](NodeSpec& n) {
+                              if (!checked) n.aggregate.reset();
+                              else if (!n.aggregate) n.aggregate = AggregateSpec{};
+                          });
         });
-    };
-    policyCombo("aggregate.sync", tr("  Sync policy"), true);
-    policyCombo("aggregate.selection", tr("  Selection"), false);
+        return;
+    }
 
+    // aggregate.sync and aggregate.selection: the policies an aggregator may run, from their
+    // descriptors; the first entry is the scenario's.
+    const bool sync = nf.path == "aggregate.sync";
+    const QString key = QString::fromStdString(nf.path);
+    auto* c = new QComboBox;
+    Field& f = addField(key, label, c, OnMember);
+    f.visible = own;
+    f.load = [this, c, sync, &nf] {
+        c->clear();
+        const Scenario& s = doc_->scenario();
+        c->addItem(tr("scenario's (%1)").arg(QString::fromStdString(sync ? s.sync.name : s.selection.name)),
+                   QString());
+        if (sync) {
+            for (const auto* d : syncDescriptors())
+                if (d->level.usable) c->addItem(QString::fromStdString(d->info.name), QString::fromStdString(d->info.name));
+        } else {
+            for (const auto* d : selectionDescriptors())
+                c->addItem(QString::fromStdString(d->info.name), QString::fromStdString(d->info.name));
+        }
+        const NodeSpec* n = firstNode();
+        const std::string current = n ? std::get<std::string>(nf.get(*n)) : "";
+        const int i = c->findData(QString::fromStdString(current));
+        c->setCurrentIndex(i < 0 ? 0 : i);
+    };
+    connect(c, qOverload<int>(&QComboBox::activated), this, [this, c, key, &nf] {
+        const std::string v = c->currentData().toString().toStdString();
+        commitMembers(key, tr("Set %1").arg(key), [v, &nf](NodeSpec& n) { nf.set(n, FieldValue(v)); });
+    });
+    if (sync) return;
+
+    // The policies' parameters as "key=value" pairs: not a key of the table (they are the
+    // policies' own, core/policies), edited in one line below the selection.
     auto* params = new QLineEdit;
     params->setPlaceholderText(tr("e.g. n=2, k=10"));
     Field& pf = addField("aggregate.params", tr("  Parameters"), params, OnMember);
@@ -125,19 +127,6 @@ void PropertyInspector::buildAggregateFields() {
             n.aggregate->paramLines.clear();
         });
     });
-
-    auto integer = [this, own](const QString& key, const QString& label, int AggregateSpec::*member, int def) {
-        numberEdit(
-            key, label, OnMember,
-            [member, def](const NodeSpec& n) { return static_cast<double>(n.aggregate ? (*n.aggregate).*member : def); },
-            [member](NodeSpec& n, double v) {
-                if (!n.aggregate) n.aggregate = AggregateSpec{};
-                (*n.aggregate).*member = static_cast<int>(v);
-            });
-        field(key)->visible = own;
-    };
-    integer("aggregate.rounds", tr("  Rounds per parent model"), &AggregateSpec::rounds, 1);
-    integer("aggregate.local_steps", tr("  Local steps (0: default)"), &AggregateSpec::localSteps, 0);
 }
 
 } // namespace fog

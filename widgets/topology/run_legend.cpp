@@ -1,6 +1,6 @@
 #include "widgets/topology/run_legend.h"
 
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 #include "widgets/topology/edge_item.h"
 #include "widgets/topology/message_layer.h"
 #include "widgets/topology/node_item.h"

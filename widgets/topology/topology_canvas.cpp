@@ -94,11 +94,6 @@ void TopologyCanvas::placeLegend() {
     legend_->setGeometry(v.left(), v.bottom() + 1, v.width(), h);
 }
 
-QList<QAction*> TopologyCanvas::editActions() const {
-    return {delete_, cut_,     copy_,    paste_, selectAll_, autoLayout_,
-            zoomIn_, zoomOut_, zoomFit_, snap_,  linkMode_};
-}
-
 void TopologyCanvas::updateActions() {
     const bool any = !scene_->selectedItems().isEmpty();
     delete_->setEnabled(any);
@@ -346,7 +341,9 @@ void TopologyCanvas::setRunLinks(const std::vector<LinkInfo>& links) {
 
 void TopologyCanvas::showFrame(const ActivityFrame& frame) {
     scene_->showFrame(frame);
-    if (legend_->isHidden()) {
+    // A view that shows the key elsewhere (race mode: one key under all its canvases) sets
+    // the property fogNoRunLegend.
+    if (legend_->isHidden() && !property("fogNoRunLegend").toBool()) {
         legend_->show();
         placeLegend();
     }

@@ -4,7 +4,7 @@
 // puts in its menus. It shows a TopologyScene, which views a ScenarioDocument.
 
 #include "core/system/metrics.h"
-#include "widgets/run/run_activity.h"
+#include "widgets/topology/run_activity.h"
 #include "widgets/topology/node_templates.h"
 
 #include <QGraphicsView>
@@ -40,7 +40,6 @@ class TopologyCanvas : public QGraphicsView {
     QAction* zoomFitAction() const { return zoomFit_; }
     QAction* snapAction() const { return snap_; }         ///< checkable
     QAction* linkModeAction() const { return linkMode_; } ///< checkable
-    QList<QAction*> editActions() const;
 
     qreal zoom() const { return transform().m11(); }
 

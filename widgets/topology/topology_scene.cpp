@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QGraphicsLineItem>
 #include <QGraphicsSceneMouseEvent>
+#include <QLineF>
 #include <QGraphicsView>
 #include <QPainter>
 #include <QSet>
@@ -75,6 +76,10 @@ TopologyScene::~TopologyScene() {
     links_.clear();
     qDeleteAll(parentEdges_);
     parentEdges_.clear();
+    // The rest while still quiet: QGraphicsScene's own destructor would delete them with the
+    // signals on, announcing a selection change of a scene half gone (the live-state panel
+    // asks it for its selection).
+    clear();
 }
 
 // --- building --------------------------------------------------------------------------------
@@ -311,6 +316,15 @@ QStringList TopologyScene::selectedIds() const {
     return ids;
 }
 
+std::vector<int> TopologyScene::runNodesOf(const QString& id) const {
+    std::vector<int> out;
+    NodeItem* item = items_.value(id);
+    if (!item) return out;
+    for (std::size_t i = 0; i < runMap_.size(); ++i)
+        if (runMap_[i].first == item) out.push_back(static_cast<int>(i));
+    return out;
+}
+
 std::vector<int> TopologyScene::selectedLinks() const {
     std::vector<int> out;
     for (QGraphicsItem* g : selectedItems())
@@ -525,10 +539,7 @@ void TopologyScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
             positions << it.key()->pos();
         }
     dragStart_.clear();
-    if (!ids.isEmpty()) {
-        doc_->moveEntities(ids, positions, doc_->newMergeId());
-        Q_EMIT nodesMoved(ids);
-    }
+    if (!ids.isEmpty()) doc_->moveEntities(ids, positions, doc_->newMergeId());
 }
 
 void TopologyScene::drawBackground(QPainter* p, const QRectF& rect) {
@@ -617,6 +628,11 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
             bm = e2->fromMember();
             am = e2->toMember();
         }
+        else if (dotAlongDrawnLines(a, b, m, dots)) {
+            // A flat policy's message between a trainer and the cloud goes along the lines
+            // the teacher drew (device -> edge -> cloud), not straight past the edges.
+            continue;
+        }
         const QPointF pa = a->anchor(am), pb = b->anchor(bm);
         if (a == b && pa == pb) continue; // within one folded group: nowhere to go
         MessageLayer::Dot d;
@@ -631,6 +647,53 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
     messages_->setMessages(dots);
     runActive_ = true;
     showLinkLoads(frame.links);
+}
+
+bool TopologyScene::dotAlongDrawnLines(NodeItem* a, NodeItem* b, const MessageInFlight& m,
+                                       QVector<MessageLayer::Dot>& dots) const {
+    // The parent lines from `low` up to `high`, if `high` is an ancestor on the canvas.
+    auto chain = [this](NodeItem* low, NodeItem* high) {
+        QVector<EdgeItem*> edges;
+        for (NodeItem* at = low; at != high; at = edges.back()->to()) {
+            EdgeItem* e = parentEdges_.value(at);
+            if (!e || edges.size() > 32 || edges.contains(e)) return QVector<EdgeItem*>{};
+            edges.push_back(e);
+        }
+        return edges;
+    };
+    QVector<EdgeItem*> edges = chain(a, b);
+    const bool up = !edges.isEmpty();
+    if (!up) edges = chain(b, a);
+    if (edges.size() < 2) return false; // one line or none: drawn as it is
+    struct Hop {
+        QPointF from, to;
+        qreal length;
+    };
+    QVector<Hop> hops;
+    qreal total = 0;
+    for (EdgeItem* e : edges) {
+        const QPointF pc = e->from()->anchor(e->fromMember()), pp = e->to()->anchor(e->toMember());
+        Hop h;
+        h.from = exitPoint(e->from()->anchorRect(e->fromMember()), pc, pp);
+        h.to = exitPoint(e->to()->anchorRect(e->toMember()), pp, pc);
+        if (!up) std::swap(h.from, h.to);
+        h.length = std::max<qreal>(1.0, QLineF(h.from, h.to).length());
+        total += h.length;
+        hops.push_back(h);
+    }
+    if (!up) std::reverse(hops.begin(), hops.end());
+    // The tag's place along the whole path, then the line it is on and how far along it.
+    qreal left = std::clamp(m.progress, 0.0, 1.0) * total;
+    int k = 0;
+    while (k + 1 < hops.size() && left > hops[k].length) left -= hops[k++].length;
+    MessageLayer::Dot d;
+    d.from = hops[k].from;
+    d.to = hops[k].to;
+    d.progress = std::clamp(left / hops[k].length, 0.0, 1.0);
+    d.modelDown = m.modelDown;
+    d.cut = m.cut;
+    dots.append(d);
+    return true;
 }
 
 void TopologyScene::setRunLinks(const std::vector<LinkInfo>& links) {

@@ -6,7 +6,8 @@
 
 #include "core/system/metrics.h"
 #include "widgets/document/scenario_document.h"
-#include "widgets/run/run_activity.h"
+#include "widgets/topology/run_activity.h"
+#include "widgets/topology/message_layer.h"
 #include "widgets/topology/node_templates.h"
 
 #include <QMap>
@@ -42,6 +43,9 @@ class TopologyScene : public QGraphicsScene {
     NodeItem* itemForNodeId(const QString& id, int* member = nullptr) const;
 
     QStringList selectedIds() const;
+    /// The nodes of the run going (RunInfo::nodes indices) drawn by the item `id`: the node
+    /// itself, or a group's members (none before a run, or for an unknown id).
+    std::vector<int> runNodesOf(const QString& id) const;
     std::vector<int> selectedLinks() const;
     void selectIds(const QStringList& ids);
 
@@ -97,10 +101,6 @@ class TopologyScene : public QGraphicsScene {
     /// Rebuilds every item from the document (after a reset).
     void rebuild();
 
-  Q_SIGNALS:
-    /// A finished drag moved these items (already committed to the document).
-    void nodesMoved(const QStringList& ids);
-
   protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
     void mouseMoveEvent(QGraphicsSceneMouseEvent* e) override;
@@ -151,6 +151,9 @@ class TopologyScene : public QGraphicsScene {
     QStringList runIds_; ///< the run's node ids, to map again after a rebuild
     QMap<QString, QStringList> problems_;
     void mapRunNodes();
+    /// A message between `a` and an ancestor (or descendant) `b` several drawn lines away:
+    /// adds its tag on the line of the path it has reached (false: not such a message).
+    bool dotAlongDrawnLines(NodeItem* a, NodeItem* b, const MessageInFlight& m, QVector<MessageLayer::Dot>& dots) const;
     /// Run view: links to edges and interfaces to items, again after any rebuild.
     void mapRunLinks();
     void showLinkLoads(const std::vector<LinkLoad>& loads);

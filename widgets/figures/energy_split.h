@@ -5,7 +5,7 @@
 // so is the split of a series whose energy is all one part (the total says it) or was stored
 // before the split existed (NaN). plotMetric and appendMetric call these for PlotKind::Energy.
 
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 
 namespace fog {
 

@@ -1,7 +1,10 @@
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/run_plots.h"
 
-#include "widgets/plots/energy_split.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/energy_split.h"
+#include "widgets/figures/qcustomplot.h"
+
+#include <QFontMetrics>
+#include <QHash>
 
 #include <algorithm>
 #include <cmath>
@@ -72,6 +75,7 @@ void fitTicksToSize(QCustomPlot* plot) {
         // About one label per 7 digits' width across, one per 3 lines' height up.
         plot->xAxis->ticker()->setTickCount(std::clamp(r.width() / std::max(1, fm.horizontalAdvance("0000000")), 2, 8));
         plot->yAxis->ticker()->setTickCount(std::clamp(r.height() / std::max(1, 3 * fm.height()), 2, 6));
+        if (plot->yAxis2->visible()) plot->yAxis2->ticker()->setTickCount(plot->yAxis->ticker()->tickCount());
     });
 }
 
@@ -79,6 +83,12 @@ void resetPlot(QCustomPlot* plot) {
     fitTicksToSize(plot);
     plot->clearPlottables();
     plot->clearItems();
+    // A legend moved off the data into a row of its own goes back into the axis rect first:
+    // the rows below are removed (and deleted) next.
+    if (legendIsBelow(plot)) {
+        plot->legend->layout()->take(plot->legend);
+        plot->axisRect()->insetLayout()->addElement(plot->legend, Qt::AlignTop | Qt::AlignRight);
+    }
     // Extra layout elements (colour scales) from a previous drawing.
     while (plot->plotLayout()->elementCount() > 1) {
         plot->plotLayout()->removeAt(plot->plotLayout()->elementCount() - 1);
@@ -108,6 +118,105 @@ void styleAxes(QCustomPlot* plot) {
     plot->legend->setBrush(pal.color(QPalette::Base));
     plot->legend->setTextColor(fg);
     plot->legend->setBorderPen(QPen(grid));
+    if (!plot->property("fogFitsLabels").toBool()) {
+        // Axis labels never cut at the plot's edge: a short form, elided past that, on small
+        // plots (a 1280x720 window: "test accuracy (" and "lative co").
+        plot->setProperty("fogFitsLabels", true);
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] { fitAxisLabels(plot); });
+    }
+}
+
+namespace {
+
+/// The columns of a legend below the curves that fit the plot's width.
+int legendColumns(const QCustomPlot* plot, int maxColumns) {
+    const QCPLegend* legend = plot->legend;
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (legend->item(i)) widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    const QMargins m = legend->margins();
+    const int room = plot->width() - m.left() - m.right() - 8;
+    return std::clamp((room + legend->columnSpacing()) / (widest + legend->columnSpacing()), 1, std::max(1, maxColumns));
+}
+
+void wrapLegend(QCustomPlot* plot, int columns) {
+    QCPLegend* legend = plot->legend;
+    if (legend->wrap() == columns && legend->fillOrder() == QCPLayoutGrid::foColumnsFirst) return;
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-arranges the items
+}
+
+} // namespace
+
+bool legendIsBelow(const QCustomPlot* plot) {
+    return plot->legend && plot->legend->layout() && plot->legend->layout() != plot->axisRect()->insetLayout();
+}
+
+void legendBelowTheCurves(QCustomPlot* plot, int maxColumns) {
+    QCPLegend* legend = plot->legend;
+    if (!legend) return;
+    plot->setProperty("fogLegendColumns", maxColumns);
+    if (legend->layout() == plot->axisRect()->insetLayout()) {
+        plot->axisRect()->insetLayout()->take(legend);
+        auto* row = new QCPLayoutGrid;
+        plot->plotLayout()->addElement(plot->plotLayout()->rowCount(), 0, row);
+        plot->plotLayout()->setRowStretchFactor(plot->plotLayout()->rowCount() - 1, 0.001);
+        row->setMargins(QMargins(0, 0, 0, 0));
+        row->addElement(0, 0, legend);
+    }
+    wrapLegend(plot, legendColumns(plot, maxColumns));
+    if (!plot->property("fogLegendFits").toBool()) {
+        // A resize re-wraps it: the next frame has the columns of the new width.
+        plot->setProperty("fogLegendFits", true);
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+            if (!legendIsBelow(plot)) return;
+            const int columns = legendColumns(plot, plot->property("fogLegendColumns").toInt());
+            if (columns == plot->legend->wrap()) return;
+            wrapLegend(plot, columns);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        });
+    }
+}
+
+QString shortAxisLabel(const QString& label) {
+    static const QHash<QString, QString> shorter = {
+        {"test accuracy (%)", "acc. (%)"},       {"cumulative cost", "cost"},
+        {"cumulative energy (kJ)", "energy (kJ)"}, {"train loss", "loss"},
+        {"test loss", "loss"},                   {"round time (s)", "round (s)"},
+        {"virtual time (s)", "time (s)"},        {"wall-clock time (s)", "wall (s)"},
+        {"throughput (Mbit/s)", "Mbit/s"},       {"cost ($)", "$"},
+        {"MB per round", "MB"},
+    };
+    if (label.startsWith(QString::fromUtf8("ε ("))) return QString::fromUtf8("ε"); // "ε (δ = 1e-05)"
+    return shorter.value(label, label);
+}
+
+void fitAxisLabels(QCustomPlot* plot) {
+    bool changed = false;
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis, plot->yAxis2}) {
+        if (!a || !a->visible()) continue;
+        // The label the code set last: a label that is neither it nor its short form is new.
+        QString full = a->property("fogFullLabel").toString();
+        if (a->label() != full && a->label() != shortAxisLabel(full) && a->label() != a->property("fogShownLabel").toString())
+            full = a->label();
+        a->setProperty("fogFullLabel", full);
+        if (full.isEmpty()) continue;
+        const bool vertical = a->orientation() == Qt::Vertical;
+        const int room = (vertical ? a->axisRect()->height() : a->axisRect()->width()) - 4;
+        const QFontMetrics fm(a->labelFont());
+        QString shown = full;
+        // A plot not on screen (not laid out yet, or offscreen for an export) keeps its label.
+        const bool onScreen = plot->isVisible() && room >= 24;
+        if (onScreen && fm.horizontalAdvance(shown) > room) shown = shortAxisLabel(full);
+        if (onScreen && fm.horizontalAdvance(shown) > room) shown = fm.elidedText(shown, Qt::ElideRight, std::max(0, room));
+        a->setProperty("fogShownLabel", shown);
+        if (a->label() != shown) {
+            a->setLabel(shown);
+            changed = true;
+        }
+    }
+    if (changed) plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void markSparsePoints(QCPGraph* g) {
@@ -120,16 +229,20 @@ void markSparsePoints(QCPGraph* g) {
 }
 
 QColor seriesColor(int i) {
-    // Okabe-Ito: distinguishable for colour-blind readers, on light and dark backgrounds.
-    static const QColor colors[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115),
-                                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
-                                    QColor(240, 228, 66), QColor(128, 128, 128)};
-    return colors[((i % 8) + 8) % 8];
+    // Okabe-Ito first (distinguishable for colour-blind readers, on light and dark
+    // backgrounds), then eight of Paul Tol's muted and dark colours, chosen apart from the
+    // first eight: a 15-run lesson gets 15 colours of its own.
+    static const QColor colors[kSeriesColors] = {
+        QColor(0, 114, 178),   QColor(230, 159, 0),   QColor(0, 158, 115),   QColor(204, 121, 167),
+        QColor(86, 180, 233),  QColor(213, 94, 0),    QColor(240, 228, 66),  QColor(128, 128, 128),
+        QColor(51, 34, 136),   QColor(136, 34, 85),   QColor(17, 119, 51),   QColor(68, 170, 153),
+        QColor(153, 153, 51),  QColor(170, 68, 153),  QColor(102, 17, 0),    QColor(204, 102, 119)};
+    return colors[((i % kSeriesColors) + kSeriesColors) % kSeriesColors];
 }
 
 Qt::PenStyle seriesPenStyle(int i) {
-    // Past the eight colours, the same colours again dashed, then dotted: #6 and #14 differ.
-    switch ((std::max(0, i) / 8) % 3) {
+    // Past the sixteen colours, the same colours again dashed, then dotted.
+    switch ((std::max(0, i) / kSeriesColors) % 3) {
     case 1: return Qt::DashLine;
     case 2: return Qt::DotLine;
     default: return Qt::SolidLine;
@@ -399,6 +512,7 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
                                                 QPen(plot->palette().color(QPalette::WindowText), 1.2), Qt::NoBrush, 17));
     for (auto i : front) frontGraph->addData(pts[i].time, pts[i].cost);
 
+    std::vector<QCPItemText*> labels;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         QCPGraph* g = plot->addGraph();
         g->setName(runs[i].label);
@@ -417,6 +531,7 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
         label->setPadding(QMargins(8, 0, 0, 2));
         label->setText(runs[i].label);
         label->setColor(plot->palette().color(QPalette::WindowText));
+        labels.push_back(label);
     }
     auto* scale = new QCPColorScale(plot);
     plot->plotLayout()->addElement(0, 1, scale);
@@ -430,8 +545,74 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     plot->legend->setVisible(false);
     plot->rescaleAxes();
     for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.4, a->range().center()); // room for the rings
-    // Labels sit right of their points: leave room for them at the right edge.
-    plot->xAxis->setRangeUpper(plot->xAxis->range().upper + 0.12 * plot->xAxis->range().size());
+    placeTradeOffLabels(plot, labels);
+}
+
+void placeTradeOffLabels(QCustomPlot* plot, const std::vector<QCPItemText*>& labels) {
+    // Each label goes beside its point on the side where it neither leaves the plot nor
+    // covers a label placed before it or another point: right or left of the point, above
+    // or below it (the first that is free; else the one that covers least). Boxes are
+    // reckoned in the axes' unit square, for a plot of about 450x300 pixels at least.
+    const QCPRange xr = plot->xAxis->range(), yr = plot->yAxis->range();
+    if (xr.size() <= 0 || yr.size() <= 0) return;
+    const double pxW = std::max(450, plot->axisRect()->width()), pxH = std::max(300, plot->axisRect()->height());
+    auto unit = [&](const QCPItemText* l) {
+        return QPointF((l->position->coords().x() - xr.lower) / xr.size(), (l->position->coords().y() - yr.lower) / yr.size());
+    };
+    std::vector<QRectF> taken;
+    const double dotW = 14 / pxW, dotH = 14 / pxH;
+    for (const QCPItemText* l : labels) {
+        const QPointF u = unit(l);
+        taken.emplace_back(u.x() - dotW / 2, u.y() - dotH / 2, dotW, dotH);
+    }
+    const QRectF inside(0, 0, 1, 1);
+    for (QCPItemText* l : labels) {
+        const QPointF u = unit(l);
+        const QFontMetrics fm(l->font());
+        const double w = (fm.horizontalAdvance(l->text()) + 10) / pxW, h = (fm.height() + 2) / pxH, gap = 8 / pxW;
+        struct Option {
+            Qt::Alignment align;
+            QRectF box;
+            QMargins pad;
+        };
+        const Option options[] = {
+            {Qt::AlignLeft | Qt::AlignBottom, QRectF(u.x() + gap, u.y(), w, h), QMargins(8, 0, 0, 2)},
+            {Qt::AlignLeft | Qt::AlignTop, QRectF(u.x() + gap, u.y() - h, w, h), QMargins(8, 2, 0, 0)},
+            {Qt::AlignRight | Qt::AlignBottom, QRectF(u.x() - gap - w, u.y(), w, h), QMargins(0, 0, 8, 2)},
+            {Qt::AlignRight | Qt::AlignTop, QRectF(u.x() - gap - w, u.y() - h, w, h), QMargins(0, 2, 8, 0)},
+        };
+        const Option* best = &options[0];
+        double bestCost = std::numeric_limits<double>::infinity(), bestOverLabels = 0;
+        for (const Option& o : options) {
+            double cost = 0, overLabels = 0;
+            // Outside the plot counts most: a clipped label tells nothing; then covering
+            // another label, then covering a point.
+            const QRectF in = o.box.intersected(inside);
+            cost += 10 * (o.box.width() * o.box.height() - in.width() * in.height());
+            for (std::size_t t = 0; t < taken.size(); ++t) {
+                const QRectF x = o.box.intersected(taken[t]);
+                if (x.isEmpty()) continue;
+                const double area = x.width() * x.height();
+                if (t >= labels.size()) overLabels += area;
+                cost += (t >= labels.size() ? 5 : 1) * area;
+            }
+            if (cost < bestCost - 1e-12) {
+                bestCost = cost;
+                bestOverLabels = overLabels;
+                best = &o;
+            }
+            if (cost <= 0) break;
+        }
+        l->setPositionAlignment(best->align);
+        l->setPadding(best->pad);
+        if (bestOverLabels > 0.02 * best->box.width() * best->box.height()) {
+            // No free side: the label would cover another one. The point stays (a click
+            // on it shows its run, as its row in the table does).
+            l->setVisible(false);
+            continue;
+        }
+        taken.push_back(best->box);
+    }
 }
 
 void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,

@@ -1,7 +1,7 @@
-#include "widgets/plots/energy_split.h"
-#include "widgets/plots/run_plots.h"
+#include "widgets/figures/energy_split.h"
+#include "widgets/figures/run_plots.h"
 
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <cmath>
 

@@ -14,6 +14,7 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPGraph;
+class QCPItemText;
 
 namespace fog {
 
@@ -49,10 +50,12 @@ bool isRawGraph(const QCPGraph* g);
 /// The value of `g` in effect at `key`: its last point at or before `key` (NaN before the first).
 double valueAt(const QCPGraph* g, double key);
 
+/// Colours in the series palette before they repeat.
+inline constexpr int kSeriesColors = 16;
 /// The i-th colour of a palette that stays distinguishable on light and dark backgrounds.
 QColor seriesColor(int i);
-/// The i-th series' line: solid for the first eight colours, then dashed, then dotted, so
-/// that series i and i + 8 (the same colour) are told apart.
+/// The i-th series' line: solid for the first sixteen colours, then dashed, then dotted, so
+/// that series i and i + 16 (the same colour) are told apart.
 Qt::PenStyle seriesPenStyle(int i);
 QString plotTitle(PlotKind kind);
 QString axisLabel(PlotXAxis x);
@@ -72,8 +75,22 @@ inline constexpr int kSparsePoints = 40;
 /// Marks the points of a sparse curve (a disc each), and unmarks it once it is dense.
 void markSparsePoints(QCPGraph* g);
 
-/// Axes, grid and legend in the widget palette's colours (light and dark themes).
+/// Moves the legend of `plot` off the curves into a row of its own below the axis rect (its
+/// tick and axis labels included), in as many columns as the plot's width holds, at most
+/// `maxColumns`; the columns follow every later resize. resetPlot puts it back.
+void legendBelowTheCurves(QCustomPlot* plot, int maxColumns = 4);
+/// Whether the legend of `plot` is in that row.
+bool legendIsBelow(const QCustomPlot* plot);
+
+/// Axes, grid and legend in the widget palette's colours (light and dark themes); from the
+/// first call on, the plot fits its axis labels after every layout (fitAxisLabels).
 void styleAxes(QCustomPlot* plot);
+/// Shows each axis label whole when it fits along its axis, else its short form
+/// (shortAxisLabel), elided if even that is longer: labels are never cut at the edge.
+void fitAxisLabels(QCustomPlot* plot);
+/// "test accuracy (%)" -> "acc. (%)", "cumulative cost" -> "cost", "MB per round" -> "MB",
+/// "ε (δ = 1e-05)" -> "ε", ...; other labels as they are.
+QString shortAxisLabel(const QString& label);
 /// Flat data (all values equal, e.g. no prices) gets a range from zero or +-10% around it
 /// rather than QCustomPlot's symmetric default.
 void fixFlatRange(QCustomPlot* plot);
@@ -94,6 +111,9 @@ struct TradeOffRun {
 /// Time vs cost scatter, points coloured by accuracy (colour scale), the time-cost Pareto
 /// front as a step line; each point's index is kept as its data key for click look-up.
 void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs);
+/// Puts each point label of a scatter beside its point where it stays inside the plot and
+/// covers no other label or point (right or left, above or below); plotTradeOff calls it.
+void placeTradeOffLabels(QCustomPlot* plot, const std::vector<QCPItemText*>& labels);
 
 /// Per-node timeline: one row per node, coloured by state (computing, sending, receiving,
 /// idle, offline) over virtual time.

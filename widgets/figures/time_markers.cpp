@@ -1,7 +1,7 @@
-#include "widgets/intervene/time_markers.h"
+#include "widgets/figures/time_markers.h"
 
 #include "core/store/run_store.h"
-#include "widgets/plots/qcustomplot.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <algorithm>
 

@@ -1,0 +1,88 @@
+// Run > Run on Testbed: a fogstudio-cli child process and a dialog (testbed_launcher.h).
+
+#include "app/gui/testbed_launcher.h"
+#include "core/sweep/sweep.h"
+
+#include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTemporaryFile>
+#include <QVBoxLayout>
+
+namespace fog {
+
+void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPath, std::function<void()> stored) {
+    QString cli = QDir(QCoreApplication::applicationDirPath()).filePath("fogstudio-cli");
+    if (!QFileInfo(cli).isExecutable()) cli = QStandardPaths::findExecutable("fogstudio-cli");
+    if (cli.isEmpty()) {
+        QMessageBox::warning(parent, QObject::tr("Run on Testbed"),
+                             QObject::tr("fogstudio-cli was not found beside this program or on PATH."));
+        return;
+    }
+    auto* file = new QTemporaryFile(QDir::temp().filePath("fogstudio-testbed-XXXXXX.yaml"));
+    if (!file->open() || file->write(QByteArray::fromStdString(storedScenarioText(scenario))) < 0 || !file->flush()) {
+        QMessageBox::warning(parent, QObject::tr("Run on Testbed"),
+                             QObject::tr("Cannot write the scenario to %1.").arg(file->fileName()));
+        delete file;
+        return;
+    }
+    auto* dialog = new QDialog(parent);
+    dialog->setObjectName("testbedDialog");
+    dialog->setWindowTitle(QObject::tr("Run on Testbed"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* layout = new QVBoxLayout(dialog);
+    auto* status = new QLabel(QObject::tr("Predicting, then playing the rounds on shaped links (needs root)..."), dialog);
+    auto* text = new QPlainTextEdit(dialog);
+    text->setReadOnly(true);
+    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    text->setMinimumSize(760, 360);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QPushButton* stop = buttons->addButton(QObject::tr("Stop"), QDialogButtonBox::RejectRole);
+    layout->addWidget(status);
+    layout->addWidget(text);
+    layout->addWidget(buttons);
+    file->setParent(dialog); // removed with the dialog
+
+    auto* process = new QProcess(dialog);
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    QStringList args{"testbed", file->fileName()};
+    if (!dbPath.isEmpty()) args << "--db" << dbPath;
+    QObject::connect(process, &QProcess::readyRead, text, [process, text] {
+        text->moveCursor(QTextCursor::End);
+        text->insertPlainText(QString::fromUtf8(process->readAll()));
+    });
+    // Stop: SIGTERM, which the testbed takes as Ctrl-C (it removes every namespace and process).
+    QObject::connect(stop, &QPushButton::clicked, process, &QProcess::terminate);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, [dialog, process] {
+        if (process->state() == QProcess::NotRunning) dialog->close();
+    });
+    QObject::connect(process, &QProcess::finished, dialog, [=](int code, QProcess::ExitStatus how) {
+        stop->setEnabled(false);
+        status->setText(how == QProcess::NormalExit && code == 0 ? QObject::tr("Done: both runs are in the runs list.")
+                        : code == 130 ? QObject::tr("Stopped: everything the testbed set up was removed.")
+                                      : QObject::tr("The testbed did not run (see its message)."));
+        if (stored) stored();
+    });
+    QObject::connect(process, &QProcess::errorOccurred, dialog, [=](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) status->setText(QObject::tr("Cannot start %1.").arg(cli));
+    });
+    QObject::connect(dialog, &QDialog::finished, process, [process] {
+        if (process->state() != QProcess::NotRunning) {
+            process->terminate();
+            process->waitForFinished(10000);
+        }
+    });
+    dialog->show();
+    process->start(cli, args);
+}
+
+} // namespace fog

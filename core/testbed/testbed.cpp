@@ -1,0 +1,778 @@
+// Plays a plan on namespaces, veth pairs and tc (testbed.h). The processes are forked from
+// this one (Box, netns.h): the aggregator and the trainers find the plan in their copy of
+// this process's memory and talk TCP; the owner configures links from outside and reads the
+// results from a pipe per process.
+
+#include "core/testbed/testbed.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fog::testbed {
+
+namespace {
+
+constexpr int kPort = 7070;
+constexpr std::uint32_t kMagic = 0x46534254; // "FSBT"
+
+/// The header before every message on the wire (payload bytes follow).
+struct Header {
+    std::uint32_t magic = kMagic;
+    std::uint32_t kind = 0; ///< 1 hello (job: the trainer's box), 2 model, 3 update, 4 bye
+    std::uint32_t round = 0;
+    std::uint32_t job = 0;
+    std::uint64_t payload = 0; ///< bytes after the header
+    std::uint64_t reply = 0;   ///< model: the update's payload bytes
+    std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying
+};
+static_assert(sizeof(Header) == 40, "the wire header is 40 bytes");
+constexpr double kHeaderBytes = sizeof(Header);
+
+std::int64_t nowNs() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+void sleepUntilNs(std::int64_t t) {
+    timespec ts{};
+    ts.tv_sec = t / 1000000000LL;
+    ts.tv_nsec = t % 1000000000LL;
+    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+}
+
+std::string address(int box) {
+    const int k = box + 1;
+    return "10.77." + std::to_string(k >> 8) + "." + std::to_string(k & 255);
+}
+
+bool writeAll(int fd, const void* data, std::size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
+bool readAll(int fd, void* data, std::size_t n) {
+    char* p = static_cast<char*>(data);
+    while (n > 0) {
+        const ssize_t r = ::read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        p += r;
+        n -= static_cast<std::size_t>(r);
+    }
+    return true;
+}
+
+/// Sends `bytes` of zeros (the payload); false when the connection broke.
+bool sendPayload(int fd, std::uint64_t bytes) {
+    static const std::vector<char> zeros(1 << 16, 0);
+    while (bytes > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, zeros.size()));
+        if (!writeAll(fd, zeros.data(), n)) return false;
+        bytes -= n;
+    }
+    return true;
+}
+
+bool skipPayload(int fd, std::uint64_t bytes) {
+    std::vector<char> buf(1 << 16);
+    while (bytes > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, buf.size()));
+        const ssize_t r = ::read(fd, buf.data(), n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        bytes -= static_cast<std::uint64_t>(r);
+    }
+    return true;
+}
+
+// ---- Results from the processes: length-prefixed records on a pipe ----
+
+struct Out {
+    std::string buf;
+    template <class T> void put(T v) { buf.append(reinterpret_cast<const char*>(&v), sizeof v); }
+};
+
+void sendRecord(int fd, char type, const std::string& body) {
+    const std::uint64_t n = body.size() + 1;
+    writeAll(fd, &n, sizeof n);
+    writeAll(fd, &type, 1);
+    writeAll(fd, body.data(), body.size());
+}
+
+struct In {
+    const std::string& s;
+    std::size_t at = 0;
+    template <class T> T get() {
+        T v{};
+        if (at + sizeof v > s.size()) throw TestbedError("a testbed process sent a short record");
+        std::memcpy(&v, s.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+};
+
+/// Reads whole records from a process's pipe as they come.
+struct RecordReader {
+    std::string pending;
+    bool eof = false;
+    /// Reads what is there (non-blocking after poll); appends complete records.
+    void feed(int fd, std::vector<std::pair<char, std::string>>& records) {
+        char buf[65536];
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) {
+            if (n == 0 || errno != EINTR) eof = true;
+            return;
+        }
+        pending.append(buf, static_cast<std::size_t>(n));
+        for (;;) {
+            if (pending.size() < 8) return;
+            std::uint64_t len = 0;
+            std::memcpy(&len, pending.data(), 8);
+            if (pending.size() < 8 + len) return;
+            records.emplace_back(pending[8], pending.substr(9, len - 1));
+            pending.erase(0, 8 + len);
+        }
+    }
+};
+
+// ---- The processes' roles ----
+
+struct RoleContext {
+    const TestbedPlan* plan = nullptr;
+    int box = -1;
+    double dilation = 1.0;
+    bool userLatency = false;
+    bool storeRelays = false; ///< relays are applications that store and forward
+};
+
+/// Where a trainer's messages are stored whole on their way: itself, every relay above it
+/// when relays store and forward, the root. Consecutive points are one TCP connection.
+std::vector<int> storePoints(const RoleContext& c, int trainer) {
+    std::vector<int> points;
+    for (int b : c.plan->pathToRoot(trainer)) {
+        const PlanBox& pb = c.plan->boxes[static_cast<std::size_t>(b)];
+        const bool relay = b != 0 && b != trainer && pb.node >= 0 && !pb.trains;
+        if (b == trainer || b == 0 || (c.storeRelays && relay)) points.push_back(b);
+    }
+    return points;
+}
+
+/// The user-space latency (ns) of the links from box `lower` up to box `upper`, dilated.
+std::int64_t segmentLatencyNs(const RoleContext& c, int lower, int upper) {
+    if (!c.userLatency) return 0;
+    double ms = 0.0;
+    for (int b = lower; b >= 0 && b != upper; b = c.plan->boxes[static_cast<std::size_t>(b)].parent) {
+        const PlanBox& pb = c.plan->boxes[static_cast<std::size_t>(b)];
+        if (pb.limited) ms += pb.latencyMs;
+    }
+    return static_cast<std::int64_t>(ms * 1e6 * c.dilation);
+}
+
+/// A socket listening on kPort on every address of this namespace; -1 (errno set) when not.
+int listenOnPort() {
+    const int ls = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_port = htons(kPort);
+    any.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (::bind(ls, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 || ::listen(ls, 256) != 0) {
+        const int e = errno;
+        ::close(ls);
+        errno = e;
+        return -1;
+    }
+    return ls;
+}
+
+/// Connects from this box's address to `box`'s port, retrying while the routes come up.
+int connectTo(int self, int box, std::string& error) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in me{};
+    me.sin_family = AF_INET;
+    ::inet_pton(AF_INET, address(self).c_str(), &me.sin_addr);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&me), sizeof me) != 0) {
+        error = "bind " + address(self) + ": " + std::strerror(errno);
+        ::close(fd);
+        return -1;
+    }
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(kPort);
+    ::inet_pton(AF_INET, address(box).c_str(), &to.sin_addr);
+    const std::int64_t giveUp = nowNs() + 20'000'000'000LL;
+    while (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+        if (nowNs() > giveUp) {
+            error = "cannot connect to " + address(box) + ": " + std::strerror(errno);
+            ::close(fd);
+            return -1;
+        }
+        ::usleep(20000);
+    }
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+int fail(int out, const std::string& message) {
+    sendRecord(out, 'E', message);
+    return 1;
+}
+
+int trainerRole(void* context, int out) {
+    const RoleContext& c = *static_cast<RoleContext*>(context);
+    // The aggregator, or the relay above that stores and forwards.
+    const int upstream = storePoints(c, c.box).at(1);
+    std::string error;
+    const int fd = connectTo(c.box, upstream, error);
+    if (fd < 0) return fail(out, error);
+    Header hello;
+    hello.kind = 1;
+    hello.job = static_cast<std::uint32_t>(c.box);
+    if (!writeAll(fd, &hello, sizeof hello)) return fail(out, "hello to the aggregator failed");
+    Out rec;
+    std::uint32_t count = 0;
+    for (;;) {
+        Header h;
+        if (!readAll(fd, &h, sizeof h) || h.magic != kMagic) return fail(out, "the aggregator's connection broke");
+        if (h.kind == 4) break;
+        if (!skipPayload(fd, h.payload)) return fail(out, "the model's bytes stopped coming");
+        const std::int64_t received = nowNs();
+        sleepUntilNs(received + h.holdNs);
+        const std::int64_t sent = nowNs();
+        Header u;
+        u.kind = 3;
+        u.round = h.round;
+        u.job = h.job;
+        u.payload = h.reply;
+        if (!writeAll(fd, &u, sizeof u) || !sendPayload(fd, h.reply)) return fail(out, "the update could not be sent");
+        rec.put(h.round);
+        rec.put(h.job);
+        rec.put(received);
+        rec.put(sent);
+        ++count;
+    }
+    Out all;
+    all.put(count);
+    sendRecord(out, 'T', all.buf + rec.buf);
+    ::close(fd);
+    return 0;
+}
+
+int aggregatorRole(void* context, int out) {
+    const RoleContext& c = *static_cast<RoleContext*>(context);
+    const TestbedPlan& plan = *c.plan;
+    const double D = c.dilation;
+    std::set<int> trainers;
+    for (const auto& r : plan.rounds)
+        for (const auto& j : r.jobs) trainers.insert(j.trainerBox);
+    const int one = 1;
+    const int ls = listenOnPort();
+    if (ls < 0) return fail(out, std::string("listen: ") + std::strerror(errno));
+    std::map<int, int> conn; // trainer box -> socket
+    const std::int64_t giveUp = nowNs() + 25'000'000'000LL;
+    while (conn.size() < trainers.size()) {
+        pollfd p{ls, POLLIN, 0};
+        if (::poll(&p, 1, 200) <= 0) {
+            if (nowNs() > giveUp)
+                return fail(out, std::to_string(trainers.size() - conn.size()) + " trainers did not connect");
+            continue;
+        }
+        const int fd = ::accept4(ls, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) continue;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        Header h;
+        if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || h.kind != 1) {
+            ::close(fd);
+            continue;
+        }
+        conn[static_cast<int>(h.job)] = fd;
+    }
+    ::close(ls);
+
+    // Arrivals, from one reader thread per trainer.
+    std::mutex m;
+    std::condition_variable cv;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> arrived; // (round, job) -> ns
+    std::string broken;
+    std::vector<std::thread> readers;
+    for (const auto& [box, fd] : conn) {
+        readers.emplace_back([&, box = box, fd = fd] {
+            for (;;) {
+                Header h;
+                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || !skipPayload(fd, h.payload)) {
+                    std::lock_guard<std::mutex> g(m);
+                    if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(box)].label;
+                    cv.notify_all();
+                    return;
+                }
+                const std::int64_t t = nowNs();
+                std::lock_guard<std::mutex> g(m);
+                arrived[{h.round, h.job}] = t;
+                cv.notify_all();
+            }
+        });
+    }
+    // User-space latency of the last stretch of a trainer's path: into the trainer for its
+    // model (from the store point above it), into the root for its update.
+    auto modelLatencyNs = [&](int trainer) {
+        const auto points = storePoints(c, trainer);
+        return segmentLatencyNs(c, trainer, points.at(1));
+    };
+    auto latencyNs = [&](int trainer) {
+        const auto points = storePoints(c, trainer);
+        return segmentLatencyNs(c, points.at(points.size() - 2), 0);
+    };
+    bool ok = true;
+    for (std::size_t ri = 0; ri < plan.rounds.size() && ok; ++ri) {
+        const PlanRound& r = plan.rounds[ri];
+        const std::int64_t t0 = nowNs();
+        std::vector<std::int64_t> sentAt(r.jobs.size(), 0);
+        std::vector<std::thread> senders;
+        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
+            senders.emplace_back([&, ji] {
+                const PlanJob& j = r.jobs[ji];
+                sleepUntilNs(t0 + static_cast<std::int64_t>(j.offsetS * D * 1e9));
+                Header h;
+                h.kind = 2;
+                h.round = static_cast<std::uint32_t>(ri);
+                h.job = static_cast<std::uint32_t>(ji);
+                h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
+                h.reply = static_cast<std::uint64_t>(std::llround(j.upBytes));
+                h.holdNs = static_cast<std::int64_t>(j.computeS * D * 1e9) + modelLatencyNs(j.trainerBox);
+                sentAt[ji] = nowNs();
+                const int fd = conn.at(j.trainerBox);
+                if (!writeAll(fd, &h, sizeof h) || !sendPayload(fd, h.payload)) {
+                    std::lock_guard<std::mutex> g(m);
+                    if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(j.trainerBox)].label;
+                    cv.notify_all();
+                }
+            });
+        }
+        std::int64_t end = t0;
+        std::vector<std::int64_t> arrivals(r.jobs.size(), 0);
+        {
+            std::unique_lock<std::mutex> g(m);
+            cv.wait(g, [&] {
+                if (!broken.empty()) return true;
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                    if (!arrived.count({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)})) return false;
+                return true;
+            });
+            ok = broken.empty();
+            for (std::size_t ji = 0; ok && ji < r.jobs.size(); ++ji) {
+                arrivals[ji] = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}) +
+                               latencyNs(r.jobs[ji].trainerBox);
+                end = std::max(end, arrivals[ji]);
+            }
+        }
+        for (auto& t : senders) t.join();
+        if (!ok) break;
+        sleepUntilNs(end); // a user-space latency: the last update is in only now
+        Out rec;
+        rec.put(static_cast<std::uint32_t>(ri));
+        rec.put(t0);
+        rec.put(end);
+        rec.put(static_cast<std::uint32_t>(r.jobs.size()));
+        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
+            rec.put(sentAt[ji]);
+            rec.put(arrivals[ji]);
+        }
+        sendRecord(out, 'R', rec.buf);
+    }
+    if (!ok) {
+        for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_RDWR);
+        for (auto& t : readers) t.join();
+        return fail(out, "the connection to " + broken + " broke");
+    }
+    for (const auto& [box, fd] : conn) {
+        Header bye;
+        bye.kind = 4;
+        writeAll(fd, &bye, sizeof bye);
+    }
+    for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_WR);
+    for (auto& t : readers) t.join(); // each ends when its trainer closes
+    sendRecord(out, 'D', {});
+    return 0;
+}
+
+/// A relay that is an application: each trainer's connection is met here and a connection
+/// of its own goes on up; every message is read whole, held for the user-space latency of the
+/// stretch it came over, then sent on (store and forward, as the emulator's relays).
+int relayRole(void* context, int out) {
+    const RoleContext& c = *static_cast<RoleContext*>(context);
+    std::map<int, int> above; // trainer -> the store point above this relay
+    std::map<int, int> below; // trainer -> the store point below
+    for (const auto& r : c.plan->rounds)
+        for (const auto& j : r.jobs) {
+            const auto points = storePoints(c, j.trainerBox);
+            for (std::size_t k = 1; k + 1 < points.size(); ++k)
+                if (points[k] == c.box) {
+                    above[j.trainerBox] = points[k + 1];
+                    below[j.trainerBox] = points[k - 1];
+                }
+        }
+    const int one = 1;
+    const int ls = listenOnPort();
+    if (ls < 0) return fail(out, std::string("relay listen: ") + std::strerror(errno));
+    // One message, whole: header and payload in, held, then out. False at the end of a stream.
+    auto pump = [](int from, int to, std::int64_t holdNs) {
+        std::vector<char> payload;
+        for (;;) {
+            Header h;
+            if (!readAll(from, &h, sizeof h) || h.magic != kMagic) return;
+            payload.resize(static_cast<std::size_t>(h.payload));
+            if (!readAll(from, payload.data(), payload.size())) return;
+            sleepUntilNs(nowNs() + holdNs);
+            if (!writeAll(to, &h, sizeof h) || !writeAll(to, payload.data(), payload.size())) return;
+        }
+    };
+    std::vector<std::thread> pumps;
+    std::vector<int> fds;
+    const std::int64_t giveUp = nowNs() + 25'000'000'000LL;
+    std::size_t met = 0;
+    while (met < above.size()) {
+        pollfd p{ls, POLLIN, 0};
+        if (::poll(&p, 1, 200) <= 0) {
+            if (nowNs() > giveUp) return fail(out, "relay: trainers did not connect");
+            continue;
+        }
+        const int down = ::accept4(ls, nullptr, nullptr, SOCK_CLOEXEC);
+        if (down < 0) continue;
+        ::setsockopt(down, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        Header hello;
+        if (!readAll(down, &hello, sizeof hello) || hello.magic != kMagic || hello.kind != 1 ||
+            !above.count(static_cast<int>(hello.job))) {
+            ::close(down);
+            continue;
+        }
+        const int trainer = static_cast<int>(hello.job);
+        std::string error;
+        const int up = connectTo(c.box, above.at(trainer), error);
+        if (up < 0 || !writeAll(up, &hello, sizeof hello)) return fail(out, "relay: " + error);
+        ++met;
+        fds.push_back(down);
+        fds.push_back(up);
+        const std::int64_t downHold = segmentLatencyNs(c, c.box, above.at(trainer));
+        const std::int64_t upHold = segmentLatencyNs(c, below.at(trainer), c.box);
+        pumps.emplace_back([=] {
+            pump(up, down, downHold);
+            ::shutdown(down, SHUT_WR);
+        });
+        pumps.emplace_back([=] {
+            pump(down, up, upHold);
+            ::shutdown(up, SHUT_WR);
+        });
+    }
+    ::close(ls);
+    for (auto& t : pumps) t.join();
+    for (int fd : fds) ::close(fd);
+    sendRecord(out, 'D', {});
+    return 0;
+}
+
+// ---- The owner's side ----
+
+void say(const TestbedOptions& o, const std::string& line) {
+    if (o.log) o.log(line);
+}
+
+bool cancelled(const TestbedOptions& o) { return o.cancel && o.cancel->load(); }
+
+std::string rateArg(double mbps, double dilation) {
+    return std::to_string(static_cast<long long>(std::llround(mbps * 1e6 / dilation))) + "bit";
+}
+
+/// tc commands (batch lines) shaping `dev`'s egress to `mbps`, after a delay when `delayMs`.
+std::string shapeLines(const std::string& dev, double mbps, double delayMs, double dilation, bool netem) {
+    if (mbps >= 1e6 && !(netem && delayMs > 0)) return {};
+    const double bytesPerS = mbps * 1e6 / 8.0 / dilation;
+    const long long burst = std::max(3028LL, static_cast<long long>(bytesPerS * 0.0005));
+    const long long limit = std::max(200000LL, static_cast<long long>(bytesPerS * 0.25));
+    std::ostringstream s;
+    std::string parent = "root";
+    if (netem && delayMs > 0) {
+        s << "qdisc add dev " << dev << " root handle 1: netem delay " << delayMs * dilation << "ms limit 100000\n";
+        parent = "parent 1:1";
+    }
+    if (mbps < 1e6)
+        s << "qdisc add dev " << dev << " " << parent << " handle 10: tbf rate " << rateArg(mbps, dilation)
+          << " burst " << burst << " limit " << limit << "\n";
+    return s.str();
+}
+
+/// tx bytes per interface of a box's namespace (/proc/net/dev as seen inside it).
+std::map<std::string, double> txBytes(pid_t pid) {
+    std::map<std::string, double> tx;
+    std::istringstream in(mustRun(pid, {"cat", "/proc/net/dev"}));
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string name = line.substr(0, colon);
+        name.erase(0, name.find_first_not_of(' '));
+        std::istringstream f(line.substr(colon + 1));
+        double v[9] = {};
+        for (double& x : v) f >> x;
+        tx[name] = v[8];
+    }
+    return tx;
+}
+
+/// TCP's OutSegs and RetransSegs in a box's namespace.
+std::pair<double, double> tcpSegments(pid_t pid) {
+    std::istringstream in(mustRun(pid, {"cat", "/proc/net/snmp"}));
+    std::string line, header;
+    while (std::getline(in, line)) {
+        if (line.rfind("Tcp:", 0) != 0) continue;
+        if (header.empty()) {
+            header = line;
+            continue;
+        }
+        std::istringstream h(header), v(line);
+        std::string name, value;
+        double out = 0, re = 0;
+        while (h >> name && v >> value) {
+            if (name == "OutSegs") out = std::stod(value);
+            if (name == "RetransSegs") re = std::stod(value);
+        }
+        return {out, re};
+    }
+    return {0.0, 0.0};
+}
+
+} // namespace
+
+TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options) {
+    const std::string problem = privilegeProblem();
+    if (!problem.empty()) throw TestbedError(problem);
+    if (!(options.dilation > 0) || !std::isfinite(options.dilation))
+        throw TestbedError("the time dilation must be a positive number");
+    const auto setupStart = std::chrono::steady_clock::now();
+    TestbedResult result;
+    result.dilation = options.dilation;
+    result.storeAndForward = options.storeAndForward;
+    if (const int n = cleanLeftovers()) say(options, "ended " + std::to_string(n) + " processes a crashed testbed left");
+    result.kernel = detectKernelFeatures();
+    if (!result.kernel.tbf)
+        throw TestbedError("this kernel has no tbf queueing discipline (tc qdisc add ... tbf failed): links cannot be shaped");
+    bool anyLatency = false;
+    for (const auto& b : plan.boxes) anyLatency = anyLatency || (b.limited && b.latencyMs > 0);
+    if (options.latency == TestbedOptions::Latency::Kernel && anyLatency && !result.kernel.netem)
+        throw TestbedError("--latency kernel: this kernel has no netem queueing discipline");
+    result.kernelLatency = anyLatency && result.kernel.netem && options.latency != TestbedOptions::Latency::UserSpace;
+    say(options, std::string("kernel: tbf ") + (result.kernel.tbf ? "yes" : "no") + ", htb " +
+                     (result.kernel.htb ? "yes" : "no") + ", netem " + (result.kernel.netem ? "yes" : "no") +
+                     "; latency " + (result.kernelLatency ? "by netem" : anyLatency ? "in user space" : "none"));
+
+    // The processes: the contexts are complete before the first fork (each child reads its copy).
+    std::vector<RoleContext> contexts(plan.boxes.size());
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b)
+        contexts[b] = {&plan, static_cast<int>(b), options.dilation, anyLatency && !result.kernelLatency,
+                       options.storeAndForward};
+    std::vector<Box> boxes;
+    boxes.reserve(plan.boxes.size());
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
+        const PlanBox& pb = plan.boxes[b];
+        const bool relay = b != 0 && pb.node >= 0 && !pb.trains;
+        Box::Role role = b == 0           ? &aggregatorRole
+                         : pb.trains      ? &trainerRole
+                         : relay && options.storeAndForward ? &relayRole
+                                                            : nullptr;
+        boxes.push_back(Box::spawn(pb.label, role, &contexts[b]));
+        if (cancelled(options)) {
+            result.cancelled = true;
+            return result;
+        }
+    }
+    result.processes = static_cast<int>(boxes.size());
+    say(options, std::to_string(boxes.size()) + " processes, each in its own network namespace");
+
+    // Links: a veth pair per box with a parent, made inside the parent's namespace.
+    std::vector<std::string> ipLines(plan.boxes.size()), tcLines(plan.boxes.size());
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b)
+        ipLines[b] = "link set lo up\naddr add " + address(static_cast<int>(b)) + "/32 dev lo\n";
+    for (std::size_t b = 1; b < plan.boxes.size(); ++b) {
+        const PlanBox& pb = plan.boxes[b];
+        const auto p = static_cast<std::size_t>(pb.parent);
+        const std::string down = "d" + std::to_string(b);
+        mustRun(boxes[p].pid(), {"ip", "link", "add", "name", down, "type", "veth", "peer", "name", "up", "netns",
+                                 std::to_string(boxes[b].pid())});
+        ipLines[b] += "link set dev up up\nroute add default via " + address(pb.parent) + " dev up onlink src " +
+                      address(static_cast<int>(b)) + "\n";
+        ipLines[p] += "link set dev " + down + " up\n";
+        // The parent reaches every box under this one through it.
+        for (std::size_t x = b; x < plan.boxes.size(); ++x) {
+            bool under = false;
+            for (int y = static_cast<int>(x); y >= 0; y = plan.boxes[static_cast<std::size_t>(y)].parent)
+                under = under || y == static_cast<int>(b);
+            if (!under) continue;
+            ipLines[p] += "route add " + address(static_cast<int>(x)) + "/32" +
+                          (x == b ? "" : " via " + address(static_cast<int>(b)) + " onlink") + " dev " + down +
+                          " src " + address(pb.parent) + "\n";
+        }
+        if (pb.limited) {
+            tcLines[b] += shapeLines("up", pb.upMbps, pb.latencyMs, options.dilation, result.kernelLatency);
+            tcLines[p] += shapeLines(down, pb.downMbps, pb.latencyMs, options.dilation, result.kernelLatency);
+        }
+        if (cancelled(options)) {
+            result.cancelled = true;
+            return result;
+        }
+    }
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
+        mustRun(boxes[b].pid(), {"ip", "-batch", "-"}, ipLines[b]);
+        if (!tcLines[b].empty()) mustRun(boxes[b].pid(), {"tc", "-batch", "-"}, tcLines[b]);
+    }
+    result.setupSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setupStart).count();
+    say(options, "links shaped; set up in " + std::to_string(result.setupSeconds).substr(0, 5) + " s");
+
+    // Go, and follow the aggregator's rounds.
+    for (std::size_t b = 1; b < boxes.size(); ++b) boxes[b].go();
+    boxes[0].go();
+    double predictedEnd = plan.rounds.empty() ? 0.0 : plan.rounds.back().endS;
+    const double timeout = options.timeoutS > 0 ? options.timeoutS : 30.0 + 3.0 * predictedEnd * options.dilation;
+    const auto roundsStart = std::chrono::steady_clock::now();
+    RecordReader agg;
+    std::int64_t epoch = 0;
+    bool done = false;
+    std::string failure;
+    while (!done && failure.empty()) {
+        if (cancelled(options)) {
+            result.cancelled = true;
+            break;
+        }
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count() > timeout) {
+            failure = "the rounds took longer than " + std::to_string(static_cast<int>(timeout)) + " s";
+            break;
+        }
+        for (auto& box : boxes) {
+            int status = 0;
+            if (!box.alive(&status)) failure = "process " + box.label() + " ended unexpectedly";
+        }
+        pollfd p{boxes[0].resultFd(), POLLIN, 0};
+        if (::poll(&p, 1, 50) <= 0) continue;
+        std::vector<std::pair<char, std::string>> records;
+        agg.feed(boxes[0].resultFd(), records);
+        for (const auto& [type, body] : records) {
+            if (type == 'E') failure = "aggregator: " + body;
+            if (type == 'D') done = true;
+            if (type != 'R') continue;
+            In in{body};
+            MeasuredRound mr;
+            const auto ri = in.get<std::uint32_t>();
+            const auto t0 = in.get<std::int64_t>();
+            const auto end = in.get<std::int64_t>();
+            if (ri == 0) epoch = t0;
+            const PlanRound& pr = plan.rounds.at(ri);
+            mr.round = pr.round;
+            auto scen = [&](std::int64_t t) { return static_cast<double>(t - epoch) / 1e9 / options.dilation; };
+            mr.startS = scen(t0);
+            mr.endS = scen(end);
+            const auto n = in.get<std::uint32_t>();
+            for (std::uint32_t ji = 0; ji < n; ++ji) {
+                MeasuredJob j;
+                j.trainerBox = pr.jobs.at(ji).trainerBox;
+                j.dispatchS = scen(in.get<std::int64_t>());
+                j.arrivedS = scen(in.get<std::int64_t>());
+                j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
+                j.upBytes = std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
+                mr.jobs.push_back(j);
+            }
+            say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
+                             " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
+            result.rounds.push_back(std::move(mr));
+        }
+        if (agg.eof && !done && failure.empty()) failure = "the aggregator ended without finishing its rounds";
+    }
+    result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count();
+    if (!failure.empty()) throw TestbedError("testbed: " + failure + "; every process and link was removed");
+    // The trainers' own times (model in, update out): sent when the rounds are over, so not
+    // after a cancel (the rounds measured keep the aggregator's times).
+    for (std::size_t b = 1; b < boxes.size() && !result.cancelled; ++b) {
+        if (!plan.boxes[b].trains) continue;
+        RecordReader rr;
+        std::vector<std::pair<char, std::string>> records;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (records.empty() && !rr.eof && std::chrono::steady_clock::now() < until) {
+            pollfd p{boxes[b].resultFd(), POLLIN, 0};
+            if (::poll(&p, 1, 50) > 0) rr.feed(boxes[b].resultFd(), records);
+        }
+        for (const auto& [type, body] : records) {
+            if (type == 'E') throw TestbedError("trainer " + plan.boxes[b].label + ": " + body);
+            if (type != 'T') continue;
+            In in{body};
+            const auto n = in.get<std::uint32_t>();
+            for (std::uint32_t k = 0; k < n; ++k) {
+                const auto ri = in.get<std::uint32_t>();
+                const auto ji = in.get<std::uint32_t>();
+                const auto received = in.get<std::int64_t>();
+                const auto sent = in.get<std::int64_t>();
+                if (ri >= result.rounds.size() || ji >= result.rounds[ri].jobs.size()) continue;
+                MeasuredJob& j = result.rounds[ri].jobs[ji];
+                const auto points = storePoints(contexts[b], static_cast<int>(b));
+                const double lat =
+                    static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) / 1e9 /
+                    options.dilation;
+                j.receivedS = static_cast<double>(received - epoch) / 1e9 / options.dilation + lat;
+                j.computedS = static_cast<double>(sent - epoch) / 1e9 / options.dilation;
+            }
+        }
+    }
+
+    // Bytes the kernel counted on every link, per direction.
+    std::vector<std::map<std::string, double>> tx(boxes.size());
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+        tx[b] = txBytes(boxes[b].pid());
+        if (b == 0 || plan.boxes[b].trains) {
+            const auto [out, re] = tcpSegments(boxes[b].pid());
+            result.tcpSegmentsOut += out;
+            result.tcpRetransmitted += re;
+        }
+    }
+    for (std::size_t b = 1; b < boxes.size(); ++b) {
+        MeasuredLink l;
+        l.box = static_cast<int>(b);
+        l.wireUpBytes = tx[b]["up"];
+        l.wireDownBytes = tx[static_cast<std::size_t>(plan.boxes[b].parent)]["d" + std::to_string(b)];
+        for (const auto& r : result.rounds)
+            for (const auto& j : r.jobs)
+                for (int x : plan.pathToRoot(j.trainerBox))
+                    if (x == static_cast<int>(b)) {
+                        l.payloadUpBytes += j.upBytes;
+                        l.payloadDownBytes += j.downBytes;
+                    }
+        result.links.push_back(l);
+    }
+    for (auto& box : boxes) box.end();
+    return result;
+}
+
+} // namespace fog::testbed

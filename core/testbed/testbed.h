@@ -1,0 +1,80 @@
+#pragma once
+// The testbed (docs/testbed.md): plays a plan (testbed_plan.h) on this machine, one process
+// per aggregator, trainer, relay and shared cell, each in its own network namespace, links
+// as veth pairs shaped with tc, models and updates over TCP. Needs root (netns.h).
+
+#include "core/testbed/netns.h"
+#include "core/testbed/testbed_plan.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fog::testbed {
+
+struct TestbedOptions {
+    /// Bandwidths are divided by it, compute times and latencies multiplied: a scenario the
+    /// machine cannot keep up with runs slower and its times are divided back.
+    double dilation = 1.0;
+    /// How latency is added: in the kernel (netem, when it exists), in user space (the
+    /// receiver holds a message for its path's latency after its last byte), or the kernel's
+    /// when it has netem, else user space.
+    enum class Latency { Auto, Kernel, UserSpace };
+    Latency latency = Latency::Auto;
+    /// Relays (nodes that neither train nor aggregate) as the emulator models them: an
+    /// application that receives each message whole before sending it on (store and forward,
+    /// a TCP connection per hop). False: a router namespace forwarding packets (the kernel).
+    bool storeAndForward = false;
+    /// Set (even from a signal handler) to stop: everything is removed, the result says so.
+    const std::atomic<bool>* cancel = nullptr;
+    /// Progress lines (set-up steps, rounds); may be empty.
+    std::function<void(const std::string&)> log;
+    /// Wall seconds the rounds may take before the run is given up (0: 30 s plus three times
+    /// the prediction, dilated).
+    double timeoutS = 0.0;
+};
+
+/// A job as measured: scenario seconds from the first round's start (wall / dilation).
+struct MeasuredJob {
+    int trainerBox = -1;
+    double dispatchS = 0.0, receivedS = 0.0, computedS = 0.0, arrivedS = 0.0;
+    double downBytes = 0.0, upBytes = 0.0; ///< payload moved (with the 40-byte header)
+};
+
+struct MeasuredRound {
+    int round = 0;
+    double startS = 0.0, endS = 0.0;
+    std::vector<MeasuredJob> jobs;
+};
+
+/// Bytes the kernel counted on a link, per direction (IP, TCP and Ethernet headers and the
+/// ACKs of the other direction included).
+struct MeasuredLink {
+    int box = -1;              ///< the box below the link
+    double wireUpBytes = 0.0;  ///< sent by the box below (its uplink's tx)
+    double wireDownBytes = 0.0;
+    double payloadUpBytes = 0.0, payloadDownBytes = 0.0;
+};
+
+struct TestbedResult {
+    bool cancelled = false;
+    std::vector<MeasuredRound> rounds; ///< the rounds finished (all, unless cancelled)
+    std::vector<MeasuredLink> links;   ///< one per box with a parent
+    KernelFeatures kernel;
+    bool kernelLatency = false; ///< netem added the latency; else user space
+    bool storeAndForward = false; ///< relays stored and forwarded messages (else routed packets)
+    double dilation = 1.0;
+    /// TCP segments the aggregator and trainers sent, and how many of them were sent again
+    /// (their namespaces' /proc/net/snmp): losses at the shaped queues.
+    double tcpSegmentsOut = 0.0, tcpRetransmitted = 0.0;
+    double setupSeconds = 0.0;
+    double wallSeconds = 0.0; ///< of the rounds
+    int processes = 0;
+};
+
+/// Plays `plan`. Throws TestbedError when it cannot (privileges first: nothing is set up
+/// then); every process, namespace and link it made is gone when it returns or throws.
+TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options);
+
+} // namespace fog::testbed

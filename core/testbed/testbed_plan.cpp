@@ -1,0 +1,238 @@
+// The testbed's plan: boxes and links from the topology, rounds and jobs from the
+// prediction (testbed_plan.h).
+
+#include "core/testbed/testbed_plan.h"
+#include "core/testbed/netns.h"
+#include "core/system/topology.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace fog::testbed {
+
+void PredictionRecorder::onMessage(const LinkMessage& m) {
+    Message msg;
+    msg.from = m.from;
+    msg.to = m.to;
+    msg.depart = m.depart;
+    msg.bytes = m.bytes;
+    msg.model = m.model;
+    if (m.id != 0) byId_[m.id] = messages_.size();
+    else msg.end = m.arrive;
+    messages_.push_back(msg);
+}
+
+void PredictionRecorder::onMessageEnd(std::uint64_t id, double time, bool arrived) {
+    const auto it = byId_.find(id);
+    if (it == byId_.end()) return;
+    messages_[it->second].end = arrived ? time : -1.0;
+}
+
+std::vector<int> TestbedPlan::pathToRoot(int box) const {
+    std::vector<int> path;
+    for (int b = box; b >= 0; b = boxes[static_cast<std::size_t>(b)].parent) path.push_back(b);
+    return path;
+}
+
+double TestbedPlan::pathLatencyMs(int box) const {
+    double ms = 0.0;
+    for (int b : pathToRoot(box))
+        if (boxes[static_cast<std::size_t>(b)].limited) ms += boxes[static_cast<std::size_t>(b)].latencyMs;
+    return ms;
+}
+
+namespace {
+
+std::string stem(const std::string& id) {
+    const auto dash = id.rfind('-');
+    return dash == std::string::npos ? id : id.substr(0, dash + 1) + "*";
+}
+
+} // namespace
+
+TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes) {
+    const TopologySpec& spec = scenario.topology;
+    if (!spec.contention)
+        throw TestbedError("the testbed holds the flow-level network model against a real network: set "
+                           "topology.contention: true (--set topology.contention=true)");
+    if (!spec.links.empty())
+        throw TestbedError("explicit links (topology.links) are not played on the testbed yet");
+    if (!scenario.events.list.empty())
+        throw TestbedError("timed events (events:) are not played on the testbed yet");
+    const Topology topo(spec, scenario.seed);
+    const std::vector<int> roots = topo.rootAggregators();
+    if (roots.size() != 1)
+        throw TestbedError("the testbed plays one root aggregator; this scenario has " + std::to_string(roots.size()));
+    const int root = roots[0];
+    if (!topo.childAggregatorsOf(root).empty())
+        throw TestbedError("tiers of aggregation are not played on the testbed yet (" + topo.id(root) +
+                           " has aggregators under it)");
+
+    // Rounds from the prediction's global aggregations.
+    std::vector<AggregationRecord> aggs;
+    for (const auto& a : prediction.aggregations())
+        if (a.level == 0) aggs.push_back(a);
+        else
+            throw TestbedError("the prediction has regional aggregations (level " + std::to_string(a.level) +
+                               "): not played on the testbed yet");
+    if (aggs.empty()) throw TestbedError("the prediction ended before its first round: nothing to play");
+
+    // Which nodes take part: the trainers dispatched, and every node on their way up.
+    std::set<int> used{root};
+    for (const auto& d : prediction.dispatches()) {
+        if (d.aggregator != root) throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
+        for (int n = d.trainer; n >= 0; n = topo.parent(n)) used.insert(n);
+    }
+    for (int n : used) {
+        const NodeSpec& e = topo.entry(n);
+        if (e.availability.kind != AvailabilitySpec::Kind::Always || !e.priceTrace.empty() || !e.linkTrace.empty() ||
+            !e.computeTrace.empty() || e.bidUsdPerHour > 0)
+            throw TestbedError(topo.id(n) + ": availability changes and traces are not played on the testbed yet "
+                                            "(availability must be always on, no trace files)");
+    }
+
+    TestbedPlan plan;
+    plan.scenarioName = scenario.name;
+    std::map<int, int> boxOfNode;
+    std::map<std::pair<int, int>, int> cellOf; // (entry, parent node) -> box
+    auto addBox = [&](PlanBox b) {
+        plan.boxes.push_back(std::move(b));
+        if (static_cast<int>(plan.boxes.size()) > maxBoxes)
+            throw TestbedError("the testbed runs at most " + std::to_string(maxBoxes) +
+                               " processes; this scenario needs more (use fewer trainers, e.g. "
+                               "--set selection.k=..., or a smaller group count)");
+        return static_cast<int>(plan.boxes.size()) - 1;
+    };
+    PlanBox rootBox;
+    rootBox.label = topo.id(root);
+    rootBox.node = root;
+    boxOfNode[root] = addBox(rootBox);
+    // Parents before children: by depth.
+    std::vector<int> order(used.begin(), used.end());
+    auto depth = [&](int n) {
+        int d = 0;
+        for (int p = topo.parent(n); p >= 0; p = topo.parent(p)) ++d;
+        return d;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth(a) < depth(b); });
+    for (int n : order) {
+        if (n == root) continue;
+        const int p = topo.parent(n);
+        const int parentBox = boxOfNode.at(p);
+        const LinkParams* l = topo.uplink(n);
+        const NodeSpec& e = topo.entry(n);
+        const bool shared = l && e.group && e.linkSharing.value_or(spec.linkSharing) == LinkSharing::Shared;
+        PlanBox b;
+        b.label = topo.id(n);
+        b.node = n;
+        b.trains = topo.trains(n);
+        if (shared) {
+            const auto key = std::make_pair(topo.entryIndex(n), p);
+            auto it = cellOf.find(key);
+            if (it == cellOf.end()) {
+                PlanBox cell;
+                cell.label = "cell " + stem(topo.id(n)) + " @ " + topo.id(p);
+                cell.parent = parentBox;
+                cell.limited = cell.modelLink = true;
+                cell.linkName = stem(topo.id(n)) + " -> " + topo.id(p);
+                cell.upMbps = l->bandwidthUpMbps;
+                cell.downMbps = l->bandwidthDownMbps;
+                cell.latencyMs = l->latencyMs;
+                it = cellOf.emplace(key, addBox(cell)).first;
+            }
+            b.parent = it->second; // an unshaped port of the cell
+        } else {
+            b.parent = parentBox;
+            if (l) {
+                b.limited = b.modelLink = true;
+                b.linkName = topo.id(n) + " -> " + topo.id(p);
+                b.upMbps = l->bandwidthUpMbps;
+                b.downMbps = l->bandwidthDownMbps;
+                b.latencyMs = l->latencyMs;
+            }
+        }
+        boxOfNode[n] = addBox(b);
+    }
+    // Interface limits: folded into the one link of a node that has one; refused elsewhere.
+    for (int n : order) {
+        const double nic = topo.entry(n).nicMbps;
+        if (nic <= 0) continue;
+        const int b = boxOfNode.at(n);
+        std::vector<int> links;
+        if (plan.boxes[static_cast<std::size_t>(b)].parent >= 0) links.push_back(b);
+        for (std::size_t c = 0; c < plan.boxes.size(); ++c)
+            if (plan.boxes[c].parent == b) links.push_back(static_cast<int>(c));
+        if (links.size() != 1)
+            throw TestbedError(topo.id(n) + ": nic_mbps on a node with " + std::to_string(links.size()) +
+                               " links is not played on the testbed yet (only on a node with one link)");
+        // Its one link carries all its traffic: each direction is capped by the interface.
+        PlanBox& lb = plan.boxes[static_cast<std::size_t>(links[0])];
+        if (!lb.limited) {
+            lb.limited = true;
+            lb.upMbps = lb.downMbps = 1e9;
+        }
+        lb.upMbps = std::min(lb.upMbps, nic);
+        lb.downMbps = std::min(lb.downMbps, nic);
+    }
+
+    // Jobs: the k-th model and update message of each trainer belong to its k-th dispatch.
+    std::map<int, std::vector<const PredictionRecorder::Message*>> down, up;
+    for (const auto& m : prediction.messages()) {
+        if (m.from == root && m.model) down[m.to].push_back(&m);
+        else if (m.to == root) up[m.from].push_back(&m);
+    }
+    std::map<int, std::size_t> seen;
+    double previous = 0.0;
+    std::size_t next = 0;
+    const auto& ds = prediction.dispatches();
+    for (const auto& a : aggs) {
+        PlanRound r;
+        r.round = a.round;
+        r.startS = previous;
+        r.endS = a.time;
+        r.participants = a.participants;
+        std::set<int> trainersThisRound;
+        while (next < ds.size() && ds[next].start < a.time) {
+            const JobPlan& d = ds[next++];
+            if (d.trainer == root)
+                throw TestbedError(topo.id(root) + " trains as well as aggregates: not played on the testbed yet");
+            const std::size_t k = seen[d.trainer]++;
+            if (!trainersThisRound.insert(d.trainer).second)
+                throw TestbedError("round " + std::to_string(a.round) + " gives " + topo.id(d.trainer) +
+                                   " more than one job: not played on the testbed yet");
+            const auto& dm = down[d.trainer];
+            const auto& um = up[d.trainer];
+            if (k >= dm.size() || k >= um.size())
+                throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no model or update "
+                                   "message for " + topo.id(d.trainer) + "'s job");
+            PlanJob j;
+            j.trainerBox = boxOfNode.at(d.trainer);
+            j.offsetS = d.start - previous;
+            j.downBytes = dm[k]->bytes;
+            j.upBytes = um[k]->bytes;
+            j.computeS = d.computed - d.received;
+            j.predictedReceivedS = dm[k]->end;
+            j.predictedArriveS = um[k]->end;
+            r.jobs.push_back(j);
+        }
+        if (static_cast<int>(r.jobs.size()) != r.participants)
+            throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
+                               " of the " + std::to_string(r.jobs.size()) +
+                               " updates it asked for: the testbed plays rounds that aggregate every update "
+                               "(fedavg, fully-sync; not n-sync or asynchronous policies yet)");
+        for (const PlanJob& j : r.jobs) {
+            for (int b : plan.pathToRoot(j.trainerBox)) {
+                PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
+                if (!pb.modelLink) continue;
+                pb.predictedDownBytes += j.downBytes;
+                pb.predictedUpBytes += j.upBytes;
+            }
+        }
+        plan.rounds.push_back(std::move(r));
+        previous = a.time;
+    }
+    return plan;
+}
+
+} // namespace fog::testbed

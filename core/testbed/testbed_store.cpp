@@ -1,0 +1,221 @@
+// A testbed run as a stored run, and the comparison with its prediction (testbed_store.h).
+
+#include "core/testbed/testbed_store.h"
+#include "core/store/run_store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace fog::testbed {
+
+namespace {
+
+std::string num(double v, int precision = 6) {
+    std::ostringstream s;
+    s << std::setprecision(precision) << v;
+    return s.str();
+}
+
+double errorPct(double predicted, double measured) {
+    return predicted > 0 ? 100.0 * (measured - predicted) / predicted : 0.0;
+}
+
+} // namespace
+
+std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result) {
+    std::vector<AggregationRecord> rows;
+    double bytes = 0.0;
+    for (const MeasuredRound& r : result.rounds) {
+        for (const MeasuredJob& j : r.jobs) {
+            int hops = 0;
+            for (int b : plan.pathToRoot(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
+            bytes += std::max(hops, 1) * (j.downBytes + j.upBytes);
+        }
+        AggregationRecord a;
+        a.round = r.round;
+        a.level = 0;
+        a.aggregator = plan.boxes.front().label;
+        a.time = r.endS;
+        a.wallSeconds = r.endS * result.dilation;
+        a.participants = static_cast<int>(r.jobs.size());
+        a.cost = a.energyJ = kNaN;
+        a.energyComputeJ = a.energyNetworkJ = a.energyIdleJ = kNaN;
+        a.bytes = bytes;
+        rows.push_back(a);
+    }
+    return rows;
+}
+
+std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const TestbedResult& result) {
+    std::vector<NodeInterval> out;
+    for (const MeasuredRound& r : result.rounds)
+        for (const MeasuredJob& j : r.jobs) {
+            const int node = plan.boxes[static_cast<std::size_t>(j.trainerBox)].node;
+            if (j.receivedS <= 0 && j.computedS <= 0) continue; // the trainer's times are missing
+            out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
+            out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
+            out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
+        }
+    return out;
+}
+
+std::pair<double, double> predictedBytes(const TestbedPlan& plan, int box, std::size_t rounds) {
+    double up = 0.0, down = 0.0;
+    if (!plan.boxes[static_cast<std::size_t>(box)].modelLink) return {0.0, 0.0};
+    for (std::size_t r = 0; r < rounds && r < plan.rounds.size(); ++r)
+        for (const PlanJob& j : plan.rounds[r].jobs)
+            for (int b : plan.pathToRoot(j.trainerBox))
+                if (b == box) {
+                    up += j.upBytes;
+                    down += j.downBytes;
+                }
+    return {up, down};
+}
+
+std::vector<RunEvent> testbedEvents(const TestbedPlan& plan, const TestbedResult& result, std::int64_t predictionRun) {
+    std::vector<RunEvent> ev;
+    std::ostringstream d;
+    d << "prediction=" << (predictionRun > 0 ? "run " + std::to_string(predictionRun) : std::string("not stored"))
+      << "; dilation=" << num(result.dilation) << "; compute=paced; latency="
+      << (result.kernelLatency ? "netem" : "user-space") << "; relays=" << (result.storeAndForward ? "store" : "route")
+      << "; processes=" << result.processes
+      << "; setup_s=" << num(result.setupSeconds, 3) << "; tcp_segments=" << num(result.tcpSegmentsOut, 12)
+      << " retransmitted=" << num(result.tcpRetransmitted, 12) << "; kernel: tbf=" << (result.kernel.tbf ? "yes" : "no")
+      << " htb=" << (result.kernel.htb ? "yes" : "no") << " netem=" << (result.kernel.netem ? "yes" : "no");
+    ev.push_back({0.0, RunEventKind::Other, plan.boxes.front().node, d.str(), kEventKind});
+    const double end = result.rounds.empty() ? 0.0 : result.rounds.back().endS;
+    for (const MeasuredLink& l : result.links) {
+        const PlanBox& b = plan.boxes[static_cast<std::size_t>(l.box)];
+        const auto [up, down] = predictedBytes(plan, l.box, result.rounds.size());
+        std::ostringstream s;
+        s << "link " << (b.modelLink ? b.linkName : b.label + " (port)") << ": predicted up=" << num(up, 10)
+          << " down=" << num(down, 10) << "; payload up=" << num(l.payloadUpBytes, 10)
+          << " down=" << num(l.payloadDownBytes, 10) << "; wire up=" << num(l.wireUpBytes, 10)
+          << " down=" << num(l.wireDownBytes, 10);
+        ev.push_back({end, RunEventKind::Other, b.node, s.str(), kEventKind});
+    }
+    return ev;
+}
+
+std::int64_t storeTestbedRun(RunStore& store, NewRun meta, const RunInfo& info, const TestbedPlan& plan,
+                             const TestbedResult& result, std::int64_t predictionRun) {
+    const std::int64_t id = store.beginRun(meta);
+    store.setNodes(id, info.nodes);
+    const auto rows = measuredRecords(plan, result);
+    const auto intervals = measuredIntervals(plan, result);
+    const auto events = testbedEvents(plan, result, predictionRun);
+    store.appendBatch(id, rows, intervals, events);
+    RunSummary s;
+    s.status = result.cancelled ? RunStatus::Cancelled : RunStatus::Finished;
+    s.stopReason = result.cancelled ? "interrupted (Ctrl-C): the rounds measured so far"
+                                    : "the prediction's rounds, measured on the testbed";
+    s.rounds = static_cast<int>(rows.size());
+    s.aggregations = s.rounds;
+    s.virtualTime = rows.empty() ? 0.0 : rows.back().time;
+    s.wallSeconds = result.wallSeconds;
+    s.cost = s.energyJ = kNaN;
+    s.energyComputeJ = s.energyNetworkJ = s.energyIdleJ = kNaN;
+    s.bytes = rows.empty() ? 0.0 : rows.back().bytes;
+    RowCounts produced;
+    produced.metrics = static_cast<std::int64_t>(rows.size());
+    produced.intervals = static_cast<std::int64_t>(intervals.size());
+    produced.events = static_cast<std::int64_t>(events.size());
+    store.finishRun(id, s, produced);
+    return id;
+}
+
+Comparison compareRuns(const std::vector<AggregationRecord>& predicted, const std::vector<AggregationRecord>& measured) {
+    std::vector<const AggregationRecord*> p, m;
+    for (const auto& r : predicted)
+        if (r.level == 0) p.push_back(&r);
+    for (const auto& r : measured)
+        if (r.level == 0) m.push_back(&r);
+    Comparison c;
+    const std::size_t n = std::min(p.size(), m.size());
+    double pPrev = 0.0, mPrev = 0.0, sumAbs = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        ComparedRound r;
+        r.round = p[i]->round;
+        r.predictedS = p[i]->time - pPrev;
+        r.measuredS = m[i]->time - mPrev;
+        r.predictedEndS = p[i]->time;
+        r.measuredEndS = m[i]->time;
+        r.errorPct = errorPct(r.predictedS, r.measuredS);
+        sumAbs += std::fabs(r.errorPct);
+        c.maxAbsErrorPct = std::max(c.maxAbsErrorPct, std::fabs(r.errorPct));
+        pPrev = p[i]->time;
+        mPrev = m[i]->time;
+        c.rounds.push_back(r);
+    }
+    c.predictedEndS = pPrev;
+    c.measuredEndS = mPrev;
+    c.totalErrorPct = errorPct(pPrev, mPrev);
+    c.meanAbsErrorPct = n ? sumAbs / static_cast<double>(n) : 0.0;
+    return c;
+}
+
+void printComparison(std::ostream& out, const Comparison& c) {
+    char line[160];
+    out << "  round   predicted s    measured s    error\n";
+    for (const auto& r : c.rounds) {
+        std::snprintf(line, sizeof line, "  %5d  %12.4f  %12.4f  %+7.2f%%\n", r.round, r.predictedS, r.measuredS, r.errorPct);
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  total  %12.4f  %12.4f  %+7.2f%%   (per round: mean |error| %.2f%%, max %.2f%%)\n",
+                  c.predictedEndS, c.measuredEndS, c.totalErrorPct, c.meanAbsErrorPct, c.maxAbsErrorPct);
+    out << line;
+}
+
+void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result) {
+    out << "  round   model down s: predicted min-max   measured min-max    update up s: predicted min-max   measured min-max\n";
+    char line[200];
+    for (std::size_t r = 0; r < result.rounds.size() && r < plan.rounds.size(); ++r) {
+        const PlanRound& pr = plan.rounds[r];
+        const MeasuredRound& mr = result.rounds[r];
+        double pd[2] = {1e300, 0}, md[2] = {1e300, 0}, pu[2] = {1e300, 0}, mu[2] = {1e300, 0};
+        auto span = [](double (&m)[2], double v) {
+            m[0] = std::min(m[0], v);
+            m[1] = std::max(m[1], v);
+        };
+        bool trainerTimes = true;
+        for (std::size_t j = 0; j < pr.jobs.size() && j < mr.jobs.size(); ++j) {
+            const PlanJob& p = pr.jobs[j];
+            const MeasuredJob& m = mr.jobs[j];
+            span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
+            span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
+            span(md, m.receivedS - m.dispatchS);
+            span(mu, m.arrivedS - m.computedS);
+            trainerTimes = trainerTimes && m.computedS > 0;
+        }
+        if (!trainerTimes) {
+            // Interrupted: the trainers' own times never came.
+            std::snprintf(line, sizeof line, "  %5d        %8.4f - %-8.4f         (not measured)         %8.4f - %-8.4f         (not measured)\n",
+                          mr.round, pd[0], pd[1], pu[0], pu[1]);
+            out << line;
+            continue;
+        }
+        std::snprintf(line, sizeof line, "  %5d        %8.4f - %-8.4f  %8.4f - %-8.4f       %8.4f - %-8.4f  %8.4f - %-8.4f\n",
+                      mr.round, pd[0], pd[1], md[0], md[1], pu[0], pu[1], mu[0], mu[1]);
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  TCP: %.0f segments sent, %.0f retransmitted (%.2f%%)\n", result.tcpSegmentsOut,
+                  result.tcpRetransmitted,
+                  result.tcpSegmentsOut > 0 ? 100.0 * result.tcpRetransmitted / result.tcpSegmentsOut : 0.0);
+    out << line;
+}
+
+std::optional<std::int64_t> predictionOf(const std::vector<RunEvent>& events) {
+    for (const auto& e : events) {
+        if (e.kindName() != kEventKind) continue;
+        const auto at = e.detail.find("prediction=run ");
+        if (at == std::string::npos) continue;
+        return std::stoll(e.detail.substr(at + 15));
+    }
+    return std::nullopt;
+}
+
+} // namespace fog::testbed
