@@ -112,6 +112,10 @@ bool goneWithin(pid_t owner, const std::set<unsigned long>& namespaces, int time
 std::string kernelCannotShape() {
     static const std::string why = [] {
         QProcess p;
+        // The system directories as the testbed itself looks in them (core/testbed/netns.cpp).
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", env.value("PATH") + ":/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin");
+        p.setProcessEnvironment(env);
         p.start("unshare", {"-n", "sh", "-c",
                             "ip link add fsprobe0 type veth peer name fsprobe1 && "
                             "tc qdisc add dev fsprobe0 root handle 1: htb default 1 && "

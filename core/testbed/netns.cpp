@@ -4,6 +4,7 @@
 
 #include "core/testbed/netns.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -128,9 +129,31 @@ unsigned long netnsInode(pid_t pid) {
     return static_cast<unsigned long>(st.st_ino);
 }
 
+/// The file a command name runs: `name` itself when it has a slash, else the first executable
+/// of that name in PATH and then in the system directories, where ip and tc live (a root
+/// shell's PATH need not have /usr/sbin: a service's or a container's often lacks it).
+static std::string toolPath(const std::string& name) {
+    if (name.find('/') != std::string::npos) return name;
+    std::string dirs = std::getenv("PATH") ? std::getenv("PATH") : "";
+    dirs += ":/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin";
+    std::size_t from = 0;
+    while (from <= dirs.size()) {
+        const std::size_t colon = std::min(dirs.find(':', from), dirs.size());
+        const std::string dir = dirs.substr(from, colon - from);
+        if (!dir.empty()) {
+            const std::string path = dir + "/" + name;
+            if (::access(path.c_str(), X_OK) == 0) return path;
+        }
+        from = colon + 1;
+    }
+    throw TestbedError("the testbed needs '" + name + "' (Debian package iproute2), found neither in PATH nor in " +
+                       "/usr/sbin or /sbin. Nothing was set up.");
+}
+
 CommandResult runIn(pid_t nsPid, const std::vector<std::string>& argv, const std::string& input) {
     if (argv.empty()) throw TestbedError("runIn: no command");
     // Everything the child needs is prepared before fork.
+    const std::string program = toolPath(argv[0]);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -152,7 +175,7 @@ CommandResult runIn(pid_t nsPid, const std::vector<std::string>& argv, const std
         ::dup2(in[0], 0);
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
-        ::execvp(args[0], args.data());
+        ::execv(program.c_str(), args.data());
         _exit(127);
     }
     if (nsFd >= 0) ::close(nsFd);
