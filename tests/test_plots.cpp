@@ -332,6 +332,10 @@ private Q_SLOTS:
 
         // The mouse near the cost plot's point of round 4 (t = 8 s): the cursor snaps to it.
         QCustomPlot* cost = plots.plot(LivePlots::Panel::Cost);
+        // Once the plot has rescaled to its 40 points (a deferred refresh: on a loaded machine
+        // 300 ms were not always enough, and a pixel of the old range missed the point).
+        QTRY_VERIFY_WITH_TIMEOUT(cost->xAxis->range().contains(8.0) && cost->yAxis->range().upper >= 20.0 - 1e-9, 10000);
+        cost->replot(QCustomPlot::rpImmediateRefresh);
         const QPoint at(static_cast<int>(cost->xAxis->coordToPixel(8.0)) + 2, static_cast<int>(cost->yAxis->coordToPixel(2.0)));
         QSignalSpy moved(&plots, &LivePlots::cursorMoved);
         plots.hoverAt(LivePlots::Panel::Cost, at);

@@ -484,11 +484,15 @@ void RunController::resume() {
 
 void RunController::stepRound() {
     if (!thread_) return; // no run: nothing to step
+    // The round it steps to is read before the step is released: the engine thread may finish
+    // that round before this line runs (it did on a loaded machine), and the text then named
+    // the round after it.
+    const int next = control_->roundsCompleted() + 1;
     // Before the engine exists too: it steps once it runs.
     control_->stepRound();
     // The engine pauses itself at the next aggregation; drain() sees it.
     if (state_ == State::Paused) setState(State::Running);
-    Q_EMIT stepping(tr("Stepping to the end of round %1").arg(control_->roundsCompleted() + 1));
+    Q_EMIT stepping(tr("Stepping to the end of round %1").arg(next));
 }
 
 void RunController::stepEvent() {
