@@ -7,6 +7,7 @@
 // load barely moves (the payload is zeros, the processes mostly wait on sockets).
 
 #include "core/engine/engine.h"
+#include "core/engine/local_job_tap.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/testbed/netns.h"
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <dirent.h>
 #include <signal.h>
 #include <set>
@@ -42,22 +44,30 @@ struct Played {
 /// a fresh connection's slow start is a departure docs/testbed.md measures, not a bound.
 std::unique_ptr<Played> play(const std::string& file, const std::vector<std::string>& sets = {},
                              TestbedOptions::Latency latency = TestbedOptions::Latency::UserSpace,
-                             bool storeAndForward = false) {
+                             bool storeAndForward = false, bool training = true,
+                             TestbedOptions::Compute compute = TestbedOptions::Compute::Paced) {
     std::vector<Override> overrides;
     for (const auto& s : sets) overrides.push_back(parseOverride(s));
     const Scenario s = loadScenarioFile(kData + file, overrides);
     auto p = std::make_unique<Played>();
     EngineOptions o;
     o.observer = &p->prediction;
-    Engine engine(s, o);
-    engine.run();
-    p->plan = buildPlan(s, p->prediction);
+    {
+        ScopedLocalJobTap tap(&p->prediction); // the jobs' local work, for the processes to train
+        Engine engine(s, o);
+        engine.run();
+    }
+    p->plan = buildPlan(s, p->prediction, 64, training);
     TestbedOptions options;
     options.latency = latency;
     options.storeAndForward = storeAndForward;
+    options.training = training;
+    options.compute = compute;
     p->result = runTestbed(p->plan, options);
     return p;
 }
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// Every network namespace some process holds (their inodes).
 std::set<unsigned long> heldNamespaces() {
@@ -162,6 +172,72 @@ private Q_SLOTS:
             QVERIFY(l.wireDownBytes >= l.payloadDownBytes && l.wireUpBytes >= l.payloadUpBytes);
         }
         QVERIFY(boxesOf(::getpid()).empty());
+    }
+
+    void processesTrainAsThePrediction() {
+        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        // The trainers run their jobs' local work from the model that came over TCP, the root
+        // aggregates the updates that came back and evaluates: the training values are the
+        // prediction's, bit for bit (same learner, same inputs, same order of the sums).
+        struct Case {
+            std::vector<std::string> sets;
+            TestbedOptions::Compute compute;
+        };
+        const std::vector<Case> cases{
+            {{}, TestbedOptions::Compute::Paced},
+            {{"training.momentum=0.9", "training.optimizer_state=keep"}, TestbedOptions::Compute::Paced},
+            {{"sync.policy=fully-sync", "training.momentum=0.5"}, TestbedOptions::Compute::Paced},
+            {{}, TestbedOptions::Compute::Real}};
+        for (const Case& c : cases) {
+            const auto p = play("training.yaml", c.sets, TestbedOptions::Latency::UserSpace, false, true, c.compute);
+            QVERIFY(p->plan.training);
+            QVERIFY(p->result.trained);
+            const auto predicted = p->prediction.aggregations();
+            const auto measured = measuredRecords(p->plan, p->result);
+            QCOMPARE(measured.size(), predicted.size());
+            int evaluated = 0;
+            for (std::size_t i = 0; i < predicted.size(); ++i) {
+                const AggregationRecord &a = predicted[i], &b = measured[i];
+                qInfo("%s round %d: train loss %.10g / %.10g, test accuracy %.6g / %.6g", c.sets.empty() ? "fedavg" : c.sets[0].c_str(),
+                      a.round, a.trainLoss, b.trainLoss, a.testAccuracy, b.testAccuracy);
+                QVERIFY(!std::isnan(a.trainLoss));
+                QVERIFY(sameBits(a.trainLoss, b.trainLoss));
+                QCOMPARE(std::isnan(a.testLoss), std::isnan(b.testLoss));
+                if (!std::isnan(a.testLoss)) {
+                    ++evaluated;
+                    QVERIFY(sameBits(a.testLoss, b.testLoss));
+                    QVERIFY(sameBits(a.testAccuracy, b.testAccuracy));
+                }
+            }
+            QVERIFY(evaluated >= 1 && evaluated < 3); // every 2 rounds (and the last), not round 1
+            // The final model as the summary has it.
+            QVERIFY(sameBits(p->result.finalTestAccuracy, p->prediction.summary().finalTestAccuracy));
+            QVERIFY(sameBits(p->result.finalTestLoss, p->prediction.summary().finalTestLoss));
+            for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+            // Each trainer trained its job's samples, and the bytes stayed the emulator's.
+            for (std::size_t r = 0; r < p->result.rounds.size(); ++r)
+                for (std::size_t j = 0; j < p->result.rounds[r].jobs.size(); ++j) {
+                    const MeasuredJob& mj = p->result.rounds[r].jobs[j];
+                    const PlanJob& pj = p->plan.rounds[r].jobs[j];
+                    QVERIFY(mj.trainWallS >= 0);
+                    QCOMPARE(mj.samples, static_cast<std::int64_t>(pj.work->samples.size()));
+                    QCOMPARE(mj.downBytes, std::llround(pj.downBytes) + 40.0);
+                }
+            QCOMPARE(p->plan.training->parameters, std::size_t(4554));
+            for (const MeasuredLink& l : p->result.links) QCOMPARE(l.payloadDownBytes, 3 * (4.0 * 4554 + 40));
+            if (c.compute == TestbedOptions::Compute::Real) {
+                // The machine's compute times: milliseconds, not the emulator's 1 s a job.
+                const Comparison cmp = compareRuns(predicted, measured);
+                qInfo("compute real: %.4f s measured, %.4f s predicted", cmp.measuredEndS, cmp.predictedEndS);
+                QVERIFY(cmp.measuredEndS < 0.6 * cmp.predictedEndS);
+            }
+        }
+        // --no-training: the same rounds, times and bytes only.
+        const auto t = play("training.yaml", {"stop.rounds=1"}, TestbedOptions::Latency::UserSpace, false, false);
+        QVERIFY(!t->plan.training && !t->result.trained);
+        const auto rows = measuredRecords(t->plan, t->result);
+        QCOMPARE(rows.size(), std::size_t(1));
+        QVERIFY(std::isnan(rows[0].trainLoss) && std::isnan(rows[0].testAccuracy));
     }
 
     void latencyByNetemWhereTheKernelHasIt() {
@@ -291,6 +367,32 @@ private Q_SLOTS:
         } catch (const TestbedError& e) {
             QVERIFY2(std::string(e.what()).find("availability") != std::string::npos, e.what());
         }
+        // What the processes cannot train as the engine did: refused with the way out.
+        auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
+            std::vector<Override> ov;
+            for (const auto& x : sets) ov.push_back(parseOverride(x));
+            const Scenario sc = loadScenarioFile(kData + "training.yaml", ov);
+            PredictionRecorder r;
+            EngineOptions opts;
+            opts.observer = &r;
+            {
+                ScopedLocalJobTap tap(&r);
+                Engine(sc, opts).run();
+            }
+            QVERIFY(localJobTap() == nullptr); // gone with its scope, on this thread
+            try {
+                buildPlan(sc, r);
+                QFAIL("a scenario the processes cannot train was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).find("--no-training") != std::string::npos, e.what());
+            }
+            // Played without training, it is accepted.
+            QVERIFY(!buildPlan(sc, r, 64, false).training);
+        };
+        refusedTraining({"sync.policy=fedprox", "stop.rounds=1"}, "fedprox");
+        refusedTraining({"model.wire_bytes=1000", "stop.rounds=1"}, "wire_bytes");
+        refusedTraining({"training.codec_up=fp16", "stop.rounds=1"}, "codec");
         const Scenario off = loadScenarioFile(kData + "two-devices.yaml", {parseOverride("topology.contention=false")});
         try {
             buildPlan(off, rec);

@@ -4,6 +4,7 @@
 // results from a pipe per process.
 
 #include "core/testbed/testbed.h"
+#include "core/policies/aggregation.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -21,6 +22,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -39,8 +41,8 @@ struct Header {
     std::uint32_t round = 0;
     std::uint32_t job = 0;
     std::uint64_t payload = 0; ///< bytes after the header
-    std::uint64_t reply = 0;   ///< model: the update's payload bytes
-    std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying
+    std::uint64_t reply = 0;   ///< model: the update's payload bytes; update: the samples trained on
+    std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying; update: the loss's bits
 };
 static_assert(sizeof(Header) == 40, "the wire header is 40 bytes");
 constexpr double kHeaderBytes = sizeof(Header);
@@ -97,6 +99,23 @@ bool sendPayload(int fd, std::uint64_t bytes) {
         bytes -= n;
     }
     return true;
+}
+
+/// A model or update when the processes train: its parameters as 4-byte floats, then zeros
+/// up to the emulator's byte count (`bytes`, at least the floats: buildPlan checks).
+bool sendParams(int fd, const Params& p, std::uint64_t bytes) {
+    const std::uint64_t floats = p.size() * sizeof(float);
+    return writeAll(fd, p.data(), static_cast<std::size_t>(floats)) && sendPayload(fd, bytes - floats);
+}
+
+bool skipPayload(int fd, std::uint64_t bytes);
+
+/// Reads a payload of `bytes` whose first `n` floats are parameters.
+bool readParams(int fd, Params& p, std::size_t n, std::uint64_t bytes) {
+    const std::uint64_t floats = n * sizeof(float);
+    if (bytes < floats) return false;
+    p.resize(n);
+    return readAll(fd, p.data(), static_cast<std::size_t>(floats)) && skipPayload(fd, bytes - floats);
 }
 
 bool skipPayload(int fd, std::uint64_t bytes) {
@@ -169,6 +188,8 @@ struct RoleContext {
     double dilation = 1.0;
     bool userLatency = false;
     bool storeRelays = false; ///< relays are applications that store and forward
+    const PlanTraining* training = nullptr; ///< the processes train (null: they move bytes only)
+    bool computeReal = false; ///< a trainer sends its update when its training is done (not paced)
 };
 
 /// Where a trainer's messages are stored whole on their way: itself, every relay above it
@@ -257,26 +278,64 @@ int trainerRole(void* context, int out) {
     hello.kind = 1;
     hello.job = static_cast<std::uint32_t>(c.box);
     if (!writeAll(fd, &hello, sizeof hello)) return fail(out, "hello to the aggregator failed");
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels(); // as the emulator's workers train
     Out rec;
     std::uint32_t count = 0;
+    OptimizerStatePtr state; // training.optimizer_state keep: this trainer's, between its jobs
+    Params model;
     for (;;) {
         Header h;
         if (!readAll(fd, &h, sizeof h) || h.magic != kMagic) return fail(out, "the aggregator's connection broke");
         if (h.kind == 4) break;
-        if (!skipPayload(fd, h.payload)) return fail(out, "the model's bytes stopped coming");
+        const PlanJob* job = h.round < c.plan->rounds.size() && h.job < c.plan->rounds[h.round].jobs.size()
+                                 ? &c.plan->rounds[h.round].jobs[h.job]
+                                 : nullptr;
+        const bool train = tr && job && job->work;
+        if (train ? !readParams(fd, model, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
+            return fail(out, "the model's bytes stopped coming");
         const std::int64_t received = nowNs();
+        // The job's local work, as the emulator's worker ran it, from the model that came in.
+        LocalResult result;
+        std::int64_t trainNs = -1;
+        auto trainNow = [&] {
+            LocalJob lj = *job->work;
+            lj.start = std::make_shared<Params>(model);
+            if (lj.returnState) lj.optimizerState = state;
+            const std::int64_t from = nowNs();
+            result = tr->learner->run(lj);
+            trainNs = nowNs() - from;
+            if (result.optimizerState) state = result.optimizerState;
+        };
+        // Paced: train, then hold until the compute time has passed; real: the latency's
+        // hold only, then train and send.
+        if (train && !c.computeReal) trainNow();
+        const std::uint32_t late = train && !c.computeReal && trainNs > h.holdNs ? 1u : 0u;
         sleepUntilNs(received + h.holdNs);
+        if (train && c.computeReal) trainNow();
+        if (train && result.update.size() != tr->parameters)
+            return fail(out, "the local work gave " + std::to_string(result.update.size()) + " values for a model of " +
+                                 std::to_string(tr->parameters));
         const std::int64_t sent = nowNs();
         Header u;
         u.kind = 3;
         u.round = h.round;
         u.job = h.job;
         u.payload = h.reply;
-        if (!writeAll(fd, &u, sizeof u) || !sendPayload(fd, h.reply)) return fail(out, "the update could not be sent");
+        if (train) {
+            u.reply = static_cast<std::uint64_t>(result.samples);
+            std::memcpy(&u.holdNs, &result.meanLoss, sizeof u.holdNs);
+        }
+        if (!writeAll(fd, &u, sizeof u) || !(train ? sendParams(fd, result.update, h.reply) : sendPayload(fd, h.reply)))
+            return fail(out, "the update could not be sent");
         rec.put(h.round);
         rec.put(h.job);
         rec.put(received);
         rec.put(sent);
+        rec.put(trainNs);
+        rec.put(late);
+        rec.put(static_cast<std::int64_t>(result.samples));
+        rec.put(result.meanLoss);
         ++count;
     }
     Out all;
@@ -293,6 +352,11 @@ int aggregatorRole(void* context, int out) {
     std::set<int> trainers;
     for (const auto& r : plan.rounds)
         for (const auto& j : r.jobs) trainers.insert(j.trainerBox);
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels();
+    // The server's model as the round policies keep it (RoundPolicy::start).
+    ServerModel model(tr ? tr->initial : ParamsPtr{}, tr ? tr->serverOptimizer : ServerOptimizerConfig{});
+    std::vector<std::pair<std::uint32_t, ParamsPtr>> toEvaluate; // (round, model after it)
     const int one = 1;
     const int ls = listenOnPort();
     if (ls < 0) return fail(out, std::string("listen: ") + std::strerror(errno));
@@ -320,22 +384,32 @@ int aggregatorRole(void* context, int out) {
     // Arrivals, from one reader thread per trainer.
     std::mutex m;
     std::condition_variable cv;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> arrived; // (round, job) -> ns
+    struct Arrived {
+        std::int64_t ns = 0;
+        Params update;
+        std::int64_t samples = 0;
+        double loss = 0.0;
+    };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Arrived> arrived; // (round, job)
     std::string broken;
     std::vector<std::thread> readers;
     for (const auto& [box, fd] : conn) {
         readers.emplace_back([&, box = box, fd = fd] {
             for (;;) {
                 Header h;
-                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || !skipPayload(fd, h.payload)) {
+                Arrived a;
+                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic ||
+                    !(tr ? readParams(fd, a.update, tr->parameters, h.payload) : skipPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m);
                     if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(box)].label;
                     cv.notify_all();
                     return;
                 }
-                const std::int64_t t = nowNs();
+                a.ns = nowNs();
+                a.samples = static_cast<std::int64_t>(h.reply);
+                std::memcpy(&a.loss, &h.holdNs, sizeof a.loss);
                 std::lock_guard<std::mutex> g(m);
-                arrived[{h.round, h.job}] = t;
+                arrived[{h.round, h.job}] = std::move(a);
                 cv.notify_all();
             }
         });
@@ -354,6 +428,7 @@ int aggregatorRole(void* context, int out) {
     for (std::size_t ri = 0; ri < plan.rounds.size() && ok; ++ri) {
         const PlanRound& r = plan.rounds[ri];
         const std::int64_t t0 = nowNs();
+        const ParamsPtr current = model.params(); // what every job of the round trains from
         std::vector<std::int64_t> sentAt(r.jobs.size(), 0);
         std::vector<std::thread> senders;
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
@@ -366,10 +441,12 @@ int aggregatorRole(void* context, int out) {
                 h.job = static_cast<std::uint32_t>(ji);
                 h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
                 h.reply = static_cast<std::uint64_t>(std::llround(j.upBytes));
-                h.holdNs = static_cast<std::int64_t>(j.computeS * D * 1e9) + modelLatencyNs(j.trainerBox);
+                h.holdNs = (c.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
+                           modelLatencyNs(j.trainerBox);
                 sentAt[ji] = nowNs();
                 const int fd = conn.at(j.trainerBox);
-                if (!writeAll(fd, &h, sizeof h) || !sendPayload(fd, h.payload)) {
+                if (!writeAll(fd, &h, sizeof h) ||
+                    !(tr && j.work ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m);
                     if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(j.trainerBox)].label;
                     cv.notify_all();
@@ -388,7 +465,7 @@ int aggregatorRole(void* context, int out) {
             });
             ok = broken.empty();
             for (std::size_t ji = 0; ok && ji < r.jobs.size(); ++ji) {
-                arrivals[ji] = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}) +
+                arrivals[ji] = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}).ns +
                                latencyNs(r.jobs[ji].trainerBox);
                 end = std::max(end, arrivals[ji]);
             }
@@ -396,6 +473,34 @@ int aggregatorRole(void* context, int out) {
         for (auto& t : senders) t.join();
         if (!ok) break;
         sleepUntilNs(end); // a user-space latency: the last update is in only now
+        // Aggregation as the policy does it (RoundPolicy::finishRound), the updates in the
+        // prediction's order so that every sum is the same bits.
+        double trainLoss = kNaN;
+        if (tr) {
+            std::vector<std::size_t> order(r.jobs.size());
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
+            });
+            std::vector<Contribution> results;
+            {
+                std::lock_guard<std::mutex> g(m);
+                for (std::size_t ji : order) {
+                    Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                    const PlanJob& j = r.jobs[ji];
+                    const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
+                    results.push_back({plan.boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
+                                       std::move(a.update), steps, steps});
+                }
+            }
+            trainLoss = meanLoss(results);
+            if (tr->gradient)
+                model.applyGradient(meanUpdate(results), r.learningRate, tr->momentum, tr->weightDecay);
+            else
+                model.addDelta(sampleWeightedUpdate(results));
+            // Evaluated after the rounds: the test set's pass is not part of the round.
+            if (r.evaluate) toEvaluate.emplace_back(static_cast<std::uint32_t>(ri), model.params());
+        }
         Out rec;
         rec.put(static_cast<std::uint32_t>(ri));
         rec.put(t0);
@@ -405,6 +510,7 @@ int aggregatorRole(void* context, int out) {
             rec.put(sentAt[ji]);
             rec.put(arrivals[ji]);
         }
+        rec.put(trainLoss);
         sendRecord(out, 'R', rec.buf);
     }
     if (!ok) {
@@ -419,6 +525,21 @@ int aggregatorRole(void* context, int out) {
     }
     for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_WR);
     for (auto& t : readers) t.join(); // each ends when its trainer closes
+    // The final model too, as the engine evaluates it at the end when its last round was not.
+    const auto last = static_cast<std::uint32_t>(plan.rounds.size() - 1);
+    if (tr && !plan.rounds.empty() && (toEvaluate.empty() || toEvaluate.back().first != last))
+        toEvaluate.emplace_back(last, model.params());
+    if (!toEvaluate.empty()) {
+        Out ev;
+        ev.put(static_cast<std::uint32_t>(toEvaluate.size()));
+        for (const auto& [ri, params] : toEvaluate) {
+            const EvalResult e = tr->learner->evaluate(*params);
+            ev.put(ri);
+            ev.put(e.loss);
+            ev.put(e.accuracy);
+        }
+        sendRecord(out, 'V', ev.buf);
+    }
     sendRecord(out, 'D', {});
     return 0;
 }
@@ -579,6 +700,8 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     TestbedResult result;
     result.dilation = options.dilation;
     result.storeAndForward = options.storeAndForward;
+    result.trained = plan.training && options.training;
+    result.computeReal = options.compute == TestbedOptions::Compute::Real;
     if (const int n = cleanLeftovers()) say(options, "ended " + std::to_string(n) + " processes a crashed testbed left");
     result.kernel = detectKernelFeatures();
     if (!result.kernel.tbf)
@@ -595,8 +718,13 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     // The processes: the contexts are complete before the first fork (each child reads its copy).
     std::vector<RoleContext> contexts(plan.boxes.size());
     for (std::size_t b = 0; b < plan.boxes.size(); ++b)
-        contexts[b] = {&plan, static_cast<int>(b), options.dilation, anyLatency && !result.kernelLatency,
-                       options.storeAndForward};
+        contexts[b] = {&plan,
+                       static_cast<int>(b),
+                       options.dilation,
+                       anyLatency && !result.kernelLatency,
+                       options.storeAndForward,
+                       result.trained ? plan.training.get() : nullptr,
+                       result.computeReal};
     std::vector<Box> boxes;
     boxes.reserve(plan.boxes.size());
     for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
@@ -684,6 +812,21 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
         for (const auto& [type, body] : records) {
             if (type == 'E') failure = "aggregator: " + body;
             if (type == 'D') done = true;
+            if (type == 'V') {
+                In in{body};
+                const auto n = in.get<std::uint32_t>();
+                for (std::uint32_t k = 0; k < n; ++k) {
+                    const auto ri = in.get<std::uint32_t>();
+                    const double loss = in.get<double>(), accuracy = in.get<double>();
+                    if (ri < result.rounds.size() && plan.rounds[ri].evaluate) {
+                        result.rounds[ri].testLoss = loss;
+                        result.rounds[ri].testAccuracy = accuracy;
+                    }
+                    // The last one is the final model's (after the last round).
+                    result.finalTestLoss = loss;
+                    result.finalTestAccuracy = accuracy;
+                }
+            }
             if (type != 'R') continue;
             In in{body};
             MeasuredRound mr;
@@ -706,6 +849,7 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 j.upBytes = std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
                 mr.jobs.push_back(j);
             }
+            mr.trainLoss = in.get<double>();
             say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
                              " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
             result.rounds.push_back(std::move(mr));
@@ -735,8 +879,18 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 const auto ji = in.get<std::uint32_t>();
                 const auto received = in.get<std::int64_t>();
                 const auto sent = in.get<std::int64_t>();
+                const auto trainNs = in.get<std::int64_t>();
+                const auto late = in.get<std::uint32_t>();
+                const auto samples = in.get<std::int64_t>();
+                const auto loss = in.get<double>();
                 if (ri >= result.rounds.size() || ji >= result.rounds[ri].jobs.size()) continue;
                 MeasuredJob& j = result.rounds[ri].jobs[ji];
+                if (trainNs >= 0) {
+                    j.trainWallS = static_cast<double>(trainNs) / 1e9;
+                    j.trainLoss = loss;
+                    j.samples = samples;
+                }
+                result.lateJobs += static_cast<int>(late);
                 const auto points = storePoints(contexts[b], static_cast<int>(b));
                 const double lat =
                     static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) / 1e9 /

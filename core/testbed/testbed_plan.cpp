@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
+#include <stdexcept>
 
 namespace fog::testbed {
 
@@ -29,6 +31,18 @@ void PredictionRecorder::onMessageEnd(std::uint64_t id, double time, bool arrive
     messages_[it->second].end = arrived ? time : -1.0;
 }
 
+void PredictionRecorder::submitted(const Job& job, const LocalJob& work) {
+    if (!firstStart_) firstStart_ = work.start;
+    auto w = std::make_shared<LocalJob>(work);
+    w->start.reset();
+    w->optimizerState.reset();
+    works_[job.id] = std::move(w);
+}
+
+void PredictionRecorder::collected(const Job& job, const LocalResult&) {
+    collectOrder_.emplace(job.id, collectOrder_.size());
+}
+
 std::vector<int> TestbedPlan::pathToRoot(int box) const {
     std::vector<int> path;
     for (int b = box; b >= 0; b = boxes[static_cast<std::size_t>(b)].parent) path.push_back(b);
@@ -44,6 +58,36 @@ double TestbedPlan::pathLatencyMs(int box) const {
 
 namespace {
 
+/// The training of the plan's processes, from the prediction's recorded data and work.
+std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction) {
+    const std::string& policy = scenario.sync.name;
+    if (policy != "fedavg" && policy != "fully-sync")
+        throw TestbedError("sync policy " + policy + ": the testbed's aggregator trains as fedavg and fully-sync do; "
+                           "other policies are played without training (--no-training)");
+    const TrainingSpec& t = scenario.training;
+    if (t.codecUp != "none" || t.codecDown != "none")
+        throw TestbedError("training.codec_up / codec_down: the testbed's processes send the model and update as "
+                           "4-byte floats, not encoded; play it without training (--no-training)");
+    auto tr = std::make_shared<PlanTraining>();
+    tr->data = prediction.data();
+    try {
+        tr->learner = std::make_shared<Learner>(scenario.model, tr->data->train, tr->data->test, t.backend);
+        tr->serverOptimizer = serverOptimizerConfig(t);
+    } catch (const std::exception& e) {
+        throw TestbedError(std::string("the testbed's learner: ") + e.what());
+    }
+    tr->parameters = tr->learner->parameterCount();
+    tr->initial = std::make_shared<Params>(tr->learner->initialParameters(scenario.seed));
+    const ParamsPtr& first = prediction.firstStart();
+    if (!first || first->size() != tr->initial->size() ||
+        std::memcmp(first->data(), tr->initial->data(), first->size() * sizeof(float)) != 0)
+        throw TestbedError("the testbed's initial model is not the one the prediction trained from (internal)");
+    tr->gradient = policy == "fully-sync";
+    tr->momentum = t.momentum;
+    tr->weightDecay = t.weightDecay;
+    return tr;
+}
+
 std::string stem(const std::string& id) {
     const auto dash = id.rfind('-');
     return dash == std::string::npos ? id : id.substr(0, dash + 1) + "*";
@@ -51,7 +95,7 @@ std::string stem(const std::string& id) {
 
 } // namespace
 
-TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes) {
+TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes, bool training) {
     const TopologySpec& spec = scenario.topology;
     if (!spec.contention)
         throw TestbedError("the testbed holds the flow-level network model against a real network: set "
@@ -94,6 +138,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
 
     TestbedPlan plan;
     plan.scenarioName = scenario.name;
+    if (training && prediction.data() && !prediction.works().empty())
+        plan.training = planTraining(scenario, prediction);
     std::map<int, int> boxOfNode;
     std::map<std::pair<int, int>, int> cellOf; // (entry, parent node) -> box
     auto addBox = [&](PlanBox b) {
@@ -192,6 +238,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         r.startS = previous;
         r.endS = a.time;
         r.participants = a.participants;
+        r.learningRate = a.learningRate;
+        r.evaluate = !std::isnan(a.testLoss);
         std::set<int> trainersThisRound;
         while (next < ds.size() && ds[next].start < a.time) {
             const JobPlan& d = ds[next++];
@@ -214,6 +262,29 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
             j.computeS = d.computed - d.received;
             j.predictedReceivedS = dm[k]->end;
             j.predictedArriveS = um[k]->end;
+            if (plan.training) {
+                const auto w = prediction.works().find(d.id);
+                const auto order = prediction.collectOrder().find(d.id);
+                if (w == prediction.works().end() || order == prediction.collectOrder().end())
+                    throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no local work "
+                                       "for " + topo.id(d.trainer) + "'s job (internal)");
+                const LocalJob& lw = *w->second;
+                if (lw.probe || lw.proxMu != 0.0 || lw.correction)
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + topo.id(d.trainer) +
+                                       "'s job probes its steps or has a client algorithm's terms: not trained on "
+                                       "the testbed (--no-training)");
+                const double floats = 4.0 * static_cast<double>(plan.training->parameters);
+                if (std::llround(j.downBytes) < floats || std::llround(j.upBytes) < floats)
+                    throw TestbedError("round " + std::to_string(a.round) + ": the model moves " +
+                                       std::to_string(std::llround(j.downBytes)) + " bytes down and " +
+                                       std::to_string(std::llround(j.upBytes)) + " up, less than its " +
+                                       std::to_string(plan.training->parameters) +
+                                       " parameters as 4-byte floats (model.wire_bytes): the processes cannot "
+                                       "send it in the emulator's byte count; play it without training "
+                                       "(--no-training)");
+                j.work = w->second;
+                j.aggregationRank = order->second;
+            }
             r.jobs.push_back(j);
         }
         if (static_cast<int>(r.jobs.size()) != r.participants)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -45,6 +46,10 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.cost = a.energyJ = kNaN;
         a.energyComputeJ = a.energyNetworkJ = a.energyIdleJ = kNaN;
         a.bytes = bytes;
+        // Training values as the processes computed them (NaN when they did not train).
+        a.trainLoss = r.trainLoss;
+        a.testLoss = r.testLoss;
+        a.testAccuracy = r.testAccuracy;
         rows.push_back(a);
     }
     return rows;
@@ -80,7 +85,10 @@ std::vector<RunEvent> testbedEvents(const TestbedPlan& plan, const TestbedResult
     std::vector<RunEvent> ev;
     std::ostringstream d;
     d << "prediction=" << (predictionRun > 0 ? "run " + std::to_string(predictionRun) : std::string("not stored"))
-      << "; dilation=" << num(result.dilation) << "; compute=paced; latency="
+      << "; dilation=" << num(result.dilation) << "; compute=" << (result.computeReal ? "real" : "paced")
+      << "; training=" << (result.trained ? "yes" : "no");
+    if (result.trained && !result.computeReal) d << " (late updates=" << result.lateJobs << ")";
+    d << "; latency="
       << (result.kernelLatency ? "netem" : "user-space") << "; relays=" << (result.storeAndForward ? "store" : "route")
       << "; processes=" << result.processes
       << "; setup_s=" << num(result.setupSeconds, 3) << "; tcp_segments=" << num(result.tcpSegmentsOut, 12)
@@ -120,6 +128,18 @@ std::int64_t storeTestbedRun(RunStore& store, NewRun meta, const RunInfo& info, 
     s.cost = s.energyJ = kNaN;
     s.energyComputeJ = s.energyNetworkJ = s.energyIdleJ = kNaN;
     s.bytes = rows.empty() ? 0.0 : rows.back().bytes;
+    if (result.trained && !result.cancelled) {
+        s.finalTrainLoss = rows.empty() ? kNaN : rows.back().trainLoss;
+        for (const auto& r : rows)
+            if (!std::isnan(r.testAccuracy) &&
+                (std::isnan(s.bestTestAccuracy) || r.testAccuracy > s.bestTestAccuracy))
+                s.bestTestAccuracy = r.testAccuracy;
+        s.finalTestLoss = result.finalTestLoss;
+        s.finalTestAccuracy = result.finalTestAccuracy;
+        if (!std::isnan(s.finalTestAccuracy) &&
+            (std::isnan(s.bestTestAccuracy) || s.finalTestAccuracy > s.bestTestAccuracy))
+            s.bestTestAccuracy = s.finalTestAccuracy;
+    }
     RowCounts produced;
     produced.metrics = static_cast<std::int64_t>(rows.size());
     produced.intervals = static_cast<std::int64_t>(intervals.size());
@@ -206,6 +226,55 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
                   result.tcpRetransmitted,
                   result.tcpSegmentsOut > 0 ? 100.0 * result.tcpRetransmitted / result.tcpSegmentsOut : 0.0);
     out << line;
+}
+
+namespace {
+
+bool sameBits(double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+} // namespace
+
+std::vector<TrainingRound> compareTraining(const std::vector<AggregationRecord>& predicted,
+                                           const std::vector<AggregationRecord>& measured) {
+    std::vector<const AggregationRecord*> p, m;
+    for (const auto& r : predicted)
+        if (r.level == 0) p.push_back(&r);
+    for (const auto& r : measured)
+        if (r.level == 0) m.push_back(&r);
+    std::vector<TrainingRound> out;
+    for (std::size_t i = 0; i < std::min(p.size(), m.size()); ++i) {
+        TrainingRound t;
+        t.round = p[i]->round;
+        t.predictedTrainLoss = p[i]->trainLoss;
+        t.measuredTrainLoss = m[i]->trainLoss;
+        t.predictedTestLoss = p[i]->testLoss;
+        t.measuredTestLoss = m[i]->testLoss;
+        t.predictedTestAccuracy = p[i]->testAccuracy;
+        t.measuredTestAccuracy = m[i]->testAccuracy;
+        t.same = sameBits(t.predictedTrainLoss, t.measuredTrainLoss) && sameBits(t.predictedTestLoss, t.measuredTestLoss) &&
+                 sameBits(t.predictedTestAccuracy, t.measuredTestAccuracy);
+        out.push_back(t);
+    }
+    return out;
+}
+
+void printTraining(std::ostream& out, const std::vector<TrainingRound>& rounds) {
+    out << "  round   train loss: predicted      measured    test loss: predicted      measured    accuracy: "
+           "predicted  measured   same bits\n";
+    char line[240];
+    std::size_t same = 0;
+    for (const auto& r : rounds) {
+        std::snprintf(line, sizeof line, "  %5d     %18.10g  %12.10g   %18.10g  %12.10g      %10.6g  %8.6g   %s\n", r.round,
+                      r.predictedTrainLoss, r.measuredTrainLoss, r.predictedTestLoss, r.measuredTestLoss,
+                      r.predictedTestAccuracy, r.measuredTestAccuracy, r.same ? "yes" : "NO");
+        out << line;
+        same += r.same ? 1 : 0;
+    }
+    out << "  training: " << same << " of " << rounds.size()
+        << " rounds have the prediction's training values bit for bit\n";
 }
 
 std::optional<std::int64_t> predictionOf(const std::vector<RunEvent>& events) {
