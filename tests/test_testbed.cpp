@@ -240,6 +240,45 @@ private Q_SLOTS:
         QVERIFY(std::isnan(rows[0].trainLoss) && std::isnan(rows[0].testAccuracy));
     }
 
+    void availabilityStopsAndResumesProcesses() {
+        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        // The devices go offline (Markov, up 3 s, down 1 s on average): while the prediction
+        // has one offline its process is stopped (SIGSTOP) and resumed after (SIGCONT); a job
+        // the prediction lost is not waited for and its update not aggregated, so the training
+        // values are still the prediction's bit for bit.
+        const auto p = play("training.yaml",
+                            {"topology.groups[0].availability={kind: markov, mean_up_s: 3, mean_down_s: 1}",
+                             "stop.rounds=5"});
+        int lost = 0;
+        for (const auto& r : p->plan.rounds)
+            for (const auto& j : r.jobs) lost += j.lost ? 1 : 0;
+        qInfo("%zu availability changes planned, %d jobs lost; %d signals sent, %zu stopped spans", p->plan.availability.size(),
+              lost, p->result.availabilityChanges, p->result.stopped.size());
+        QVERIFY(!p->plan.availability.empty());
+        QVERIFY(lost > 0);
+        QVERIFY(p->result.availabilityChanges > 0);
+        QVERIFY(static_cast<std::size_t>(p->result.availabilityChanges) <= p->plan.availability.size());
+        // Every span a process was stopped overlaps a span the prediction has it offline.
+        for (const auto& st : p->result.stopped) {
+            bool overlaps = false;
+            for (const auto& [from, to] : p->plan.boxes.at(static_cast<std::size_t>(st.box)).offline)
+                overlaps = overlaps || (st.fromS < to + 0.5 && st.toS > from - 0.5);
+            qInfo("%s stopped %.3f - %.3f s", p->plan.boxes[static_cast<std::size_t>(st.box)].label.c_str(), st.fromS,
+                  st.toS);
+            QVERIFY(overlaps);
+        }
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            QCOMPARE(measured[i].participants, predicted[i].participants);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss) ||
+                    (std::isnan(predicted[i].trainLoss) && std::isnan(measured[i].trainLoss)));
+        }
+        for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
     void latencyByNetemWhereTheKernelHasIt() {
         if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
         if (!detectKernelFeatures().netem) QSKIP("this kernel has no netem: latency is added in user space");
@@ -355,17 +394,31 @@ private Q_SLOTS:
 
     void refusesWhatItCannotPlay() {
         // Checked from the prediction, before anything is set up (no root needed).
-        std::vector<Override> o{parseOverride("topology.groups[0].availability={kind: markov, mean_up_s: 100, mean_down_s: 10}")};
-        const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
-        PredictionRecorder rec;
-        EngineOptions eo;
-        eo.observer = &rec;
-        Engine(s, eo).run();
-        try {
-            buildPlan(s, rec);
-            QFAIL("a scenario with availability changes was accepted");
-        } catch (const TestbedError& e) {
-            QVERIFY2(std::string(e.what()).find("availability") != std::string::npos, e.what());
+        // Availability changes of trainers are played (stopped and resumed processes); a
+        // price trace is not.
+        {
+            std::vector<Override> o{parseOverride("topology.groups[0].availability={kind: markov, mean_up_s: 3, mean_down_s: 1}"),
+                                    parseOverride("stop.rounds=5")};
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            QVERIFY(!buildPlan(s, rec).availability.empty());
+        }
+        {
+            std::vector<Override> o{parseOverride("topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv")};
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            try {
+                buildPlan(s, rec);
+                QFAIL("a scenario with a price trace was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find("trace") != std::string::npos, e.what());
+            }
         }
         // What the processes cannot train as the engine did: refused with the way out.
         auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
@@ -394,6 +447,7 @@ private Q_SLOTS:
         refusedTraining({"model.wire_bytes=1000", "stop.rounds=1"}, "wire_bytes");
         refusedTraining({"training.codec_up=fp16", "stop.rounds=1"}, "codec");
         const Scenario off = loadScenarioFile(kData + "two-devices.yaml", {parseOverride("topology.contention=false")});
+        PredictionRecorder rec;
         try {
             buildPlan(off, rec);
             QFAIL("contention off was accepted");

@@ -282,6 +282,17 @@ int cmdTestbed(const QStringList& arguments) {
     }
     testbed::printTransfers(std::cout, plan, result);
     printLinks(std::cout, plan, result);
+    if (!plan.availability.empty()) {
+        int lost = 0;
+        for (const auto& r : plan.rounds)
+            for (const auto& j : r.jobs) lost += j.lost ? 1 : 0;
+        std::cout << "  availability: " << result.availabilityChanges << " of " << plan.availability.size()
+                  << " changes played (processes stopped and resumed), " << lost
+                  << " jobs lost or cancelled as predicted (their updates not waited for)\n";
+        for (const auto& st : result.stopped)
+            std::cout << "    " << plan.boxes[static_cast<std::size_t>(st.box)].label << " stopped " << st.fromS
+                      << " - " << st.toS << " s\n";
+    }
     if (measuredId)
         std::cout << "  stored as run " << measuredId << " (testbed) and run " << predictionId << " (prediction)\n";
     return result.cancelled ? 130 : 0;

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -295,6 +296,9 @@ int trainerRole(void* context, int out) {
         if (train ? !readParams(fd, model, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
             return fail(out, "the model's bytes stopped coming");
         const std::int64_t received = nowNs();
+        // A job the prediction lost: nothing goes back (its trainer went offline and was
+        // stopped meanwhile, or its round ended without it).
+        if (job && job->lost) continue;
         // The job's local work, as the emulator's worker ran it, from the model that came in.
         LocalResult result;
         std::int64_t trainNs = -1;
@@ -380,6 +384,11 @@ int aggregatorRole(void* context, int out) {
         conn[static_cast<int>(h.job)] = fd;
     }
     ::close(ls);
+    // One writer at a time per connection: a lost job's model may still be going down (its
+    // trainer stopped) when the trainer's next job starts.
+    std::map<int, std::unique_ptr<std::mutex>> writing;
+    for (const auto& [box, fd] : conn) writing[box] = std::make_unique<std::mutex>();
+    std::vector<std::thread> lingering; // the senders of lost jobs' models
 
     // Arrivals, from one reader thread per trainer.
     std::mutex m;
@@ -425,26 +434,39 @@ int aggregatorRole(void* context, int out) {
         return segmentLatencyNs(c, points.at(points.size() - 2), 0);
     };
     bool ok = true;
+    // Per round, when each model left (kept for the whole run: a lost job's sender may
+    // outlive its round).
+    std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> sentAtAll(plan.rounds.size());
     for (std::size_t ri = 0; ri < plan.rounds.size() && ok; ++ri) {
         const PlanRound& r = plan.rounds[ri];
         const std::int64_t t0 = nowNs();
         const ParamsPtr current = model.params(); // what every job of the round trains from
-        std::vector<std::int64_t> sentAt(r.jobs.size(), 0);
+        {
+            Out start; // the owner plays the round's availability changes from here
+            start.put(static_cast<std::uint32_t>(ri));
+            start.put(t0);
+            sendRecord(out, 'S', start.buf);
+        }
+        sentAtAll[ri] = std::make_unique<std::atomic<std::int64_t>[]>(r.jobs.size());
+        std::atomic<std::int64_t>* sentAt = sentAtAll[ri].get();
+        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) sentAt[ji] = 0;
         std::vector<std::thread> senders;
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
-            senders.emplace_back([&, ji] {
-                const PlanJob& j = r.jobs[ji];
+            // What is local to the round is captured by value.
+            senders.emplace_back([&, ji, ri, t0, current, round = &r, sent = &sentAt[ji]] {
+                const PlanJob& j = round->jobs[ji];
                 sleepUntilNs(t0 + static_cast<std::int64_t>(j.offsetS * D * 1e9));
                 Header h;
                 h.kind = 2;
                 h.round = static_cast<std::uint32_t>(ri);
                 h.job = static_cast<std::uint32_t>(ji);
                 h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
-                h.reply = static_cast<std::uint64_t>(std::llround(j.upBytes));
+                h.reply = j.lost ? 0 : static_cast<std::uint64_t>(std::llround(j.upBytes));
                 h.holdNs = (c.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
                            modelLatencyNs(j.trainerBox);
-                sentAt[ji] = nowNs();
                 const int fd = conn.at(j.trainerBox);
+                std::lock_guard<std::mutex> w(*writing.at(j.trainerBox));
+                *sent = nowNs();
                 if (!writeAll(fd, &h, sizeof h) ||
                     !(tr && j.work ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m);
@@ -460,17 +482,25 @@ int aggregatorRole(void* context, int out) {
             cv.wait(g, [&] {
                 if (!broken.empty()) return true;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (!arrived.count({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)})) return false;
+                    if (!r.jobs[ji].lost &&
+                        !arrived.count({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}))
+                        return false;
                 return true;
             });
             ok = broken.empty();
             for (std::size_t ji = 0; ok && ji < r.jobs.size(); ++ji) {
-                arrivals[ji] = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}).ns +
-                               latencyNs(r.jobs[ji].trainerBox);
+                const PlanJob& j = r.jobs[ji];
+                // A lost job ends the round no earlier than its loss, as the policy's onLost.
+                arrivals[ji] = j.lost ? t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9)
+                                      : arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}).ns +
+                                            latencyNs(j.trainerBox);
                 end = std::max(end, arrivals[ji]);
             }
         }
-        for (auto& t : senders) t.join();
+        for (std::size_t ji = 0; ji < senders.size(); ++ji) {
+            if (r.jobs[ji].lost) lingering.push_back(std::move(senders[ji]));
+            else senders[ji].join();
+        }
         if (!ok) break;
         sleepUntilNs(end); // a user-space latency: the last update is in only now
         // Aggregation as the policy does it (RoundPolicy::finishRound), the updates in the
@@ -486,15 +516,18 @@ int aggregatorRole(void* context, int out) {
             {
                 std::lock_guard<std::mutex> g(m);
                 for (std::size_t ji : order) {
-                    Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
                     const PlanJob& j = r.jobs[ji];
+                    if (j.lost) continue;
+                    Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
                     const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
                     results.push_back({plan.boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
                                        std::move(a.update), steps, steps});
                 }
             }
             trainLoss = meanLoss(results);
-            if (tr->gradient)
+            // A round in which every trainer was lost changes nothing (RoundPolicy::finishRound).
+            if (results.empty()) {
+            } else if (tr->gradient)
                 model.applyGradient(meanUpdate(results), r.learningRate, tr->momentum, tr->weightDecay);
             else
                 model.addDelta(sampleWeightedUpdate(results));
@@ -507,7 +540,7 @@ int aggregatorRole(void* context, int out) {
         rec.put(end);
         rec.put(static_cast<std::uint32_t>(r.jobs.size()));
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
-            rec.put(sentAt[ji]);
+            rec.put(sentAt[ji].load());
             rec.put(arrivals[ji]);
         }
         rec.put(trainLoss);
@@ -516,8 +549,12 @@ int aggregatorRole(void* context, int out) {
     if (!ok) {
         for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_RDWR);
         for (auto& t : readers) t.join();
+        for (auto& t : lingering) t.join();
         return fail(out, "the connection to " + broken + " broke");
     }
+    // Lost jobs' models still on their way (the owner resumed every process after the last
+    // round), then the end.
+    for (auto& t : lingering) t.join();
     for (const auto& [box, fd] : conn) {
         Header bye;
         bye.kind = 4;
@@ -696,6 +733,17 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     if (!problem.empty()) throw TestbedError(problem);
     if (!(options.dilation > 0) || !std::isfinite(options.dilation))
         throw TestbedError("the time dilation must be a positive number");
+    // A write to the pipe of a process that has died (a box, `ip -batch`) must fail, not end
+    // this process: SIGPIPE is ignored while the testbed runs.
+    struct IgnoreSigpipe {
+        struct sigaction old {};
+        IgnoreSigpipe() {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            ::sigaction(SIGPIPE, &ignore, &old);
+        }
+        ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+    } ignoreSigpipe;
     const auto setupStart = std::chrono::steady_clock::now();
     TestbedResult result;
     result.dilation = options.dilation;
@@ -792,11 +840,49 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     std::int64_t epoch = 0;
     bool done = false;
     std::string failure;
+    // Availability: the changes of each round, due from its start (the aggregator's 'S').
+    // Signals go only to a live box's own pid (> 0: Box sets -1 once it reaped the process,
+    // and kill(-1, ...) would reach every process), and stop with the first failure.
+    std::vector<std::pair<std::int64_t, const TestbedPlan::Transition*>> due; // (ns, change)
+    std::map<int, std::int64_t> stoppedAt;                                     // box -> ns
+    auto scen = [&](std::int64_t t) { return static_cast<double>(t - epoch) / 1e9 / options.dilation; };
+    auto signalBox = [&](int b, int sig) {
+        const pid_t pid = boxes[static_cast<std::size_t>(b)].pid();
+        return pid > 0 && ::kill(pid, sig) == 0;
+    };
+    auto resumeAll = [&] {
+        const std::int64_t now = nowNs();
+        for (const auto& [b, since] : stoppedAt) {
+            signalBox(b, SIGCONT);
+            result.stopped.push_back({b, scen(since), scen(now)});
+        }
+        stoppedAt.clear();
+        due.clear();
+    };
+    auto playDue = [&] {
+        const std::int64_t now = nowNs();
+        std::size_t k = 0;
+        for (; k < due.size() && due[k].first <= now && failure.empty(); ++k) {
+            const TestbedPlan::Transition& t = *due[k].second;
+            if (t.online) {
+                const auto it = stoppedAt.find(t.box);
+                if (it == stoppedAt.end()) continue;
+                if (signalBox(t.box, SIGCONT)) ++result.availabilityChanges;
+                result.stopped.push_back({t.box, scen(it->second), scen(now)});
+                stoppedAt.erase(it);
+            } else if (!stoppedAt.count(t.box) && signalBox(t.box, SIGSTOP)) {
+                ++result.availabilityChanges;
+                stoppedAt[t.box] = now;
+            }
+        }
+        due.erase(due.begin(), due.begin() + static_cast<std::ptrdiff_t>(k));
+    };
     while (!done && failure.empty()) {
         if (cancelled(options)) {
             result.cancelled = true;
             break;
         }
+        playDue();
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count() > timeout) {
             failure = "the rounds took longer than " + std::to_string(static_cast<int>(timeout)) + " s";
             break;
@@ -805,13 +891,29 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             int status = 0;
             if (!box.alive(&status)) failure = "process " + box.label() + " ended unexpectedly";
         }
+        if (!failure.empty()) break;
+        int waitMs = 50;
+        if (!due.empty())
+            waitMs = static_cast<int>(std::clamp<std::int64_t>((due.front().first - nowNs()) / 1000000, 0, 50));
         pollfd p{boxes[0].resultFd(), POLLIN, 0};
-        if (::poll(&p, 1, 50) <= 0) continue;
+        if (::poll(&p, 1, waitMs) <= 0) continue;
         std::vector<std::pair<char, std::string>> records;
         agg.feed(boxes[0].resultFd(), records);
         for (const auto& [type, body] : records) {
             if (type == 'E') failure = "aggregator: " + body;
             if (type == 'D') done = true;
+            if (type == 'S') {
+                In in{body};
+                const auto ri = in.get<std::uint32_t>();
+                const auto t0 = in.get<std::int64_t>();
+                if (ri == 0) epoch = t0;
+                for (const auto& t : plan.availability)
+                    if (t.round == ri)
+                        due.emplace_back(t0 + static_cast<std::int64_t>(t.offsetS * options.dilation * 1e9), &t);
+                std::stable_sort(due.begin(), due.end(),
+                                 [](const auto& x, const auto& y) { return x.first < y.first; });
+                playDue();
+            }
             if (type == 'V') {
                 In in{body};
                 const auto n = in.get<std::uint32_t>();
@@ -836,7 +938,6 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             if (ri == 0) epoch = t0;
             const PlanRound& pr = plan.rounds.at(ri);
             mr.round = pr.round;
-            auto scen = [&](std::int64_t t) { return static_cast<double>(t - epoch) / 1e9 / options.dilation; };
             mr.startS = scen(t0);
             mr.endS = scen(end);
             const auto n = in.get<std::uint32_t>();
@@ -846,16 +947,20 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 j.dispatchS = scen(in.get<std::int64_t>());
                 j.arrivedS = scen(in.get<std::int64_t>());
                 j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
-                j.upBytes = std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
+                j.lost = pr.jobs[ji].lost;
+                j.upBytes = j.lost ? 0.0 : std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
                 mr.jobs.push_back(j);
             }
             mr.trainLoss = in.get<double>();
             say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
                              " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
             result.rounds.push_back(std::move(mr));
+            // The rounds are over: every stopped process resumes (they end normally).
+            if (ri + 1 == plan.rounds.size()) resumeAll();
         }
         if (agg.eof && !done && failure.empty()) failure = "the aggregator ended without finishing its rounds";
     }
+    resumeAll(); // after a failure or a cancel too (no signal to a process that is gone)
     result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count();
     if (!failure.empty()) throw TestbedError("testbed: " + failure + "; every process and link was removed");
     // The trainers' own times (model in, update out): sent when the rounds are over, so not

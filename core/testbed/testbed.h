@@ -54,6 +54,7 @@ struct MeasuredJob {
     double trainWallS = -1.0; ///< wall seconds the local training took in the trainer (-1: not trained)
     double trainLoss = kNaN;  ///< the local work's mean training loss
     std::int64_t samples = 0; ///< samples the local work trained on
+    bool lost = false; ///< the prediction lost it (PlanJob::lost): no update was waited for
 };
 
 struct MeasuredRound {
@@ -88,6 +89,14 @@ struct TestbedResult {
     /// The final model's test loss and accuracy, when the processes trained (NaN otherwise,
     /// and after a cancel): as the engine's summary has them.
     double finalTestLoss = kNaN, finalTestAccuracy = kNaN;
+    /// Availability played: when each process was stopped (SIGSTOP) and resumed (SIGCONT),
+    /// scenario seconds from the first round's start (toS: the resume, or the end).
+    struct Stopped {
+        int box = -1;
+        double fromS = 0.0, toS = 0.0;
+    };
+    std::vector<Stopped> stopped;
+    int availabilityChanges = 0; ///< SIGSTOPs and SIGCONTs sent as the plan has them
     double dilation = 1.0;
     /// TCP segments the aggregator and trainers sent, and how many of them were sent again
     /// (their namespaces' /proc/net/snmp): losses at the shaped queues.

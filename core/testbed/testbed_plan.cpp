@@ -31,6 +31,15 @@ void PredictionRecorder::onMessageEnd(std::uint64_t id, double time, bool arrive
     messages_[it->second].end = arrived ? time : -1.0;
 }
 
+void PredictionRecorder::onIntervals(const std::vector<NodeInterval>& intervals) {
+    for (const NodeInterval& i : intervals) {
+        if (i.state != NodeState::Offline || !(i.to > i.from)) continue;
+        auto& list = offline_[i.node];
+        if (!list.empty() && i.from <= list.back().second) list.back().second = std::max(list.back().second, i.to);
+        else list.emplace_back(i.from, i.to);
+    }
+}
+
 void PredictionRecorder::submitted(const Job& job, const LocalJob& work) {
     if (!firstStart_) firstStart_ = work.start;
     auto w = std::make_shared<LocalJob>(work);
@@ -130,10 +139,12 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     }
     for (int n : used) {
         const NodeSpec& e = topo.entry(n);
-        if (e.availability.kind != AvailabilitySpec::Kind::Always || !e.priceTrace.empty() || !e.linkTrace.empty() ||
-            !e.computeTrace.empty() || e.bidUsdPerHour > 0)
-            throw TestbedError(topo.id(n) + ": availability changes and traces are not played on the testbed yet "
-                                            "(availability must be always on, no trace files)");
+        if (!e.priceTrace.empty() || !e.linkTrace.empty() || !e.computeTrace.empty() || e.bidUsdPerHour > 0)
+            throw TestbedError(topo.id(n) + ": price, link and compute traces and spot bids are not played on the "
+                                            "testbed yet (availability changes are: markov or trace)");
+        if (e.availability.kind != AvailabilitySpec::Kind::Always && !topo.trains(n))
+            throw TestbedError(topo.id(n) + ": availability changes of a node that does not train (an aggregator "
+                                            "or a relay) are not played on the testbed yet");
     }
 
     TestbedPlan plan;
@@ -228,7 +239,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (m.from == root && m.model) down[m.to].push_back(&m);
         else if (m.to == root) up[m.from].push_back(&m);
     }
-    std::map<int, std::size_t> seen;
+    std::map<int, std::size_t> seen, upSeen;
     double previous = 0.0;
     std::size_t next = 0;
     const auto& ds = prediction.dispatches();
@@ -251,18 +262,35 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                    " more than one job: not played on the testbed yet");
             const auto& dm = down[d.trainer];
             const auto& um = up[d.trainer];
-            if (k >= dm.size() || k >= um.size())
+            // A job that ended without arriving: its trainer went offline (lost), or the
+            // policy cancelled it (not played: rounds aggregate every update they wait for).
+            const auto endedAt = prediction.ended().find(d.id);
+            const bool lost = endedAt != prediction.ended().end();
+            std::size_t& ku = upSeen[d.trainer];
+            // A lost job's upload, if it had started, was cut (it never arrived).
+            const bool hasUpload = ku < um.size() && (!lost || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
+            if (k >= dm.size() || (!lost && !hasUpload))
                 throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no model or update "
                                    "message for " + topo.id(d.trainer) + "'s job");
             PlanJob j;
             j.trainerBox = boxOfNode.at(d.trainer);
             j.offsetS = d.start - previous;
             j.downBytes = dm[k]->bytes;
-            j.upBytes = um[k]->bytes;
-            j.computeS = d.computed - d.received;
             j.predictedReceivedS = dm[k]->end;
-            j.predictedArriveS = um[k]->end;
-            if (plan.training) {
+            if (lost) {
+                j.lost = true;
+                j.lostS = endedAt->second;
+                j.upBytes = 0.0; // no update comes back
+                j.computeS = 0.0;
+                j.predictedArriveS = j.lostS;
+                if (hasUpload) ++ku;
+            } else {
+                const auto* u = um[ku++];
+                j.upBytes = u->bytes;
+                j.computeS = d.computed - d.received;
+                j.predictedArriveS = u->end;
+            }
+            if (plan.training && !lost) {
                 const auto w = prediction.works().find(d.id);
                 const auto order = prediction.collectOrder().find(d.id);
                 if (w == prediction.works().end() || order == prediction.collectOrder().end())
@@ -287,9 +315,11 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
             }
             r.jobs.push_back(j);
         }
-        if (static_cast<int>(r.jobs.size()) != r.participants)
+        int delivered = 0;
+        for (const PlanJob& j : r.jobs) delivered += j.lost ? 0 : 1;
+        if (delivered != r.participants)
             throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
-                               " of the " + std::to_string(r.jobs.size()) +
+                               " of the " + std::to_string(delivered) +
                                " updates it asked for: the testbed plays rounds that aggregate every update "
                                "(fedavg, fully-sync; not n-sync or asynchronous policies yet)");
         for (const PlanJob& j : r.jobs) {
@@ -303,6 +333,34 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         plan.rounds.push_back(std::move(r));
         previous = a.time;
     }
+
+    // Availability: each node's offline spans within the rounds played, and the changes
+    // anchored to the round each happens in.
+    const double lastEnd = plan.rounds.back().endS;
+    auto roundAt = [&](double t) {
+        std::size_t ri = 0;
+        while (ri + 1 < plan.rounds.size() && t >= plan.rounds[ri].endS) ++ri;
+        return ri;
+    };
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
+        PlanBox& pb = plan.boxes[b];
+        if (pb.node < 0) continue;
+        const auto it = prediction.offline().find(pb.node);
+        if (it == prediction.offline().end()) continue;
+        for (const auto& [from, to] : it->second) {
+            if (from >= lastEnd) break;
+            pb.offline.emplace_back(std::max(from, 0.0), std::min(to, lastEnd));
+            for (const auto& [t, online] : {std::make_pair(std::max(from, 0.0), false), std::make_pair(to, true)}) {
+                if (t >= lastEnd) continue;
+                const std::size_t ri = roundAt(t);
+                plan.availability.push_back({static_cast<int>(b), ri, t - plan.rounds[ri].startS, online});
+            }
+        }
+    }
+    std::stable_sort(plan.availability.begin(), plan.availability.end(),
+                     [](const TestbedPlan::Transition& x, const TestbedPlan::Transition& y) {
+                         return x.round != y.round ? x.round < y.round : x.offsetS < y.offsetS;
+                     });
     return plan;
 }
 

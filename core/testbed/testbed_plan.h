@@ -34,6 +34,8 @@ public:
     void onMessage(const LinkMessage& m) override;
     void onMessageEnd(std::uint64_t id, double time, bool arrived) override;
     void onAggregation(const AggregationRecord& r) override { aggregations_.push_back(r); }
+    void onIntervals(const std::vector<NodeInterval>& intervals) override;
+    void onJobEnded(std::uint64_t id, double time) override { ended_.emplace(id, time); }
     void onFinish(const RunSummary& s) override { summary_ = s; }
 
     void trainingData(const std::shared_ptr<const DataBundle>& data) override { data_ = data; }
@@ -45,6 +47,11 @@ public:
     const std::vector<Message>& messages() const { return messages_; }
     const std::vector<AggregationRecord>& aggregations() const { return aggregations_; }
     const RunSummary& summary() const { return summary_; }
+    /// Per node, when it was offline (from, to), in order (availability changes).
+    const std::map<int, std::vector<std::pair<double, double>>>& offline() const { return offline_; }
+    /// The jobs that ended without arriving (lost when their trainer went offline, or
+    /// cancelled), with the time they ended.
+    const std::map<std::uint64_t, double>& ended() const { return ended_; }
     /// What the tap saw (empty when the run did not train or no tap was installed).
     const std::shared_ptr<const DataBundle>& data() const { return data_; }
     /// Each job's local work by job id, without its start model (the trainer trains from
@@ -62,6 +69,8 @@ private:
     std::map<std::uint64_t, std::size_t> byId_;
     std::vector<AggregationRecord> aggregations_;
     RunSummary summary_;
+    std::map<int, std::vector<std::pair<double, double>>> offline_;
+    std::map<std::uint64_t, double> ended_;
     std::shared_ptr<const DataBundle> data_;
     std::map<std::uint64_t, std::shared_ptr<const LocalJob>> works_;
     std::map<std::uint64_t, std::size_t> collectOrder_;
@@ -85,6 +94,12 @@ struct PlanJob {
     /// prediction): the testbed's aggregator sums in the same order, so the floating-point
     /// sums are the same bits whatever order the updates reach it in.
     std::size_t aggregationRank = 0;
+    /// The job ended without arriving in the prediction, at lostS (absolute): its trainer
+    /// went offline, or the policy cancelled it when its round ended without it (n-sync, a
+    /// deadline). Its model goes down; no update comes back (upBytes 0), the round does not
+    /// wait for one, and it ends no earlier than the loss.
+    bool lost = false;
+    double lostS = 0.0;
 };
 
 struct PlanRound {
@@ -124,6 +139,9 @@ struct PlanBox {
     bool modelLink = false; ///< the emulator has this link (counts bytes on it)
     std::string linkName;   ///< as the emulator names it, e.g. "phones -> cloud"
     double upMbps = 0.0, downMbps = 0.0, latencyMs = 0.0;
+    /// When the prediction has the node offline (absolute scenario seconds, in order, within
+    /// the rounds played): its process is stopped then (SIGSTOP) and resumed after (SIGCONT).
+    std::vector<std::pair<double, double>> offline;
     /// The emulator's bytes over this link per direction in the rounds played.
     double predictedUpBytes = 0.0, predictedDownBytes = 0.0;
 };
@@ -135,6 +153,16 @@ struct TestbedPlan {
     /// Null: the processes only move bytes and hold updates (a timing-only scenario, or
     /// training not asked for).
     std::shared_ptr<const PlanTraining> training;
+    /// The availability changes to play, each anchored to the round it happens in (the
+    /// offset from that round's start), so that a measured round that runs a little long or
+    /// short does not move them against its jobs; in order of round, then offset.
+    struct Transition {
+        int box = -1;
+        std::size_t round = 0;
+        double offsetS = 0.0;
+        bool online = false; ///< resumed (else stopped)
+    };
+    std::vector<Transition> availability;
     /// Per box: the boxes from it up to the root (itself first, the root last).
     std::vector<int> pathToRoot(int box) const;
     /// One-way latency (ms) of a box's path to the root (the sum over its shaped links).
@@ -143,8 +171,9 @@ struct TestbedPlan {
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
 /// naming what the testbed cannot play: more than one root aggregator or tiers of
-/// aggregation, explicit links, availability changes or timed events, a policy that does
-/// not aggregate every update it asked for, more than `maxBoxes` processes, contention off.
+/// aggregation, explicit links, timed events, traces other than availability's, availability
+/// changes of a node that does not train, a round that aggregates fewer updates than arrived
+/// in it, more than `maxBoxes` processes, contention off.
 /// With `training` and a prediction that trained (its recorder installed as the tap), the
 /// plan trains: then it also refuses what its processes cannot train as the engine did
 /// (policies other than fedavg and fully-sync, codecs, a wire size below the model's 4 bytes

@@ -42,7 +42,8 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.aggregator = plan.boxes.front().label;
         a.time = r.endS;
         a.wallSeconds = r.endS * result.dilation;
-        a.participants = static_cast<int>(r.jobs.size());
+        a.participants = 0;
+        for (const MeasuredJob& j : r.jobs) a.participants += j.lost ? 0 : 1;
         a.cost = a.energyJ = kNaN;
         a.energyComputeJ = a.energyNetworkJ = a.energyIdleJ = kNaN;
         a.bytes = bytes;
@@ -60,11 +61,14 @@ std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const Testb
     for (const MeasuredRound& r : result.rounds)
         for (const MeasuredJob& j : r.jobs) {
             const int node = plan.boxes[static_cast<std::size_t>(j.trainerBox)].node;
-            if (j.receivedS <= 0 && j.computedS <= 0) continue; // the trainer's times are missing
+            if (j.lost || (j.receivedS <= 0 && j.computedS <= 0)) continue; // no trainer's times
             out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
             out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
             out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
         }
+    // The availability played: the spans each process was stopped.
+    for (const auto& st : result.stopped)
+        out.push_back({plan.boxes[static_cast<std::size_t>(st.box)].node, NodeState::Offline, st.fromS, st.toS});
     return out;
 }
 
@@ -90,7 +94,7 @@ std::vector<RunEvent> testbedEvents(const TestbedPlan& plan, const TestbedResult
     if (result.trained && !result.computeReal) d << " (late updates=" << result.lateJobs << ")";
     d << "; latency="
       << (result.kernelLatency ? "netem" : "user-space") << "; relays=" << (result.storeAndForward ? "store" : "route")
-      << "; processes=" << result.processes
+      << "; processes=" << result.processes << "; availability_changes=" << result.availabilityChanges
       << "; setup_s=" << num(result.setupSeconds, 3) << "; tcp_segments=" << num(result.tcpSegmentsOut, 12)
       << " retransmitted=" << num(result.tcpRetransmitted, 12) << "; kernel: tbf=" << (result.kernel.tbf ? "yes" : "no")
       << " htb=" << (result.kernel.htb ? "yes" : "no") << " netem=" << (result.kernel.netem ? "yes" : "no");
@@ -202,14 +206,22 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
             m[1] = std::max(m[1], v);
         };
         bool trainerTimes = true;
+        int counted = 0;
         for (std::size_t j = 0; j < pr.jobs.size() && j < mr.jobs.size(); ++j) {
             const PlanJob& p = pr.jobs[j];
             const MeasuredJob& m = mr.jobs[j];
+            if (p.lost) continue; // no update
+            ++counted;
             span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
             span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
             span(md, m.receivedS - m.dispatchS);
             span(mu, m.arrivedS - m.computedS);
             trainerTimes = trainerTimes && m.computedS > 0;
+        }
+        if (counted == 0) {
+            std::snprintf(line, sizeof line, "  %5d        (every job of the round was lost)\n", mr.round);
+            out << line;
+            continue;
         }
         if (!trainerTimes) {
             // Interrupted: the trainers' own times never came.
