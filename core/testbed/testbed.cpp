@@ -400,6 +400,7 @@ int aggregatorRole(void* context, int out) {
         double loss = 0.0;
     };
     std::map<std::pair<std::uint32_t, std::uint32_t>, Arrived> arrived; // (round, job)
+    std::atomic<std::uint32_t> roundNow{0}; // updates of the rounds before are late: discarded
     std::string broken;
     std::vector<std::thread> readers;
     for (const auto& [box, fd] : conn) {
@@ -418,7 +419,7 @@ int aggregatorRole(void* context, int out) {
                 a.samples = static_cast<std::int64_t>(h.reply);
                 std::memcpy(&a.loss, &h.holdNs, sizeof a.loss);
                 std::lock_guard<std::mutex> g(m);
-                arrived[{h.round, h.job}] = std::move(a);
+                if (h.round >= roundNow) arrived[{h.round, h.job}] = std::move(a);
                 cv.notify_all();
             }
         });
@@ -477,25 +478,56 @@ int aggregatorRole(void* context, int out) {
         }
         std::int64_t end = t0;
         std::vector<std::int64_t> arrivals(r.jobs.size(), 0);
+        std::vector<char> taken(r.jobs.size(), 0); // aggregated
+        bool sameUpdates = true;                   // the prediction's updates were taken
         {
             std::unique_lock<std::mutex> g(m);
+            auto key = [&](std::size_t ji) {
+                return std::make_pair(static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji));
+            };
+            // An update that can count: not lost, and (training) from a job with its work.
+            auto eligible = [&](std::size_t ji) {
+                const PlanJob& j = r.jobs[ji];
+                return !j.lost && (!tr || !j.cancelled || j.work);
+            };
+            // The round waits for its first `needed` updates (all of them but n-sync's), or
+            // until none is outstanding.
             cv.wait(g, [&] {
                 if (!broken.empty()) return true;
+                std::size_t in = 0, open = 0;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (!r.jobs[ji].lost &&
-                        !arrived.count({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}))
-                        return false;
-                return true;
+                    if (eligible(ji)) ++(arrived.count(key(ji)) ? in : open);
+                return in >= static_cast<std::size_t>(r.needed) || open == 0;
             });
             ok = broken.empty();
-            for (std::size_t ji = 0; ok && ji < r.jobs.size(); ++ji) {
-                const PlanJob& j = r.jobs[ji];
-                // A lost job ends the round no earlier than its loss, as the policy's onLost.
-                arrivals[ji] = j.lost ? t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9)
-                                      : arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}).ns +
-                                            latencyNs(j.trainerBox);
-                end = std::max(end, arrivals[ji]);
+            if (ok) {
+                // The first to arrive (after their last stretch's latency) are taken; later
+                // ones are discarded when they come.
+                std::vector<std::pair<std::int64_t, std::size_t>> in;
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                    if (eligible(ji) && arrived.count(key(ji)))
+                        in.emplace_back(arrived.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox), ji);
+                std::sort(in.begin(), in.end());
+                if (in.size() > static_cast<std::size_t>(r.needed)) in.resize(static_cast<std::size_t>(r.needed));
+                for (const auto& [t, ji] : in) {
+                    taken[ji] = 1;
+                    arrivals[ji] = t;
+                    end = std::max(end, t);
+                }
+                // A lost job ends a round that waits for all its updates no earlier than the
+                // loss, as the policy's onLost.
+                bool anyCancelled = false;
+                for (const PlanJob& j : r.jobs) anyCancelled = anyCancelled || j.cancelled;
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
+                    const PlanJob& j = r.jobs[ji];
+                    if (!j.lost) continue;
+                    arrivals[ji] = t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9);
+                    if (!anyCancelled) end = std::max(end, arrivals[ji]);
+                }
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                    sameUpdates = sameUpdates && (taken[ji] != 0) == (!r.jobs[ji].lost && !r.jobs[ji].cancelled);
             }
+            roundNow = static_cast<std::uint32_t>(ri + 1); // later updates of this round are discarded
         }
         for (std::size_t ji = 0; ji < senders.size(); ++ji) {
             if (r.jobs[ji].lost) lingering.push_back(std::move(senders[ji]));
@@ -504,20 +536,26 @@ int aggregatorRole(void* context, int out) {
         if (!ok) break;
         sleepUntilNs(end); // a user-space latency: the last update is in only now
         // Aggregation as the policy does it (RoundPolicy::finishRound), the updates in the
-        // prediction's order so that every sum is the same bits.
+        // prediction's order so that every sum is the same bits (when the updates taken are
+        // not the prediction's, in their order of arrival).
         double trainLoss = kNaN;
         if (tr) {
             std::vector<std::size_t> order(r.jobs.size());
             std::iota(order.begin(), order.end(), std::size_t{0});
-            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
-            });
+            if (sameUpdates)
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
+                });
+            else
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return arrivals[a] != arrivals[b] ? arrivals[a] < arrivals[b] : a < b;
+                });
             std::vector<Contribution> results;
             {
                 std::lock_guard<std::mutex> g(m);
                 for (std::size_t ji : order) {
                     const PlanJob& j = r.jobs[ji];
-                    if (j.lost) continue;
+                    if (!taken[ji]) continue;
                     Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
                     const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
                     results.push_back({plan.boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
@@ -542,8 +580,16 @@ int aggregatorRole(void* context, int out) {
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
             rec.put(sentAt[ji].load());
             rec.put(arrivals[ji]);
+            rec.put(static_cast<std::uint32_t>(taken[ji]));
         }
         rec.put(trainLoss);
+        rec.put(static_cast<std::uint32_t>(sameUpdates ? 1 : 0));
+        {
+            // The round's updates are no longer needed (a late one is not kept).
+            std::lock_guard<std::mutex> g(m);
+            for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                arrived.erase({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+        }
         sendRecord(out, 'R', rec.buf);
     }
     if (!ok) {
@@ -946,12 +992,14 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 j.trainerBox = pr.jobs.at(ji).trainerBox;
                 j.dispatchS = scen(in.get<std::int64_t>());
                 j.arrivedS = scen(in.get<std::int64_t>());
+                j.aggregated = in.get<std::uint32_t>() != 0;
                 j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
                 j.lost = pr.jobs[ji].lost;
                 j.upBytes = j.lost ? 0.0 : std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
                 mr.jobs.push_back(j);
             }
             mr.trainLoss = in.get<double>();
+            mr.samePredictedUpdates = in.get<std::uint32_t>() != 0;
             say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
                              " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
             result.rounds.push_back(std::move(mr));

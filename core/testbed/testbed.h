@@ -55,6 +55,9 @@ struct MeasuredJob {
     double trainLoss = kNaN;  ///< the local work's mean training loss
     std::int64_t samples = 0; ///< samples the local work trained on
     bool lost = false; ///< the prediction lost it (PlanJob::lost): no update was waited for
+    /// Its update was among those the round aggregated (else lost, or late and discarded:
+    /// arrivedS is then not measured).
+    bool aggregated = false;
 };
 
 struct MeasuredRound {
@@ -65,6 +68,8 @@ struct MeasuredRound {
     /// training loss, and the aggregated model's test loss and accuracy after the rounds the
     /// prediction evaluated.
     double trainLoss = kNaN, testLoss = kNaN, testAccuracy = kNaN;
+    /// The round aggregated the updates the prediction's did (n-sync's first n can differ).
+    bool samePredictedUpdates = true;
 };
 
 /// Bytes the kernel counted on a link, per direction (IP, TCP and Ethernet headers and the

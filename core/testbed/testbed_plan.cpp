@@ -70,8 +70,9 @@ namespace {
 /// The training of the plan's processes, from the prediction's recorded data and work.
 std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction) {
     const std::string& policy = scenario.sync.name;
-    if (policy != "fedavg" && policy != "fully-sync")
-        throw TestbedError("sync policy " + policy + ": the testbed's aggregator trains as fedavg and fully-sync do; "
+    if (policy != "fedavg" && policy != "fully-sync" && policy != "n-sync")
+        throw TestbedError("sync policy " + policy + ": the testbed's aggregator trains as fedavg, fully-sync and "
+                           "n-sync do; "
                            "other policies are played without training (--no-training)");
     const TrainingSpec& t = scenario.training;
     if (t.codecUp != "none" || t.codecDown != "none")
@@ -91,7 +92,7 @@ std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const
     if (!first || first->size() != tr->initial->size() ||
         std::memcmp(first->data(), tr->initial->data(), first->size() * sizeof(float)) != 0)
         throw TestbedError("the testbed's initial model is not the one the prediction trained from (internal)");
-    tr->gradient = policy == "fully-sync";
+    tr->gradient = policy == "fully-sync" || policy == "n-sync"; // the same server step
     tr->momentum = t.momentum;
     tr->weightDecay = t.weightDecay;
     return tr;
@@ -265,11 +266,19 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
             // A job that ended without arriving: its trainer went offline (lost), or the
             // policy cancelled it (not played: rounds aggregate every update they wait for).
             const auto endedAt = prediction.ended().find(d.id);
-            const bool lost = endedAt != prediction.ended().end();
+            const bool ended = endedAt != prediction.ended().end();
+            // Lost: its trainer went offline then; else the policy cancelled it.
+            bool offlineThen = false;
+            if (ended)
+                if (const auto off = prediction.offline().find(d.trainer); off != prediction.offline().end())
+                    for (const auto& span : off->second)
+                        offlineThen = offlineThen || std::fabs(span.first - endedAt->second) < 1e-9;
+            const bool lost = ended && offlineThen;
+            const bool cancelled = ended && !offlineThen;
             std::size_t& ku = upSeen[d.trainer];
             // A lost job's upload, if it had started, was cut (it never arrived).
-            const bool hasUpload = ku < um.size() && (!lost || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
-            if (k >= dm.size() || (!lost && !hasUpload))
+            const bool hasUpload = ku < um.size() && (!ended || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
+            if (k >= dm.size() || (!ended && !hasUpload))
                 throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no model or update "
                                    "message for " + topo.id(d.trainer) + "'s job");
             PlanJob j;
@@ -284,16 +293,26 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                 j.computeS = 0.0;
                 j.predictedArriveS = j.lostS;
                 if (hasUpload) ++ku;
+            } else if (cancelled) {
+                // It trains and sends; the aggregator discards it if it comes late. Its
+                // update's bytes: its cut upload's, else the model's times the uplink's share
+                // (set from the round's delivered updates below).
+                j.cancelled = true;
+                j.lostS = endedAt->second;
+                j.upBytes = hasUpload ? um[ku]->bytes : -1.0;
+                j.predictedUpBytes = hasUpload ? um[ku++]->bytes : 0.0;
+                j.computeS = d.computed - d.received;
+                j.predictedArriveS = j.lostS;
             } else {
                 const auto* u = um[ku++];
-                j.upBytes = u->bytes;
+                j.upBytes = j.predictedUpBytes = u->bytes;
                 j.computeS = d.computed - d.received;
                 j.predictedArriveS = u->end;
             }
-            if (plan.training && !lost) {
+            if (plan.training && !lost && !(cancelled && prediction.works().count(d.id) == 0)) {
                 const auto w = prediction.works().find(d.id);
                 const auto order = prediction.collectOrder().find(d.id);
-                if (w == prediction.works().end() || order == prediction.collectOrder().end())
+                if (w == prediction.works().end() || (!cancelled && order == prediction.collectOrder().end()))
                     throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no local work "
                                        "for " + topo.id(d.trainer) + "'s job (internal)");
                 const LocalJob& lw = *w->second;
@@ -302,7 +321,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                        "'s job probes its steps or has a client algorithm's terms: not trained on "
                                        "the testbed (--no-training)");
                 const double floats = 4.0 * static_cast<double>(plan.training->parameters);
-                if (std::llround(j.downBytes) < floats || std::llround(j.upBytes) < floats)
+                // (A cancelled job's update size unknown yet (-1) is a delivered one's, checked.)
+                if (std::llround(j.downBytes) < floats || (j.upBytes >= 0 && std::llround(j.upBytes) < floats))
                     throw TestbedError("round " + std::to_string(a.round) + ": the model moves " +
                                        std::to_string(std::llround(j.downBytes)) + " bytes down and " +
                                        std::to_string(std::llround(j.upBytes)) + " up, less than its " +
@@ -311,23 +331,38 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                        "send it in the emulator's byte count; play it without training "
                                        "(--no-training)");
                 j.work = w->second;
-                j.aggregationRank = order->second;
+                // A cancelled job was never collected: it comes after the others if taken.
+                j.aggregationRank = order != prediction.collectOrder().end() ? order->second : SIZE_MAX;
             }
             r.jobs.push_back(j);
         }
         int delivered = 0;
-        for (const PlanJob& j : r.jobs) delivered += j.lost ? 0 : 1;
+        double updateBytes = -1.0;
+        for (const PlanJob& j : r.jobs)
+            if (!j.lost && !j.cancelled) {
+                ++delivered;
+                updateBytes = j.upBytes;
+            }
+        for (PlanJob& j : r.jobs)
+            if (j.cancelled && j.upBytes < 0) {
+                if (updateBytes < 0)
+                    throw TestbedError("round " + std::to_string(a.round) + ": a cancelled job's update size is not "
+                                       "known (no update of the round arrived): not played on the testbed yet");
+                j.upBytes = updateBytes;
+            }
+        r.needed = r.participants;
         if (delivered != r.participants)
             throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
                                " of the " + std::to_string(delivered) +
-                               " updates it asked for: the testbed plays rounds that aggregate every update "
-                               "(fedavg, fully-sync; not n-sync or asynchronous policies yet)");
+                               " updates that arrived in it: the testbed plays round-based policies that "
+                               "aggregate the updates that arrive (fedavg, fully-sync, n-sync; not asynchronous "
+                               "policies yet)");
         for (const PlanJob& j : r.jobs) {
             for (int b : plan.pathToRoot(j.trainerBox)) {
                 PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
                 if (!pb.modelLink) continue;
                 pb.predictedDownBytes += j.downBytes;
-                pb.predictedUpBytes += j.upBytes;
+                pb.predictedUpBytes += j.predictedUpBytes;
             }
         }
         plan.rounds.push_back(std::move(r));

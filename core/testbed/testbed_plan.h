@@ -100,6 +100,14 @@ struct PlanJob {
     /// wait for one, and it ends no earlier than the loss.
     bool lost = false;
     double lostS = 0.0;
+    /// Of the jobs that ended without arriving, one the policy cancelled while its trainer
+    /// was online (n-sync's late updates, a deadline): the trainer does train and send, the
+    /// aggregator takes the round's first `PlanRound::needed` updates as they come and
+    /// discards the later ones.
+    bool cancelled = false;
+    /// The update's bytes the emulator moved: upBytes, but 0 for a cancelled job whose upload
+    /// had not started (one that had: its bytes in full, though the emulator cut it).
+    double predictedUpBytes = 0.0;
 };
 
 struct PlanRound {
@@ -108,6 +116,9 @@ struct PlanRound {
     int participants = 0;
     double learningRate = 0.0; ///< the server's (fully-sync's step), as the prediction had it
     bool evaluate = false;     ///< the prediction evaluated the model after this round
+    /// The updates the round aggregates (the prediction's participants): the round ends at
+    /// the arrival of the `needed`-th (n-sync), or when none is outstanding.
+    int needed = 0;
     std::vector<PlanJob> jobs;
 };
 

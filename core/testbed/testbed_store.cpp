@@ -43,7 +43,7 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.time = r.endS;
         a.wallSeconds = r.endS * result.dilation;
         a.participants = 0;
-        for (const MeasuredJob& j : r.jobs) a.participants += j.lost ? 0 : 1;
+        for (const MeasuredJob& j : r.jobs) a.participants += j.aggregated ? 1 : 0;
         a.cost = a.energyJ = kNaN;
         a.energyComputeJ = a.energyNetworkJ = a.energyIdleJ = kNaN;
         a.bytes = bytes;
@@ -64,7 +64,7 @@ std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const Testb
             if (j.lost || (j.receivedS <= 0 && j.computedS <= 0)) continue; // no trainer's times
             out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
             out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
-            out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
+            if (j.aggregated) out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
         }
     // The availability played: the spans each process was stopped.
     for (const auto& st : result.stopped)
@@ -79,7 +79,7 @@ std::pair<double, double> predictedBytes(const TestbedPlan& plan, int box, std::
         for (const PlanJob& j : plan.rounds[r].jobs)
             for (int b : plan.pathToRoot(j.trainerBox))
                 if (b == box) {
-                    up += j.upBytes;
+                    up += j.predictedUpBytes;
                     down += j.downBytes;
                 }
     return {up, down};
@@ -210,7 +210,7 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
         for (std::size_t j = 0; j < pr.jobs.size() && j < mr.jobs.size(); ++j) {
             const PlanJob& p = pr.jobs[j];
             const MeasuredJob& m = mr.jobs[j];
-            if (p.lost) continue; // no update
+            if (!m.aggregated) continue; // lost, or late and discarded
             ++counted;
             span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
             span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
