@@ -466,6 +466,22 @@ private Q_SLOTS:
                 QVERIFY2(std::string(e.what()).find("trace") != std::string::npos, e.what());
             }
         }
+        {
+            // A deadline's cancelled jobs (not n-sync's late updates) are not played.
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
+                                                {parseOverride("sync={policy: fedavg, deadline_s: 1.5}"),
+                                                 parseOverride("stop.rounds=1")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            try {
+                buildPlan(s, rec);
+                QFAIL("a round with a deadline's cancelled jobs was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find("deadline") != std::string::npos, e.what());
+            }
+        }
         // What the processes cannot train as the engine did: refused with the way out.
         auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
             std::vector<Override> ov;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -31,12 +32,34 @@ void PredictionRecorder::onMessageEnd(std::uint64_t id, double time, bool arrive
     messages_[it->second].end = arrived ? time : -1.0;
 }
 
+void PredictionRecorder::addOffline(int node, double from, double to) {
+    auto& list = offline_[node];
+    list.emplace_back(from, to);
+    std::sort(list.begin(), list.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& span : list)
+        if (!merged.empty() && span.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, span.second);
+        else
+            merged.push_back(span);
+    list = std::move(merged);
+}
+
 void PredictionRecorder::onIntervals(const std::vector<NodeInterval>& intervals) {
-    for (const NodeInterval& i : intervals) {
-        if (i.state != NodeState::Offline || !(i.to > i.from)) continue;
-        auto& list = offline_[i.node];
-        if (!list.empty() && i.from <= list.back().second) list.back().second = std::max(list.back().second, i.to);
-        else list.emplace_back(i.from, i.to);
+    // The offline intervals (also a node offline from the start, which has no event).
+    for (const NodeInterval& i : intervals)
+        if (i.state == NodeState::Offline && i.to > i.from) addOffline(i.node, i.from, i.to);
+}
+
+void PredictionRecorder::onEvent(const RunEvent& e) {
+    // Going offline opens a span (until the end, if it never comes back), coming back closes
+    // it: a span still open when the run ends has no interval.
+    if (e.kind == RunEventKind::Offline && e.node >= 0) {
+        addOffline(e.node, e.time, std::numeric_limits<double>::infinity());
+    } else if (e.kind == RunEventKind::Online && e.node >= 0) {
+        auto& list = offline_[e.node];
+        for (auto& span : list)
+            if (span.first <= e.time && span.second > e.time) span.second = e.time;
     }
 }
 
@@ -289,11 +312,29 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
             if (lost) {
                 j.lost = true;
                 j.lostS = endedAt->second;
+                // The emulator cut the model's transfer when the trainer went offline (unless
+                // it was in already): only what the path's slowest link carried by then goes
+                // down, so that the rest does not hold up the trainer's next model when it
+                // is back. (Under contention the emulator's share was smaller, if anything.)
+                if (!(dm[k]->end >= 0 && dm[k]->end <= j.lostS)) {
+                    double mbps = 1e300;
+                    for (int b : plan.pathToRoot(j.trainerBox)) {
+                        const PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
+                        if (pb.limited) mbps = std::min(mbps, pb.downMbps);
+                    }
+                    const double seconds = j.lostS - d.start - plan.pathLatencyMs(j.trainerBox) / 1000.0;
+                    if (mbps < 1e300)
+                        j.downBytes = std::clamp(std::floor(seconds * mbps * 1e6 / 8.0), 0.0, j.downBytes);
+                }
                 j.upBytes = 0.0; // no update comes back
                 j.computeS = 0.0;
                 j.predictedArriveS = j.lostS;
                 if (hasUpload) ++ku;
             } else if (cancelled) {
+                if (scenario.sync.name != "n-sync")
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + scenario.sync.name + " cancels " +
+                                       topo.id(d.trainer) + "'s job when the round ends without it (a deadline): "
+                                       "not played on the testbed yet (n-sync's late updates are)");
                 // It trains and sends; the aggregator discards it if it comes late. Its
                 // update's bytes: its cut upload's, else the model's times the uplink's share
                 // (set from the round's delivered updates below).

@@ -35,6 +35,7 @@ public:
     void onMessageEnd(std::uint64_t id, double time, bool arrived) override;
     void onAggregation(const AggregationRecord& r) override { aggregations_.push_back(r); }
     void onIntervals(const std::vector<NodeInterval>& intervals) override;
+    void onEvent(const RunEvent& e) override;
     void onJobEnded(std::uint64_t id, double time) override { ended_.emplace(id, time); }
     void onFinish(const RunSummary& s) override { summary_ = s; }
 
@@ -70,6 +71,7 @@ private:
     std::vector<AggregationRecord> aggregations_;
     RunSummary summary_;
     std::map<int, std::vector<std::pair<double, double>>> offline_;
+    void addOffline(int node, double from, double to);
     std::map<std::uint64_t, double> ended_;
     std::shared_ptr<const DataBundle> data_;
     std::map<std::uint64_t, std::shared_ptr<const LocalJob>> works_;
