@@ -275,6 +275,10 @@ int cmdTestbed(const QStringList& arguments) {
     if (result.trained) {
         testbed::printTraining(std::cout, testbed::compareTraining(prediction.aggregations(),
                                                                    testbed::measuredRecords(plan, result)));
+        for (const auto& r : result.rounds)
+            if (!r.samePredictedUpdates)
+                std::cout << "  round " << r.round
+                          << " aggregated other updates than the prediction's (the first to arrive here)\n";
         if (!result.computeReal && result.lateJobs > 0)
             std::cout << "  " << result.lateJobs
                       << " updates left late: their training took longer than the compute time the emulator drew "
