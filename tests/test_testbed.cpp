@@ -232,6 +232,16 @@ private Q_SLOTS:
                 QVERIFY(cmp.measuredEndS < 0.6 * cmp.predictedEndS);
             }
         }
+        // Paced jobs whose training outlasts the compute time the emulator drew (50 ns here)
+        // send late, are counted, and change nothing in the values.
+        {
+            const auto p = play("training.yaml",
+                                {"topology.groups[0].compute.throughput=1e9", "topology.groups[0].link.latency_ms=0",
+                                 "stop.rounds=2"});
+            QCOMPARE(p->result.lateJobs, 4);
+            for (const auto& tr : compareTraining(p->prediction.aggregations(), measuredRecords(p->plan, p->result)))
+                QVERIFY(tr.same);
+        }
         // --no-training: the same rounds, times and bytes only.
         const auto t = play("training.yaml", {"stop.rounds=1"}, TestbedOptions::Latency::UserSpace, false, false);
         QVERIFY(!t->plan.training && !t->result.trained);
