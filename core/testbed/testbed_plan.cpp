@@ -287,7 +287,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
             const auto& dm = down[d.trainer];
             const auto& um = up[d.trainer];
             // A job that ended without arriving: its trainer went offline (lost), or the
-            // policy cancelled it (not played: rounds aggregate every update they wait for).
+            // policy cancelled it when its round ended without it (n-sync's late updates).
             const auto endedAt = prediction.ended().find(d.id);
             const bool ended = endedAt != prediction.ended().end();
             // Lost: its trainer went offline then; else the policy cancelled it.
@@ -336,8 +336,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                        topo.id(d.trainer) + "'s job when the round ends without it (a deadline): "
                                        "not played on the testbed yet (n-sync's late updates are)");
                 // It trains and sends; the aggregator discards it if it comes late. Its
-                // update's bytes: its cut upload's, else the model's times the uplink's share
-                // (set from the round's delivered updates below).
+                // update's bytes: its cut upload's, else those of a delivered update of the
+                // round (below).
                 j.cancelled = true;
                 j.lostS = endedAt->second;
                 j.upBytes = hasUpload ? um[ku]->bytes : -1.0;
