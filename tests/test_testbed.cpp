@@ -7,6 +7,7 @@
 // load barely moves (the payload is zeros, the processes mostly wait on sockets).
 
 #include "core/engine/engine.h"
+#include "core/engine/local_job_tap.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/testbed/netns.h"
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <dirent.h>
 #include <signal.h>
 #include <set>
@@ -42,22 +44,30 @@ struct Played {
 /// a fresh connection's slow start is a departure docs/testbed.md measures, not a bound.
 std::unique_ptr<Played> play(const std::string& file, const std::vector<std::string>& sets = {},
                              TestbedOptions::Latency latency = TestbedOptions::Latency::UserSpace,
-                             bool storeAndForward = false) {
+                             bool storeAndForward = false, bool training = true,
+                             TestbedOptions::Compute compute = TestbedOptions::Compute::Paced) {
     std::vector<Override> overrides;
     for (const auto& s : sets) overrides.push_back(parseOverride(s));
     const Scenario s = loadScenarioFile(kData + file, overrides);
     auto p = std::make_unique<Played>();
     EngineOptions o;
     o.observer = &p->prediction;
-    Engine engine(s, o);
-    engine.run();
-    p->plan = buildPlan(s, p->prediction);
+    {
+        ScopedLocalJobTap tap(&p->prediction); // the jobs' local work, for the processes to train
+        Engine engine(s, o);
+        engine.run();
+    }
+    p->plan = buildPlan(s, p->prediction, 64, training);
     TestbedOptions options;
     options.latency = latency;
     options.storeAndForward = storeAndForward;
+    options.training = training;
+    options.compute = compute;
     p->result = runTestbed(p->plan, options);
     return p;
 }
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// Every network namespace some process holds (their inodes).
 std::set<unsigned long> heldNamespaces() {
@@ -197,6 +207,167 @@ private Q_SLOTS:
         QVERIFY(boxesOf(::getpid()).empty());
     }
 
+    void processesTrainAsThePrediction() {
+        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        // The trainers run their jobs' local work from the model that came over TCP, the root
+        // aggregates the updates that came back and evaluates: the training values are the
+        // prediction's, bit for bit (same learner, same inputs, same order of the sums).
+        struct Case {
+            std::vector<std::string> sets;
+            TestbedOptions::Compute compute;
+        };
+        const std::vector<Case> cases{
+            {{}, TestbedOptions::Compute::Paced},
+            {{"training.momentum=0.9", "training.optimizer_state=keep"}, TestbedOptions::Compute::Paced},
+            {{"sync.policy=fully-sync", "training.momentum=0.5"}, TestbedOptions::Compute::Paced},
+            {{}, TestbedOptions::Compute::Real}};
+        for (const Case& c : cases) {
+            const auto p = play("training.yaml", c.sets, TestbedOptions::Latency::UserSpace, false, true, c.compute);
+            QVERIFY(p->plan.training);
+            QVERIFY(p->result.trained);
+            const auto predicted = p->prediction.aggregations();
+            const auto measured = measuredRecords(p->plan, p->result);
+            QCOMPARE(measured.size(), predicted.size());
+            int evaluated = 0;
+            for (std::size_t i = 0; i < predicted.size(); ++i) {
+                const AggregationRecord &a = predicted[i], &b = measured[i];
+                qInfo("%s round %d: train loss %.10g / %.10g, test accuracy %.6g / %.6g", c.sets.empty() ? "fedavg" : c.sets[0].c_str(),
+                      a.round, a.trainLoss, b.trainLoss, a.testAccuracy, b.testAccuracy);
+                QVERIFY(!std::isnan(a.trainLoss));
+                QVERIFY(sameBits(a.trainLoss, b.trainLoss));
+                QCOMPARE(std::isnan(a.testLoss), std::isnan(b.testLoss));
+                if (!std::isnan(a.testLoss)) {
+                    ++evaluated;
+                    QVERIFY(sameBits(a.testLoss, b.testLoss));
+                    QVERIFY(sameBits(a.testAccuracy, b.testAccuracy));
+                }
+            }
+            QVERIFY(evaluated >= 1 && evaluated < 3); // every 2 rounds (and the last), not round 1
+            // The final model as the summary has it.
+            QVERIFY(sameBits(p->result.finalTestAccuracy, p->prediction.summary().finalTestAccuracy));
+            QVERIFY(sameBits(p->result.finalTestLoss, p->prediction.summary().finalTestLoss));
+            for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+            // Each trainer trained its job's samples, and the bytes stayed the emulator's.
+            for (std::size_t r = 0; r < p->result.rounds.size(); ++r)
+                for (std::size_t j = 0; j < p->result.rounds[r].jobs.size(); ++j) {
+                    const MeasuredJob& mj = p->result.rounds[r].jobs[j];
+                    const PlanJob& pj = p->plan.rounds[r].jobs[j];
+                    QVERIFY(mj.trainWallS >= 0);
+                    QCOMPARE(mj.samples, static_cast<std::int64_t>(pj.work->samples.size()));
+                    QCOMPARE(mj.downBytes, std::llround(pj.downBytes) + 40.0);
+                }
+            QCOMPARE(p->plan.training->parameters, std::size_t(4554));
+            for (const MeasuredLink& l : p->result.links) QCOMPARE(l.payloadDownBytes, 3 * (4.0 * 4554 + 40));
+            if (c.compute == TestbedOptions::Compute::Real) {
+                // The machine's compute times: milliseconds, not the emulator's 1 s a job.
+                const Comparison cmp = compareRuns(predicted, measured);
+                qInfo("compute real: %.4f s measured, %.4f s predicted", cmp.measuredEndS, cmp.predictedEndS);
+                QVERIFY(cmp.measuredEndS < 0.6 * cmp.predictedEndS);
+            }
+        }
+        // Paced jobs whose training outlasts the compute time the emulator drew (50 ns here)
+        // send late, are counted, and change nothing in the values.
+        {
+            const auto p = play("training.yaml",
+                                {"topology.groups[0].compute.throughput=1e9", "topology.groups[0].link.latency_ms=0",
+                                 "stop.rounds=2"});
+            QCOMPARE(p->result.lateJobs, 4);
+            for (const auto& tr : compareTraining(p->prediction.aggregations(), measuredRecords(p->plan, p->result)))
+                QVERIFY(tr.same);
+        }
+        // --no-training: the same rounds, times and bytes only.
+        const auto t = play("training.yaml", {"stop.rounds=1"}, TestbedOptions::Latency::UserSpace, false, false);
+        QVERIFY(!t->plan.training && !t->result.trained);
+        const auto rows = measuredRecords(t->plan, t->result);
+        QCOMPARE(rows.size(), std::size_t(1));
+        QVERIFY(std::isnan(rows[0].trainLoss) && std::isnan(rows[0].testAccuracy));
+    }
+
+    void availabilityStopsAndResumesProcesses() {
+        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        // The devices go offline (Markov, up 3 s, down 1 s on average): while the prediction
+        // has one offline its process is stopped (SIGSTOP) and resumed after (SIGCONT); a job
+        // the prediction lost is not waited for and its update not aggregated, so the training
+        // values are still the prediction's bit for bit.
+        const auto p = play("training.yaml",
+                            {"topology.groups[0].availability={kind: markov, mean_up_s: 3, mean_down_s: 1}",
+                             "stop.rounds=5"});
+        int lost = 0;
+        for (const auto& r : p->plan.rounds)
+            for (const auto& j : r.jobs) lost += j.lost ? 1 : 0;
+        qInfo("%zu availability changes planned, %d jobs lost; %d signals sent, %zu stopped spans", p->plan.availability.size(),
+              lost, p->result.availabilityChanges, p->result.stopped.size());
+        QVERIFY(!p->plan.availability.empty());
+        QVERIFY(lost > 0);
+        QVERIFY(p->result.availabilityChanges > 0);
+        QVERIFY(static_cast<std::size_t>(p->result.availabilityChanges) <= p->plan.availability.size());
+        // Every span a process was stopped overlaps a span the prediction has it offline.
+        for (const auto& st : p->result.stopped) {
+            bool overlaps = false;
+            for (const auto& [from, to] : p->plan.boxes.at(static_cast<std::size_t>(st.box)).offline)
+                overlaps = overlaps || (st.fromS < to + 0.5 && st.toS > from - 0.5);
+            qInfo("%s stopped %.3f - %.3f s", p->plan.boxes[static_cast<std::size_t>(st.box)].label.c_str(), st.fromS,
+                  st.toS);
+            QVERIFY(overlaps);
+        }
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            QCOMPARE(measured[i].participants, predicted[i].participants);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss) ||
+                    (std::isnan(predicted[i].trainLoss) && std::isnan(measured[i].trainLoss)));
+        }
+        for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
+    void nSyncDiscardsLateUpdates() {
+        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        // Three devices of different speeds, n-sync with n = 2: a round takes the first two
+        // gradients to arrive and discards the third, which its trainer still computes and
+        // sends. Where the prediction's second and third arrivals are far enough apart for
+        // the same two to come first here, the training values are the prediction's.
+        const auto p = play("training.yaml", {"topology.groups[0].count=3",
+                                              "topology.groups[0].compute.throughput={min: 5, max: 100}",
+                                              "sync={policy: n-sync, n: 2}", "stop.rounds=3"});
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        int cancelled = 0, checked = 0;
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            const PlanRound& pr = p->plan.rounds[i];
+            const MeasuredRound& mr = p->result.rounds[i];
+            QCOMPARE(measured[i].participants, 2);
+            QCOMPARE(predicted[i].participants, 2);
+            // The late one's arrival in the prediction (it was cancelled): its trainer's
+            // predicted compute end against the second update's arrival.
+            // The links are alike: the order of arrival is the order in which the trainers
+            // finished computing.
+            double second = 0.0, late = 1e300;
+            for (const PlanJob& j : pr.jobs) {
+                const double computed = j.predictedReceivedS + j.computeS;
+                if (j.cancelled) {
+                    ++cancelled;
+                    late = std::min(late, computed);
+                } else {
+                    second = std::max(second, computed);
+                }
+            }
+            qInfo("round %d: the second gradient computed at %.4f s, the late one at %.4f s; the same taken: %s",
+                  pr.round, second, late, mr.samePredictedUpdates ? "yes" : "no");
+            int taken = 0;
+            for (const MeasuredJob& j : mr.jobs) taken += j.aggregated ? 1 : 0;
+            QCOMPARE(taken, 2);
+            if (late - second < 0.1) continue; // too close to call on a loaded machine
+            ++checked;
+            QVERIFY(mr.samePredictedUpdates);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss));
+        }
+        QCOMPARE(cancelled, 3); // one late gradient a round
+        QVERIFY(checked > 0);
+    }
+
     void latencyByNetemWhereTheKernelHasIt() {
         FOG_NEEDS_TESTBED();
         if (!detectKernelFeatures().netem) QSKIP("this kernel has no netem: latency is added in user space");
@@ -312,19 +483,76 @@ private Q_SLOTS:
 
     void refusesWhatItCannotPlay() {
         // Checked from the prediction, before anything is set up (no root needed).
-        std::vector<Override> o{parseOverride("topology.groups[0].availability={kind: markov, mean_up_s: 100, mean_down_s: 10}")};
-        const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
-        PredictionRecorder rec;
-        EngineOptions eo;
-        eo.observer = &rec;
-        Engine(s, eo).run();
-        try {
-            buildPlan(s, rec);
-            QFAIL("a scenario with availability changes was accepted");
-        } catch (const TestbedError& e) {
-            QVERIFY2(std::string(e.what()).find("availability") != std::string::npos, e.what());
+        // Availability changes of trainers are played (stopped and resumed processes); a
+        // price trace is not.
+        {
+            std::vector<Override> o{parseOverride("topology.groups[0].availability={kind: markov, mean_up_s: 3, mean_down_s: 1}"),
+                                    parseOverride("stop.rounds=5")};
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            QVERIFY(!buildPlan(s, rec).availability.empty());
         }
+        {
+            std::vector<Override> o{parseOverride("topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv")};
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml", o);
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            try {
+                buildPlan(s, rec);
+                QFAIL("a scenario with a price trace was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find("trace") != std::string::npos, e.what());
+            }
+        }
+        {
+            // A deadline's cancelled jobs (not n-sync's late updates) are not played.
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
+                                                {parseOverride("sync={policy: fedavg, deadline_s: 1.5}"),
+                                                 parseOverride("stop.rounds=1")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            try {
+                buildPlan(s, rec);
+                QFAIL("a round with a deadline's cancelled jobs was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find("deadline") != std::string::npos, e.what());
+            }
+        }
+        // What the processes cannot train as the engine did: refused with the way out.
+        auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
+            std::vector<Override> ov;
+            for (const auto& x : sets) ov.push_back(parseOverride(x));
+            const Scenario sc = loadScenarioFile(kData + "training.yaml", ov);
+            PredictionRecorder r;
+            EngineOptions opts;
+            opts.observer = &r;
+            {
+                ScopedLocalJobTap tap(&r);
+                Engine(sc, opts).run();
+            }
+            QVERIFY(localJobTap() == nullptr); // gone with its scope, on this thread
+            try {
+                buildPlan(sc, r);
+                QFAIL("a scenario the processes cannot train was accepted");
+            } catch (const TestbedError& e) {
+                QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).find("--no-training") != std::string::npos, e.what());
+            }
+            // Played without training, it is accepted.
+            QVERIFY(!buildPlan(sc, r, 64, false).training);
+        };
+        refusedTraining({"sync.policy=fedprox", "stop.rounds=1"}, "fedprox");
+        refusedTraining({"model.wire_bytes=1000", "stop.rounds=1"}, "wire_bytes");
+        refusedTraining({"training.codec_up=fp16", "stop.rounds=1"}, "codec");
         const Scenario off = loadScenarioFile(kData + "two-devices.yaml", {parseOverride("topology.contention=false")});
+        PredictionRecorder rec;
         try {
             buildPlan(off, rec);
             QFAIL("contention off was accepted");

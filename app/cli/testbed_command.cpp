@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/testbed_command.h"
 #include "core/engine/engine.h"
+#include "core/engine/local_job_tap.h"
 #include "core/scenario/scenario_io.h"
 #include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
@@ -24,15 +25,19 @@ namespace {
 
 const char* kTestbedUsage = R"(Usage:
   fogstudio-cli testbed FILE [--set KEY=VALUE]... [--dilation D] [--latency auto|kernel|user]
-                [--relay route|store] [--threads N] [--db FILE] [--no-store] [--quiet]
+                [--relay route|store] [--compute paced|real] [--no-training]
+                [--threads N] [--db FILE] [--no-store] [--quiet]
   fogstudio-cli testbed compare RUN [--db FILE]
   fogstudio-cli testbed cleanup
 
 Runs FILE's prediction (the emulator, stored as a run), then plays the same rounds on this
 machine: every aggregator, trainer, relay and shared cell is a process in a network namespace
 of its own, links are veth pairs shaped with tc, models and updates move over TCP with the
-emulator's byte counts, and each trainer holds its update for the compute time the emulator
-drew. The measured run is stored too (tag testbed) and the per-round comparison printed.
+emulator's byte counts, each trainer runs its job's local work (the same model, data,
+seed, steps and optimiser as the prediction's) and holds its update for the compute time
+the emulator drew, and the aggregator aggregates the updates as the policy does and
+evaluates the model. The measured run is stored too (tag testbed) and the per-round
+comparison printed: times, bytes and the training values against the prediction's.
 Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN). Ctrl-C stops it and removes everything.
 
   --dilation D   Bandwidths divided by D, compute times and latencies multiplied by D; the
@@ -42,6 +47,10 @@ Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN). Ctrl-C stops it and removes everyt
   --relay M      route: relays are routers forwarding packets (default); store: relays are
                  applications that receive each message whole, then send it on (the
                  emulator's store and forward).
+  --compute M    paced: a trainer holds its update until the compute time the emulator drew
+                 has passed (default); real: it sends it when its training is done.
+  --no-training  The processes move the bytes and hold the updates, without training (for
+                 what they cannot train: other policies, codecs, a smaller wire size).
   compare RUN    The comparison of a stored testbed run with its prediction.
   cleanup        End the processes (and so namespaces and links) of testbeds that crashed.
 See docs/testbed.md.
@@ -101,7 +110,11 @@ int compare(const QString& idText, const QString& db) {
             return 1;
         }
         std::cout << "run " << id << " (testbed) against run " << *pred << " (prediction)\n";
-        testbed::printComparison(std::cout, testbed::compareRuns(store->metrics(*pred), store->metrics(id)));
+        const auto predictedRows = store->metrics(*pred), measuredRows = store->metrics(id);
+        testbed::printComparison(std::cout, testbed::compareRuns(predictedRows, measuredRows));
+        bool trained = false;
+        for (const auto& r : measuredRows) trained = trained || !std::isnan(r.trainLoss);
+        if (trained) testbed::printTraining(std::cout, testbed::compareTraining(predictedRows, measuredRows));
         for (const auto& e : events)
             if (e.kindName() == testbed::kEventKind) std::cout << "  " << e.detail << "\n";
     } catch (const StoreError& e) {
@@ -121,11 +134,13 @@ int cmdTestbed(const QStringList& arguments) {
     const QCommandLineOption dilation("dilation", "Time dilation.", "D", "1");
     const QCommandLineOption latency("latency", "Latency: auto, kernel, user.", "MODE", "auto");
     const QCommandLineOption relay("relay", "Relays: route or store.", "MODE", "route");
+    const QCommandLineOption compute("compute", "Compute: paced or real.", "MODE", "paced");
+    const QCommandLineOption noTraining("no-training", "The processes do not train.");
     const QCommandLineOption threads("threads", "Threads for the prediction.", "N", "2");
     const QCommandLineOption db("db", "Run database.", "FILE");
     const QCommandLineOption noStore("no-store", "Do not store the runs.");
     const QCommandLineOption quiet("quiet", "No progress lines.");
-    parser.addOptions({help, set, dilation, latency, relay, threads, db, noStore, quiet});
+    parser.addOptions({help, set, dilation, latency, relay, compute, noTraining, threads, db, noStore, quiet});
     QStringList argv = arguments;
     argv.prepend("fogstudio-cli testbed");
     if (!parser.parse(argv)) return usage(parser.errorText().toStdString());
@@ -157,6 +172,11 @@ int cmdTestbed(const QStringList& arguments) {
     const QString relayMode = parser.value(relay);
     if (relayMode != "route" && relayMode != "store") return usage("--relay is route or store");
     options.storeAndForward = relayMode == "store";
+    const QString computeMode = parser.value(compute);
+    if (computeMode != "paced" && computeMode != "real") return usage("--compute is paced or real");
+    options.compute = computeMode == "real" ? testbed::TestbedOptions::Compute::Real
+                                            : testbed::TestbedOptions::Compute::Paced;
+    options.training = !parser.isSet(noTraining);
     const int nThreads = parser.value(threads).toInt(&ok);
     if (!ok || nThreads < 1 || nThreads > 256) return usage("--threads must be 1..256");
 
@@ -189,6 +209,9 @@ int cmdTestbed(const QStringList& arguments) {
     CliOptions so;
     so.db = parser.value(db);
     try {
+        // The tap records every job's local work for the processes to run (this thread: the
+        // engine runs on it, and the tap goes when this block ends).
+        ScopedLocalJobTap tap(options.training ? &prediction : nullptr);
         if (parser.isSet(noStore)) {
             EngineOptions eo;
             eo.threads = nThreads;
@@ -220,7 +243,7 @@ int cmdTestbed(const QStringList& arguments) {
     testbed::TestbedPlan plan;
     testbed::TestbedResult result;
     try {
-        plan = testbed::buildPlan(scenario, prediction);
+        plan = testbed::buildPlan(scenario, prediction, 64, options.training);
         result = testbed::runTestbed(plan, options);
     } catch (const testbed::TestbedError& e) {
         std::cerr << file << ": " << e.what() << "\n";
@@ -243,13 +266,37 @@ int cmdTestbed(const QStringList& arguments) {
         }
     }
     std::cout << scenario.name << " on the testbed: " << result.processes << " processes, dilation " << result.dilation
-              << ", latency " << (result.kernelLatency ? "netem" : "user space") << ", compute paced"
+              << ", latency " << (result.kernelLatency ? "netem" : "user space") << ", compute "
+              << (result.computeReal ? "real" : "paced") << (result.trained ? ", trained" : ", not trained")
               << (result.storeAndForward ? ", relays store and forward" : "")
               << (result.cancelled ? " (interrupted)" : "") << "\n";
     testbed::printComparison(std::cout, testbed::compareRuns(prediction.aggregations(),
                                                              testbed::measuredRecords(plan, result)));
+    if (result.trained) {
+        testbed::printTraining(std::cout, testbed::compareTraining(prediction.aggregations(),
+                                                                   testbed::measuredRecords(plan, result)));
+        for (const auto& r : result.rounds)
+            if (!r.samePredictedUpdates)
+                std::cout << "  round " << r.round
+                          << " aggregated other updates than the prediction's (the first to arrive here)\n";
+        if (!result.computeReal && result.lateJobs > 0)
+            std::cout << "  " << result.lateJobs
+                      << " updates left late: their training took longer than the compute time the emulator drew "
+                         "(try --dilation)\n";
+    }
     testbed::printTransfers(std::cout, plan, result);
     printLinks(std::cout, plan, result);
+    if (!plan.availability.empty()) {
+        int lost = 0;
+        for (const auto& r : plan.rounds)
+            for (const auto& j : r.jobs) lost += j.lost ? 1 : 0;
+        std::cout << "  availability: " << result.availabilityChanges << " of " << plan.availability.size()
+                  << " changes played (processes stopped and resumed), " << lost
+                  << " jobs lost or cancelled as predicted (their updates not waited for)\n";
+        for (const auto& st : result.stopped)
+            std::cout << "    " << plan.boxes[static_cast<std::size_t>(st.box)].label << " stopped " << st.fromS
+                      << " - " << st.toS << " s\n";
+    }
     if (measuredId)
         std::cout << "  stored as run " << measuredId << " (testbed) and run " << predictionId << " (prediction)\n";
     return result.cancelled ? 130 : 0;

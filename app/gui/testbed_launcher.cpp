@@ -47,6 +47,11 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
     text->setMinimumSize(760, 360);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QPushButton* stop = buttons->addButton(QObject::tr("Stop"), QDialogButtonBox::RejectRole);
+    // Shown when the processes cannot train the scenario (the refusal names --no-training):
+    // the same rounds again, times and bytes only.
+    QPushButton* untrained = buttons->addButton(QObject::tr("Run without Training"), QDialogButtonBox::ActionRole);
+    untrained->setObjectName("testbedWithoutTraining");
+    untrained->hide();
     layout->addWidget(status);
     layout->addWidget(text);
     layout->addWidget(buttons);
@@ -60,6 +65,13 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
         text->moveCursor(QTextCursor::End);
         text->insertPlainText(QString::fromUtf8(process->readAll()));
     });
+    QObject::connect(untrained, &QPushButton::clicked, process, [=] {
+        untrained->hide();
+        stop->setEnabled(true);
+        status->setText(QObject::tr("Predicting, then playing the rounds without training (needs root)..."));
+        text->appendPlainText(QString());
+        process->start(cli, args + QStringList{"--no-training"});
+    });
     // Stop: SIGTERM, which the testbed takes as Ctrl-C (it removes every namespace and process).
     QObject::connect(stop, &QPushButton::clicked, process, &QProcess::terminate);
     QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, [dialog, process] {
@@ -70,6 +82,8 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
         status->setText(how == QProcess::NormalExit && code == 0 ? QObject::tr("Done: both runs are in the runs list.")
                         : code == 130 ? QObject::tr("Stopped: everything the testbed set up was removed.")
                                       : QObject::tr("The testbed did not run (see its message)."));
+        if (code == 1 && text->toPlainText().contains("(--no-training)") && !process->arguments().contains("--no-training"))
+            untrained->show();
         if (stored) stored();
     });
     QObject::connect(process, &QProcess::errorOccurred, dialog, [=](QProcess::ProcessError e) {

@@ -1,5 +1,6 @@
 #include "core/engine/dispatcher.h"
 
+#include "core/engine/local_job_tap.h"
 #include "core/engine/work_pool.h"
 #include "core/policies/local_optimizers.h"
 #include "core/util/engine_error.h"
@@ -88,6 +89,7 @@ LocalJob Dispatcher::localJob(const Job& job, std::vector<std::int64_t> samples,
 void Dispatcher::submit(const Job& job, std::vector<std::int64_t> samples, const JobInput& input,
                         double learningRate, double priority) {
     LocalJob lj = localJob(job, std::move(samples), input, learningRate);
+    if (LocalJobTap* tap = localJobTap()) tap->submitted(job, lj);
     auto result = std::make_shared<LocalResult>();
     const Learner* learner = learner_;
     const std::atomic<bool>* cancelAll = &cancelAll_;
@@ -117,6 +119,7 @@ LocalResult Dispatcher::collect(const Job& job) {
         Rng rng(deriveSeed(deriveSeed(scenario_.seed, hashName("codec-up"), hashName(topo_.id(job.trainer))), job.id));
         encodeDecode(up_.config, result.update, rng, &residuals_[job.trainer]);
     }
+    if (LocalJobTap* tap = localJobTap()) tap->collected(job, result);
     return result;
 }
 

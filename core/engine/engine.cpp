@@ -2,6 +2,7 @@
 #include "core/util/portable_math.h"
 
 #include "core/engine/batch_feeder.h"
+#include "core/engine/local_job_tap.h"
 #include "core/engine/timed_events.h"
 #include "core/engine/work_pool.h"
 #include "core/model/torchscript_model.h"
@@ -128,6 +129,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     if (scenario_.model.kind != ModelSpec::Kind::None) {
         learner_ = std::make_unique<Learner>(scenario_.model, data_->train, data_->test, scenario_.training.backend);
         initialModel_ = std::make_shared<Params>(learner_->initialParameters(scenario_.seed));
+        if (LocalJobTap* tap = localJobTap()) tap->trainingData(data_);
     } else {
         initialModel_ = std::make_shared<Params>();
     }

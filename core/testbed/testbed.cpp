@@ -4,11 +4,13 @@
 // results from a pipe per process.
 
 #include "core/testbed/testbed.h"
+#include "core/policies/aggregation.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -39,8 +42,8 @@ struct Header {
     std::uint32_t round = 0;
     std::uint32_t job = 0;
     std::uint64_t payload = 0; ///< bytes after the header
-    std::uint64_t reply = 0;   ///< model: the update's payload bytes
-    std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying
+    std::uint64_t reply = 0;   ///< model: the update's payload bytes; update: the samples trained on
+    std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying; update: the loss's bits
 };
 static_assert(sizeof(Header) == 40, "the wire header is 40 bytes");
 constexpr double kHeaderBytes = sizeof(Header);
@@ -97,6 +100,23 @@ bool sendPayload(int fd, std::uint64_t bytes) {
         bytes -= n;
     }
     return true;
+}
+
+/// A model or update when the processes train: its parameters as 4-byte floats, then zeros
+/// up to the emulator's byte count (`bytes`, at least the floats: buildPlan checks).
+bool sendParams(int fd, const Params& p, std::uint64_t bytes) {
+    const std::uint64_t floats = p.size() * sizeof(float);
+    return writeAll(fd, p.data(), static_cast<std::size_t>(floats)) && sendPayload(fd, bytes - floats);
+}
+
+bool skipPayload(int fd, std::uint64_t bytes);
+
+/// Reads a payload of `bytes` whose first `n` floats are parameters.
+bool readParams(int fd, Params& p, std::size_t n, std::uint64_t bytes) {
+    const std::uint64_t floats = n * sizeof(float);
+    if (bytes < floats) return false;
+    p.resize(n);
+    return readAll(fd, p.data(), static_cast<std::size_t>(floats)) && skipPayload(fd, bytes - floats);
 }
 
 bool skipPayload(int fd, std::uint64_t bytes) {
@@ -169,6 +189,8 @@ struct RoleContext {
     double dilation = 1.0;
     bool userLatency = false;
     bool storeRelays = false; ///< relays are applications that store and forward
+    const PlanTraining* training = nullptr; ///< the processes train (null: they move bytes only)
+    bool computeReal = false; ///< a trainer sends its update when its training is done (not paced)
 };
 
 /// Where a trainer's messages are stored whole on their way: itself, every relay above it
@@ -257,26 +279,67 @@ int trainerRole(void* context, int out) {
     hello.kind = 1;
     hello.job = static_cast<std::uint32_t>(c.box);
     if (!writeAll(fd, &hello, sizeof hello)) return fail(out, "hello to the aggregator failed");
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels(); // as the emulator's workers train
     Out rec;
     std::uint32_t count = 0;
+    OptimizerStatePtr state; // training.optimizer_state keep: this trainer's, between its jobs
+    Params model;
     for (;;) {
         Header h;
         if (!readAll(fd, &h, sizeof h) || h.magic != kMagic) return fail(out, "the aggregator's connection broke");
         if (h.kind == 4) break;
-        if (!skipPayload(fd, h.payload)) return fail(out, "the model's bytes stopped coming");
+        const PlanJob* job = h.round < c.plan->rounds.size() && h.job < c.plan->rounds[h.round].jobs.size()
+                                 ? &c.plan->rounds[h.round].jobs[h.job]
+                                 : nullptr;
+        const bool train = tr && job && job->work;
+        if (train ? !readParams(fd, model, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
+            return fail(out, "the model's bytes stopped coming");
         const std::int64_t received = nowNs();
+        // A job the prediction lost: nothing goes back (its trainer went offline and was
+        // stopped meanwhile, or its round ended without it).
+        if (job && job->lost) continue;
+        // The job's local work, as the emulator's worker ran it, from the model that came in.
+        LocalResult result;
+        std::int64_t trainNs = -1;
+        auto trainNow = [&] {
+            LocalJob lj = *job->work;
+            lj.start = std::make_shared<Params>(model);
+            if (lj.returnState) lj.optimizerState = state;
+            const std::int64_t from = nowNs();
+            result = tr->learner->run(lj);
+            trainNs = nowNs() - from;
+            if (result.optimizerState) state = result.optimizerState;
+        };
+        // Paced: train, then hold until the compute time has passed; real: the latency's
+        // hold only, then train and send.
+        if (train && !c.computeReal) trainNow();
+        const std::uint32_t late = train && !c.computeReal && trainNs > h.holdNs ? 1u : 0u;
         sleepUntilNs(received + h.holdNs);
+        if (train && c.computeReal) trainNow();
+        if (train && result.update.size() != tr->parameters)
+            return fail(out, "the local work gave " + std::to_string(result.update.size()) + " values for a model of " +
+                                 std::to_string(tr->parameters));
         const std::int64_t sent = nowNs();
         Header u;
         u.kind = 3;
         u.round = h.round;
         u.job = h.job;
         u.payload = h.reply;
-        if (!writeAll(fd, &u, sizeof u) || !sendPayload(fd, h.reply)) return fail(out, "the update could not be sent");
+        if (train) {
+            u.reply = static_cast<std::uint64_t>(result.samples);
+            std::memcpy(&u.holdNs, &result.meanLoss, sizeof u.holdNs);
+        }
+        if (!writeAll(fd, &u, sizeof u) || !(train ? sendParams(fd, result.update, h.reply) : sendPayload(fd, h.reply)))
+            return fail(out, "the update could not be sent");
         rec.put(h.round);
         rec.put(h.job);
         rec.put(received);
         rec.put(sent);
+        rec.put(trainNs);
+        rec.put(late);
+        rec.put(static_cast<std::int64_t>(result.samples));
+        rec.put(result.meanLoss);
         ++count;
     }
     Out all;
@@ -293,6 +356,11 @@ int aggregatorRole(void* context, int out) {
     std::set<int> trainers;
     for (const auto& r : plan.rounds)
         for (const auto& j : r.jobs) trainers.insert(j.trainerBox);
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels();
+    // The server's model as the round policies keep it (RoundPolicy::start).
+    ServerModel model(tr ? tr->initial : ParamsPtr{}, tr ? tr->serverOptimizer : ServerOptimizerConfig{});
+    std::vector<std::pair<std::uint32_t, ParamsPtr>> toEvaluate; // (round, model after it)
     const int one = 1;
     const int ls = listenOnPort();
     if (ls < 0) return fail(out, std::string("listen: ") + std::strerror(errno));
@@ -316,26 +384,42 @@ int aggregatorRole(void* context, int out) {
         conn[static_cast<int>(h.job)] = fd;
     }
     ::close(ls);
+    // One writer at a time per connection: a lost job's model may still be going down (its
+    // trainer stopped) when the trainer's next job starts.
+    std::map<int, std::unique_ptr<std::mutex>> writing;
+    for (const auto& [box, fd] : conn) writing[box] = std::make_unique<std::mutex>();
+    std::vector<std::thread> lingering; // the senders of lost jobs' models
 
     // Arrivals, from one reader thread per trainer.
     std::mutex m;
     std::condition_variable cv;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> arrived; // (round, job) -> ns
+    struct Arrived {
+        std::int64_t ns = 0;
+        Params update;
+        std::int64_t samples = 0;
+        double loss = 0.0;
+    };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Arrived> arrived; // (round, job)
+    std::atomic<std::uint32_t> roundNow{0}; // updates of the rounds before are late: discarded
     std::string broken;
     std::vector<std::thread> readers;
     for (const auto& [box, fd] : conn) {
         readers.emplace_back([&, box = box, fd = fd] {
             for (;;) {
                 Header h;
-                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || !skipPayload(fd, h.payload)) {
+                Arrived a;
+                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic ||
+                    !(tr ? readParams(fd, a.update, tr->parameters, h.payload) : skipPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m);
                     if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(box)].label;
                     cv.notify_all();
                     return;
                 }
-                const std::int64_t t = nowNs();
+                a.ns = nowNs();
+                a.samples = static_cast<std::int64_t>(h.reply);
+                std::memcpy(&a.loss, &h.holdNs, sizeof a.loss);
                 std::lock_guard<std::mutex> g(m);
-                arrived[{h.round, h.job}] = t;
+                if (h.round >= roundNow) arrived[{h.round, h.job}] = std::move(a);
                 cv.notify_all();
             }
         });
@@ -351,25 +435,41 @@ int aggregatorRole(void* context, int out) {
         return segmentLatencyNs(c, points.at(points.size() - 2), 0);
     };
     bool ok = true;
+    // Per round, when each model left (kept for the whole run: a lost job's sender may
+    // outlive its round).
+    std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> sentAtAll(plan.rounds.size());
     for (std::size_t ri = 0; ri < plan.rounds.size() && ok; ++ri) {
         const PlanRound& r = plan.rounds[ri];
         const std::int64_t t0 = nowNs();
-        std::vector<std::int64_t> sentAt(r.jobs.size(), 0);
+        const ParamsPtr current = model.params(); // what every job of the round trains from
+        {
+            Out start; // the owner plays the round's availability changes from here
+            start.put(static_cast<std::uint32_t>(ri));
+            start.put(t0);
+            sendRecord(out, 'S', start.buf);
+        }
+        sentAtAll[ri] = std::make_unique<std::atomic<std::int64_t>[]>(r.jobs.size());
+        std::atomic<std::int64_t>* sentAt = sentAtAll[ri].get();
+        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) sentAt[ji] = 0;
         std::vector<std::thread> senders;
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
-            senders.emplace_back([&, ji] {
-                const PlanJob& j = r.jobs[ji];
+            // What is local to the round is captured by value.
+            senders.emplace_back([&, ji, ri, t0, current, round = &r, sent = &sentAt[ji]] {
+                const PlanJob& j = round->jobs[ji];
                 sleepUntilNs(t0 + static_cast<std::int64_t>(j.offsetS * D * 1e9));
                 Header h;
                 h.kind = 2;
                 h.round = static_cast<std::uint32_t>(ri);
                 h.job = static_cast<std::uint32_t>(ji);
                 h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
-                h.reply = static_cast<std::uint64_t>(std::llround(j.upBytes));
-                h.holdNs = static_cast<std::int64_t>(j.computeS * D * 1e9) + modelLatencyNs(j.trainerBox);
-                sentAt[ji] = nowNs();
+                h.reply = j.lost ? 0 : static_cast<std::uint64_t>(std::llround(j.upBytes));
+                h.holdNs = (c.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
+                           modelLatencyNs(j.trainerBox);
                 const int fd = conn.at(j.trainerBox);
-                if (!writeAll(fd, &h, sizeof h) || !sendPayload(fd, h.payload)) {
+                std::lock_guard<std::mutex> w(*writing.at(j.trainerBox));
+                *sent = nowNs();
+                if (!writeAll(fd, &h, sizeof h) ||
+                    !(tr && j.work ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m);
                     if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(j.trainerBox)].label;
                     cv.notify_all();
@@ -378,40 +478,129 @@ int aggregatorRole(void* context, int out) {
         }
         std::int64_t end = t0;
         std::vector<std::int64_t> arrivals(r.jobs.size(), 0);
+        std::vector<char> taken(r.jobs.size(), 0); // aggregated
+        bool sameUpdates = true;                   // the prediction's updates were taken
         {
             std::unique_lock<std::mutex> g(m);
+            auto key = [&](std::size_t ji) {
+                return std::make_pair(static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji));
+            };
+            // An update that can count: not lost, and (training) from a job with its work.
+            auto eligible = [&](std::size_t ji) {
+                const PlanJob& j = r.jobs[ji];
+                return !j.lost && (!tr || !j.cancelled || j.work);
+            };
+            // The round waits for its first `needed` updates (all of them but n-sync's), or
+            // until none is outstanding.
             cv.wait(g, [&] {
                 if (!broken.empty()) return true;
+                std::size_t in = 0, open = 0;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (!arrived.count({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)})) return false;
-                return true;
+                    if (eligible(ji)) ++(arrived.count(key(ji)) ? in : open);
+                return in >= static_cast<std::size_t>(r.needed) || open == 0;
             });
             ok = broken.empty();
-            for (std::size_t ji = 0; ok && ji < r.jobs.size(); ++ji) {
-                arrivals[ji] = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)}) +
-                               latencyNs(r.jobs[ji].trainerBox);
-                end = std::max(end, arrivals[ji]);
+            if (ok) {
+                // The first to arrive (after their last stretch's latency) are taken; later
+                // ones are discarded when they come.
+                std::vector<std::pair<std::int64_t, std::size_t>> in;
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                    if (eligible(ji) && arrived.count(key(ji)))
+                        in.emplace_back(arrived.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox), ji);
+                std::sort(in.begin(), in.end());
+                if (in.size() > static_cast<std::size_t>(r.needed)) in.resize(static_cast<std::size_t>(r.needed));
+                for (const auto& [t, ji] : in) {
+                    taken[ji] = 1;
+                    arrivals[ji] = t;
+                    end = std::max(end, t);
+                }
+                // A lost job ends a round that waits for all its updates no earlier than the
+                // loss, as the policy's onLost.
+                bool anyCancelled = false;
+                for (const PlanJob& j : r.jobs) anyCancelled = anyCancelled || j.cancelled;
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
+                    const PlanJob& j = r.jobs[ji];
+                    if (!j.lost) continue;
+                    arrivals[ji] = t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9);
+                    if (!anyCancelled) end = std::max(end, arrivals[ji]);
+                }
+                for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                    sameUpdates = sameUpdates && (taken[ji] != 0) == (!r.jobs[ji].lost && !r.jobs[ji].cancelled);
             }
+            roundNow = static_cast<std::uint32_t>(ri + 1); // later updates of this round are discarded
         }
-        for (auto& t : senders) t.join();
+        for (std::size_t ji = 0; ji < senders.size(); ++ji) {
+            if (r.jobs[ji].lost) lingering.push_back(std::move(senders[ji]));
+            else senders[ji].join();
+        }
         if (!ok) break;
         sleepUntilNs(end); // a user-space latency: the last update is in only now
+        // Aggregation as the policy does it (RoundPolicy::finishRound), the updates in the
+        // prediction's order so that every sum is the same bits (when the updates taken are
+        // not the prediction's, in their order of arrival).
+        double trainLoss = kNaN;
+        if (tr) {
+            std::vector<std::size_t> order(r.jobs.size());
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            if (sameUpdates)
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
+                });
+            else
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return arrivals[a] != arrivals[b] ? arrivals[a] < arrivals[b] : a < b;
+                });
+            std::vector<Contribution> results;
+            {
+                std::lock_guard<std::mutex> g(m);
+                for (std::size_t ji : order) {
+                    const PlanJob& j = r.jobs[ji];
+                    if (!taken[ji]) continue;
+                    Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                    const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
+                    results.push_back({plan.boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
+                                       std::move(a.update), steps, steps});
+                }
+            }
+            trainLoss = meanLoss(results);
+            // A round in which every trainer was lost changes nothing (RoundPolicy::finishRound).
+            if (results.empty()) {
+            } else if (tr->gradient)
+                model.applyGradient(meanUpdate(results), r.learningRate, tr->momentum, tr->weightDecay);
+            else
+                model.addDelta(sampleWeightedUpdate(results));
+            // Evaluated after the rounds: the test set's pass is not part of the round.
+            if (r.evaluate) toEvaluate.emplace_back(static_cast<std::uint32_t>(ri), model.params());
+        }
         Out rec;
         rec.put(static_cast<std::uint32_t>(ri));
         rec.put(t0);
         rec.put(end);
         rec.put(static_cast<std::uint32_t>(r.jobs.size()));
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
-            rec.put(sentAt[ji]);
+            rec.put(sentAt[ji].load());
             rec.put(arrivals[ji]);
+            rec.put(static_cast<std::uint32_t>(taken[ji]));
+        }
+        rec.put(trainLoss);
+        rec.put(static_cast<std::uint32_t>(sameUpdates ? 1 : 0));
+        {
+            // The round's updates are no longer needed (a late one is not kept).
+            std::lock_guard<std::mutex> g(m);
+            for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                arrived.erase({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
         }
         sendRecord(out, 'R', rec.buf);
     }
     if (!ok) {
         for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_RDWR);
         for (auto& t : readers) t.join();
+        for (auto& t : lingering) t.join();
         return fail(out, "the connection to " + broken + " broke");
     }
+    // Lost jobs' models still on their way (the owner resumed every process after the last
+    // round), then the end.
+    for (auto& t : lingering) t.join();
     for (const auto& [box, fd] : conn) {
         Header bye;
         bye.kind = 4;
@@ -419,6 +608,21 @@ int aggregatorRole(void* context, int out) {
     }
     for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_WR);
     for (auto& t : readers) t.join(); // each ends when its trainer closes
+    // The final model too, as the engine evaluates it at the end when its last round was not.
+    const auto last = static_cast<std::uint32_t>(plan.rounds.size() - 1);
+    if (tr && !plan.rounds.empty() && (toEvaluate.empty() || toEvaluate.back().first != last))
+        toEvaluate.emplace_back(last, model.params());
+    if (!toEvaluate.empty()) {
+        Out ev;
+        ev.put(static_cast<std::uint32_t>(toEvaluate.size()));
+        for (const auto& [ri, params] : toEvaluate) {
+            const EvalResult e = tr->learner->evaluate(*params);
+            ev.put(ri);
+            ev.put(e.loss);
+            ev.put(e.accuracy);
+        }
+        sendRecord(out, 'V', ev.buf);
+    }
     sendRecord(out, 'D', {});
     return 0;
 }
@@ -575,10 +779,23 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     if (!problem.empty()) throw TestbedError(problem);
     if (!(options.dilation > 0) || !std::isfinite(options.dilation))
         throw TestbedError("the time dilation must be a positive number");
+    // A write to the pipe of a process that has died (a box, `ip -batch`) must fail, not end
+    // this process: SIGPIPE is ignored while the testbed runs.
+    struct IgnoreSigpipe {
+        struct sigaction old {};
+        IgnoreSigpipe() {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            ::sigaction(SIGPIPE, &ignore, &old);
+        }
+        ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+    } ignoreSigpipe;
     const auto setupStart = std::chrono::steady_clock::now();
     TestbedResult result;
     result.dilation = options.dilation;
     result.storeAndForward = options.storeAndForward;
+    result.trained = plan.training && options.training;
+    result.computeReal = options.compute == TestbedOptions::Compute::Real;
     if (const int n = cleanLeftovers()) say(options, "ended " + std::to_string(n) + " processes a crashed testbed left");
     result.kernel = detectKernelFeatures();
     if (!result.kernel.tbf)
@@ -595,8 +812,13 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     // The processes: the contexts are complete before the first fork (each child reads its copy).
     std::vector<RoleContext> contexts(plan.boxes.size());
     for (std::size_t b = 0; b < plan.boxes.size(); ++b)
-        contexts[b] = {&plan, static_cast<int>(b), options.dilation, anyLatency && !result.kernelLatency,
-                       options.storeAndForward};
+        contexts[b] = {&plan,
+                       static_cast<int>(b),
+                       options.dilation,
+                       anyLatency && !result.kernelLatency,
+                       options.storeAndForward,
+                       result.trained ? plan.training.get() : nullptr,
+                       result.computeReal};
     std::vector<Box> boxes;
     boxes.reserve(plan.boxes.size());
     for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
@@ -664,11 +886,49 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     std::int64_t epoch = 0;
     bool done = false;
     std::string failure;
+    // Availability: the changes of each round, due from its start (the aggregator's 'S').
+    // Signals go only to a live box's own pid (> 0: Box sets -1 once it reaped the process,
+    // and kill(-1, ...) would reach every process), and stop with the first failure.
+    std::vector<std::pair<std::int64_t, const TestbedPlan::Transition*>> due; // (ns, change)
+    std::map<int, std::int64_t> stoppedAt;                                     // box -> ns
+    auto scen = [&](std::int64_t t) { return static_cast<double>(t - epoch) / 1e9 / options.dilation; };
+    auto signalBox = [&](int b, int sig) {
+        const pid_t pid = boxes[static_cast<std::size_t>(b)].pid();
+        return pid > 0 && ::kill(pid, sig) == 0;
+    };
+    auto resumeAll = [&] {
+        const std::int64_t now = nowNs();
+        for (const auto& [b, since] : stoppedAt) {
+            signalBox(b, SIGCONT);
+            result.stopped.push_back({b, scen(since), scen(now)});
+        }
+        stoppedAt.clear();
+        due.clear();
+    };
+    auto playDue = [&] {
+        const std::int64_t now = nowNs();
+        std::size_t k = 0;
+        for (; k < due.size() && due[k].first <= now && failure.empty(); ++k) {
+            const TestbedPlan::Transition& t = *due[k].second;
+            if (t.online) {
+                const auto it = stoppedAt.find(t.box);
+                if (it == stoppedAt.end()) continue;
+                if (signalBox(t.box, SIGCONT)) ++result.availabilityChanges;
+                result.stopped.push_back({t.box, scen(it->second), scen(now)});
+                stoppedAt.erase(it);
+            } else if (!stoppedAt.count(t.box) && signalBox(t.box, SIGSTOP)) {
+                ++result.availabilityChanges;
+                stoppedAt[t.box] = now;
+            }
+        }
+        due.erase(due.begin(), due.begin() + static_cast<std::ptrdiff_t>(k));
+    };
     while (!done && failure.empty()) {
         if (cancelled(options)) {
             result.cancelled = true;
             break;
         }
+        playDue();
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count() > timeout) {
             failure = "the rounds took longer than " + std::to_string(static_cast<int>(timeout)) + " s";
             break;
@@ -677,13 +937,44 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             int status = 0;
             if (!box.alive(&status)) failure = "process " + box.label() + " ended unexpectedly";
         }
+        if (!failure.empty()) break;
+        int waitMs = 50;
+        if (!due.empty())
+            waitMs = static_cast<int>(std::clamp<std::int64_t>((due.front().first - nowNs()) / 1000000, 0, 50));
         pollfd p{boxes[0].resultFd(), POLLIN, 0};
-        if (::poll(&p, 1, 50) <= 0) continue;
+        if (::poll(&p, 1, waitMs) <= 0) continue;
         std::vector<std::pair<char, std::string>> records;
         agg.feed(boxes[0].resultFd(), records);
         for (const auto& [type, body] : records) {
             if (type == 'E') failure = "aggregator: " + body;
             if (type == 'D') done = true;
+            if (type == 'S') {
+                In in{body};
+                const auto ri = in.get<std::uint32_t>();
+                const auto t0 = in.get<std::int64_t>();
+                if (ri == 0) epoch = t0;
+                for (const auto& t : plan.availability)
+                    if (t.round == ri)
+                        due.emplace_back(t0 + static_cast<std::int64_t>(t.offsetS * options.dilation * 1e9), &t);
+                std::stable_sort(due.begin(), due.end(),
+                                 [](const auto& x, const auto& y) { return x.first < y.first; });
+                playDue();
+            }
+            if (type == 'V') {
+                In in{body};
+                const auto n = in.get<std::uint32_t>();
+                for (std::uint32_t k = 0; k < n; ++k) {
+                    const auto ri = in.get<std::uint32_t>();
+                    const double loss = in.get<double>(), accuracy = in.get<double>();
+                    if (ri < result.rounds.size() && plan.rounds[ri].evaluate) {
+                        result.rounds[ri].testLoss = loss;
+                        result.rounds[ri].testAccuracy = accuracy;
+                    }
+                    // The last one is the final model's (after the last round).
+                    result.finalTestLoss = loss;
+                    result.finalTestAccuracy = accuracy;
+                }
+            }
             if (type != 'R') continue;
             In in{body};
             MeasuredRound mr;
@@ -693,7 +984,6 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             if (ri == 0) epoch = t0;
             const PlanRound& pr = plan.rounds.at(ri);
             mr.round = pr.round;
-            auto scen = [&](std::int64_t t) { return static_cast<double>(t - epoch) / 1e9 / options.dilation; };
             mr.startS = scen(t0);
             mr.endS = scen(end);
             const auto n = in.get<std::uint32_t>();
@@ -702,16 +992,23 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 j.trainerBox = pr.jobs.at(ji).trainerBox;
                 j.dispatchS = scen(in.get<std::int64_t>());
                 j.arrivedS = scen(in.get<std::int64_t>());
+                j.aggregated = in.get<std::uint32_t>() != 0;
                 j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
-                j.upBytes = std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
+                j.lost = pr.jobs[ji].lost;
+                j.upBytes = j.lost ? 0.0 : std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
                 mr.jobs.push_back(j);
             }
+            mr.trainLoss = in.get<double>();
+            mr.samePredictedUpdates = in.get<std::uint32_t>() != 0;
             say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
                              " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
             result.rounds.push_back(std::move(mr));
+            // The rounds are over: every stopped process resumes (they end normally).
+            if (ri + 1 == plan.rounds.size()) resumeAll();
         }
         if (agg.eof && !done && failure.empty()) failure = "the aggregator ended without finishing its rounds";
     }
+    resumeAll(); // after a failure or a cancel too (no signal to a process that is gone)
     result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count();
     if (!failure.empty()) throw TestbedError("testbed: " + failure + "; every process and link was removed");
     // The trainers' own times (model in, update out): sent when the rounds are over, so not
@@ -735,8 +1032,18 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 const auto ji = in.get<std::uint32_t>();
                 const auto received = in.get<std::int64_t>();
                 const auto sent = in.get<std::int64_t>();
+                const auto trainNs = in.get<std::int64_t>();
+                const auto late = in.get<std::uint32_t>();
+                const auto samples = in.get<std::int64_t>();
+                const auto loss = in.get<double>();
                 if (ri >= result.rounds.size() || ji >= result.rounds[ri].jobs.size()) continue;
                 MeasuredJob& j = result.rounds[ri].jobs[ji];
+                if (trainNs >= 0) {
+                    j.trainWallS = static_cast<double>(trainNs) / 1e9;
+                    j.trainLoss = loss;
+                    j.samples = samples;
+                }
+                result.lateJobs += static_cast<int>(late);
                 const auto points = storePoints(contexts[b], static_cast<int>(b));
                 const double lat =
                     static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) / 1e9 /

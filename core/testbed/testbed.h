@@ -26,6 +26,17 @@ struct TestbedOptions {
     /// application that receives each message whole before sending it on (store and forward,
     /// a TCP connection per hop). False: a router namespace forwarding packets (the kernel).
     bool storeAndForward = false;
+    /// When the plan trains (TestbedPlan::training): the trainers run their jobs' local work
+    /// and send the updates, the root aggregates them and evaluates the model. False
+    /// (--no-training): the processes only move the bytes and hold the updates.
+    bool training = true;
+    /// How a trainer spends its job's compute time. Paced: it trains, then holds the update
+    /// until the compute time the emulator drew (times the dilation) has passed since the
+    /// model came in, so the network sees the predicted timeline; a training that takes
+    /// longer sends late (TestbedResult::lateJobs). Real: it sends as soon as its training is
+    /// done, so compute times are this machine's (without training: at once).
+    enum class Compute { Paced, Real };
+    Compute compute = Compute::Paced;
     /// Set (even from a signal handler) to stop: everything is removed, the result says so.
     const std::atomic<bool>* cancel = nullptr;
     /// Progress lines (set-up steps, rounds); may be empty.
@@ -40,12 +51,25 @@ struct MeasuredJob {
     int trainerBox = -1;
     double dispatchS = 0.0, receivedS = 0.0, computedS = 0.0, arrivedS = 0.0;
     double downBytes = 0.0, upBytes = 0.0; ///< payload moved (with the 40-byte header)
+    double trainWallS = -1.0; ///< wall seconds the local training took in the trainer (-1: not trained)
+    double trainLoss = kNaN;  ///< the local work's mean training loss
+    std::int64_t samples = 0; ///< samples the local work trained on
+    bool lost = false; ///< the prediction lost it (PlanJob::lost): no update was waited for
+    /// Its update was among those the round aggregated (else lost, or late and discarded:
+    /// arrivedS is then not measured).
+    bool aggregated = false;
 };
 
 struct MeasuredRound {
     int round = 0;
     double startS = 0.0, endS = 0.0;
     std::vector<MeasuredJob> jobs;
+    /// Computed by the processes when they train (else NaN): the participants' sample-weighted
+    /// training loss, and the aggregated model's test loss and accuracy after the rounds the
+    /// prediction evaluated.
+    double trainLoss = kNaN, testLoss = kNaN, testAccuracy = kNaN;
+    /// The round aggregated the updates the prediction's did (n-sync's first n can differ).
+    bool samePredictedUpdates = true;
 };
 
 /// Bytes the kernel counted on a link, per direction (IP, TCP and Ethernet headers and the
@@ -64,6 +88,20 @@ struct TestbedResult {
     KernelFeatures kernel;
     bool kernelLatency = false; ///< netem added the latency; else user space
     bool storeAndForward = false; ///< relays stored and forwarded messages (else routed packets)
+    bool trained = false;      ///< the processes trained (the plan trains and training was asked for)
+    bool computeReal = false;  ///< Compute::Real
+    int lateJobs = 0; ///< paced jobs whose training outlasted their compute time (their update left late)
+    /// The final model's test loss and accuracy, when the processes trained (NaN otherwise,
+    /// and after a cancel): as the engine's summary has them.
+    double finalTestLoss = kNaN, finalTestAccuracy = kNaN;
+    /// Availability played: when each process was stopped (SIGSTOP) and resumed (SIGCONT),
+    /// scenario seconds from the first round's start (toS: the resume, or the end).
+    struct Stopped {
+        int box = -1;
+        double fromS = 0.0, toS = 0.0;
+    };
+    std::vector<Stopped> stopped;
+    int availabilityChanges = 0; ///< SIGSTOPs and SIGCONTs sent as the plan has them
     double dilation = 1.0;
     /// TCP segments the aggregator and trainers sent, and how many of them were sent again
     /// (their namespaces' /proc/net/snmp): losses at the shaped queues.

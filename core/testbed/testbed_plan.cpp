@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <set>
+#include <stdexcept>
 
 namespace fog::testbed {
 
@@ -29,6 +32,49 @@ void PredictionRecorder::onMessageEnd(std::uint64_t id, double time, bool arrive
     messages_[it->second].end = arrived ? time : -1.0;
 }
 
+void PredictionRecorder::addOffline(int node, double from, double to) {
+    auto& list = offline_[node];
+    list.emplace_back(from, to);
+    std::sort(list.begin(), list.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& span : list)
+        if (!merged.empty() && span.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, span.second);
+        else
+            merged.push_back(span);
+    list = std::move(merged);
+}
+
+void PredictionRecorder::onIntervals(const std::vector<NodeInterval>& intervals) {
+    // The offline intervals (also a node offline from the start, which has no event).
+    for (const NodeInterval& i : intervals)
+        if (i.state == NodeState::Offline && i.to > i.from) addOffline(i.node, i.from, i.to);
+}
+
+void PredictionRecorder::onEvent(const RunEvent& e) {
+    // Going offline opens a span (until the end, if it never comes back), coming back closes
+    // it: a span still open when the run ends has no interval.
+    if (e.kind == RunEventKind::Offline && e.node >= 0) {
+        addOffline(e.node, e.time, std::numeric_limits<double>::infinity());
+    } else if (e.kind == RunEventKind::Online && e.node >= 0) {
+        auto& list = offline_[e.node];
+        for (auto& span : list)
+            if (span.first <= e.time && span.second > e.time) span.second = e.time;
+    }
+}
+
+void PredictionRecorder::submitted(const Job& job, const LocalJob& work) {
+    if (!firstStart_) firstStart_ = work.start;
+    auto w = std::make_shared<LocalJob>(work);
+    w->start.reset();
+    w->optimizerState.reset();
+    works_[job.id] = std::move(w);
+}
+
+void PredictionRecorder::collected(const Job& job, const LocalResult&) {
+    collectOrder_.emplace(job.id, collectOrder_.size());
+}
+
 std::vector<int> TestbedPlan::pathToRoot(int box) const {
     std::vector<int> path;
     for (int b = box; b >= 0; b = boxes[static_cast<std::size_t>(b)].parent) path.push_back(b);
@@ -44,6 +90,37 @@ double TestbedPlan::pathLatencyMs(int box) const {
 
 namespace {
 
+/// The training of the plan's processes, from the prediction's recorded data and work.
+std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction) {
+    const std::string& policy = scenario.sync.name;
+    if (policy != "fedavg" && policy != "fully-sync" && policy != "n-sync")
+        throw TestbedError("sync policy " + policy + ": the testbed's aggregator trains as fedavg, fully-sync and "
+                           "n-sync do; "
+                           "other policies are played without training (--no-training)");
+    const TrainingSpec& t = scenario.training;
+    if (t.codecUp != "none" || t.codecDown != "none")
+        throw TestbedError("training.codec_up / codec_down: the testbed's processes send the model and update as "
+                           "4-byte floats, not encoded; play it without training (--no-training)");
+    auto tr = std::make_shared<PlanTraining>();
+    tr->data = prediction.data();
+    try {
+        tr->learner = std::make_shared<Learner>(scenario.model, tr->data->train, tr->data->test, t.backend);
+        tr->serverOptimizer = serverOptimizerConfig(t);
+    } catch (const std::exception& e) {
+        throw TestbedError(std::string("the testbed's learner: ") + e.what());
+    }
+    tr->parameters = tr->learner->parameterCount();
+    tr->initial = std::make_shared<Params>(tr->learner->initialParameters(scenario.seed));
+    const ParamsPtr& first = prediction.firstStart();
+    if (!first || first->size() != tr->initial->size() ||
+        std::memcmp(first->data(), tr->initial->data(), first->size() * sizeof(float)) != 0)
+        throw TestbedError("the testbed's initial model is not the one the prediction trained from (internal)");
+    tr->gradient = policy == "fully-sync" || policy == "n-sync"; // the same server step
+    tr->momentum = t.momentum;
+    tr->weightDecay = t.weightDecay;
+    return tr;
+}
+
 std::string stem(const std::string& id) {
     const auto dash = id.rfind('-');
     return dash == std::string::npos ? id : id.substr(0, dash + 1) + "*";
@@ -51,7 +128,7 @@ std::string stem(const std::string& id) {
 
 } // namespace
 
-TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes) {
+TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes, bool training) {
     const TopologySpec& spec = scenario.topology;
     if (!spec.contention)
         throw TestbedError("the testbed holds the flow-level network model against a real network: set "
@@ -86,14 +163,18 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     }
     for (int n : used) {
         const NodeSpec& e = topo.entry(n);
-        if (e.availability.kind != AvailabilitySpec::Kind::Always || !e.priceTrace.empty() || !e.linkTrace.empty() ||
-            !e.computeTrace.empty() || e.bidUsdPerHour > 0)
-            throw TestbedError(topo.id(n) + ": availability changes and traces are not played on the testbed yet "
-                                            "(availability must be always on, no trace files)");
+        if (!e.priceTrace.empty() || !e.linkTrace.empty() || !e.computeTrace.empty() || e.bidUsdPerHour > 0)
+            throw TestbedError(topo.id(n) + ": price, link and compute traces and spot bids are not played on the "
+                                            "testbed yet (availability changes are: markov or trace)");
+        if (e.availability.kind != AvailabilitySpec::Kind::Always && !topo.trains(n))
+            throw TestbedError(topo.id(n) + ": availability changes of a node that does not train (an aggregator "
+                                            "or a relay) are not played on the testbed yet");
     }
 
     TestbedPlan plan;
     plan.scenarioName = scenario.name;
+    if (training && prediction.data() && !prediction.works().empty())
+        plan.training = planTraining(scenario, prediction);
     std::map<int, int> boxOfNode;
     std::map<std::pair<int, int>, int> cellOf; // (entry, parent node) -> box
     auto addBox = [&](PlanBox b) {
@@ -182,7 +263,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (m.from == root && m.model) down[m.to].push_back(&m);
         else if (m.to == root) up[m.from].push_back(&m);
     }
-    std::map<int, std::size_t> seen;
+    std::map<int, std::size_t> seen, upSeen;
     double previous = 0.0;
     std::size_t next = 0;
     const auto& ds = prediction.dispatches();
@@ -192,6 +273,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         r.startS = previous;
         r.endS = a.time;
         r.participants = a.participants;
+        r.learningRate = a.learningRate;
+        r.evaluate = !std::isnan(a.testLoss);
         std::set<int> trainersThisRound;
         while (next < ds.size() && ds[next].start < a.time) {
             const JobPlan& d = ds[next++];
@@ -203,35 +286,157 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                    " more than one job: not played on the testbed yet");
             const auto& dm = down[d.trainer];
             const auto& um = up[d.trainer];
-            if (k >= dm.size() || k >= um.size())
+            // A job that ended without arriving: its trainer went offline (lost), or the
+            // policy cancelled it when its round ended without it (n-sync's late updates).
+            const auto endedAt = prediction.ended().find(d.id);
+            const bool ended = endedAt != prediction.ended().end();
+            // Lost: its trainer went offline then; else the policy cancelled it.
+            bool offlineThen = false;
+            if (ended)
+                if (const auto off = prediction.offline().find(d.trainer); off != prediction.offline().end())
+                    for (const auto& span : off->second)
+                        offlineThen = offlineThen || std::fabs(span.first - endedAt->second) < 1e-9;
+            const bool lost = ended && offlineThen;
+            const bool cancelled = ended && !offlineThen;
+            std::size_t& ku = upSeen[d.trainer];
+            // A lost job's upload, if it had started, was cut (it never arrived).
+            const bool hasUpload = ku < um.size() && (!ended || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
+            if (k >= dm.size() || (!ended && !hasUpload))
                 throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no model or update "
                                    "message for " + topo.id(d.trainer) + "'s job");
             PlanJob j;
             j.trainerBox = boxOfNode.at(d.trainer);
             j.offsetS = d.start - previous;
             j.downBytes = dm[k]->bytes;
-            j.upBytes = um[k]->bytes;
-            j.computeS = d.computed - d.received;
             j.predictedReceivedS = dm[k]->end;
-            j.predictedArriveS = um[k]->end;
+            if (lost) {
+                j.lost = true;
+                j.lostS = endedAt->second;
+                // The emulator cut the model's transfer when the trainer went offline (unless
+                // it was in already): only what the path's slowest link carried by then goes
+                // down, so that the rest does not hold up the trainer's next model when it
+                // is back. (Under contention the emulator's share was smaller, if anything.)
+                if (!(dm[k]->end >= 0 && dm[k]->end <= j.lostS)) {
+                    double mbps = 1e300;
+                    for (int b : plan.pathToRoot(j.trainerBox)) {
+                        const PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
+                        if (pb.limited) mbps = std::min(mbps, pb.downMbps);
+                    }
+                    const double seconds = j.lostS - d.start - plan.pathLatencyMs(j.trainerBox) / 1000.0;
+                    if (mbps < 1e300)
+                        j.downBytes = std::clamp(std::floor(seconds * mbps * 1e6 / 8.0), 0.0, j.downBytes);
+                }
+                j.upBytes = 0.0; // no update comes back
+                j.computeS = 0.0;
+                j.predictedArriveS = j.lostS;
+                if (hasUpload) ++ku;
+            } else if (cancelled) {
+                if (scenario.sync.name != "n-sync")
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + scenario.sync.name + " cancels " +
+                                       topo.id(d.trainer) + "'s job when the round ends without it (a deadline): "
+                                       "not played on the testbed yet (n-sync's late updates are)");
+                // It trains and sends; the aggregator discards it if it comes late. Its
+                // update's bytes: its cut upload's, else those of a delivered update of the
+                // round (below).
+                j.cancelled = true;
+                j.lostS = endedAt->second;
+                j.upBytes = hasUpload ? um[ku]->bytes : -1.0;
+                j.predictedUpBytes = hasUpload ? um[ku++]->bytes : 0.0;
+                j.computeS = d.computed - d.received;
+                j.predictedArriveS = j.lostS;
+            } else {
+                const auto* u = um[ku++];
+                j.upBytes = j.predictedUpBytes = u->bytes;
+                j.computeS = d.computed - d.received;
+                j.predictedArriveS = u->end;
+            }
+            if (plan.training && !lost && !(cancelled && prediction.works().count(d.id) == 0)) {
+                const auto w = prediction.works().find(d.id);
+                const auto order = prediction.collectOrder().find(d.id);
+                if (w == prediction.works().end() || (!cancelled && order == prediction.collectOrder().end()))
+                    throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no local work "
+                                       "for " + topo.id(d.trainer) + "'s job (internal)");
+                const LocalJob& lw = *w->second;
+                if (lw.probe || lw.proxMu != 0.0 || lw.correction)
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + topo.id(d.trainer) +
+                                       "'s job probes its steps or has a client algorithm's terms: not trained on "
+                                       "the testbed (--no-training)");
+                const double floats = 4.0 * static_cast<double>(plan.training->parameters);
+                // (A cancelled job's update size unknown yet (-1) is a delivered one's, checked.)
+                if (std::llround(j.downBytes) < floats || (j.upBytes >= 0 && std::llround(j.upBytes) < floats))
+                    throw TestbedError("round " + std::to_string(a.round) + ": the model moves " +
+                                       std::to_string(std::llround(j.downBytes)) + " bytes down and " +
+                                       std::to_string(std::llround(j.upBytes)) + " up, less than its " +
+                                       std::to_string(plan.training->parameters) +
+                                       " parameters as 4-byte floats (model.wire_bytes): the processes cannot "
+                                       "send it in the emulator's byte count; play it without training "
+                                       "(--no-training)");
+                j.work = w->second;
+                // A cancelled job was never collected: it comes after the others if taken.
+                j.aggregationRank = order != prediction.collectOrder().end() ? order->second : SIZE_MAX;
+            }
             r.jobs.push_back(j);
         }
-        if (static_cast<int>(r.jobs.size()) != r.participants)
+        int delivered = 0;
+        double updateBytes = -1.0;
+        for (const PlanJob& j : r.jobs)
+            if (!j.lost && !j.cancelled) {
+                ++delivered;
+                updateBytes = j.upBytes;
+            }
+        for (PlanJob& j : r.jobs)
+            if (j.cancelled && j.upBytes < 0) {
+                if (updateBytes < 0)
+                    throw TestbedError("round " + std::to_string(a.round) + ": a cancelled job's update size is not "
+                                       "known (no update of the round arrived): not played on the testbed yet");
+                j.upBytes = updateBytes;
+            }
+        r.needed = r.participants;
+        if (delivered != r.participants)
             throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
-                               " of the " + std::to_string(r.jobs.size()) +
-                               " updates it asked for: the testbed plays rounds that aggregate every update "
-                               "(fedavg, fully-sync; not n-sync or asynchronous policies yet)");
+                               " of the " + std::to_string(delivered) +
+                               " updates that arrived in it: the testbed plays round-based policies that "
+                               "aggregate the updates that arrive (fedavg, fully-sync, n-sync; not asynchronous "
+                               "policies yet)");
         for (const PlanJob& j : r.jobs) {
             for (int b : plan.pathToRoot(j.trainerBox)) {
                 PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
                 if (!pb.modelLink) continue;
                 pb.predictedDownBytes += j.downBytes;
-                pb.predictedUpBytes += j.upBytes;
+                pb.predictedUpBytes += j.predictedUpBytes;
             }
         }
         plan.rounds.push_back(std::move(r));
         previous = a.time;
     }
+
+    // Availability: each node's offline spans within the rounds played, and the changes
+    // anchored to the round each happens in.
+    const double lastEnd = plan.rounds.back().endS;
+    auto roundAt = [&](double t) {
+        std::size_t ri = 0;
+        while (ri + 1 < plan.rounds.size() && t >= plan.rounds[ri].endS) ++ri;
+        return ri;
+    };
+    for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
+        PlanBox& pb = plan.boxes[b];
+        if (pb.node < 0) continue;
+        const auto it = prediction.offline().find(pb.node);
+        if (it == prediction.offline().end()) continue;
+        for (const auto& [from, to] : it->second) {
+            if (from >= lastEnd) break;
+            pb.offline.emplace_back(std::max(from, 0.0), std::min(to, lastEnd));
+            for (const auto& [t, online] : {std::make_pair(std::max(from, 0.0), false), std::make_pair(to, true)}) {
+                if (t >= lastEnd) continue;
+                const std::size_t ri = roundAt(t);
+                plan.availability.push_back({static_cast<int>(b), ri, t - plan.rounds[ri].startS, online});
+            }
+        }
+    }
+    std::stable_sort(plan.availability.begin(), plan.availability.end(),
+                     [](const TestbedPlan::Transition& x, const TestbedPlan::Transition& y) {
+                         return x.round != y.round ? x.round < y.round : x.offsetS < y.offsetS;
+                     });
     return plan;
 }
 

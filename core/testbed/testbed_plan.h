@@ -1,22 +1,28 @@
 #pragma once
 // What the testbed plays (docs/testbed.md): the scenario's processes and links, and the
-// emulator's prediction of the same run, round by round, with the bytes and compute time of
-// every job. The testbed moves the same byte counts and holds each update for the same
-// compute time; only the network is real.
+// emulator's prediction of the same run, round by round, with the bytes, compute time and
+// local work of every job. The testbed moves the same byte counts, its trainers run the same
+// local work with the same learner and its aggregator aggregates as the policy does; the
+// network is real, and so is the training.
 
+#include "core/engine/local_job_tap.h"
+#include "core/policies/server_optimizer.h"
 #include "core/spec/scenario.h"
 #include "core/system/metrics.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace fog::testbed {
 
 /// Records a prediction run (the emulator with the scenario as it is): dispatches, messages,
-/// aggregations. Observe a run with it, then build the plan.
-class PredictionRecorder : public RunObserver {
+/// aggregations, and, installed as the thread's LocalJobTap (core/engine/local_job_tap.h)
+/// around the run, the data and every job's local work. Observe a run with it, then build
+/// the plan.
+class PredictionRecorder : public RunObserver, public LocalJobTap {
 public:
     struct Message {
         int from = -1, to = -1;
@@ -28,13 +34,34 @@ public:
     void onMessage(const LinkMessage& m) override;
     void onMessageEnd(std::uint64_t id, double time, bool arrived) override;
     void onAggregation(const AggregationRecord& r) override { aggregations_.push_back(r); }
+    void onIntervals(const std::vector<NodeInterval>& intervals) override;
+    void onEvent(const RunEvent& e) override;
+    void onJobEnded(std::uint64_t id, double time) override { ended_.emplace(id, time); }
     void onFinish(const RunSummary& s) override { summary_ = s; }
+
+    void trainingData(const std::shared_ptr<const DataBundle>& data) override { data_ = data; }
+    void submitted(const Job& job, const LocalJob& work) override;
+    void collected(const Job& job, const LocalResult& result) override;
 
     const RunInfo& info() const { return info_; }
     const std::vector<JobPlan>& dispatches() const { return dispatches_; }
     const std::vector<Message>& messages() const { return messages_; }
     const std::vector<AggregationRecord>& aggregations() const { return aggregations_; }
     const RunSummary& summary() const { return summary_; }
+    /// Per node, when it was offline (from, to), in order (availability changes).
+    const std::map<int, std::vector<std::pair<double, double>>>& offline() const { return offline_; }
+    /// The jobs that ended without arriving (lost when their trainer went offline, or
+    /// cancelled), with the time they ended.
+    const std::map<std::uint64_t, double>& ended() const { return ended_; }
+    /// What the tap saw (empty when the run did not train or no tap was installed).
+    const std::shared_ptr<const DataBundle>& data() const { return data_; }
+    /// Each job's local work by job id, without its start model (the trainer trains from
+    /// the model it receives) and optimiser state (the trainer keeps its own).
+    const std::map<std::uint64_t, std::shared_ptr<const LocalJob>>& works() const { return works_; }
+    /// The order (0, 1, ...) in which the engine collected each job's update, by job id.
+    const std::map<std::uint64_t, std::size_t>& collectOrder() const { return collectOrder_; }
+    /// The model the first job trained from (the initial model, as the engine had it).
+    const ParamsPtr& firstStart() const { return firstStart_; }
 
 private:
     RunInfo info_;
@@ -43,6 +70,13 @@ private:
     std::map<std::uint64_t, std::size_t> byId_;
     std::vector<AggregationRecord> aggregations_;
     RunSummary summary_;
+    std::map<int, std::vector<std::pair<double, double>>> offline_;
+    void addOffline(int node, double from, double to);
+    std::map<std::uint64_t, double> ended_;
+    std::shared_ptr<const DataBundle> data_;
+    std::map<std::uint64_t, std::shared_ptr<const LocalJob>> works_;
+    std::map<std::uint64_t, std::size_t> collectOrder_;
+    ParamsPtr firstStart_;
 };
 
 /// One job of a round: the model goes down, the trainer holds it for its compute time, the
@@ -55,13 +89,53 @@ struct PlanJob {
     double upBytes = 0.0;
     double predictedReceivedS = 0.0; ///< when the emulator had the model arrive (absolute)
     double predictedArriveS = 0.0;   ///< when the emulator had the update arrive (absolute)
+    /// The local work the emulator gave the job (no start model: the trainer trains from the
+    /// model it receives); null when the plan does not train.
+    std::shared_ptr<const LocalJob> work;
+    /// Where the engine's aggregator had this update in its list (arrival order in the
+    /// prediction): the testbed's aggregator sums in the same order, so the floating-point
+    /// sums are the same bits whatever order the updates reach it in.
+    std::size_t aggregationRank = 0;
+    /// The job ended without arriving in the prediction, at lostS (absolute): its trainer
+    /// went offline, or the policy cancelled it when its round ended without it (n-sync, a
+    /// deadline). Its model goes down; no update comes back (upBytes 0), the round does not
+    /// wait for one, and it ends no earlier than the loss.
+    bool lost = false;
+    double lostS = 0.0;
+    /// Of the jobs that ended without arriving, one the policy cancelled while its trainer
+    /// was online (n-sync's late updates, a deadline): the trainer does train and send, the
+    /// aggregator takes the round's first `PlanRound::needed` updates as they come and
+    /// discards the later ones.
+    bool cancelled = false;
+    /// The update's bytes the emulator moved: upBytes, but 0 for a cancelled job whose upload
+    /// had not started (one that had: its bytes in full, though the emulator cut it).
+    double predictedUpBytes = 0.0;
 };
 
 struct PlanRound {
     int round = 0;
     double startS = 0.0, endS = 0.0; ///< the prediction's (end: the aggregation)
     int participants = 0;
+    double learningRate = 0.0; ///< the server's (fully-sync's step), as the prediction had it
+    bool evaluate = false;     ///< the prediction evaluated the model after this round
+    /// The updates the round aggregates (the prediction's participants): the round ends at
+    /// the arrival of the `needed`-th (n-sync), or when none is outstanding.
+    int needed = 0;
     std::vector<PlanJob> jobs;
+};
+
+/// The training the processes do: the learner (the same model on the same data as the
+/// prediction's), the model the first round starts from and how the root aggregates.
+struct PlanTraining {
+    std::shared_ptr<const DataBundle> data;
+    std::shared_ptr<const Learner> learner;
+    ParamsPtr initial;
+    std::size_t parameters = 0;
+    /// fully-sync: the server steps with the mean gradient (ServerModel::applyGradient);
+    /// fedavg: it adds the sample-weighted change (ServerModel::addDelta).
+    bool gradient = false;
+    ServerOptimizerConfig serverOptimizer;
+    double momentum = 0.0, weightDecay = 0.0;
 };
 
 /// A process with its network namespace: the root aggregator (box 0), a trainer, a relay or
@@ -78,6 +152,9 @@ struct PlanBox {
     bool modelLink = false; ///< the emulator has this link (counts bytes on it)
     std::string linkName;   ///< as the emulator names it, e.g. "phones -> cloud"
     double upMbps = 0.0, downMbps = 0.0, latencyMs = 0.0;
+    /// When the prediction has the node offline (absolute scenario seconds, in order, within
+    /// the rounds played): its process is stopped then (SIGSTOP) and resumed after (SIGCONT).
+    std::vector<std::pair<double, double>> offline;
     /// The emulator's bytes over this link per direction in the rounds played.
     double predictedUpBytes = 0.0, predictedDownBytes = 0.0;
 };
@@ -86,6 +163,19 @@ struct TestbedPlan {
     std::string scenarioName;
     std::vector<PlanBox> boxes;
     std::vector<PlanRound> rounds;
+    /// Null: the processes only move bytes and hold updates (a timing-only scenario, or
+    /// training not asked for).
+    std::shared_ptr<const PlanTraining> training;
+    /// The availability changes to play, each anchored to the round it happens in (the
+    /// offset from that round's start), so that a measured round that runs a little long or
+    /// short does not move them against its jobs; in order of round, then offset.
+    struct Transition {
+        int box = -1;
+        std::size_t round = 0;
+        double offsetS = 0.0;
+        bool online = false; ///< resumed (else stopped)
+    };
+    std::vector<Transition> availability;
     /// Per box: the boxes from it up to the root (itself first, the root last).
     std::vector<int> pathToRoot(int box) const;
     /// One-way latency (ms) of a box's path to the root (the sum over its shaped links).
@@ -94,8 +184,14 @@ struct TestbedPlan {
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
 /// naming what the testbed cannot play: more than one root aggregator or tiers of
-/// aggregation, explicit links, availability changes or timed events, a policy that does
-/// not aggregate every update it asked for, more than `maxBoxes` processes, contention off.
-TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes = 64);
+/// aggregation, explicit links, timed events, traces other than availability's, availability
+/// changes of a node that does not train, a round that aggregates fewer updates than arrived
+/// in it, more than `maxBoxes` processes, contention off.
+/// With `training` and a prediction that trained (its recorder installed as the tap), the
+/// plan trains: then it also refuses what its processes cannot train as the engine did
+/// (policies other than fedavg and fully-sync, codecs, a wire size below the model's 4 bytes
+/// per parameter).
+TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& prediction, int maxBoxes = 64,
+                      bool training = true);
 
 } // namespace fog::testbed

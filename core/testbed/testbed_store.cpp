@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -41,10 +42,15 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.aggregator = plan.boxes.front().label;
         a.time = r.endS;
         a.wallSeconds = r.endS * result.dilation;
-        a.participants = static_cast<int>(r.jobs.size());
+        a.participants = 0;
+        for (const MeasuredJob& j : r.jobs) a.participants += j.aggregated ? 1 : 0;
         a.cost = a.energyJ = kNaN;
         a.energyComputeJ = a.energyNetworkJ = a.energyIdleJ = kNaN;
         a.bytes = bytes;
+        // Training values as the processes computed them (NaN when they did not train).
+        a.trainLoss = r.trainLoss;
+        a.testLoss = r.testLoss;
+        a.testAccuracy = r.testAccuracy;
         rows.push_back(a);
     }
     return rows;
@@ -55,11 +61,14 @@ std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const Testb
     for (const MeasuredRound& r : result.rounds)
         for (const MeasuredJob& j : r.jobs) {
             const int node = plan.boxes[static_cast<std::size_t>(j.trainerBox)].node;
-            if (j.receivedS <= 0 && j.computedS <= 0) continue; // the trainer's times are missing
+            if (j.lost || (j.receivedS <= 0 && j.computedS <= 0)) continue; // no trainer's times
             out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
             out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
-            out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
+            if (j.aggregated) out.push_back({node, NodeState::Sending, j.computedS, j.arrivedS});
         }
+    // The availability played: the spans each process was stopped.
+    for (const auto& st : result.stopped)
+        out.push_back({plan.boxes[static_cast<std::size_t>(st.box)].node, NodeState::Offline, st.fromS, st.toS});
     return out;
 }
 
@@ -70,7 +79,7 @@ std::pair<double, double> predictedBytes(const TestbedPlan& plan, int box, std::
         for (const PlanJob& j : plan.rounds[r].jobs)
             for (int b : plan.pathToRoot(j.trainerBox))
                 if (b == box) {
-                    up += j.upBytes;
+                    up += j.predictedUpBytes;
                     down += j.downBytes;
                 }
     return {up, down};
@@ -80,9 +89,12 @@ std::vector<RunEvent> testbedEvents(const TestbedPlan& plan, const TestbedResult
     std::vector<RunEvent> ev;
     std::ostringstream d;
     d << "prediction=" << (predictionRun > 0 ? "run " + std::to_string(predictionRun) : std::string("not stored"))
-      << "; dilation=" << num(result.dilation) << "; compute=paced; latency="
+      << "; dilation=" << num(result.dilation) << "; compute=" << (result.computeReal ? "real" : "paced")
+      << "; training=" << (result.trained ? "yes" : "no");
+    if (result.trained && !result.computeReal) d << " (late updates=" << result.lateJobs << ")";
+    d << "; latency="
       << (result.kernelLatency ? "netem" : "user-space") << "; relays=" << (result.storeAndForward ? "store" : "route")
-      << "; processes=" << result.processes
+      << "; processes=" << result.processes << "; availability_changes=" << result.availabilityChanges
       << "; setup_s=" << num(result.setupSeconds, 3) << "; tcp_segments=" << num(result.tcpSegmentsOut, 12)
       << " retransmitted=" << num(result.tcpRetransmitted, 12) << "; kernel: tbf=" << (result.kernel.tbf ? "yes" : "no")
       << " htb=" << (result.kernel.htb ? "yes" : "no") << " netem=" << (result.kernel.netem ? "yes" : "no");
@@ -120,6 +132,18 @@ std::int64_t storeTestbedRun(RunStore& store, NewRun meta, const RunInfo& info, 
     s.cost = s.energyJ = kNaN;
     s.energyComputeJ = s.energyNetworkJ = s.energyIdleJ = kNaN;
     s.bytes = rows.empty() ? 0.0 : rows.back().bytes;
+    if (result.trained && !result.cancelled) {
+        s.finalTrainLoss = rows.empty() ? kNaN : rows.back().trainLoss;
+        for (const auto& r : rows)
+            if (!std::isnan(r.testAccuracy) &&
+                (std::isnan(s.bestTestAccuracy) || r.testAccuracy > s.bestTestAccuracy))
+                s.bestTestAccuracy = r.testAccuracy;
+        s.finalTestLoss = result.finalTestLoss;
+        s.finalTestAccuracy = result.finalTestAccuracy;
+        if (!std::isnan(s.finalTestAccuracy) &&
+            (std::isnan(s.bestTestAccuracy) || s.finalTestAccuracy > s.bestTestAccuracy))
+            s.bestTestAccuracy = s.finalTestAccuracy;
+    }
     RowCounts produced;
     produced.metrics = static_cast<std::int64_t>(rows.size());
     produced.intervals = static_cast<std::int64_t>(intervals.size());
@@ -182,14 +206,22 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
             m[1] = std::max(m[1], v);
         };
         bool trainerTimes = true;
+        int counted = 0;
         for (std::size_t j = 0; j < pr.jobs.size() && j < mr.jobs.size(); ++j) {
             const PlanJob& p = pr.jobs[j];
             const MeasuredJob& m = mr.jobs[j];
+            if (!m.aggregated) continue; // lost, or late and discarded
+            ++counted;
             span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
             span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
             span(md, m.receivedS - m.dispatchS);
             span(mu, m.arrivedS - m.computedS);
             trainerTimes = trainerTimes && m.computedS > 0;
+        }
+        if (counted == 0) {
+            std::snprintf(line, sizeof line, "  %5d        (every job of the round was lost)\n", mr.round);
+            out << line;
+            continue;
         }
         if (!trainerTimes) {
             // Interrupted: the trainers' own times never came.
@@ -206,6 +238,55 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
                   result.tcpRetransmitted,
                   result.tcpSegmentsOut > 0 ? 100.0 * result.tcpRetransmitted / result.tcpSegmentsOut : 0.0);
     out << line;
+}
+
+namespace {
+
+bool sameBits(double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+} // namespace
+
+std::vector<TrainingRound> compareTraining(const std::vector<AggregationRecord>& predicted,
+                                           const std::vector<AggregationRecord>& measured) {
+    std::vector<const AggregationRecord*> p, m;
+    for (const auto& r : predicted)
+        if (r.level == 0) p.push_back(&r);
+    for (const auto& r : measured)
+        if (r.level == 0) m.push_back(&r);
+    std::vector<TrainingRound> out;
+    for (std::size_t i = 0; i < std::min(p.size(), m.size()); ++i) {
+        TrainingRound t;
+        t.round = p[i]->round;
+        t.predictedTrainLoss = p[i]->trainLoss;
+        t.measuredTrainLoss = m[i]->trainLoss;
+        t.predictedTestLoss = p[i]->testLoss;
+        t.measuredTestLoss = m[i]->testLoss;
+        t.predictedTestAccuracy = p[i]->testAccuracy;
+        t.measuredTestAccuracy = m[i]->testAccuracy;
+        t.same = sameBits(t.predictedTrainLoss, t.measuredTrainLoss) && sameBits(t.predictedTestLoss, t.measuredTestLoss) &&
+                 sameBits(t.predictedTestAccuracy, t.measuredTestAccuracy);
+        out.push_back(t);
+    }
+    return out;
+}
+
+void printTraining(std::ostream& out, const std::vector<TrainingRound>& rounds) {
+    out << "  round   train loss: predicted      measured    test loss: predicted      measured    accuracy: "
+           "predicted  measured   same bits\n";
+    char line[240];
+    std::size_t same = 0;
+    for (const auto& r : rounds) {
+        std::snprintf(line, sizeof line, "  %5d     %18.10g  %12.10g   %18.10g  %12.10g      %10.6g  %8.6g   %s\n", r.round,
+                      r.predictedTrainLoss, r.measuredTrainLoss, r.predictedTestLoss, r.measuredTestLoss,
+                      r.predictedTestAccuracy, r.measuredTestAccuracy, r.same ? "yes" : "NO");
+        out << line;
+        same += r.same ? 1 : 0;
+    }
+    out << "  training: " << same << " of " << rounds.size()
+        << " rounds have the prediction's training values bit for bit\n";
 }
 
 std::optional<std::int64_t> predictionOf(const std::vector<RunEvent>& events) {

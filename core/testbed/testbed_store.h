@@ -26,8 +26,9 @@ namespace fog::testbed {
 inline constexpr const char* kEventKind = "testbed";
 
 /// One metric row per measured round (level 0): time, participants, cumulative bytes over
-/// the scenario's links (the payload, counted per hop as the emulator does); training
-/// values NaN (the processes do not train), cost and energy NaN (not measured).
+/// the scenario's links (the payload, counted per hop as the emulator does); the training
+/// values the processes computed (NaN when they did not train), cost and energy NaN (not
+/// measured).
 std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result);
 
 /// The trainers' intervals (receiving, computing, sending), node indices of the topology.
@@ -68,6 +69,22 @@ void printComparison(std::ostream& out, const Comparison& c);
 /// update upload, predicted and measured (how far TCP is from max-min's equal shares), and
 /// TCP's retransmissions.
 void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result);
+
+/// A round's training values, predicted and measured.
+struct TrainingRound {
+    int round = 0;
+    double predictedTrainLoss = kNaN, measuredTrainLoss = kNaN;
+    double predictedTestLoss = kNaN, measuredTestLoss = kNaN;
+    double predictedTestAccuracy = kNaN, measuredTestAccuracy = kNaN;
+    bool same = false; ///< all three are the same bits (NaN where both are NaN)
+};
+
+/// Round by round over the rounds both have (level-0 rows).
+std::vector<TrainingRound> compareTraining(const std::vector<AggregationRecord>& predicted,
+                                           const std::vector<AggregationRecord>& measured);
+
+/// The training table `fogstudio-cli testbed` prints when the processes trained.
+void printTraining(std::ostream& out, const std::vector<TrainingRound>& rounds);
 
 /// The prediction's run id named by a measured run's `testbed` event; none when the run is
 /// not a testbed run or its prediction was not stored.
