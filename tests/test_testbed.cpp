@@ -208,7 +208,7 @@ private Q_SLOTS:
     }
 
     void processesTrainAsThePrediction() {
-        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        FOG_NEEDS_TESTBED();
         // The trainers run their jobs' local work from the model that came over TCP, the root
         // aggregates the updates that came back and evaluates: the training values are the
         // prediction's, bit for bit (same learner, same inputs, same order of the sums).
@@ -284,7 +284,7 @@ private Q_SLOTS:
     }
 
     void availabilityStopsAndResumesProcesses() {
-        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        FOG_NEEDS_TESTBED();
         // The devices go offline (Markov, up 3 s, down 1 s on average): while the prediction
         // has one offline its process is stopped (SIGSTOP) and resumed after (SIGCONT); a job
         // the prediction lost is not waited for and its update not aggregated, so the training
@@ -323,7 +323,7 @@ private Q_SLOTS:
     }
 
     void nSyncDiscardsLateUpdates() {
-        if (!privileged()) QSKIP("needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+        FOG_NEEDS_TESTBED();
         // Three devices of different speeds, n-sync with n = 2: a round takes the first two
         // gradients to arrive and discards the third, which its trainer still computes and
         // sends. Where the prediction's second and third arrivals are far enough apart for
