@@ -39,6 +39,10 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
     dialog->setObjectName("testbedDialog");
     dialog->setWindowTitle(QObject::tr("Run on Testbed"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // The dialog's first child, so the first deleted when the dialog goes (with its parent,
+    // the main window, say, while the testbed still runs): it disconnects the process before
+    // the labels and buttons its handlers touch are deleted, and stops it as Stop would.
+    auto* lifeline = new QObject(dialog);
     auto* layout = new QVBoxLayout(dialog);
     auto* status = new QLabel(QObject::tr("Predicting, then playing the rounds on shaped links (needs root)..."), dialog);
     auto* text = new QPlainTextEdit(dialog);
@@ -93,6 +97,15 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
         if (process->state() != QProcess::NotRunning) {
             process->terminate();
             process->waitForFinished(10000);
+        }
+    });
+    QObject::connect(lifeline, &QObject::destroyed, process, [process] {
+        QObject::disconnect(process, nullptr, nullptr, nullptr);
+        if (process->state() == QProcess::NotRunning) return;
+        process->terminate(); // the testbed takes SIGTERM as Ctrl-C and removes what it set up
+        if (!process->waitForFinished(10000)) {
+            process->kill();
+            process->waitForFinished(2000);
         }
     });
     dialog->show();
