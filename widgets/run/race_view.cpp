@@ -357,7 +357,7 @@ void RaceView::start() {
         r->run->setPlaybackSpeed(speed_);
         r->permit = slack();
         r->run->runUntil(Condition{ConditionMetric::Time, r->permit}); // applies to the run started next
-        if (!r->run->start(r->scenario, dbPath_, each)) {
+        if (!r->run->start(r->scenario, dbPath_, each, namer_ ? namer_(r->label) : QString())) {
             stop();
             return;
         }
