@@ -25,6 +25,7 @@
 #include "widgets/document/scenario_document.h"
 #include "widgets/figures/qcustomplot.h"
 #include "widgets/figures/run_plots.h"
+#include "widgets/plots/live_plots.h"
 #include "widgets/run/run_controller.h"
 #include "widgets/runs/runs_browser.h"
 #include "widgets/runs/runs_table_model.h"
@@ -219,6 +220,18 @@ void verifyAxisLabels(QCustomPlot* p, const QString& figure) {
         QVERIFY2(!label.trimmed().isEmpty(), qPrintable(figure + ": an axis without a label"));
         if (label.contains("cost")) QVERIFY2(label.contains("(currency)"), qPrintable(figure + ": '" + label + "'"));
     }
+}
+
+/// Workers of 10 samples/s doing 20 samples a round over fast links: a timing-only run of
+/// six rounds, milliseconds long.
+Scenario computeBoundStar() {
+    Scenario s = timingStar(4, 10.0, NoiseSpec::Kind::Exponential);
+    s.sync.name = "fully-sync";
+    s.sync.params.clear();
+    s.training.localSteps = 20;
+    s.model.wireBytes = 1e4;
+    s.stop.rounds = 6;
+    return s;
 }
 
 } // namespace
@@ -495,6 +508,22 @@ private Q_SLOTS:
         QVERIFY2(centre->width() >= 0.9 * w.width(),
                  qPrintable(QString("the canvas has %1 of %2 px").arg(centre->width()).arg(w.width())));
         QVERIFY(w.canvas()->width() > canvasBefore);
+        // The live plots are tall enough for their larger text: no axis label cut short.
+        w.document()->setScenario(computeBoundStar());
+        w.startRun();
+        QVERIFY(waitForEnd(w.controller()));
+        QTest::qWait(200);
+        int labelled = 0;
+        for (QCustomPlot* p : w.livePlots()->findChildren<QCustomPlot*>()) {
+            p->replot();
+            QApplication::processEvents();
+            for (QCPAxis* a : {p->xAxis, p->yAxis}) {
+                if (a->label().isEmpty()) continue;
+                QVERIFY2(!a->label().contains(QString::fromUtf8("…")), qPrintable("'" + a->label() + "' is cut"));
+                ++labelled;
+            }
+        }
+        QVERIFY(labelled >= 8);
         // Off again: every dock as it was.
         w.action("actionPresentation")->trigger();
         QTest::qWait(100);

@@ -1333,12 +1333,23 @@ void MainWindow::arrangeForPresentation() {
     // canvas) and the canvas and its plots get the window; they come back as they were.
     const bool aside = presentationOn() && width() < 1600;
     if (aside) {
+        const bool first = hiddenForPresentation_.isEmpty();
         for (QDockWidget* d : findChildren<QDockWidget*>())
             if (d->isVisible() && !hiddenForPresentation_.contains(d)) {
                 hiddenForPresentation_ << d;
                 d->hide();
             }
+        // Half the height for the plots: text half as large again needs it (their axis
+        // labels were cut to "acc. (…" at 1280x720), and the canvas has the whole width.
+        if (first && !hiddenForPresentation_.isEmpty()) {
+            topologySplit_->setProperty("fogSizesBeforePresentation", QVariant::fromValue(topologySplit_->sizes()));
+            const int total = topologySplit_->height();
+            if (total > 0) topologySplit_->setSizes({total * 42 / 100, total * 58 / 100});
+        }
     } else if (!hiddenForPresentation_.isEmpty()) {
+        const QList<int> before = topologySplit_->property("fogSizesBeforePresentation").value<QList<int>>();
+        if (!before.isEmpty()) topologySplit_->setSizes(before);
+        topologySplit_->setProperty("fogSizesBeforePresentation", QVariant());
         const QList<QDockWidget*> back = hiddenForPresentation_;
         hiddenForPresentation_.clear();
         // The comparison and race tabs keep the editing docks aside: those come back with

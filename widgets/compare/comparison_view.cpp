@@ -1078,7 +1078,7 @@ void ComparisonView::fillTable() {
                                               .arg(qs(shortConfigLabel(g.config.toStdString())))
                                               .arg(g.members.size())
                                               .arg(g.sweepId));
-        name->setToolTip(name->text() + "\nRepeats " + members.join(", ") +
+        name->setToolTip(g.config + "\n" + name->text() + "\nRepeats " + members.join(", ") +
                          " of one sweep configuration (common random numbers)");
         table_->setItem(row, RunCol, name);
         table_->setItem(row, StatusCol, new QTableWidgetItem(QString("%1 runs").arg(g.members.size())));

@@ -227,6 +227,10 @@ void fitAxisLabels(QCustomPlot* plot) {
         // A plot not on screen (not laid out yet, or offscreen for an export) keeps its label.
         const bool onScreen = plot->isVisible() && room >= 24;
         if (onScreen && fm.horizontalAdvance(shown) > room) shown = shortAxisLabel(full);
+        // Shorter still, the unit alone ("round (s)" -> "s", "acc. (%)" -> "%"): large text on
+        // a small plot (presentation mode at 1280x720) then reads whole.
+        if (onScreen && fm.horizontalAdvance(shown) > room && shown.endsWith(')') && shown.contains(" ("))
+            shown = shown.mid(shown.lastIndexOf(" (") + 2).chopped(1);
         if (onScreen && fm.horizontalAdvance(shown) > room) shown = fm.elidedText(shown, Qt::ElideRight, std::max(0, room));
         a->setProperty("fogShownLabel", shown);
         if (a->label() != shown) {

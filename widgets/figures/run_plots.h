@@ -110,7 +110,8 @@ bool legendIsBelow(const QCustomPlot* plot);
 /// first call on, the plot fits its axis labels after every layout (fitAxisLabels).
 void styleAxes(QCustomPlot* plot);
 /// Shows each axis label whole when it fits along its axis, else its short form
-/// (shortAxisLabel), elided if even that is longer: labels are never cut at the edge.
+/// (shortAxisLabel), else the unit in its brackets alone ("s", "%"), elided if even that is
+/// longer: labels are never cut at the edge.
 void fitAxisLabels(QCustomPlot* plot);
 /// "test accuracy (%)" -> "acc. (%)", "cumulative cost" -> "cost", "MB per round" -> "MB",
 /// "ε (δ = 1e-05)" -> "ε", "cost to 80 % (currency)" -> "cost to 80 %", "virtual time to 80 %
