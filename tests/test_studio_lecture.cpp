@@ -254,10 +254,7 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         // The cost plot (timing-only runs have no accuracy): one curve per run.
-        QCustomPlot* cost = nullptr;
-        for (QCustomPlot* p : view.findChildren<QCustomPlot*>())
-            if (p->yAxis->property("fogFullLabel").toString() == "cumulative cost" || p->yAxis->label() == "cumulative cost")
-                cost = p;
+        QCustomPlot* cost = view.curvePlot(PlotKind::Cost);
         QVERIFY(cost);
         std::vector<QColor> colours;
         QStringList names;

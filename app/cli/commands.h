@@ -47,6 +47,8 @@ struct CliOptions {
     int limit = 0;
     int sweep = 0;
     double target = 0.8;
+    QString tradeOff;        ///< export plots --tradeoff end|target ("" : chosen from the runs)
+    QString repeats;         ///< export plots --repeats mean|each ("" : mean)
     bool repeatGiven = false;
     int resume = 0;          ///< sweep --resume SWEEP
     // seek (app/cli/seek_commands.cpp)

@@ -34,7 +34,14 @@ struct FigureRequest {
     std::vector<std::int64_t> ids;                        ///< Report
     QString out;                          ///< the folder (plots) or the file (report)
     QString format;                       ///< png, svg or pdf (plots)
-    double target = 0.8;                  ///< the report's target accuracy
+    double target = 0.8;                  ///< the target accuracy (report; plots: the trade-off at the target)
+    /// export plots: the trade-off scatter of each run's totals ("end"), of what it took to
+    /// reach `target` ("target"), or "" for the studio's choice (the target when every run
+    /// stopped at one time limit, else the end).
+    QString tradeOff;
+    /// export plots: repeats of one sweep configuration as one mean curve in its 95% band
+    /// (true), or one curve per run.
+    bool meanOfRepeats = true;
 };
 
 /// The module's entry points, looked up by these names (extern "C").

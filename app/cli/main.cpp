@@ -75,9 +75,14 @@ Commands:
                            Tidy tables: one row per run and aggregation (metrics) or per
                            run with time/cost/energy to --target accuracy (summary).
   export plots [ID...] [--sweep S] [--format png|svg|pdf] [--out DIR]
+               [--tradeoff end|target] [--target A] [--repeats mean|each]
                            Accuracy, loss, cost and energy vs virtual time; the trade-off
                            scatter with its Pareto front (several runs) or the node
-                           timeline (one run). No display needed.
+                           timeline (one run). Repeats of a sweep configuration are one
+                           mean curve in its 95% band (--repeats each: one per run); the
+                           trade-off compares totals (end) or time/cost to --target
+                           (default: target when every run stopped at one time limit).
+                           Light colours, vector with svg/pdf. No display needed.
   export report [ID...] [--sweep S] --out FILE.html|FILE.pdf
                            A report: scenario, topology figure, plots, summary table,
                            Pareto front and the commands that reproduce the runs.
@@ -132,7 +137,7 @@ Options:
   --name NAME      run, sweep: the stored name.   --tag TAG: run, sweep: tag the runs.
   --json           run: print the summary as JSON.
   --quiet          No progress output.
-  --target A       export summary: the accuracy for time/cost-to-target (default 0.8).
+  --target A       export summary, plots: the accuracy for time/cost-to-target (default 0.8).
   bench: --threads N (default 2), --rounds R (default 10), --pairs P (default 3 alternated
          passes, medians), --quick (small workload), --shared-link (the clients share one
          100 Mbps link: flow-level contention at work). 'bench [SUBCOMMAND] --help' for each.
@@ -318,6 +323,8 @@ static int cliMain(int argc, char** argv) {
     const QCommandLineOption limit("limit", "", "N");
     const QCommandLineOption sweep("sweep", "", "ID");
     const QCommandLineOption target("target", "", "ACCURACY");
+    const QCommandLineOption tradeOff("tradeoff", "", "end|target"), repeatsShown("repeats", "", "mean|each"); // export plots
+    parser.addOptions({tradeOff, repeatsShown});
     const QCommandLineOption rounds("rounds", "", "R");
     const QCommandLineOption quick("quick", "");
     const QCommandLineOption pairs("pairs", "", "P"); // bench: passes over the configurations
@@ -375,6 +382,8 @@ static int cliMain(int argc, char** argv) {
     o.name = parser.value(name);
     o.out = parser.value(out);
     o.format = parser.value(format);
+    o.tradeOff = parser.value(tradeOff);
+    o.repeats = parser.value(repeatsShown);
     o.threads = defaultThreads();
     auto wholeNumber = [&](const QCommandLineOption& opt, int& into, int min,
                            int max = std::numeric_limits<int>::max(), const char* why = "") {

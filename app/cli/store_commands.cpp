@@ -246,6 +246,21 @@ int exportPlots(const CliOptions& o, RunStore& store, const std::vector<RunWithM
         std::cerr << "fogstudio-cli: export plots knows --format png, svg and pdf\n";
         return 2;
     }
+    if (!o.tradeOff.isEmpty() && o.tradeOff != "end" && o.tradeOff != "target") {
+        std::cerr << "fogstudio-cli: export plots --tradeoff takes end (each run's totals) or target (the time and "
+                     "cost to reach --target accuracy), not '"
+                  << o.tradeOff.toStdString() << "'\n";
+        return 2;
+    }
+    if (!o.repeats.isEmpty() && o.repeats != "mean" && o.repeats != "each") {
+        std::cerr << "fogstudio-cli: export plots --repeats takes mean (one curve per configuration, with its 95% "
+                     "band) or each (one curve per run), not '"
+                  << o.repeats.toStdString() << "'\n";
+        return 2;
+    }
+    r.tradeOff = o.tradeOff;
+    r.meanOfRepeats = o.repeats != "each";
+    r.target = o.target;
     r.db = store.path();
     r.runs = runs;
     return runFigures(r);

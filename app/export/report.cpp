@@ -253,12 +253,42 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
     const std::vector<QString> labels = reportLabels(stored);
     std::vector<RunFigures> figures;
     for (const auto& r : runs) figures.push_back(runFigures(r.run.summary, r.run.status, r.metrics, o.target));
+    // Repeats of one sweep configuration (a lesson's variant) are one curve, their mean in its
+    // 95% band, and one trade-off point with bars, as in the studio and `export plots`.
+    std::vector<RunLabelInput> input;
+    for (const auto& r : runs) input.push_back({r.run.name, r.run.scenarioYaml, r.run.sweepConfig, r.run.repeat, r.run.sweepId});
+    const std::vector<std::vector<std::size_t>> groups = configurationGroups(input);
+    const bool grouped = groups.size() < runs.size();
+    std::vector<int> colourOf(runs.size(), 0);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (std::size_t i : groups[g]) colourOf[i] = grouped ? static_cast<int>(g) : static_cast<int>(i);
     std::vector<PlotSeries> series;
     std::vector<TradeOffRun> trade;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        series.push_back({labels[i], seriesColor(static_cast<int>(i)), runs[i].metrics});
-        trade.push_back({QString("#%1").arg(runs[i].run.id), tradeOffPoint(figures[i], o.tradeOff)});
+        series.push_back({labels[i], seriesColor(colourOf[i]), runs[i].metrics});
+        trade.push_back({QString("#%1").arg(runs[i].run.id), tradeOffPoint(figures[i], o.tradeOff), MeanCi{}, MeanCi{}});
     }
+    std::vector<PlotGroup> plotGroups;
+    if (grouped) {
+        std::vector<QString> pointLabels;
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            const StoredRun& first = runs[groups[g].front()].run;
+            PlotGroup pg{series[groups[g].front()].label, seriesColor(static_cast<int>(g)), {}, seriesPenStyle(static_cast<int>(g))};
+            QString point = QString("#%1").arg(first.id);
+            if (groups[g].size() >= 2) {
+                point = QString::fromStdString(shortConfigLabel(first.sweepConfig));
+                pg.label = QString("%1 (%2)").arg(point).arg(groups[g].size());
+            }
+            for (std::size_t i : groups[g]) pg.runs.push_back(runs[i].metrics);
+            plotGroups.push_back(std::move(pg));
+            pointLabels.push_back(point);
+        }
+        trade = groupedTradeOff(figures, groups, o.tradeOff, pointLabels);
+    }
+    auto curves = [&](QCustomPlot* p, PlotKind kind) {
+        if (grouped) plotGroupedMetric(p, plotGroups, kind);
+        else plotMetric(p, series, kind);
+    };
     const auto front = tradeOffFront(figures, o.tradeOff);
 
     // The commands that draw each figure again (fogstudio-cli export plots writes them all,
@@ -288,19 +318,22 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
 
     h += "<h2>Accuracy and loss</h2>";
     h += figureSection("Test accuracy",
-                       figs.add("accuracy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TestAccuracy); })),
-                       {}, drawnBy("accuracy"));
+                       figs.add("accuracy", renderPlot([&](QCustomPlot* p) { curves(p, PlotKind::TestAccuracy); })),
+                       grouped ? QString("Each configuration: the mean of its repeats (their number in brackets) inside "
+                                         "its 95% confidence band; so are the loss, cost and energy below.")
+                               : QString(),
+                       drawnBy("accuracy"));
     h += figureSection("Training loss",
-                       figs.add("loss", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::TrainLoss); })),
+                       figs.add("loss", renderPlot([&](QCustomPlot* p) { curves(p, PlotKind::TrainLoss); })),
                        {}, drawnBy("loss"));
     const bool energy = anyEnergy(runs);
     h += energy ? "<h2>Cost and energy</h2>" : "<h2>Cost</h2>";
     h += figureSection("Cumulative cost",
-                       figs.add("cost", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Cost); })), {},
+                       figs.add("cost", renderPlot([&](QCustomPlot* p) { curves(p, PlotKind::Cost); })), {},
                        drawnBy("cost"));
     if (energy)
         h += figureSection("Cumulative energy",
-                           figs.add("energy", renderPlot([&](QCustomPlot* p) { plotMetric(p, series, PlotKind::Energy); })),
+                           figs.add("energy", renderPlot([&](QCustomPlot* p) { curves(p, PlotKind::Energy); })),
                            {}, drawnBy("energy"));
     else
         h += "<p class=\"note\">No energy is modelled in " + QString(single ? "this scenario" : "these scenarios") +
@@ -353,13 +386,15 @@ QString buildHtml(const std::vector<ReportRun>& runs, const ReportOptions& o, Fi
                                         plotTradeOff(p, trade);
                                         if (atTarget) {
                                             p->xAxis->setLabel("virtual time to " + t + " (s)");
-                                            p->yAxis->setLabel("cost to " + t);
+                                            p->yAxis->setLabel(costAxisLabel("cost to " + t));
                                         }
                                     }, 820, 460)),
-                           atTarget ? "The CLI's plots draw the totals' trade-off; this one at the target is in the "
-                                      "studio's comparison (Trade-off at the target)."
-                                    : QString(),
-                           drawnBy("tradeoff"));
+                           grouped ? QString("One point per configuration: the mean of its repeats (their number in "
+                                             "brackets); bars: 95% confidence intervals.")
+                                   : QString(),
+                           QStringList{plotsCommand + (atTarget ? " --tradeoff target --target " + QString::number(o.target)
+                                                                : QString(" --tradeoff end")) +
+                                       "   # figures/tradeoff.png"});
     }
 
     if (std::any_of(runs.begin(), runs.end(), isCluster)) h += clusterSection(runs, labels, figs);

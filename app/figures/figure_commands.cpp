@@ -4,6 +4,8 @@
 
 #include "app/cli/figure_module.h"
 #include "app/export/report.h"
+#include "app/export/run_plot_files.h"
+#include "core/analysis/run_labels.h"
 #include "core/store/run_store.h"
 #include "widgets/figures/cluster_plots.h"
 #include "widgets/figures/learning_plots.h"
@@ -16,6 +18,7 @@
 #include <QDir>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <iostream>
 
@@ -50,57 +53,16 @@ class PlotFiles {
 };
 
 int runPlots(const FigureRequest& r, RunStore& store) {
-    const auto& runs = r.runs;
-    std::vector<PlotSeries> series;
-    std::vector<TradeOffRun> trade;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto& run = runs[i].run;
-        const QString label = QString("#%1 %2").arg(run.id).arg(QString::fromStdString(run.sweepConfig.empty() ? run.name : run.sweepConfig));
-        series.push_back({label, seriesColor(static_cast<int>(i)), runs[i].metrics});
-        trade.push_back({label, {run.summary.virtualTime, run.summary.cost, run.summary.finalTestAccuracy}});
-    }
     PlotFiles files(r, r.out, r.format);
-    QCustomPlot& plot = files.plot;
-    const std::pair<PlotKind, const char*> kinds[] = {{PlotKind::TestAccuracy, "accuracy"},
-                                                      {PlotKind::TrainLoss, "loss"},
-                                                      {PlotKind::Cost, "cost"},
-                                                      {PlotKind::Energy, "energy"}};
-    std::vector<std::int64_t> ids; // a fork beside its parent: where they branch (widgets/figures/time_markers.h)
-    for (const auto& run : runs) ids.push_back(run.run.id);
-    const std::vector<TimeMarker> forks = forkMarkers(store, ids);
-    for (const auto& [kind, name] : kinds) {
-        plotMetric(&plot, series, kind);
-        for (const TimeMarker& m : forks)
-            for (std::size_t i = 0; i < runs.size(); ++i)
-                if (runs[i].run.id == m.run) addTimeMarker(&plot, m.time, m.label, seriesColor(static_cast<int>(i)));
-        if (!files.save(name, 900, 500)) return 1;
-    }
-    // The learning side (issue 25): megabytes per round, and the privacy spent where runs
-    // report it (the report names these files in its commands).
-    if (anyBytes(series)) {
-        plotBytesPerRound(&plot, series);
-        if (!files.save("bytes_per_round", 900, 500)) return 1;
-    }
-    std::vector<PrivacySeries> privacy;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        PrivacySeries p{series[i].label, series[i].color, {}, kNaN};
-        p.epsilons = privacyCurve(store.events(runs[i].run.id), &p.delta);
-        if (!p.epsilons.empty()) privacy.push_back(p);
-    }
-    if (!privacy.empty()) {
-        plotPrivacy(&plot, privacy);
-        if (!files.save("privacy", 900, 500)) return 1;
-    }
-    if (runs.size() > 1) {
-        plotTradeOff(&plot, trade);
-        if (!files.save("tradeoff", 900, 560)) return 1;
-    } else {
-        std::vector<QString> names;
-        for (const auto& n : store.nodes(runs[0].run.id)) names.push_back(QString::fromStdString(n.id));
-        plotTimeline(&plot, store.intervals(runs[0].run.id), names, runs[0].run.summary.virtualTime);
-        if (!files.save("timeline", 900, std::clamp(static_cast<int>(names.size()) * 14 + 90, 300, 900))) return 1;
-    }
-    return files.written ? 0 : 1;
+    RunPlotOptions o;
+    o.tradeOff = r.tradeOff == "target" ? RunPlotOptions::TradeOff::Target
+                 : r.tradeOff == "end"  ? RunPlotOptions::TradeOff::End
+                                        : RunPlotOptions::TradeOff::Auto;
+    o.meanOfRepeats = r.meanOfRepeats;
+    o.target = r.target;
+    const bool ok = drawRunPlots(files.plot, r.runs, store, o,
+                                 [&files](const QString& name, int w, int h) { return files.save(name, w, h); });
+    return ok && files.written ? 0 : 1;
 }
 
 int clusterPlots(const FigureRequest& r, RunStore& store) {

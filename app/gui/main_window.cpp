@@ -8,6 +8,7 @@
 #include "app/gui/presets.h"
 #include "app/gui/testbed_launcher.h"
 #include "app/gui/race_launcher.h"
+#include "core/analysis/run_labels.h"
 #include "core/cluster/cluster_io.h"
 #include "widgets/cluster/cluster_window.h"
 #include "core/scenario/events_io.h"
@@ -510,6 +511,7 @@ void MainWindow::buildDocks() {
             for (QDockWidget* d : hiddenForComparison_) d->show();
             hiddenForComparison_.clear();
         }
+        if (presentationOn()) arrangeForPresentation(); // presenting on a narrow screen: they stay aside
     });
 
     connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
@@ -757,6 +759,9 @@ bool MainWindow::startRace(const QStringList& labels, bool start, QString* why) 
         centre_->addTab(race_, tr("Race"));
     }
     race_->setThreads(threads_->value());
+    race_->setRunNamer([this, title = runTitle()](const QString& label) {
+        return nextRunName(title + " [" + label + "]");
+    });
     race_->setPlaybackSpeed(speed_->currentData().toDouble() > 0 ? speed_->currentData().toDouble() : 5.0);
     if (!race_->setRacers(entries, why)) return false;
     centre_->setCurrentWidget(race_);
@@ -975,7 +980,28 @@ bool MainWindow::ensureStarted() {
     QSettings().setValue("run/threads", threads_->value());
     controller_->setPlaybackSpeed(speed_->currentData().toDouble());
     runScenario_ = document_->scenario();
-    return controller_->start(runScenario_, dbPath_, threads_->value());
+    // Named "title #n" (never "untitled"): the runs dock and the comparison tell them apart.
+    return controller_->start(runScenario_, dbPath_, threads_->value(), nextRunName(runTitle()));
+}
+
+QString MainWindow::runTitle() const {
+    const QString path = document_->filePath();
+    const QString stem = path.isEmpty() ? QString() : QFileInfo(path).completeBaseName();
+    return QString::fromStdString(fog::runTitle(document_->scenario().name, stem.toStdString()));
+}
+
+QString MainWindow::nextRunName(const QString& title) const {
+    std::vector<std::string> names;
+    if (store_ && storeError_.isEmpty()) {
+        try {
+            RunFilter f;
+            f.nameContains = title.toStdString();
+            for (const auto& r : store_->listRuns(f)) names.push_back(r.name);
+        } catch (const std::exception&) {
+            // An unreadable list: the first number (the run is stored all the same).
+        }
+    }
+    return QString::fromStdString(studioRunName(title.toStdString(), std::string(), names));
 }
 
 void MainWindow::startRun() {
@@ -1240,7 +1266,8 @@ void MainWindow::exportPlotsTo(const QList<qint64>& ids, const QString& dir, con
     // A comparison of its own draws the figures (light, whatever the screen's theme; the
     // plots on screen keep their ticks), one per turn of the event loop: the window stays
     // responsive while they are written.
-    exportJob_ = std::make_shared<ComparisonPlotExport>(*compare_, ids, dir, format);
+    // The text at its normal size too: presentation mode enlarges the screen's, not a paper's.
+    exportJob_ = std::make_shared<ComparisonPlotExport>(*compare_, ids, dir, format, 900, 600, presentationBaseFont());
     exportDir_ = dir;
     QTimer::singleShot(0, this, [this, job = exportJob_] { exportStep(job); });
 }
@@ -1291,7 +1318,56 @@ void MainWindow::setPresentationMode(bool on) {
     QAction* a = action("actionPresentation");
     if (a->isChecked() != on) a->setChecked(on);
     setPresentation(this, on);
-    statusBar()->showMessage(on ? tr("Presentation mode: F11 to leave it") : tr("Presentation mode off"), 4000);
+    arrangeForPresentation();
+    statusBar()->showMessage(on ? (hiddenForPresentation_.isEmpty()
+                                       ? tr("Presentation mode: F11 to leave it")
+                                       : tr("Presentation mode: F11 to leave it (the panels are back then; View > "
+                                            "Panels shows one now)"))
+                                : tr("Presentation mode off"),
+                             6000);
+}
+
+void MainWindow::arrangeForPresentation() {
+    // Text half as large again makes every dock wider: under 1600 px they left the canvas a
+    // strip. While presenting there, the docks step aside (a floating one would cover the
+    // canvas) and the canvas and its plots get the window; they come back as they were.
+    const bool aside = presentationOn() && width() < 1600;
+    if (aside) {
+        const bool first = hiddenForPresentation_.isEmpty();
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            if (d->isVisible() && !hiddenForPresentation_.contains(d)) {
+                hiddenForPresentation_ << d;
+                d->hide();
+            }
+        // Half the height for the plots: text half as large again needs it (their axis
+        // labels were cut to "acc. (…" at 1280x720), and the canvas has the whole width.
+        if (first && !hiddenForPresentation_.isEmpty()) {
+            topologySplit_->setProperty("fogSizesBeforePresentation", QVariant::fromValue(topologySplit_->sizes()));
+            const int total = topologySplit_->height();
+            if (total > 0) topologySplit_->setSizes({total * 42 / 100, total * 58 / 100});
+        }
+    } else if (!hiddenForPresentation_.isEmpty()) {
+        const QList<int> before = topologySplit_->property("fogSizesBeforePresentation").value<QList<int>>();
+        if (!before.isEmpty()) topologySplit_->setSizes(before);
+        topologySplit_->setProperty("fogSizesBeforePresentation", QVariant());
+        const QList<QDockWidget*> back = hiddenForPresentation_;
+        hiddenForPresentation_.clear();
+        // The comparison and race tabs keep the editing docks aside: those come back with
+        // the Topology tab (hiddenForComparison_).
+        const bool comparing = centre_->currentWidget() == compare_ || (race_ && centre_->currentWidget() == race_);
+        for (QDockWidget* d : back) {
+            if (comparing && d->objectName() != "runsDock") {
+                if (!hiddenForComparison_.contains(d)) hiddenForComparison_ << d;
+                continue;
+            }
+            d->show();
+        }
+    }
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    if (presentationOn() && (width() < 1600) != !hiddenForPresentation_.isEmpty()) arrangeForPresentation();
 }
 
 bool MainWindow::presentationMode() const { return presentationOn(); }

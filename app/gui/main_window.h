@@ -128,6 +128,7 @@ protected:
     /// Shrinks and moves the window into `available` (never past the screen).
     void fitInside(const QRect& available);
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void buildActions();
@@ -165,6 +166,14 @@ private:
     void fitAfterLayout();
     /// Selects on the canvas the node or group a diagnostic's key path names.
     void selectKeyPath(const QString& path);
+public:
+    /// The name the next run of `title` is stored under: "title #n", n one more than the
+    /// highest a stored run of that title has (core/analysis/run_labels.h, studioRunName).
+    QString nextRunName(const QString& title) const;
+    /// The title of the edited scenario's runs: its name, or for an untitled one the stem of
+    /// its file, else "scenario" (never "untitled").
+    QString runTitle() const;
+private:
 
     ScenarioDocument* document_ = nullptr;
     RunController* controller_ = nullptr;
@@ -204,6 +213,10 @@ private:
     bool restoredState_ = false;
     QSplitter* topologySplit_ = nullptr;
     QList<QDockWidget*> hiddenForComparison_;
+    /// Presentation mode on a screen narrower than 1600 px: the editing docks step aside so
+    /// that the canvas and the plots keep the width (back when it ends).
+    QList<QDockWidget*> hiddenForPresentation_;
+    void arrangeForPresentation();
     qint64 liveRunId_ = 0;
     bool showingLive_ = true;  ///< false while the plots show a stored run
     qint64 shownRunId_ = 0;    ///< the stored run the plots show (0: none)

@@ -76,6 +76,7 @@ void watch(QCustomPlot* plot) {
 bool presentationOn() { return on_; }
 double presentationLineScale() { return on_ ? 2.0 : 1.0; }
 double presentationFontScale() { return on_ ? 1.5 : 1.0; }
+QFont presentationBaseFont() { return on_ ? baseFont() : QApplication::font(); }
 
 void setPresentation(QWidget* root, bool on) {
     if (on != on_) {

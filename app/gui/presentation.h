@@ -5,6 +5,7 @@
 // message tags) grows by half too, as far as a box holds it
 // (NodeItem::setTextBoost); toggled back, all returns as it was.
 
+class QFont;
 class QWidget;
 
 namespace fog {
@@ -17,5 +18,7 @@ bool presentationOn();
 double presentationLineScale();
 /// How much larger text is (1.5 in presentation mode, else 1).
 double presentationFontScale();
+/// The application's font as it is outside presentation mode (exported figures use it).
+QFont presentationBaseFont();
 
 } // namespace fog

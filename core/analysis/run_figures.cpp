@@ -1,5 +1,6 @@
 #include "core/analysis/run_figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -91,6 +92,14 @@ std::string paretoDefinition(TradeOffMode mode, double target) {
     }
     s << " (at least as good in both, better in one).";
     return s.str();
+}
+
+TradeOffMode defaultTradeOffMode(const std::vector<double>& endTimes, std::size_t minRuns) {
+    if (endTimes.size() < std::max<std::size_t>(2, minRuns)) return TradeOffMode::AtEnd;
+    const double first = endTimes.front();
+    for (double t : endTimes)
+        if (!(std::abs(t - first) <= 0.005 * std::max(1.0, first))) return TradeOffMode::AtEnd;
+    return TradeOffMode::AtTarget;
 }
 
 } // namespace fog

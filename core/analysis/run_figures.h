@@ -65,6 +65,11 @@ TradeOffPoint tradeOffPoint(const RunFigures& f, TradeOffMode mode);
 /// as good in both, better in one). Indices into `figures`, in input order.
 std::vector<std::size_t> tradeOffFront(const std::vector<RunFigures>& figures, TradeOffMode mode);
 
+/// The trade-off a comparison shows until the user chooses: at the target when there are at
+/// least `minRuns` runs and they all ended at one virtual time (within 0.5%: they stopped at
+/// one time limit, so the totals are alike and the scatter of totals degenerate), else at the end.
+TradeOffMode defaultTradeOffMode(const std::vector<double>& endTimes, std::size_t minRuns = 2);
+
 /// One sentence stating that definition, for tool tips, captions and reports.
 std::string paretoDefinition(TradeOffMode mode, double target);
 

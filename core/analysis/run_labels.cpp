@@ -201,15 +201,101 @@ std::vector<std::string> runLabels(const std::vector<RunLabelInput>& runs) {
         // "scenario [config] #repeat" (core/sweep).
         const bool sweepName = !r.sweepConfig.empty() &&
                                r.name == scenarioName + " [" + r.sweepConfig + "] #" + std::to_string(r.repeat);
-        // The studio names a run "scenario · policies" (widgets/run): automatic too.
-        const bool studioName = !scenarioName.empty() && r.name.rfind(scenarioName + " · ", 0) == 0;
+        // The studio names a run "title #n" (studioRunName): automatic too.
+        const bool studioName = isStudioRunName(r.name, scenarioName);
         const bool renamed = !r.name.empty() && r.name != scenarioName && !sweepName && !studioName;
         if (renamed) out.push_back(r.name);
-        else if (!r.sweepConfig.empty()) out.push_back(r.sweepConfig + " r" + std::to_string(r.repeat));
+        else if (!r.sweepConfig.empty()) out.push_back(shortConfigLabel(r.sweepConfig) + " r" + std::to_string(r.repeat));
         else if (!auto_[i].empty()) out.push_back(auto_[i]);
         else out.push_back(r.name);
     }
     return out;
+}
+
+std::string shortConfigLabel(const std::string& config) {
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : config) {
+        if (c == ' ') {
+            if (!word.empty()) words.push_back(word);
+            word.clear();
+        } else {
+            word += c;
+        }
+    }
+    if (!word.empty()) words.push_back(word);
+    std::map<std::string, int> leafCount;
+    for (const auto& w : words)
+        if (const auto eq = w.find('='); eq != std::string::npos && eq > 0) ++leafCount[leafOf(w.substr(0, eq))];
+    std::string out;
+    for (const auto& w : words) {
+        std::string part = w;
+        if (const auto eq = w.find('='); eq != std::string::npos && eq > 0) {
+            const std::string path = w.substr(0, eq), value = shortNumber(w.substr(eq + 1)), leaf = leafOf(path);
+            part = leaf == "policy" ? value : (leafCount[leaf] > 1 ? path : leaf) + "=" + value;
+        }
+        out += (out.empty() ? "" : " ") + part;
+    }
+    return out;
+}
+
+std::vector<std::vector<std::size_t>> configurationGroups(const std::vector<RunLabelInput>& runs) {
+    std::vector<std::vector<std::size_t>> groups;
+    std::map<std::pair<std::int64_t, std::string>, std::size_t> index;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const RunLabelInput& r = runs[i];
+        if (r.sweepId > 0 && !r.sweepConfig.empty()) {
+            const auto key = std::make_pair(r.sweepId, r.sweepConfig);
+            const auto it = index.find(key);
+            if (it != index.end()) {
+                groups[it->second].push_back(i);
+                continue;
+            }
+            index[key] = groups.size();
+        }
+        groups.push_back({i});
+    }
+    return groups;
+}
+
+namespace {
+
+/// "title #12" -> ("title", 12); false for other names.
+bool splitNumbered(const std::string& name, std::string& title, long& number) {
+    const auto hash = name.rfind(" #");
+    if (hash == std::string::npos || hash == 0 || hash + 2 >= name.size()) return false;
+    const std::string digits = name.substr(hash + 2);
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    title = name.substr(0, hash);
+    number = std::atol(digits.c_str());
+    return true;
+}
+
+bool untitled(const std::string& scenarioName) { return scenarioName.empty() || scenarioName == "untitled"; }
+
+} // namespace
+
+std::string runTitle(const std::string& scenarioName, const std::string& fileStem) {
+    return !untitled(scenarioName) ? scenarioName : !fileStem.empty() ? fileStem : "scenario";
+}
+
+std::string studioRunName(const std::string& scenarioName, const std::string& fileStem,
+                          const std::vector<std::string>& storedNames) {
+    const std::string title = runTitle(scenarioName, fileStem);
+    long highest = 0;
+    for (const auto& n : storedNames) {
+        std::string t;
+        long k = 0;
+        if (splitNumbered(n, t, k) && t == title) highest = std::max(highest, k);
+    }
+    return title + " #" + std::to_string(highest + 1);
+}
+
+bool isStudioRunName(const std::string& name, const std::string& scenarioName) {
+    std::string title;
+    long k = 0;
+    if (!splitNumbered(name, title, k)) return false;
+    return title == scenarioName || untitled(scenarioName);
 }
 
 } // namespace fog

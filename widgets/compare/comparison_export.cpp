@@ -2,18 +2,30 @@
 
 #include "widgets/compare/comparison_view.h"
 #include "widgets/figures/plot_export.h"
+#include "widgets/figures/qcustomplot.h"
 
 #include <QDir>
 
 namespace fog {
 
 ComparisonPlotExport::ComparisonPlotExport(const ComparisonView& like, const QList<qint64>& ids, const QString& dir,
-                                           const QString& format, int width, int height)
+                                           const QString& format, int width, int height, const QFont& font)
     : view_(std::make_unique<ComparisonView>()), dir_(dir), format_(format), width_(width), height_(height) {
     // Light whatever the application's palette: set before anything is drawn, and kept
     // (a widget's own palette is not replaced by a theme switch).
     view_->setAttribute(Qt::WA_DontShowOnScreen);
     view_->setPalette(lightExportPalette());
+    // The text in `font`: a plot's axes took the application's font when they were made (in
+    // presentation mode half as large again), what is made later takes the widget's.
+    view_->setFont(font);
+    for (QCustomPlot* p : view_->findChildren<QCustomPlot*>()) {
+        for (QCPAxisRect* rect : p->axisRects())
+            for (QCPAxis* a : rect->axes()) {
+                a->setTickLabelFont(font);
+                a->setLabelFont(font);
+            }
+        if (p->legend) p->legend->setFont(font);
+    }
     view_->resize(width, height);
     view_->setStore(like.store());
     view_->setXAxis(like.xAxis());

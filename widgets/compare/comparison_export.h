@@ -1,6 +1,7 @@
 #pragma once
 // The studio's Export Plots: the comparison's figures written as files (widgets/figures/plot_export.h).
 
+#include <QFont>
 #include <QList>
 #include <QPalette>
 #include <QStringList>
@@ -21,7 +22,7 @@ QPalette lightExportPalette();
 class ComparisonPlotExport {
 public:
     ComparisonPlotExport(const ComparisonView& like, const QList<qint64>& ids, const QString& dir,
-                         const QString& format, int width = 900, int height = 600);
+                         const QString& format, int width = 900, int height = 600, const QFont& font = QFont());
     ~ComparisonPlotExport();
     /// How many figures there are to write.
     int total() const;
@@ -29,6 +30,8 @@ public:
     bool step();
     const QStringList& written() const { return written_; }
     const QStringList& failed() const { return failed_; }
+    /// The comparison that draws the figures (for tests).
+    const ComparisonView& view() const { return *view_; }
 
 private:
     std::unique_ptr<ComparisonView> view_;

@@ -80,6 +80,8 @@ QWidget* titled(const QString& title, QWidget* w, QWidget* parent) {
     l->setSpacing(2);
     auto* label = new QLabel("<b>" + title + "</b>", box);
     label->setAlignment(Qt::AlignHCenter);
+    label->setObjectName("plotTitle");
+    label->setProperty("fogTitle", title);
     l->addWidget(label);
     l->addWidget(w, 1);
     return box;
@@ -224,6 +226,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     cost_ = makePlot(this);
     trade_ = makePlot(this);
     trade_->setToolTip("Click a point to see its run's scenario");
+    trade_->setMinimumHeight(140); // with its two-line title, whole in the middle row at 1280x720
     auto* curves = new QSplitter(Qt::Horizontal, this);
     curves->addWidget(titled(plotTitle(PlotKind::TestAccuracy), acc_, this));
     curves->addWidget(titled(plotTitle(PlotKind::TrainLoss), loss_, this));
@@ -299,6 +302,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     right->setStretchFactor(2, 3);
     right->setStretchFactor(3, 3);
     right->setChildrenCollapsible(false);
+    // The curves and the trade-off first: the table scrolls (at 1280x720 equal thirds left
+    // the trade-off less than its plot and title need, and cut its axis label).
+    right->setSizes({380, 0, 340, 200});
 
     auto* main = new QSplitter(Qt::Horizontal, this);
     main->addWidget(list_);
@@ -476,27 +482,17 @@ bool ComparisonView::grouped() const {
 
 void ComparisonView::groupRepeats() {
     // Repeats of one configuration: runs of one sweep with the same varied values (a
-    // lesson's variant, a sweep's configuration).
-    groups_.clear();
+    // lesson's variant, a sweep's configuration), core/analysis/run_labels.
+    std::vector<RunLabelInput> input;
+    for (const auto& r : runs_)
+        input.push_back({r.run.name, std::string(), r.run.sweepConfig, r.run.repeat, r.run.sweepId});
+    groups_ = configurationGroups(input);
     groupOf_.assign(runs_.size(), -1);
-    std::map<std::pair<std::int64_t, std::string>, int> index;
-    for (std::size_t i = 0; i < runs_.size(); ++i) {
-        const StoredRun& r = runs_[i].run;
-        int g = -1;
-        if (r.sweepId > 0 && !r.sweepConfig.empty()) {
-            const auto key = std::make_pair(r.sweepId, r.sweepConfig);
-            const auto it = index.find(key);
-            if (it != index.end()) g = it->second;
-            else index[key] = g = static_cast<int>(groups_.size()), groups_.emplace_back();
-        } else {
-            g = static_cast<int>(groups_.size());
-            groups_.emplace_back();
-        }
-        groups_[static_cast<std::size_t>(g)].push_back(i);
-        groupOf_[i] = g;
-    }
     bool repeats = false;
-    for (const auto& g : groups_) repeats = repeats || g.size() >= 2;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        for (std::size_t i : groups_[g]) groupOf_[i] = static_cast<int>(g);
+        repeats = repeats || groups_[g].size() >= 2;
+    }
     meanButton_->setVisible(repeats);
 }
 
@@ -504,7 +500,7 @@ QString ComparisonView::groupLabel(int g) const {
     const auto& members = groups_[static_cast<std::size_t>(g)];
     const StoredRun& first = runs_[members.front()].run;
     if (members.size() < 2) return labelOf(runs_[members.front()]);
-    return QString("%1 (mean of %2, 95% CI)").arg(qs(first.sweepConfig)).arg(members.size());
+    return QString("%1 (%2)").arg(qs(shortConfigLabel(first.sweepConfig))).arg(members.size());
 }
 
 double ComparisonView::target() const { return targetSpin_->value() / 100.0; }
@@ -601,7 +597,10 @@ void ComparisonView::setBaseline(qint64 id) {
 
 void ComparisonView::setTarget(double accuracy) { targetSpin_->setValue(accuracy * 100.0); }
 
-void ComparisonView::setTradeOffAtTarget(bool atTarget) { tradeMode_->setCurrentIndex(atTarget ? 1 : 0); }
+void ComparisonView::setTradeOffAtTarget(bool atTarget) {
+    tradeModeAuto_ = false; // chosen: no longer follows the runs
+    tradeMode_->setCurrentIndex(atTarget ? 1 : 0);
+}
 
 void ComparisonView::setXAxis(PlotXAxis x) {
     const int i = xCombo_->findData(int(x));
@@ -690,7 +689,8 @@ QString ComparisonView::labelOf(const ComparedRun& r) const {
     const int i = indexOf(r.run.id);
     QString text = i >= 0 && static_cast<std::size_t>(i) < labels_.size() ? labels_[static_cast<std::size_t>(i)]
                                                                            : qs(r.run.name);
-    if (text.size() > 36) text = text.left(35) + QString::fromUtf8("…");
+    // Long labels lose their middle, not their end (a sweep run's repeat, "… r2").
+    if (text.size() > 40) text = text.left(28) + QString::fromUtf8("…") + text.right(11);
     QString label = QString("#%1 %2").arg(r.run.id).arg(text);
     if (r.run.id == baseline_) label = QString::fromUtf8("★ ") + label;
     return label;
@@ -720,7 +720,7 @@ void ComparisonView::rebuild(bool reloadAll) {
     }
     runs_ = std::move(next);
     std::vector<RunLabelInput> labelInput;
-    for (const auto& r : runs_) labelInput.push_back({r.run.name, r.run.scenarioYaml, r.run.sweepConfig, r.run.repeat});
+    for (const auto& r : runs_) labelInput.push_back({r.run.name, r.run.scenarioYaml, r.run.sweepConfig, r.run.repeat, r.run.sweepId});
     labels_.clear();
     for (const auto& l : runLabels(labelInput)) labels_.push_back(qs(l));
     // Forget runs that are gone, so the lists stay truthful.
@@ -732,12 +732,10 @@ void ComparisonView::rebuild(bool reloadAll) {
     // Runs that all stopped at one time limit make a degenerate time-cost scatter of totals:
     // until the user chooses, it compares what they took to reach the target.
     if (tradeModeAuto_ && runs_.size() >= 3) {
-        bool sameEnd = true;
-        for (const auto& r : runs_)
-            sameEnd = sameEnd && std::abs(r.run.summary.virtualTime - runs_.front().run.summary.virtualTime) <=
-                                     0.005 * std::max(1.0, runs_.front().run.summary.virtualTime);
+        std::vector<double> ends;
+        for (const auto& r : runs_) ends.push_back(r.run.summary.virtualTime);
         const QSignalBlocker block(tradeMode_);
-        tradeMode_->setCurrentIndex(sameEnd ? 1 : 0);
+        tradeMode_->setCurrentIndex(defaultTradeOffMode(ends, 3) == TradeOffMode::AtTarget ? 1 : 0);
     }
     fillList();
     redrawCurves();
@@ -795,84 +793,16 @@ void ComparisonView::drawForkMarkers() {
 }
 
 void ComparisonView::drawGroupedCurves(QCustomPlot* p, PlotKind kind, const PlotOptions& o) {
-    // Each configuration: the mean of its repeats over a common grid (each run's value at a
-    // grid point is its last point at or before it), inside its 95% confidence band (Student
-    // t over the repeats); a configuration of one run is its curve.
-    PlotOptions axes = o;
-    plotMetric(p, {}, kind, axes); // axes, labels and style, no curve
-    const bool rounds = o.x == PlotXAxis::Round;
+    // Each configuration: the mean of its repeats inside its 95% confidence band (Student t
+    // over the repeats, widgets/figures/run_plots.h); a configuration of one run is its curve.
+    std::vector<PlotGroup> groups;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
-        const auto& members = groups_[g];
-        const QColor color = seriesColor(static_cast<int>(g));
-        std::vector<QVector<double>> xs(members.size()), ys(members.size());
-        double end = std::numeric_limits<double>::infinity();
-        for (std::size_t m = 0; m < members.size(); ++m) {
-            metricPoints(runs_[members[m]].metrics, kind, o, xs[m], ys[m]);
-            ys[m] = smoothCurve(ys[m], o.smoothing);
-            end = std::min(end, xs[m].isEmpty() ? 0.0 : xs[m].back());
-        }
-        QCPGraph* mean = p->addGraph();
-        mean->setName(groupLabel(static_cast<int>(g)));
-        mean->setPen(QPen(color, 2, seriesPenStyle(static_cast<int>(g))));
-        mean->setProperty("fogGroup", static_cast<int>(g));
-        if (members.size() == 1) {
-            mean->setData(xs[0], ys[0], true);
-            markSparsePoints(mean);
-            continue;
-        }
-        QVector<double> grid;
-        if (rounds) {
-            for (double r = 1; r <= end; r += 1) grid.push_back(r);
-        } else if (end > 0) {
-            const int n = 150;
-            for (int k = 0; k <= n; ++k) grid.push_back(end * k / n);
-        }
-        QVector<double> gx, mu, lo, hi;
-        std::vector<std::size_t> at(members.size(), 0);
-        for (double x : grid) {
-            std::vector<double> v;
-            for (std::size_t m = 0; m < members.size(); ++m) {
-                while (at[m] < static_cast<std::size_t>(xs[m].size()) && xs[m][static_cast<int>(at[m])] <= x + 1e-12) ++at[m];
-                if (at[m] == 0) break; // this run has no point yet
-                v.push_back(ys[m][static_cast<int>(at[m] - 1)]);
-            }
-            if (v.size() != members.size()) continue;
-            double sum = 0;
-            for (double y : v) sum += y;
-            const double avg = sum / static_cast<double>(v.size());
-            double ss = 0;
-            for (double y : v) ss += (y - avg) * (y - avg);
-            const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
-            const double half = studentT95(v.size() - 1) * sd / std::sqrt(static_cast<double>(v.size()));
-            gx.push_back(x);
-            mu.push_back(avg);
-            lo.push_back(avg - half);
-            hi.push_back(avg + half);
-        }
-        mean->setData(gx, mu, true);
-        QCPGraph* lower = p->addGraph();
-        QCPGraph* upper = p->addGraph();
-        for (QCPGraph* b : {lower, upper}) {
-            b->setPen(Qt::NoPen);
-            b->removeFromLegend();
-            b->setProperty("fogRaw", true); // read-outs skip the band
-            b->setLayer("grid");
-        }
-        lower->setData(gx, lo, true);
-        upper->setData(gx, hi, true);
-        QColor fill = color;
-        fill.setAlpha(55);
-        upper->setBrush(fill);
-        upper->setChannelFillGraph(lower);
+        PlotGroup group{groupLabel(static_cast<int>(g)), seriesColor(static_cast<int>(g)), {},
+                        seriesPenStyle(static_cast<int>(g))};
+        for (std::size_t i : groups_[g]) group.runs.push_back(runs_[i].metrics);
+        groups.push_back(std::move(group));
     }
-    p->legend->setVisible(o.legend && !groups_.empty());
-    p->rescaleAxes();
-    fitKeyAxis(p, o.x);
-    if (kind == PlotKind::TestAccuracy) {
-        const QCPRange r = p->yAxis->range();
-        p->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
-    }
-    fixFlatRange(p);
+    plotGroupedMetric(p, groups, kind, o);
 }
 
 void ComparisonView::redrawLearning() {
@@ -906,6 +836,18 @@ void ComparisonView::redrawLearning() {
 
 void ComparisonView::redrawCurves() {
     redrawLearning();
+    // Repeats drawn as bands: the curve plots' titles say so once (the legend names the
+    // configurations and their number of repeats).
+    for (QLabel* title : findChildren<QLabel*>("plotTitle")) {
+        const QString text = title->property("fogTitle").toString();
+        const bool curve = text == plotTitle(PlotKind::TestAccuracy) || text == plotTitle(PlotKind::TrainLoss) ||
+                           text == plotTitle(PlotKind::Cost);
+        if (!curve) continue;
+        title->setText("<b>" + text + "</b>" + (grouped() ? QString::fromUtf8(" · mean of repeats, 95% band") : QString()));
+        title->setToolTip(grouped() ? QString("Each configuration: the mean of its repeats (their number in brackets) "
+                                              "inside its 95% confidence band")
+                                    : QString());
+    }
     if (grouped()) {
         QCPRange xRange;
         bool haveRange = false;
@@ -1000,32 +942,19 @@ void ComparisonView::redrawTradeOff() {
     // their times and costs, with 95% confidence bars, as the curves are one mean curve.
     const bool byConfig = grouped();
     std::vector<std::vector<std::size_t>> members; // point -> its runs
-    std::vector<std::pair<MeanCi, MeanCi>> bars;   // point -> time, cost
     if (byConfig) {
-        for (std::size_t g = 0; g < groups_.size(); ++g) {
-            std::vector<double> t, c, a;
-            for (std::size_t i : groups_[g]) {
-                const TradeOffPoint p = tradeOffPoint(figs[i], mode);
-                if (!std::isfinite(p.time) || !std::isfinite(p.cost)) continue;
-                t.push_back(p.time);
-                c.push_back(p.cost);
-                if (std::isfinite(p.accuracy)) a.push_back(p.accuracy);
-            }
-            TradeOffPoint mean;
-            mean.time = t.empty() ? kNaN : meanWithCi(t).mean;
-            mean.cost = c.empty() ? kNaN : meanWithCi(c).mean;
-            mean.accuracy = a.empty() ? kNaN : meanWithCi(a).mean;
-            const StoredRun& first = runs_[groups_[g].front()].run;
-            QString label = groups_[g].size() < 2 ? QString("#%1").arg(first.id) : qs(first.sweepConfig);
+        std::vector<QString> labels;
+        for (const auto& g : groups_) {
+            const StoredRun& first = runs_[g.front()].run;
+            QString label = g.size() < 2 ? QString("#%1").arg(first.id) : qs(shortConfigLabel(first.sweepConfig));
             if (label.size() > 28) label = label.left(26) + "…";
-            if (groups_[g].size() >= 2) label += QString(" (%1)").arg(t.size());
-            points.push_back({label, mean});
-            members.push_back(groups_[g]);
-            bars.emplace_back(t.size() >= 2 ? meanWithCi(t) : MeanCi{}, c.size() >= 2 ? meanWithCi(c) : MeanCi{});
+            labels.push_back(label);
         }
+        points = groupedTradeOff(figs, groups_, mode, labels);
+        members = groups_;
     } else {
         for (std::size_t i = 0; i < runs_.size(); ++i) {
-            points.push_back({QString("#%1").arg(runs_[i].run.id), tradeOffPoint(figs[i], mode)});
+            points.push_back({QString("#%1").arg(runs_[i].run.id), tradeOffPoint(figs[i], mode), MeanCi{}, MeanCi{}});
             members.push_back({i});
         }
     }
@@ -1040,40 +969,21 @@ void ComparisonView::redrawTradeOff() {
         for (std::size_t i : m) ids << static_cast<int>(i);
         graph->setProperty("runIndex", static_cast<int>(m.front()));
         graph->setProperty("fogMembers", ids);
-        if (!byConfig || graph->data()->isEmpty()) continue;
-        const auto& [time, cost] = bars[static_cast<std::size_t>(idx.toInt())];
-        for (const auto& [ci, type] : {std::pair{time, QCPErrorBars::etKeyError}, std::pair{cost, QCPErrorBars::etValueError}}) {
-            if (!std::isfinite(ci.halfWidth)) continue;
-            auto* e = new QCPErrorBars(trade_->xAxis, trade_->yAxis);
-            e->removeFromLegend();
-            e->setErrorType(type);
-            e->setDataPlottable(graph);
-            e->setData(QVector<double>{ci.halfWidth});
-            e->setPen(QPen(trade_->palette().color(QPalette::WindowText), 1.2));
-            e->setWhiskerWidth(6);
-            e->setProperty("fogConfigBars", true);
-        }
-    }
-    if (byConfig) { // the bars inside the range too, with the rings' room, and the labels placed again
-        trade_->rescaleAxes();
-        for (QCPAxis* a : {trade_->xAxis, trade_->yAxis}) a->scaleRange(1.4, a->range().center());
-        std::vector<QCPItemText*> labels;
-        for (int i = 0; i < trade_->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(trade_->item(i))) labels.push_back(t);
-        placeTradeOffLabels(trade_, labels);
     }
     const QString pct = QString::number(100 * target(), 'g', 4) + " %";
-    const QString perConfig = byConfig ? QString("<br>One point per configuration: the mean of its repeats "
-                                                 "(their number in brackets), bars: 95% confidence intervals")
-                                       : QString();
+    // Two short lines (a long caption took the plot's room at 1280x720 and cut its axis
+    // label): what is plotted, then the key; the whole key is in the tool tip.
+    const QString key = QString::fromUtf8("<br><small>colour: final accuracy · ringed, dashed: Pareto front") +
+                        (byConfig ? QString::fromUtf8(" · one point per configuration (repeats in brackets), "
+                                                      "bars: 95% CI")
+                                  : QString()) +
+                        "</small>";
     if (mode == TradeOffMode::AtTarget) {
         trade_->xAxis->setLabel("virtual time to " + pct + " (s)");
-        trade_->yAxis->setLabel("cost to " + pct);
-        tradeTitle_->setText("<b>Trade-off: time vs cost to reach " + pct +
-                             "</b> (colour: final accuracy; ringed, dashed: Pareto front)" + perConfig);
+        trade_->yAxis->setLabel(costAxisLabel("cost to " + pct));
+        tradeTitle_->setText("<b>Trade-off: time vs cost to reach " + pct + "</b>" + key);
     } else {
-        QString title = "<b>Trade-off: total time vs total cost</b> (colour: final accuracy; ringed, dashed: "
-                        "Pareto front)" + perConfig;
+        QString title = "<b>Trade-off: total time vs total cost</b>" + key;
         // Runs stopped at different budgets (a seek's rungs: 13.3 s and 120 s) are not alike
         // in totals: say so where the scatter is.
         double lo = std::numeric_limits<double>::infinity(), hi = 0;
@@ -1090,7 +1000,12 @@ void ComparisonView::redrawTradeOff() {
                          .arg(pct);
         tradeTitle_->setText(title);
     }
-    tradeTitle_->setToolTip(qs(paretoDefinition(mode, target())));
+    tradeTitle_->setToolTip(
+        "Points coloured by final accuracy; ringed points and the dashed step line are the Pareto front. " +
+        (byConfig ? QString("One point per configuration: the mean of its repeats (their number in brackets), bars: "
+                            "95% confidence intervals of time and cost. ")
+                  : QString()) +
+        qs(paretoDefinition(mode, target())));
     styleSelection();
     trade_->replot();
 }
@@ -1160,10 +1075,10 @@ void ComparisonView::fillTable() {
         QStringList members;
         for (std::size_t m : g.members) members << QString("#%1").arg(runs_[m].run.id);
         auto* name = new QTableWidgetItem(QString::fromUtf8("%1 · mean ± 95% CI, n = %2 (sweep %3)")
-                                              .arg(g.config)
+                                              .arg(qs(shortConfigLabel(g.config.toStdString())))
                                               .arg(g.members.size())
                                               .arg(g.sweepId));
-        name->setToolTip(name->text() + "\nRepeats " + members.join(", ") +
+        name->setToolTip(g.config + "\n" + name->text() + "\nRepeats " + members.join(", ") +
                          " of one sweep configuration (common random numbers)");
         table_->setItem(row, RunCol, name);
         table_->setItem(row, StatusCol, new QTableWidgetItem(QString("%1 runs").arg(g.members.size())));

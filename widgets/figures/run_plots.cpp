@@ -40,7 +40,7 @@ QString yLabel(PlotKind k) {
     case PlotKind::TrainLoss: return "train loss";
     case PlotKind::TestLoss: return "test loss";
     case PlotKind::TestAccuracy: return "test accuracy (%)";
-    case PlotKind::Cost: return "cumulative cost";
+    case PlotKind::Cost: return costAxisLabel("cumulative cost");
     case PlotKind::Energy: return "cumulative energy (kJ)";
     case PlotKind::RoundTime: return "round time (s)";
     }
@@ -89,11 +89,13 @@ void resetPlot(QCustomPlot* plot) {
         plot->legend->layout()->take(plot->legend);
         plot->axisRect()->insetLayout()->addElement(plot->legend, Qt::AlignTop | Qt::AlignRight);
     }
-    // Extra layout elements (colour scales) from a previous drawing.
-    while (plot->plotLayout()->elementCount() > 1) {
-        plot->plotLayout()->removeAt(plot->plotLayout()->elementCount() - 1);
-        plot->plotLayout()->simplify();
+    // Extra layout elements (colour scales, a title row) from a previous drawing: all but the
+    // axis rect, wherever it sits.
+    for (int i = plot->plotLayout()->elementCount() - 1; i >= 0; --i) {
+        QCPLayoutElement* e = plot->plotLayout()->elementAt(i);
+        if (e && e != plot->axisRect()) plot->plotLayout()->removeAt(i);
     }
+    plot->plotLayout()->simplify();
     plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot->yAxis->setScaleType(QCPAxis::stLinear);
@@ -130,13 +132,23 @@ namespace {
 
 /// The columns of a legend below the curves that fit the plot's width.
 int legendColumns(const QCustomPlot* plot, int maxColumns) {
+    // The most columns whose widths (each its widest item, items filled row by row) fit.
     const QCPLegend* legend = plot->legend;
-    int widest = 1;
+    std::vector<int> widths;
     for (int i = 0; i < legend->itemCount(); ++i)
-        if (legend->item(i)) widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+        if (legend->item(i)) widths.push_back(legend->item(i)->minimumOuterSizeHint().width());
     const QMargins m = legend->margins();
     const int room = plot->width() - m.left() - m.right() - 8;
-    return std::clamp((room + legend->columnSpacing()) / (widest + legend->columnSpacing()), 1, std::max(1, maxColumns));
+    const int most = std::clamp(static_cast<int>(widths.size()), 1, std::max(1, maxColumns));
+    for (int columns = most; columns > 1; --columns) {
+        std::vector<int> column(static_cast<std::size_t>(columns), 0);
+        for (std::size_t k = 0; k < widths.size(); ++k)
+            column[k % static_cast<std::size_t>(columns)] = std::max(column[k % static_cast<std::size_t>(columns)], widths[k]);
+        int total = legend->columnSpacing() * (columns - 1);
+        for (int w : column) total += w;
+        if (total <= room) return columns;
+    }
+    return 1;
 }
 
 void wrapLegend(QCustomPlot* plot, int columns) {
@@ -182,6 +194,7 @@ void legendBelowTheCurves(QCustomPlot* plot, int maxColumns) {
 QString shortAxisLabel(const QString& label) {
     static const QHash<QString, QString> shorter = {
         {"test accuracy (%)", "acc. (%)"},       {"cumulative cost", "cost"},
+        {"cumulative cost (currency)", "cost"},  {"cost (currency)", "cost"},
         {"cumulative energy (kJ)", "energy (kJ)"}, {"train loss", "loss"},
         {"test loss", "loss"},                   {"round time (s)", "round (s)"},
         {"virtual time (s)", "time (s)"},        {"wall-clock time (s)", "wall (s)"},
@@ -189,7 +202,12 @@ QString shortAxisLabel(const QString& label) {
         {"MB per round", "MB"},
     };
     if (label.startsWith(QString::fromUtf8("ε ("))) return QString::fromUtf8("ε"); // "ε (δ = 1e-05)"
-    return shorter.value(label, label);
+    if (shorter.contains(label)) return shorter.value(label);
+    // "cost to 80 % (currency)" -> "cost to 80 %", "virtual time to 80 % (s)" -> "time to 80 % (s)"
+    QString s = label;
+    if (s.endsWith(" (currency)")) s.chop(11);
+    if (s.startsWith("virtual time ")) s = s.mid(8);
+    return s;
 }
 
 void fitAxisLabels(QCustomPlot* plot) {
@@ -209,6 +227,10 @@ void fitAxisLabels(QCustomPlot* plot) {
         // A plot not on screen (not laid out yet, or offscreen for an export) keeps its label.
         const bool onScreen = plot->isVisible() && room >= 24;
         if (onScreen && fm.horizontalAdvance(shown) > room) shown = shortAxisLabel(full);
+        // Shorter still, the unit alone ("round (s)" -> "s", "acc. (%)" -> "%"): large text on
+        // a small plot (presentation mode at 1280x720) then reads whole.
+        if (onScreen && fm.horizontalAdvance(shown) > room && shown.endsWith(')') && shown.contains(" ("))
+            shown = shown.mid(shown.lastIndexOf(" (") + 2).chopped(1);
         if (onScreen && fm.horizontalAdvance(shown) > room) shown = fm.elidedText(shown, Qt::ElideRight, std::max(0, room));
         a->setProperty("fogShownLabel", shown);
         if (a->label() != shown) {
@@ -248,6 +270,10 @@ Qt::PenStyle seriesPenStyle(int i) {
     default: return Qt::SolidLine;
     }
 }
+
+QString metricLabel(PlotKind kind) { return yLabel(kind); }
+
+QString costAxisLabel(const QString& what) { return what + " (currency)"; }
 
 QString plotTitle(PlotKind kind) {
     switch (kind) {
@@ -346,6 +372,91 @@ void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKi
     }
     if (kind == PlotKind::TestAccuracy && !o.logY) {
         QCPRange r = plot->yAxis->range();
+        plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
+    }
+    fixFlatRange(plot);
+}
+
+void plotGroupedMetric(QCustomPlot* plot, const std::vector<PlotGroup>& groups, PlotKind kind, const PlotOptions& o) {
+    plotMetric(plot, {}, kind, o); // axes, labels, style and the legend's corner; no curve
+    const bool rounds = o.x == PlotXAxis::Round;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const PlotGroup& group = groups[g];
+        const QColor color = group.color.isValid() ? group.color : seriesColor(static_cast<int>(g));
+        const std::size_t n = group.runs.size();
+        std::vector<QVector<double>> xs(n), ys(n);
+        double end = std::numeric_limits<double>::infinity();
+        for (std::size_t m = 0; m < n; ++m) {
+            metricPoints(group.runs[m], kind, o, xs[m], ys[m]);
+            ys[m] = smoothCurve(ys[m], o.smoothing);
+            end = std::min(end, xs[m].isEmpty() ? 0.0 : xs[m].back());
+        }
+        QCPGraph* mean = plot->addGraph();
+        mean->setName(group.label);
+        mean->setPen(QPen(color, 2, group.style));
+        mean->setProperty("fogGroup", static_cast<int>(g));
+        if (kind == PlotKind::RoundTime) mean->setLineStyle(QCPGraph::lsStepLeft);
+        if (n <= 1) {
+            if (n == 1) mean->setData(xs[0], ys[0], true);
+            markSparsePoints(mean);
+            continue;
+        }
+        // The common grid: every round, or 150 steps of virtual (wall) time, up to the end of
+        // the shortest run (past it the mean would be of fewer runs than the band says).
+        QVector<double> grid;
+        if (rounds) {
+            for (double r = 1; r <= end; r += 1) grid.push_back(r);
+        } else if (end > 0) {
+            const int steps = 150;
+            for (int k = 0; k <= steps; ++k) grid.push_back(end * k / steps);
+        }
+        QVector<double> gx, mu, lo, hi;
+        std::vector<int> at(n, 0);
+        std::vector<double> v;
+        for (double x : grid) {
+            v.clear();
+            for (std::size_t m = 0; m < n; ++m) {
+                while (at[m] < xs[m].size() && xs[m][at[m]] <= x + 1e-12) ++at[m];
+                if (at[m] == 0) break; // this run has no point yet
+                v.push_back(ys[m][at[m] - 1]);
+            }
+            if (v.size() != n) continue;
+            double sum = 0;
+            for (double y : v) sum += y;
+            const double avg = sum / static_cast<double>(n);
+            double ss = 0;
+            for (double y : v) ss += (y - avg) * (y - avg);
+            const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+            const double half = studentT95(n - 1) * sd / std::sqrt(static_cast<double>(n));
+            gx.push_back(x);
+            mu.push_back(avg);
+            lo.push_back(avg - half);
+            hi.push_back(avg + half);
+        }
+        mean->setData(gx, mu, true);
+        markSparsePoints(mean);
+        QCPGraph* lower = plot->addGraph();
+        QCPGraph* upper = plot->addGraph();
+        for (QCPGraph* b : {lower, upper}) {
+            b->setName(group.label + " (95% CI)");
+            b->setPen(Qt::NoPen);
+            b->removeFromLegend();
+            b->setProperty("fogRaw", true); // read-outs skip the band
+            b->setProperty("fogBand", true);
+            b->setLayer("grid");            // behind the curves
+        }
+        lower->setData(gx, lo, true);
+        upper->setData(gx, hi, true);
+        QColor fill = color;
+        fill.setAlpha(55);
+        upper->setBrush(fill);
+        upper->setChannelFillGraph(lower);
+    }
+    plot->legend->setVisible(o.legend && !groups.empty());
+    plot->rescaleAxes();
+    fitKeyAxis(plot, o.x);
+    if (kind == PlotKind::TestAccuracy && !o.logY) {
+        const QCPRange r = plot->yAxis->range();
         plot->yAxis->setRange(std::max(0.0, r.lower - 2), std::min(100.0, r.upper + 2));
     }
     fixFlatRange(plot);
@@ -478,7 +589,7 @@ void applyStateColors(QCPColorMap* map) {
 void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     resetPlot(plot);
     plot->xAxis->setLabel("virtual time (s)");
-    plot->yAxis->setLabel("cost");
+    plot->yAxis->setLabel(costAxisLabel());
     if (runs.empty()) {
         plot->legend->setVisible(false);
         plot->replot();
@@ -525,12 +636,26 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
         g->removeFromLegend();
         if (!drawable(runs[i].point)) continue;
         g->addData(runs[i].point.time, runs[i].point.cost);
+        // A configuration's mean: its 95% intervals of time and cost as bars.
+        for (const auto& [ci, type] : {std::pair{runs[i].timeCi, QCPErrorBars::etKeyError},
+                                       std::pair{runs[i].costCi, QCPErrorBars::etValueError}}) {
+            if (!std::isfinite(ci.halfWidth)) continue;
+            auto* e = new QCPErrorBars(plot->xAxis, plot->yAxis);
+            e->removeFromLegend();
+            e->setErrorType(type);
+            e->setDataPlottable(g);
+            e->setData(QVector<double>{ci.halfWidth});
+            e->setPen(QPen(plot->palette().color(QPalette::WindowText), 1.2));
+            e->setWhiskerWidth(6);
+            e->setProperty("fogConfigBars", true);
+        }
         auto* label = new QCPItemText(plot);
         label->position->setCoords(runs[i].point.time, runs[i].point.cost);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         label->setPadding(QMargins(8, 0, 0, 2));
         label->setText(runs[i].label);
         label->setColor(plot->palette().color(QPalette::WindowText));
+        label->setProperty("fogTradeLabel", true);
         labels.push_back(label);
     }
     auto* scale = new QCPColorScale(plot);
@@ -546,6 +671,51 @@ void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs) {
     plot->rescaleAxes();
     for (QCPAxis* a : {plot->xAxis, plot->yAxis}) a->scaleRange(1.4, a->range().center()); // room for the rings
     placeTradeOffLabels(plot, labels);
+    if (!plot->property("fogTradeLabelsFollow").toBool()) {
+        // Placed again whenever the axes get another size (the window's layout, an export at
+        // 900x560): what is free on a small plot is not what is free on a large one.
+        plot->setProperty("fogTradeLabelsFollow", true);
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+            if (plot->property("fogLabelsPlacedFor").toSize() == plot->axisRect()->rect().size()) return;
+            std::vector<QCPItemText*> again;
+            for (int i = 0; i < plot->itemCount(); ++i)
+                if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->property("fogTradeLabel").toBool()) {
+                    t->setVisible(true);
+                    again.push_back(t);
+                }
+            if (again.empty()) return;
+            placeTradeOffLabels(plot, again);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        });
+    }
+}
+
+std::vector<TradeOffRun> groupedTradeOff(const std::vector<RunFigures>& figures,
+                                         const std::vector<std::vector<std::size_t>>& groups, TradeOffMode mode,
+                                         const std::vector<QString>& labels) {
+    std::vector<TradeOffRun> out;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const QString label = g < labels.size() ? labels[g] : QString();
+        if (groups[g].size() == 1) {
+            out.push_back({label, tradeOffPoint(figures[groups[g].front()], mode), MeanCi{}, MeanCi{}});
+            continue;
+        }
+        std::vector<double> t, c, a;
+        for (std::size_t i : groups[g]) {
+            const TradeOffPoint p = tradeOffPoint(figures[i], mode);
+            if (!std::isfinite(p.time) || !std::isfinite(p.cost)) continue;
+            t.push_back(p.time);
+            c.push_back(p.cost);
+            if (std::isfinite(p.accuracy)) a.push_back(p.accuracy);
+        }
+        TradeOffPoint mean;
+        mean.time = t.empty() ? kNaN : meanWithCi(t).mean;
+        mean.cost = c.empty() ? kNaN : meanWithCi(c).mean;
+        mean.accuracy = a.empty() ? kNaN : meanWithCi(a).mean;
+        out.push_back({label + QString(" (%1)").arg(t.size()), mean, t.size() >= 2 ? meanWithCi(t) : MeanCi{},
+                       c.size() >= 2 ? meanWithCi(c) : MeanCi{}});
+    }
+    return out;
 }
 
 void placeTradeOffLabels(QCustomPlot* plot, const std::vector<QCPItemText*>& labels) {
@@ -555,7 +725,12 @@ void placeTradeOffLabels(QCustomPlot* plot, const std::vector<QCPItemText*>& lab
     // reckoned in the axes' unit square, for a plot of about 450x300 pixels at least.
     const QCPRange xr = plot->xAxis->range(), yr = plot->yAxis->range();
     if (xr.size() <= 0 || yr.size() <= 0) return;
-    const double pxW = std::max(450, plot->axisRect()->width()), pxH = std::max(300, plot->axisRect()->height());
+    // The axes' size once laid out (a small plot has less room than it seems), else that of a
+    // usual figure; placed again after each layout of another size (plotTradeOff).
+    const QSize area = plot->axisRect()->rect().size();
+    const bool laidOut = area.width() > 60 && area.height() > 60;
+    const double pxW = laidOut ? area.width() : 450, pxH = laidOut ? area.height() : 300;
+    plot->setProperty("fogLabelsPlacedFor", laidOut ? area : QSize());
     auto unit = [&](const QCPItemText* l) {
         return QPointF((l->position->coords().x() - xr.lower) / xr.size(), (l->position->coords().y() - yr.lower) / yr.size());
     };
@@ -636,7 +811,7 @@ void plotTimeline(QCustomPlot* plot, const std::vector<NodeInterval>& intervals,
     }
     applyStateColors(map);
     plot->xAxis->setLabel("virtual time (s)");
-    plot->yAxis->setLabel(rows > 40 ? "node" : "");
+    plot->yAxis->setLabel("node"); // names on the ticks (up to 40 rows), else their indices
     if (rows <= 40) {
         auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
         for (int i = 0; i < rows; ++i) ticker->addTick(i, nodeNames[i]);

@@ -3,6 +3,7 @@
 // exported figures all draw through these functions, so they look the same everywhere.
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/run_figures.h"
 #include "core/system/metrics.h"
 
 #include <QColor>
@@ -59,11 +60,34 @@ QColor seriesColor(int i);
 Qt::PenStyle seriesPenStyle(int i);
 QString plotTitle(PlotKind kind);
 QString axisLabel(PlotXAxis x);
+/// The y axis label of a metric, with its unit ("test accuracy (%)"; money has no unit of its
+/// own, docs/scenario.md: "cumulative cost (currency)").
+QString metricLabel(PlotKind kind);
+/// The label of a cost axis: "cost (currency)", "cost to 80 % (currency)".
+QString costAxisLabel(const QString& what = QStringLiteral("cost"));
 
 /// Clears `plot` and draws one curve per series (level-0 records only; test metrics only
 /// where evaluated). Axes rescale to the data.
 void plotMetric(QCustomPlot* plot, const std::vector<PlotSeries>& series, PlotKind kind,
                 const PlotOptions& options = {});
+
+/// One configuration of a comparison: the metrics of its repeats (one run: its curve).
+struct PlotGroup {
+    QString label;
+    QColor color;
+    std::vector<std::vector<AggregationRecord>> runs;
+    Qt::PenStyle style = Qt::SolidLine;
+};
+
+/// Clears `plot` and draws one curve per group: a group of one run is that run's curve; a
+/// group of repeats is the mean of its runs over a common grid (a run's value at a grid
+/// point is its last point at or before it; the grid ends where the shortest run ends)
+/// inside a band of the 95% Student-t confidence interval, in the group's colour. Mean
+/// curves carry the graph property "fogGroup" (the group's index); the band's two edges are
+/// raw graphs (isRawGraph: read-outs skip them) with "fogBand" = true, the upper one filled.
+/// Axes, labels and the legend's corner as plotMetric.
+void plotGroupedMetric(QCustomPlot* plot, const std::vector<PlotGroup>& groups, PlotKind kind,
+                       const PlotOptions& options = {});
 
 /// The (x, y) points plotMetric draws for one series (level-0 records with a value; not
 /// smoothed).
@@ -86,10 +110,12 @@ bool legendIsBelow(const QCustomPlot* plot);
 /// first call on, the plot fits its axis labels after every layout (fitAxisLabels).
 void styleAxes(QCustomPlot* plot);
 /// Shows each axis label whole when it fits along its axis, else its short form
-/// (shortAxisLabel), elided if even that is longer: labels are never cut at the edge.
+/// (shortAxisLabel), else the unit in its brackets alone ("s", "%"), elided if even that is
+/// longer: labels are never cut at the edge.
 void fitAxisLabels(QCustomPlot* plot);
 /// "test accuracy (%)" -> "acc. (%)", "cumulative cost" -> "cost", "MB per round" -> "MB",
-/// "ε (δ = 1e-05)" -> "ε", ...; other labels as they are.
+/// "ε (δ = 1e-05)" -> "ε", "cost to 80 % (currency)" -> "cost to 80 %", "virtual time to 80 %
+/// (s)" -> "time to 80 % (s)"; other labels as they are.
 QString shortAxisLabel(const QString& label);
 /// Flat data (all values equal, e.g. no prices) gets a range from zero or +-10% around it
 /// rather than QCustomPlot's symmetric default.
@@ -106,11 +132,22 @@ void appendMetric(QCustomPlot* plot, int seriesIndex, const std::vector<Aggregat
 struct TradeOffRun {
     QString label;
     TradeOffPoint point;
+    /// A configuration's point is the mean of its repeats: these 95% confidence intervals of
+    /// its time and cost are drawn as bars (none where the half width is NaN).
+    MeanCi timeCi, costCi;
 };
 
 /// Time vs cost scatter, points coloured by accuracy (colour scale), the time-cost Pareto
-/// front as a step line; each point's index is kept as its data key for click look-up.
+/// front as a step line, 95% bars where a point has them; graph property "runIndex" of a
+/// point's graph is its index in `runs`, error bars carry "fogConfigBars".
 void plotTradeOff(QCustomPlot* plot, const std::vector<TradeOffRun>& runs);
+/// One trade-off point per group of runs (`groups` of indices into `figures`) in `mode`: a
+/// group of one run is its point, named labels[g]; a group of repeats is the mean of its
+/// runs' points (of those that have one), with 95% intervals of time and cost, named
+/// labels[g] and the number of points in brackets.
+std::vector<TradeOffRun> groupedTradeOff(const std::vector<RunFigures>& figures,
+                                         const std::vector<std::vector<std::size_t>>& groups, TradeOffMode mode,
+                                         const std::vector<QString>& labels);
 /// Puts each point label of a scatter beside its point where it stays inside the plot and
 /// covers no other label or point (right or left, above or below); plotTradeOff calls it.
 void placeTradeOffLabels(QCustomPlot* plot, const std::vector<QCPItemText*>& labels);

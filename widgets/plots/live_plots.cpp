@@ -939,6 +939,13 @@ void LivePlots::changeEvent(QEvent* event) {
         needFullRedraw_ = true;
         schedule();
     }
+    // Larger text (presentation mode: half as large again) needs taller plots, or their axis
+    // labels are cut to "acc. (…": about eight lines of text each, never under 140 px.
+    if (event->type() == QEvent::FontChange) {
+        const int h = std::max(140, 8 * fontMetrics().height());
+        for (auto& p : panels_) p.plot->setMinimumHeight(h);
+        if (auto* figures = findChild<QScrollArea*>("figuresScroll")) figures->setMinimumHeight(h);
+    }
 }
 
 bool LivePlots::eventFilter(QObject* watched, QEvent* event) {

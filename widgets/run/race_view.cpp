@@ -210,6 +210,10 @@ bool RaceView::setRacers(const std::vector<Entry>& entries, QString* why) {
         r->canvas->setInteractive(false); // a race shows; the editor edits
         r->canvas->setProperty("fogNoRunLegend", true); // the race's one key is under the columns
         r->canvas->setMinimumSize(160, 120);
+        // A race is watched, not panned: no scroll bars round the fitted topology (the scene
+        // keeps room around it for panning, which drew them on every column).
+        r->canvas->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        r->canvas->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         r->figures = new QLabel(column);
         r->figures->setObjectName(QStringLiteral("raceFigures%1").arg(i));
         r->figures->setWordWrap(true);
@@ -357,7 +361,7 @@ void RaceView::start() {
         r->run->setPlaybackSpeed(speed_);
         r->permit = slack();
         r->run->runUntil(Condition{ConditionMetric::Time, r->permit}); // applies to the run started next
-        if (!r->run->start(r->scenario, dbPath_, each)) {
+        if (!r->run->start(r->scenario, dbPath_, each, namer_ ? namer_(r->label) : QString())) {
             stop();
             return;
         }

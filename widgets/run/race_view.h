@@ -17,6 +17,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <functional>
 #include <vector>
 
 class QComboBox;
@@ -49,6 +50,8 @@ class RaceView : public QWidget {
     bool setRacers(const std::vector<Entry>& entries, QString* why = nullptr);
     void setDatabase(const QString& dbPath) { dbPath_ = dbPath; }
     void setThreads(int threads) { threads_ = threads; }
+    /// Names each racer's stored run from its label when a race starts (unset: the scenario's name).
+    void setRunNamer(std::function<QString(const QString& label)> namer) { namer_ = std::move(namer); }
     /// Virtual seconds per wall second for every racer (0: as fast as the slowest allows).
     void setPlaybackSpeed(double speed);
 
@@ -85,6 +88,7 @@ class RaceView : public QWidget {
 
   private:
     struct Racer;
+    std::function<QString(const QString&)> namer_;
     void buildColumns();
     void tick();
     void updateFigures(int i);

@@ -381,11 +381,13 @@ QString RunController::stateName(State s) {
     return {};
 }
 
-bool RunController::start(const Scenario& scenario, const QString& dbPath, int threads) {
+bool RunController::start(const Scenario& scenario, const QString& dbPath, int threads, const QString& runName) {
+    NewRun meta;
+    meta.name = runName.toStdString(); // empty: runAndStore names it after the scenario
     return startJob(scenario, dbPath, threads,
-                    [scenario](RunStore& store, const EngineOptions& options, RunSummary& summary,
-                               const std::function<void(Engine*, std::int64_t)>& onEngine) {
-                        return runAndStore(scenario, store, NewRun{}, options, summary, onEngine);
+                    [scenario, meta](RunStore& store, const EngineOptions& options, RunSummary& summary,
+                                     const std::function<void(Engine*, std::int64_t)>& onEngine) {
+                        return runAndStore(scenario, store, meta, options, summary, onEngine);
                     });
 }
 

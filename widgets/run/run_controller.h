@@ -45,8 +45,9 @@ public:
     ~RunController() override; ///< cancels a run still going and waits for its thread
 
     /// Starts `scenario` on a worker thread, stored in the database at `dbPath` (empty: the
-    /// default store). Returns false (and emits error) if a run is already going.
-    bool start(const Scenario& scenario, const QString& dbPath, int threads = 1);
+    /// default store) under `runName` (empty: the scenario's name). Returns false (and emits
+    /// error) if a run is already going.
+    bool start(const Scenario& scenario, const QString& dbPath, int threads = 1, const QString& runName = QString());
 
     /// What a run does on the worker thread: runs and stores a run in `store` with the
     /// engine `options` (this controller's observer and control), calls `onEngine` as

@@ -1,5 +1,7 @@
 #include "widgets/runs/runs_table_model.h"
 
+#include "core/analysis/run_labels.h"
+
 #include <QApplication>
 #include <QDateTime>
 #include <QFont>
@@ -20,8 +22,9 @@ QVariant sortNumber(double v) { return std::isnan(v) ? QVariant(-1e300) : QVaria
 
 QString sweepText(const StoredRun& r) {
     if (!r.sweepId) return {};
-    // The varied values first: they are what tells a sweep's runs apart.
-    const QString config = r.sweepConfig.empty() ? QString() : qs(r.sweepConfig) + " ";
+    // The varied values first, in short (core/analysis/run_labels: "n-sync n=3", numbers
+    // rounded; the tool tip has them whole): they are what tells a sweep's runs apart.
+    const QString config = r.sweepConfig.empty() ? QString() : qs(shortConfigLabel(r.sweepConfig)) + " ";
     return config + QString("r%1 (sweep %2)").arg(r.repeat).arg(r.sweepId);
 }
 
