@@ -90,6 +90,8 @@ case "$mode" in
     # default, so the longest stage, a cold sanitizer build, still ends in time), and the
     # stages not started are named in the log and in the summary line.
     start_limit=$(( ${FOGSTUDIO_STAGE_START_MIN:-65} * 60 ))
+    # The same limit as a clock time, for a stage's own parts (the sanitizer stage's TSan build).
+    export FOGSTUDIO_START_DEADLINE="${FOGSTUDIO_START_DEADLINE:-$(( $(date +%s) + start_limit - SECONDS ))}"
     skipped=()
     if [ -z "${FOGSTUDIO_SKIP_STAGES:-}" ]; then
       for stage in packaging/ci/[0-9]*.sh; do
