@@ -79,17 +79,18 @@ template <class T> struct Builder {
     template <class Ref>
     SchemaField<T>& real(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
                          std::optional<FieldBound> max, std::string help) {
-        auto& f = add(std::move(path), FieldType::Real, std::move(help));
-        f.unit = std::move(unit);
-        f.min = min;
-        f.max = max;
-        bind(f, ref);
-        return f;
+        return number(FieldType::Real, std::move(path), ref, std::move(unit), min, max, std::move(help));
     }
     template <class Ref>
     SchemaField<T>& integer(std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
                             std::optional<FieldBound> max, std::string help) {
-        auto& f = add(std::move(path), FieldType::Integer, std::move(help));
+        return number(FieldType::Integer, std::move(path), ref, std::move(unit), min, max, std::move(help));
+    }
+    /// A real or integer field with its unit and bounds.
+    template <class Ref>
+    SchemaField<T>& number(FieldType type, std::string path, Ref ref, std::string unit, std::optional<FieldBound> min,
+                           std::optional<FieldBound> max, std::string help) {
+        auto& f = add(std::move(path), type, std::move(help));
         f.unit = std::move(unit);
         f.min = min;
         f.max = max;
