@@ -39,7 +39,7 @@ QString RunStatusLine::endText(const RunSummary& s) {
     case RunStatus::Finished:
     case RunStatus::Running: break;
     }
-    return reason.isEmpty() ? tr("Finished after %1 rounds").arg(s.rounds)
+    return reason.isEmpty() ? tr("Finished after %1 %2").arg(s.rounds).arg(s.rounds == 1 ? tr("round") : tr("rounds"))
                             : tr("Finished: %1 (round %2)").arg(reason).arg(s.rounds);
 }
 
