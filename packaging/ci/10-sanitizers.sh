@@ -58,11 +58,19 @@ run_build() {
 }
 
 # LeakSanitizer checks for leaks at exit by stopping every thread from a tracer thread; that
-# tracer itself now and then dies of SIGSEGV ("Tracer caught signal 11", then "LeakSanitizer has
-# encountered a fatal error"), after a test whose every case passed (google/sanitizers#1353,
-# seen once in CI on test_add_devices). That is no finding: the leak check did not run. A test
-# that failed only so is run again, up to twice, with every check on; any other failure, a
-# leak report included, stays a failure.
+# tracer itself can die of SIGSEGV ("Tracer caught signal 11", then "LeakSanitizer has
+# encountered a fatal error") after a test whose every case passed (google/sanitizers#1353).
+# In CI it did so on test_add_devices three runs out of three, on a machine where it never
+# did here. That is no finding: the leak check did not run. Two defences:
+#  - OpenBLAS starts a thread server when it is loaded (one thread per core but one), left
+#    idle since FogStudio sets it to one thread, and still alive when the tracer runs at
+#    exit; OPENBLAS_NUM_THREADS=1 (below) keeps it from starting, so at exit the tracer has
+#    the main thread alone to stop (seen with LSAN_OPTIONS=verbosity=1:log_threads=1).
+#  - A test that failed only of the tracer crash is run again, up to twice, with every check
+#    on. If the tracer still crashes, the test runs once more with the leak check off and
+#    every ASan and UBSan check on: it must pass, and the log says in capitals that its leak
+#    check could not run on this machine. Any other failure, a leak report included, stays
+#    a failure.
 test_output() { # DIR TEST: that test's output in the last CTest run
   awk -v t="$2" '$0 ~ "^[0-9]+/[0-9]+ Test: " t "$" {on=1} on {print} on && /^<end of output>/ {exit}' \
     "$1/Testing/Temporary/LastTest.log"
@@ -73,33 +81,44 @@ only_tracer_crash() { # DIR TEST: 0 when the test's last run failed of the trace
   grep -qF 'LeakSanitizer has encountered a fatal error' <<<"$out" &&
     ! grep -qE 'ERROR: (LeakSanitizer: detected|AddressSanitizer)|runtime error:|^FAIL! ' <<<"$out"
 }
+leak_check_not_run=()
 retry_tracer_crashes() { # DIR: 0 when every failed test failed only of the tracer crash and then passed
-  local dir="$1" test attempt
+  local dir="$1" test attempt passed
   local -a tests=()
   [ -s "$dir/Testing/Temporary/LastTestsFailed.log" ] || return 1
   mapfile -t tests < <(sed 's/^[0-9]*://' "$dir/Testing/Temporary/LastTestsFailed.log")
   for test in "${tests[@]}"; do
+    passed=0
     for attempt in 1 2 3; do
       if ! only_tracer_crash "$dir" "$test"; then
         echo "10-sanitizers: $test failed of more than LeakSanitizer's tracer crash"
         return 1
       fi
-      [ "$attempt" -eq 3 ] && return 1
+      [ "$attempt" -eq 3 ] && break
       echo "10-sanitizers: $test: LeakSanitizer's tracer crashed at exit (no finding); running it again ($attempt of 2)"
-      (cd "$dir" && ctest --output-on-failure -j 1 -R "^${test}\$") && break
+      if (cd "$dir" && ctest --output-on-failure -j 1 -R "^${test}\$"); then passed=1; break; fi
     done
+    [ "$passed" -eq 1 ] && continue
+    echo "10-sanitizers: $test: the tracer crashed three times; running it with ASan and UBSan but no leak check"
+    (cd "$dir" && ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" ctest --output-on-failure -j 1 -R "^${test}\$") || return 1
+    echo "10-sanitizers: LEAK CHECK NOT RUN: $test (LeakSanitizer's tracer crashed three times on this machine; ASan and UBSan passed)"
+    leak_check_not_run+=("$test")
   done
 }
 
 which="${FOG_SANITIZERS:-asan tsan}"
+# FogStudio runs OpenBLAS and LibTorch on one thread each; without these, OpenBLAS still starts
+# its idle thread server at load (see above).
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
 if [[ " $which " == *" asan "* ]]; then
   # shellcheck disable=SC2207
   asan_tests=(${FOG_ASAN_TESTS:-$(core_tests) test_work_pool_stress})
-  ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
-  LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
-  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-    run_build "ASan+UBSan" build-asan "address;undefined" "${asan_tests[@]}"
+  export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+  run_build "ASan+UBSan" build-asan "address;undefined" "${asan_tests[@]}"
+  unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 fi
 
 # Started from setup.sh: no new build once the run's start limit has passed (CI stops at 90
@@ -120,6 +139,9 @@ if [[ " $which " == *" tsan "* ]]; then
 fi
 
 echo "10-sanitizers: done in $((SECONDS - started)) s"
+if [ ${#leak_check_not_run[@]} -ne 0 ]; then
+  echo "10-sanitizers: LEAK CHECK NOT RUN for ${leak_check_not_run[*]} (LeakSanitizer's tracer crashed; see above)"
+fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "10-sanitizers: findings in ${failed[*]}" >&2
   exit 1
