@@ -837,9 +837,15 @@ void LivePlots::autoscale(PanelState& p) {
     QCustomPlot* plot = p.plot;
     bool any = false;
     for (int i = 0; i < plot->graphCount(); ++i) any = any || !plot->graph(i)->data()->isEmpty();
-    if (!any) return;
-    plot->rescaleAxes();
     const PlotOptions o = optionsFor(p);
+    if (!any) {
+        // Nothing drawn (a new or another scenario, before its run): the ranges of an empty
+        // panel as the studio starts with them, not the axes of the run shown before.
+        plot->xAxis->setRange(0.0, 5.0);
+        plot->yAxis->setRange(o.logY ? QCPRange(0.1, 10.0) : QCPRange(0.0, 5.0));
+        return;
+    }
+    plot->rescaleAxes();
     fitKeyAxis(plot, o.x);
     if (p.kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) {
         QCPRange r = plot->yAxis->range();
