@@ -43,7 +43,12 @@ run_build() {
   local name="$1" dir="$2" sanitizers="$3"
   shift 3
   local t0=$SECONDS
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DFOG_SANITIZE=$sanitizers" >/dev/null
+  # -O1 -g1, as the sanitizers' own documentation advises (-O1 for reasonable speed with exact
+  # reports; -g1 keeps the line tables the reports name): on this machine an ASan compile of
+  # core/model/net.cpp and core/engine/engine.cpp side by side took 15.4 s instead of 34.6 s
+  # at -O2 -g, with objects 2.7-5x smaller to link.
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DFOG_SANITIZE=$sanitizers" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" >/dev/null
   cmake --build "$dir" -j 2 --target "$@"
   local t1=$SECONDS
   local regex
