@@ -669,7 +669,7 @@ void MainWindow::connectController() {
                      .arg(fmtNumber(s.cost, 3))
                      .arg(std::isnan(s.finalTestAccuracy) ? QStringLiteral("–")
                                                           : fmtNumber(100 * s.finalTestAccuracy, 2) + "%"));
-        statusBar()->showMessage(tr("Run %1 %2 after %3 %4").arg(runId).arg(toString(s.status)).arg(s.rounds).arg(s.rounds == 1 ? tr("round") : tr("rounds")), 10000);
+        statusBar()->showMessage(tr("Run %1 %2 after %3").arg(runId).arg(toString(s.status)).arg(RunStatusLine::roundsText(s.rounds)), 10000);
         if (runs_->store()) runs_->runFinished(runId);
         compare_->reload();
         canvas_->clearRunState();

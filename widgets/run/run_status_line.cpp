@@ -31,6 +31,10 @@ RunStatusLine::RunStatusLine(RunController* controller, QWidget* parent) : QLabe
     });
 }
 
+QString RunStatusLine::roundsText(long long rounds) {
+    return rounds == 1 ? tr("1 round") : tr("%1 rounds").arg(rounds);
+}
+
 QString RunStatusLine::endText(const RunSummary& s) {
     const QString reason = QString::fromStdString(s.stopReason);
     switch (s.status) {
@@ -39,7 +43,7 @@ QString RunStatusLine::endText(const RunSummary& s) {
     case RunStatus::Finished:
     case RunStatus::Running: break;
     }
-    return reason.isEmpty() ? tr("Finished after %1 %2").arg(s.rounds).arg(s.rounds == 1 ? tr("round") : tr("rounds"))
+    return reason.isEmpty() ? tr("Finished after %1").arg(roundsText(s.rounds))
                             : tr("Finished: %1 (round %2)").arg(reason).arg(s.rounds);
 }
 

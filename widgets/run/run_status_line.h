@@ -18,6 +18,8 @@ public:
 
     /// The text for a run that ended with `summary` ("Finished: <stop reason>").
     static QString endText(const RunSummary& summary);
+    /// "1 round", "2 rounds".
+    static QString roundsText(long long rounds);
 
 private:
     void onState(RunController::State state);
