@@ -243,6 +243,25 @@ private Q_SLOTS:
         }
     }
 
+    void expectedRoundTimeInViewBeforeTheFirstRound() {
+        // A run stopped before its first round: the round-time panel has no point but the
+        // expected round time's line, which an empty panel's 0-5 s must not hide (seen: a
+        // Monte Carlo line at 23.82 s out of view after Stop at round 0).
+        ScenarioDocument doc;
+        makeTimingOnly(&doc, 3, 4);
+        Scenario s = doc.scenario();
+        s.topology.nodes[1].compute.throughput = Range::exactly(0.5); // rounds of many seconds
+        LivePlots plots;
+        plots.resize(900, 600);
+        plots.show();
+        plots.reset(RunInfo{}, s);
+        QTRY_VERIFY_WITH_TIMEOUT(!std::isnan(plots.expected().seconds), 30000);
+        const double expected = plots.expected().seconds;
+        QVERIFY2(expected > 5.0, qPrintable(QString("expected %1 s").arg(expected)));
+        QTRY_VERIFY2(plots.plot(LivePlots::Panel::RoundTime)->yAxis->range().upper >= expected,
+                     qPrintable(QString("y up to %1, expected %2 s").arg(plots.plot(LivePlots::Panel::RoundTime)->yAxis->range().upper).arg(expected)));
+    }
+
     void singlePointIsDrawn() {
         QCustomPlot plot;
         AggregationRecord r;

@@ -842,7 +842,10 @@ void LivePlots::autoscale(PanelState& p) {
         // Nothing drawn (a new or another scenario, before its run): the ranges of an empty
         // panel as the studio starts with them, not the axes of the run shown before.
         plot->xAxis->setRange(0.0, 5.0);
-        plot->yAxis->setRange(o.logY ? QCPRange(0.1, 10.0) : QCPRange(0.0, 5.0));
+        QCPRange y = o.logY ? QCPRange(0.1, 10.0) : QCPRange(0.0, 5.0);
+        // The expected round time is drawn before the first round: keep its line in view.
+        if (p.kind == PlotKind::RoundTime && !std::isnan(o.expectedRoundTime)) y.expand(o.expectedRoundTime * 1.06);
+        plot->yAxis->setRange(y);
         return;
     }
     plot->rescaleAxes();
