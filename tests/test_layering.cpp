@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 /// One `#include "core/<to>/..."` in a file of core/<from>/.
@@ -71,6 +73,18 @@ std::vector<IncludeEdge> scanTop(const std::filesystem::path& sourceDir) {
             if (to != from) edges.push_back({from, to, top + "/" + rel.generic_string() + ":" + std::to_string(n)});
         });
     return edges;
+}
+
+/// An include of a file of widgets/ or app/ ("widgets/plots/live_plots.h"), and of a Qt
+/// header (<QString>, <QtCore/QString>). Plain strings: moc's preprocessor misreads a raw
+/// string holding '#include'.
+const std::regex& includeAboveCore() {
+    static const std::regex r("^\\s*#\\s*include\\s*[\"<]((widgets|app)/[^\">]*)[\">]");
+    return r;
+}
+const std::regex& includeOfQt() {
+    static const std::regex r("^\\s*#\\s*include\\s*<(Q[A-Za-z]*(/[A-Za-z]+)?)>");
+    return r;
 }
 
 /// Every cycle between folders, each as "a -> b -> a (where; where)"; empty when none. One
@@ -165,6 +179,39 @@ class TestLayering : public QObject {
         const auto cycles = folderCycles(edges);
         QVERIFY2(cycles.empty(),
                  ("include cycles between folders of core/:" + joined(cycles)).c_str());
+    }
+
+    /// The core is the bottom of the whole tree: no file of core/ includes widgets/ or app/,
+    /// nor a Qt header (the CLI, the Python module and the fuzz harnesses link it without Qt).
+    void coreIncludesNoWidgetsAppOrQt() {
+        std::vector<std::string> bad;
+        int files = 0;
+        const auto core = std::filesystem::path(FOG_SOURCE_DIR) / "core";
+        for (const std::regex* rule : {&includeAboveCore(), &includeOfQt()})
+            scanIncludes(core, *rule, [&](const std::filesystem::path& rel, int n, const std::smatch& m) {
+                bad.push_back("core/" + rel.generic_string() + ":" + std::to_string(n) + " includes " + m[1].str());
+            });
+        for (const auto& e : std::filesystem::recursive_directory_iterator(core))
+            files += e.is_regular_file() && (e.path().extension() == ".h" || e.path().extension() == ".cpp");
+        QVERIFY2(files > 100, "found too few files: is FOG_SOURCE_DIR right?");
+        QVERIFY2(bad.empty(), ("core/ must not include widgets/, app/ or Qt:" + joined(bad)).c_str());
+    }
+
+    /// The scan above finds what it must: an include of each kind in a scratch tree.
+    void theCoreScanSeesWidgetsAppAndQt() {
+        const auto dir = std::filesystem::temp_directory_path() / ("fog_layering_" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir / "engine");
+        {
+            std::ofstream(dir / "engine" / "x.cpp") << "#include \"widgets/plots/live_plots.h\"\n"
+                                                     << "  #  include <app/gui/theme.h>\n"
+                                                     << "#include <QWidget>\n#include <QtCore/QString>\n"
+                                                     << "#include <vector>\n#include \"core/util/job.h\"\n";
+        }
+        int found = 0;
+        for (const std::regex* rule : {&includeAboveCore(), &includeOfQt()})
+            scanIncludes(dir, *rule, [&](const std::filesystem::path&, int, const std::smatch&) { ++found; });
+        std::filesystem::remove_all(dir);
+        QCOMPARE(found, 4);
     }
 
     void widgetsAndAppHaveNoCycleBetweenFolders() {

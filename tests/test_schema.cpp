@@ -22,6 +22,7 @@
 
 #include "schema_fixtures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -182,6 +183,34 @@ bool writeThrough(QWidget* editor, const FieldValue& v) {
         return true;
     }
     return false;
+}
+
+/// What an edit of `path` on the entry `id` changed besides that key (and the keys below it):
+/// every other key of the node table on that entry, read through the table, and every other
+/// entry and link as a whole. Empty when the editor wrote only the field it names.
+std::string changedBesides(const Scenario& before, const Scenario& after, std::size_t index, const std::string& path) {
+    std::string out;
+    if (before.topology.nodes.size() != after.topology.nodes.size()) return "the number of entries changed";
+    for (std::size_t i = 0; i < before.topology.nodes.size(); ++i) {
+        const NodeSpec& a = before.topology.nodes[i];
+        const NodeSpec& b = after.topology.nodes[i];
+        if (i != index) {
+            if (!sameNodeSpec(a, b)) out += " entry " + a.id + ";";
+            continue;
+        }
+        for (const auto& f : nodeSchema()) {
+            const bool below = f.path.size() > path.size() && f.path.compare(0, path.size(), path) == 0 &&
+                               f.path[path.size()] == '.';
+            if (f.path == path || below) continue;
+            if (f.present && f.present(a) != f.present(b)) out += " " + f.path + " (added or removed);";
+            if (f.get && !sameFieldValue(f.get(a), f.get(b)))
+                out += " " + f.path + ": " + formatFieldValue(f.get(a)) + " -> " + formatFieldValue(f.get(b)) + ";";
+        }
+    }
+    const auto& la = before.topology.links;
+    const auto& lb = after.topology.links;
+    if (la.size() != lb.size() || !std::equal(la.begin(), la.end(), lb.begin(), sameLinkSpec)) out += " the links;";
+    return out;
 }
 
 double roundTo(double v, int decimals) {
@@ -675,10 +704,25 @@ void TestSchema::inspectorFollowsTheSchema() {
     ScenarioDocument doc;
     PropertyInspector inspector(&doc);
     int checked = 0;
+    // Every editor of a node or group names a key of the table (a range's upper end its key
+    // + ".max"; the aggregator's policy parameters are the policies' own, core/policies), so
+    // no editor writes a field the table does not know.
+    for (const QString& key : inspector.memberKeys()) {
+        const std::string k = key.toStdString();
+        const NodeField* f = findNodeField(k);
+        if (!f && key.endsWith(".max")) {
+            f = findNodeField(key.chopped(4).toStdString());
+            QVERIFY2(f && f->type == FieldType::Range, k.c_str());
+        }
+        QVERIFY2(f || key == "aggregate.params", ("an editor of no key of the node table: " + k).c_str());
+    }
     for (const auto& f : nodeSchema()) {
         const QString key = QString::fromStdString(f.path);
-        if (f.custom || f.type == FieldType::Section) continue;
-        QVERIFY2(inspector.editor(key), f.path.c_str()); // every key has one (inspectorEditsEveryNodeKey)
+        if (f.path == "position") continue; // dragged on the canvas
+        if (f.type == FieldType::Section && !f.optional && !f.custom) continue; // headings: compute, energy
+        QVERIFY2(inspector.editor(key), f.path.c_str()); // every key has one (inspectorEditsEveryNodeKey writes it)
+        QVERIFY2(inspector.memberKeys().contains(key), f.path.c_str());
+        if (f.custom || f.type == FieldType::Section) continue; // shown by rules of their own (id, count, link, ...)
         const bool conditional = f.when || f.parent() == "link";
         if (f.groupsOnly) { // hidden on a node (the loader refuses it there), shown on a group
             Scenario s = base();
@@ -718,8 +762,10 @@ void TestSchema::inspectorFollowsTheSchema() {
 
 void TestSchema::inspectorEditsEveryNodeKey() {
     // Every key of the node table has an editor in the inspector (position is dragged on the
-    // canvas), and it writes the field it names: a value typed, chosen or ticked there is read
-    // back through the table, from the document and from the saved file.
+    // canvas), and it writes the field it names and no other: a value typed, chosen or ticked
+    // there is read back through the table, from the document and from the saved file, while
+    // every other key of the entry (read through the table), every other entry and the links
+    // keep their values.
     ScenarioDocument doc;
     PropertyInspector inspector(&doc);
     int edited = 0;
@@ -740,6 +786,13 @@ void TestSchema::inspectorEditsEveryNodeKey() {
         QWidget* editor = inspector.editor(key);
         QVERIFY2(editor, f.path.c_str());
         QVERIFY2(inspector.isFieldVisible(key), f.path.c_str());
+        // What the editor may change: its own key (and the keys below it), nothing else.
+        const Scenario shown = doc.scenario();
+        const auto index = static_cast<std::size_t>(shown.topology.find(id));
+        const auto onlyItsField = [&](const Scenario& before, std::size_t at) {
+            const std::string extra = changedBesides(before, doc.scenario(), at, f.path);
+            return extra.empty() ? std::string() : f.path + "'s editor also changed" + extra;
+        };
 
         const auto fileBack = [&] {
             return readScenarioTextUnchecked(saveScenarioText(doc.scenario()), "inspector");
@@ -750,6 +803,7 @@ void TestSchema::inspectorEditsEveryNodeKey() {
             on->click();
             QVERIFY2(f.present(*entry(doc.scenario(), id)), f.path.c_str());
             QVERIFY2(f.present(*entry(fileBack(), id)), f.path.c_str());
+            QVERIFY2(onlyItsField(shown, index).empty(), onlyItsField(shown, index).c_str());
             ++edited;
             continue;
         }
@@ -761,6 +815,7 @@ void TestSchema::inspectorEditsEveryNodeKey() {
                 QCOMPARE(offline[1].fromS, 300.0);
                 QCOMPARE(offline[1].toS, 420.0);
             }
+            QVERIFY2(onlyItsField(shown, index).empty(), onlyItsField(shown, index).c_str());
             ++edited;
             continue;
         }
@@ -776,6 +831,7 @@ void TestSchema::inspectorEditsEveryNodeKey() {
                  (f.path + ": wrote " + formatFieldValue(want) + ", the table reads " + formatFieldValue(f.get(*now)) +
                   "; " + inspector.message(key).toStdString())
                      .c_str());
+        QVERIFY2(onlyItsField(shown, index).empty(), onlyItsField(shown, index).c_str());
         const Scenario back = fileBack();
         QVERIFY2(entry(back, id) && sameFieldValue(f.get(*entry(back, id)), want), f.path.c_str());
         if (f.type == FieldType::Range) {
@@ -786,8 +842,11 @@ void TestSchema::inspectorEditsEveryNodeKey() {
             doc.setScenario(s);
             inspector.setSelection({"phones"}, {});
             const Range r = std::get<Range>(f.get(g));
+            const Scenario group = doc.scenario();
             typeInto(qobject_cast<QLineEdit*>(inspector.editor(key + ".max")),
                      QString::fromStdString(formatNumber(r.min + 100)));
+            const auto at = static_cast<std::size_t>(group.topology.find("phones"));
+            QVERIFY2(onlyItsField(group, at).empty(), onlyItsField(group, at).c_str());
             QCOMPARE(std::get<Range>(f.get(*entry(doc.scenario(), "phones"))).max, r.min + 100);
             QCOMPARE(std::get<Range>(f.get(*entry(fileBack(), "phones"))).max, r.min + 100);
         }
@@ -811,6 +870,13 @@ void TestSchema::inspectorEditsEveryNodeKey() {
         typeInto(editor, QString::fromStdString(formatFieldValue(want)));
         QVERIFY2(sameFieldValue(f.get(doc.scenario().topology.links[0].params), want),
                  (f.path + ": " + inspector.message(key).toStdString()).c_str());
+        for (const auto& g : linkSchema()) // the link's other keys and the nodes stay
+            if (&g != &f)
+                QVERIFY2(sameFieldValue(g.get(doc.scenario().topology.links[0].params), g.get(link.params)),
+                         (f.path + "'s editor also changed " + g.path).c_str());
+        QVERIFY2(std::equal(s.topology.nodes.begin(), s.topology.nodes.end(), doc.scenario().topology.nodes.begin(),
+                            doc.scenario().topology.nodes.end(), sameNodeSpec),
+                 f.path.c_str());
         const Scenario back = readScenarioTextUnchecked(saveScenarioText(doc.scenario()), "inspector");
         QVERIFY2(sameFieldValue(f.get(back.topology.links[0].params), want), f.path.c_str());
     }

@@ -89,15 +89,11 @@ bool Autosave::writeNow() {
         removeFile();
         return true;
     }
-    if (!QDir().mkpath(dir_)) {
-        error_ = tr("cannot create %1").arg(dir_);
-        return false;
-    }
+    if (!QDir().mkpath(dir_)) return false;
     if (!lock_) {
         lock_ = std::make_unique<QLockFile>(lockPathOf(path_));
         lock_->setStaleLockTime(0);
         if (!lock_->tryLock(0)) {
-            error_ = tr("cannot lock %1").arg(lockPathOf(path_));
             lock_.reset();
             return false;
         }
@@ -108,12 +104,7 @@ bool Autosave::writeNow() {
     text += kOriginalTag + QUrl::toPercentEncoding(original, "/") + "\n";
     text += QByteArray::fromStdString(saveScenarioText(document_->scenario()));
     QSaveFile f(path_);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
-        error_ = tr("cannot write %1: %2").arg(path_, f.errorString());
-        return false;
-    }
-    error_.clear();
-    return true;
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() && f.commit();
 }
 
 void Autosave::removeFile() {

@@ -39,9 +39,8 @@ class Autosave : public QObject {
     /// This session's autosave file (it exists only while there are unsaved changes).
     QString filePath() const { return path_; }
     /// Writes now if the document has unsaved changes, else removes the autosave. False
-    /// when the write failed (the reason goes to lastError()).
+    /// when the write failed (no folder, the lock held by another studio, a full disk).
     bool writeNow();
-    QString lastError() const { return error_; }
     /// Leaves the autosave behind and lets go of the lock, as a crash would (for tests).
     void abandon();
 
@@ -75,7 +74,6 @@ class Autosave : public QObject {
     ScenarioDocument* document_;
     QString dir_;
     QString path_;
-    QString error_;
     QTimer* timer_ = nullptr;
     std::unique_ptr<QLockFile> lock_;
 };

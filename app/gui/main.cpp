@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     if (!shot.isEmpty() && parser.isSet(shotDelay)) {
         QTimer::singleShot(static_cast<int>(1000 * parser.value(shotDelay).toDouble()), &window, grab);
     }
-    fog::LessonsPanel* lessons = parser.isSet(lesson) ? window.findChild<fog::LessonsPanel*>() : nullptr;
+    fog::LessonsPanel* lessons = parser.isSet(lesson) ? window.lessonsPanel() : nullptr;
     if (lessons) {
         window.action("actionLessons")->trigger();
         for (int row = 0; row < static_cast<int>(lessons->lessons().size()); ++row)

@@ -236,7 +236,8 @@ MainWindow::~MainWindow() {
     delete controller_;
     controller_ = nullptr;
     delete centre_;
-    delete findChild<QDockWidget*>("sideDock");
+    delete docks_.side;
+    docks_.side = nullptr;
 }
 
 QAction* MainWindow::action(const QString& name) const { return findChild<QAction*>(name); }
@@ -251,77 +252,88 @@ void MainWindow::buildActions() {
         return a;
     };
     const QStyle* st = style();
-    make("actionNew", tr("&New"), QKeySequence::New, &MainWindow::newScenario, QIcon::fromTheme("document-new"));
-    make("actionOpen", tr("&Open…"), QKeySequence::Open, &MainWindow::openDialog,
-         QIcon::fromTheme("document-open", st->standardIcon(QStyle::SP_DialogOpenButton)));
-    make("actionSave", tr("&Save"), QKeySequence::Save, [this] { save(); },
-         QIcon::fromTheme("document-save", st->standardIcon(QStyle::SP_DialogSaveButton)));
-    make("actionSaveAs", tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs(); });
-    make("actionExportPlots", tr("Export &Plots…"), QKeySequence(), [this] { exportPlots(runsForExport()); });
-    make("actionExportReport", tr("Export &Report…"), QKeySequence(), [this] { exportReport(runsForExport()); });
-    make("actionQuit", tr("&Quit"), QKeySequence::Quit, &QWidget::close);
+    actions_.newScenario = make("actionNew", tr("&New"), QKeySequence::New,
+                                &MainWindow::newScenario, QIcon::fromTheme("document-new"));
+    actions_.open =
+        make("actionOpen", tr("&Open…"), QKeySequence::Open, &MainWindow::openDialog,
+             QIcon::fromTheme("document-open", st->standardIcon(QStyle::SP_DialogOpenButton)));
+    actions_.save = make(
+        "actionSave", tr("&Save"), QKeySequence::Save, [this] { save(); },
+        QIcon::fromTheme("document-save", st->standardIcon(QStyle::SP_DialogSaveButton)));
+    actions_.saveAs =
+        make("actionSaveAs", tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs(); });
+    actions_.exportPlots = make("actionExportPlots", tr("Export &Plots…"), QKeySequence(),
+                                [this] { exportPlots(runsForExport()); });
+    actions_.exportReport = make("actionExportReport", tr("Export &Report…"), QKeySequence(),
+                                 [this] { exportReport(runsForExport()); });
+    actions_.quit = make("actionQuit", tr("&Quit"), QKeySequence::Quit, &QWidget::close);
 
-    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    QAction* undo = actions_.undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName("actionUndo");
     undo->setShortcut(QKeySequence::Undo);
     undo->setIcon(QIcon::fromTheme("edit-undo"));
-    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = actions_.redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName("actionRedo");
     redo->setShortcut(QKeySequence::Redo);
     redo->setIcon(QIcon::fromTheme("edit-redo"));
 
-    make("actionRun", tr("&Run"), QKeySequence(Qt::Key_F5), &MainWindow::startRun, transportIcon("run"));
-    make("actionPause", tr("&Pause"), QKeySequence(Qt::Key_F6), &MainWindow::pauseRun,
-         transportIcon("pause"));
-    make("actionStep", tr("S&tep One Round"), QKeySequence(Qt::Key_F10), &MainWindow::stepRun,
-         transportIcon("step"));
-    make("actionStepEvent", tr("Step One &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F10), &MainWindow::stepEventRun,
-         transportIcon("event"));
-    make("actionRunUntil", tr("Run &Until…"), QKeySequence(Qt::SHIFT | Qt::Key_F5), &MainWindow::runUntilDialog,
-         transportIcon("until"));
-    make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6), &MainWindow::stopRun,
-         transportIcon("stop"));
+    actions_.run = make("actionRun", tr("&Run"), QKeySequence(Qt::Key_F5), &MainWindow::startRun,
+                        transportIcon("run"));
+    actions_.pause = make("actionPause", tr("&Pause"), QKeySequence(Qt::Key_F6),
+                          &MainWindow::pauseRun, transportIcon("pause"));
+    actions_.step = make("actionStep", tr("S&tep One Round"), QKeySequence(Qt::Key_F10),
+                         &MainWindow::stepRun, transportIcon("step"));
+    actions_.stepEvent =
+        make("actionStepEvent", tr("Step One &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F10),
+             &MainWindow::stepEventRun, transportIcon("event"));
+    actions_.runUntil =
+        make("actionRunUntil", tr("Run &Until…"), QKeySequence(Qt::SHIFT | Qt::Key_F5),
+             &MainWindow::runUntilDialog, transportIcon("until"));
+    actions_.stop = make("actionStop", tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F6),
+                         &MainWindow::stopRun, transportIcon("stop"));
     // Fork (widgets/intervene/fork_launcher.h): the paused run going, replayed to its instant.
-    make("actionFork", tr("&Fork from Here…"), QKeySequence(), [this] {
-        askForkOfRunGoing(this, controller_, findChild<ForkLauncher*>("forkLauncher"));
-    });
-    make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
-         [this] { compareRuns(runs_->selectedRunIds()); });
+    actions_.fork = make("actionFork", tr("&Fork from Here…"), QKeySequence(),
+                         [this] { askForkOfRunGoing(this, controller_, forks_); });
+    actions_.compare =
+        make("actionCompare", tr("&Compare Selected Runs"), QKeySequence(Qt::CTRL | Qt::Key_K),
+             [this] { compareRuns(runs_->selectedRunIds()); });
 
     // Presentation mode (app/gui/presentation.h): one key for a projector.
-    QAction* present = make("actionPresentation", tr("&Presentation Mode"), QKeySequence(Qt::Key_F11),
-                            [this](bool on) { setPresentationMode(on); });
+    QAction* present = actions_.presentation =
+        make("actionPresentation", tr("&Presentation Mode"), QKeySequence(Qt::Key_F11),
+             [this](bool on) { setPresentationMode(on); });
     present->setCheckable(true);
     present->setShortcutContext(Qt::ApplicationShortcut);
     present->setToolTip(tr("Large fonts and thick lines for a projector (F11 toggles)"));
-    make("actionDocs", tr("&Documentation"), QKeySequence::HelpContents, &MainWindow::showDocs);
-    make("actionLessons", tr("&Lessons"), QKeySequence(), [this] {
-        QDockWidget* d = findChild<QDockWidget*>("lessonsDock");
-        d->show();
-        d->raise();
+    actions_.docs =
+        make("actionDocs", tr("&Documentation"), QKeySequence::HelpContents, &MainWindow::showDocs);
+    actions_.lessons = make("actionLessons", tr("&Lessons"), QKeySequence(), [this] {
+        docks_.lessons->show();
+        docks_.lessons->raise();
     });
-    make("actionAbout", tr("&About FogStudio"), QKeySequence(), &MainWindow::showAbout);
+    actions_.about =
+        make("actionAbout", tr("&About FogStudio"), QKeySequence(), &MainWindow::showAbout);
 }
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(action("actionNew"));
-    file->addAction(action("actionOpen"));
+    file->addAction(actions_.newScenario);
+    file->addAction(actions_.open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
-    file->addAction(action("actionSave"));
-    file->addAction(action("actionSaveAs"));
+    file->addAction(actions_.save);
+    file->addAction(actions_.saveAs);
     file->addSeparator();
-    file->addAction(action("actionExportPlots"));
-    file->addAction(action("actionExportReport"));
+    file->addAction(actions_.exportPlots);
+    file->addAction(actions_.exportReport);
     file->addSeparator();
-    file->addAction(action("actionQuit"));
+    file->addAction(actions_.quit);
     rebuildRecentMenu();
 
     // The canvas owns its editing actions (their shortcuts act where the canvas has focus, so
     // Delete in a text field never deletes nodes); the menus show the same actions.
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(action("actionUndo"));
-    edit->addAction(action("actionRedo"));
+    edit->addAction(actions_.undo);
+    edit->addAction(actions_.redo);
     edit->addSeparator();
     edit->addAction(canvas_->cutAction());
     edit->addAction(canvas_->copyAction());
@@ -341,7 +353,7 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     QMenu* panels = view->addMenu(tr("&Panels"));
     for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
-    view->addAction(action("actionPresentation"));
+    view->addAction(actions_.presentation);
     QMenu* theme = view->addMenu(tr("&Theme"));
     themeGroup_ = new QActionGroup(this);
     for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
@@ -358,11 +370,11 @@ void MainWindow::buildMenus() {
     rebuildPresetsMenu();
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    for (const char* name : {"actionRun", "actionPause", "actionStep", "actionStepEvent", "actionRunUntil", "actionStop", "actionFork", "",
-                             "actionCompare"}) {
-        if (*name) run->addAction(action(name));
-        else run->addSeparator();
-    }
+    for (QAction* a : {actions_.run, actions_.pause, actions_.step, actions_.stepEvent,
+                       actions_.runUntil, actions_.stop, actions_.fork})
+        run->addAction(a);
+    run->addSeparator();
+    run->addAction(actions_.compare);
     // Goal seeking (widgets/seek): a search over the current scenario, stored as a sweep.
     run->addAction(tr("&Seek a Configuration..."), this, [this] {
         auto* d = new SeekDialog(document_->scenario(), store_.get(), [this] { runs_->refresh(); }, this);
@@ -388,24 +400,24 @@ void MainWindow::buildMenus() {
     })->setObjectName("actionRace");
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(action("actionLessons"));
-    help->addAction(action("actionDocs"));
-    help->addAction(action("actionAbout"));
+    help->addAction(actions_.lessons);
+    help->addAction(actions_.docs);
+    help->addAction(actions_.about);
 }
 
 void MainWindow::buildToolBar() {
-    QToolBar* bar = addToolBar(tr("Main"));
+    QToolBar* bar = toolBar_ = addToolBar(tr("Main"));
     bar->setObjectName("mainToolBar");
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(action("actionOpen"));
-    bar->addAction(action("actionSave"));
+    bar->addAction(actions_.open);
+    bar->addAction(actions_.save);
     bar->addSeparator();
-    bar->addAction(action("actionRun"));
-    bar->addAction(action("actionPause"));
-    bar->addAction(action("actionStep"));
-    bar->addAction(action("actionStepEvent"));
-    bar->addAction(action("actionRunUntil"));
-    bar->addAction(action("actionStop"));
+    bar->addAction(actions_.run);
+    bar->addAction(actions_.pause);
+    bar->addAction(actions_.step);
+    bar->addAction(actions_.stepEvent);
+    bar->addAction(actions_.runUntil);
+    bar->addAction(actions_.stop);
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Speed: "), bar));
     speed_ = new QComboBox(bar);
@@ -437,11 +449,13 @@ void MainWindow::buildDocks() {
     palette_ = new NodePalette(this);
     connect(palette_, &NodePalette::addRequested, canvas_,
             [this](NodeTemplate t, int count) { canvas_->addAtCentre(t, count); });
-    QDockWidget* paletteDock = dock("paletteDock", tr("Palette"), scrollable(palette_, this), Qt::LeftDockWidgetArea);
+    QDockWidget* paletteDock = docks_.palette =
+        dock("paletteDock", tr("Palette"), scrollable(palette_, this), Qt::LeftDockWidgetArea);
 
     runs_ = new RunsBrowser(this);
     runs_->setStore(store_.get());
-    QDockWidget* runsDock = dock("runsDock", tr("Runs"), runs_, Qt::LeftDockWidgetArea);
+    QDockWidget* runsDock = docks_.runs =
+        dock("runsDock", tr("Runs"), runs_, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, runsDock, Qt::Vertical);
     if (!storeError_.isEmpty()) {
         runs_->setEnabled(false);
@@ -449,7 +463,7 @@ void MainWindow::buildDocks() {
         runsDock->setToolTip(storeError_);
     }
 
-    auto* side = new QTabWidget(this);
+    auto* side = sideTabs_ = new QTabWidget(this);
     side->setObjectName("sideTabs");
     inspector_ = new PropertyInspector(document_, side);
     inspector_->attach(canvas_->topologyScene());
@@ -472,7 +486,7 @@ void MainWindow::buildDocks() {
     side->addTab(inspectorPage, tr("Inspector")); // the inspector scrolls its fields itself
     side->addTab(scrollable(policies_, side), tr("Policies"));
     side->addTab(scrollable(settings_, side), tr("Training"));
-    dock("sideDock", tr("Properties"), side, Qt::RightDockWidgetArea);
+    docks_.side = dock("sideDock", tr("Properties"), side, Qt::RightDockWidgetArea);
 
     bottomTabs_ = new QTabWidget(this);
     live_ = new LivePlots(bottomTabs_);
@@ -493,25 +507,27 @@ void MainWindow::buildDocks() {
     topologySplit_->setStretchFactor(0, 3);
     topologySplit_->setStretchFactor(1, 2);
     topologySplit_->setSizes({520, 360});
-    connect(centre_, &QTabWidget::currentChanged, this, [this, paletteDock](int) {
-        const bool comparing = centre_->currentWidget() == compare_ || (race_ && centre_->currentWidget() == race_);
-        QDockWidget* sideDock = findChild<QDockWidget*>("sideDock");
+    connect(centre_, &QTabWidget::currentChanged, this, [this](int) {
+        const bool comparing =
+            centre_->currentWidget() == compare_ || (race_ && centre_->currentWidget() == race_);
         if (comparing) {
             hiddenForComparison_.clear();
             // On a screen narrower than 1600 the Lessons dock steps aside too: the comparison
             // of a lesson's 15 runs needs the width (it comes back with the Topology tab).
-            QList<QDockWidget*> aside{paletteDock, sideDock};
-            if (width() < 1600) aside << findChild<QDockWidget*>("lessonsDock");
+            QList<QDockWidget*> aside{docks_.palette, docks_.side};
+            if (width() < 1600) aside << docks_.lessons;
             for (QDockWidget* d : aside)
                 if (d && d->isVisible()) {
                     hiddenForComparison_ << d;
                     d->hide();
                 }
         } else {
-            for (QDockWidget* d : hiddenForComparison_) d->show();
+            for (QDockWidget* d : hiddenForComparison_)
+                d->show();
             hiddenForComparison_.clear();
         }
-        if (presentationOn()) arrangeForPresentation(); // presenting on a narrow screen: they stay aside
+        if (presentationOn())
+            arrangeForPresentation(); // presenting on a narrow screen: they stay aside
     });
 
     connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
@@ -519,24 +535,24 @@ void MainWindow::buildDocks() {
         // training panel.
         const QString path = item->data(Qt::UserRole).toString();
         if (QWidget* editor = settings_->editorFor(path.section('.', 0, 1))) {
-            showPage(findChild<QTabWidget*>("sideTabs"), settings_);
+            showPage(sideTabs_, settings_);
             editor->setFocus();
         } else if (path.startsWith("sync") || path.startsWith("selection")) {
-            showPage(findChild<QTabWidget*>("sideTabs"), policies_);
+            showPage(sideTabs_, policies_);
         } else {
             selectKeyPath(path);
-            showPage(findChild<QTabWidget*>("sideTabs"), inspector_);
+            showPage(sideTabs_, inspector_);
         }
     });
 
     // Lessons (widgets/lessons): a preset's question and steps; its variants run as one group.
-    auto* lessons = new LessonsPanel(this);
+    auto* lessons = lessons_ = new LessonsPanel(this);
     lessons->setDirectories(presetsDirectory(), docsDirectory());
     lessons->setStore(storeError_.isEmpty() ? store_.get() : nullptr);
     lessons->setThreadsProvider([this] { return threads_->value(); });
-    QDockWidget* lessonsDock = dock("lessonsDock", tr("Lessons"), lessons, Qt::RightDockWidgetArea);
-    tabifyDockWidget(findChild<QDockWidget*>("sideDock"), lessonsDock);
-    findChild<QDockWidget*>("sideDock")->raise();
+    docks_.lessons = dock("lessonsDock", tr("Lessons"), lessons, Qt::RightDockWidgetArea);
+    tabifyDockWidget(docks_.side, docks_.lessons);
+    docks_.side->raise();
     connect(lessons, &LessonsPanel::openPresetRequested, this, [this](const QString& path) { openPreset(path); });
     connect(lessons, &LessonsPanel::openVariantRequested, this, [this](const QString& path, const QString& v) {
         QString error;
@@ -567,7 +583,7 @@ void MainWindow::connectController() {
     // Live intervention (widgets/intervene): right click on the canvas during a run.
     auto* intervene = new InterveneMenu(controller_, this);
     intervene->setForkAction([this](const std::string& action) { // Add devices…: a fork
-        askForkOfRunGoingWith(this, controller_, findChild<ForkLauncher*>("forkLauncher"), action);
+        askForkOfRunGoingWith(this, controller_, forks_, action);
     });
     canvas_->setContextMenuHook([intervene](QMenu& m, QGraphicsItem* item) { intervene->populate(m, item); });
     connect(intervene, &InterveneMenu::refused, this, [this](const QString& m) {
@@ -575,7 +591,7 @@ void MainWindow::connectController() {
     });
     // Forks: Run ▸ Fork from Here… and the runs dock's Fork at time…; a fork that ended is
     // listed with its parent (filter fork:N) and compared with it.
-    auto* forks = new ForkLauncher(controller_, store_.get(), dbPath_, this);
+    auto* forks = forks_ = new ForkLauncher(controller_, store_.get(), dbPath_, this);
     forks->setObjectName("forkLauncher");
     auto picked = std::make_shared<double>(std::nan("")); // the instant last pointed at on a curve
     connect(live_, &LivePlots::cursorMoved, this, [picked](double t) {
@@ -727,7 +743,7 @@ bool MainWindow::openPreset(const QString& path) {
     document_->setFilePath(QString()); // untitled copy: Save asks where
     fitAfterLayout();
     // The Lessons panel follows: a preset with a lesson shows its lesson there.
-    if (auto* lessons = findChild<LessonsPanel*>()) {
+    if (LessonsPanel* lessons = lessons_) {
         const QString wanted = QFileInfo(path).canonicalFilePath();
         for (std::size_t i = 0; i < lessons->lessons().size(); ++i)
             if (QFileInfo(QString::fromStdString(lessons->lessons()[i].path)).canonicalFilePath() == wanted) {
@@ -920,7 +936,7 @@ void MainWindow::updateTitle() {
                                         : QFileInfo(path).fileName();
     setWindowTitle(name + "[*] — FogStudio");
     setWindowModified(document_->isModified());
-    action("actionSave")->setEnabled(document_->isModified() || path.isEmpty());
+    actions_.save->setEnabled(document_->isModified() || path.isEmpty());
 }
 
 void MainWindow::updateProblems() {
@@ -1092,17 +1108,18 @@ void MainWindow::updateRunActions() {
     // Problems are counted by updateProblems on every change; a run that cannot be stored is
     // refused (the banner in the status bar says why).
     const bool runnable = problemCount_ == 0 && storeError_.isEmpty();
-    action("actionRun")->setEnabled((!active && runnable) || state == RunController::State::Paused);
-    action("actionRun")->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
-    action("actionPause")->setEnabled(state == RunController::State::Running);
-    action("actionStep")->setEnabled(active || runnable);
-    action("actionStepEvent")->setEnabled(active || runnable);
-    action("actionRunUntil")->setEnabled(active || runnable);
-    action("actionStop")->setEnabled(active);
-    action("actionFork")->setEnabled(state == RunController::State::Paused && store_);
-    action("actionFork")->setToolTip(state == RunController::State::Paused
-                                         ? tr("Fork the paused run: replay it to this instant, change a setting, run on")
-                                         : tr("Pause a run to fork it here (stored runs: right click in the Runs dock)"));
+    actions_.run->setEnabled((!active && runnable) || state == RunController::State::Paused);
+    actions_.run->setText(state == RunController::State::Paused ? tr("&Resume") : tr("&Run"));
+    actions_.pause->setEnabled(state == RunController::State::Running);
+    actions_.step->setEnabled(active || runnable);
+    actions_.stepEvent->setEnabled(active || runnable);
+    actions_.runUntil->setEnabled(active || runnable);
+    actions_.stop->setEnabled(active);
+    actions_.fork->setEnabled(state == RunController::State::Paused && store_);
+    actions_.fork->setToolTip(
+        state == RunController::State::Paused
+            ? tr("Fork the paused run: replay it to this instant, change a setting, run on")
+            : tr("Pause a run to fork it here (stored runs: right click in the Runs dock)"));
     const QString why = !storeError_.isEmpty() ? tr("Runs cannot be stored: %1").arg(storeError_)
                         : problemCount_ ? tr("The scenario has %n problem(s): see the Problems tab", nullptr, problemCount_)
                                         : QString();
@@ -1315,7 +1332,7 @@ void MainWindow::exportReport(const QList<qint64>& ids) {
 // ---- misc ---------------------------------------------------------------------------
 
 void MainWindow::setPresentationMode(bool on) {
-    QAction* a = action("actionPresentation");
+    QAction* a = actions_.presentation;
     if (a->isChecked() != on) a->setChecked(on);
     setPresentation(this, on);
     arrangeForPresentation();
@@ -1400,11 +1417,10 @@ void MainWindow::showDocs() {
                                                                    "/../share/doc/fogstudio/docs")));
         return;
     }
-    auto* viewer = findChild<DocsViewer*>();
-    if (!viewer) viewer = new DocsViewer(dir, "studio.md", this);
-    viewer->show();
-    viewer->raise();
-    viewer->activateWindow();
+    if (!docsViewer_) docsViewer_ = new DocsViewer(dir, "studio.md", this);
+    docsViewer_->show();
+    docsViewer_->raise();
+    docsViewer_->activateWindow();
 }
 
 void MainWindow::showAbout() {
@@ -1426,10 +1442,11 @@ void MainWindow::showEvent(QShowEvent* event) {
             // On a projector's 1280x720 the canvas and the plots get the room: narrower
             // side docks and half the height for the run panels.
             const bool small = w < 1500 || h < 850;
-            resizeDocks({findChild<QDockWidget*>("paletteDock"), findChild<QDockWidget*>("sideDock")},
-                        {std::clamp(w * (small ? 15 : 17) / 100, 150, 260), std::clamp(w * 25 / 100, 220, 340)},
+            resizeDocks({docks_.palette, docks_.side},
+                        {std::clamp(w * (small ? 15 : 17) / 100, 150, 260),
+                         std::clamp(w * 25 / 100, 220, 340)},
                         Qt::Horizontal);
-            resizeDocks({findChild<QDockWidget*>("paletteDock")}, {std::clamp(h * 30 / 100, 120, 250)}, Qt::Vertical);
+            resizeDocks({docks_.palette}, {std::clamp(h * 30 / 100, 120, 250)}, Qt::Vertical);
             const int total = topologySplit_->height();
             if (total > 0) topologySplit_->setSizes({total * (small ? 50 : 58) / 100, total * (small ? 50 : 42) / 100});
         }
@@ -1443,11 +1460,10 @@ void MainWindow::fitInside(const QRect& avail) {
         // A small screen (a projector at scale 2 is 640x360): icons without text in the
         // tool bar, and the left docks as tabs beside Properties, so that one column of
         // docks is left beside the canvas. Each can still be shown again from its tab.
-        if (auto* bar = findChild<QToolBar*>("mainToolBar")) bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
-        QDockWidget* side = findChild<QDockWidget*>("sideDock");
-        for (const char* name : {"paletteDock", "runsDock"})
-            if (QDockWidget* d = findChild<QDockWidget*>(name); d && side && dockWidgetArea(d) != dockWidgetArea(side))
-                tabifyDockWidget(side, d);
+        if (toolBar_) toolBar_->setToolButtonStyle(Qt::ToolButtonIconOnly);
+        QDockWidget* side = docks_.side;
+        for (QDockWidget* d : {docks_.palette, docks_.runs})
+            if (d && side && dockWidgetArea(d) != dockWidgetArea(side)) tabifyDockWidget(side, d);
         if (side) side->raise();
     }
     // The frame (title bar, borders) is not part of size(): leave room for it.

@@ -11,6 +11,7 @@
 #include "core/spec/scenario.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include <memory>
 
@@ -25,12 +26,16 @@ class QMenu;
 class QPlainTextEdit;
 class QSpinBox;
 class QTabWidget;
+class QToolBar;
 
 namespace fog {
 
 class ComparisonView;
 class ComparisonPlotExport;
+class DocsViewer;
 class EventLog;
+class ForkLauncher;
+class LessonsPanel;
 class LivePlots;
 class NodePalette;
 class NodeLiveState;
@@ -75,13 +80,16 @@ public:
     LivePlots* livePlots() const { return live_; }
     NodeTimeline* timeline() const { return timeline_; }
     NodeLiveState* liveState() const { return liveState_; }
-    LinkThroughputPlot* linkPlot() const { return linkPlot_; }
     RunsBrowser* runsBrowser() const { return runs_; }
     ComparisonView* comparison() const { return compare_; }
     QTabWidget* centralTabs() const { return centre_; }
-    QAction* action(const QString& name) const; ///< by objectName, for tests
+    LessonsPanel* lessonsPanel() const { return lessons_; }
+    ForkLauncher* forkLauncher() const { return forks_; } ///< forks of runs (Run > Fork from Here…)
+    /// An action by objectName ("actionRun", "actionTheme_dark"), for tests and scripts; the
+    /// window itself holds its actions as members (actions_).
+    QAction* action(const QString& name) const;
 
-public Q_SLOTS:
+  public Q_SLOTS:
     void startRun();
     void pauseRun();
     void stepRun();
@@ -197,6 +205,45 @@ private:
     QListWidget* problems_ = nullptr;
     EventLog* eventLog_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
+    QTabWidget* sideTabs_ = nullptr; ///< Inspector, Policies, Training (in docks_.side)
+    LessonsPanel* lessons_ = nullptr;
+    ForkLauncher* forks_ = nullptr;
+    QPointer<DocsViewer> docsViewer_; ///< made when Help > Documentation is first asked for
+
+    /// The actions the window makes (buildActions) and puts in its menus and tool bar; each
+    /// also has an objectName ("actionNew", ...) that action() finds.
+    struct Actions {
+        QAction* newScenario = nullptr;
+        QAction* open = nullptr;
+        QAction* save = nullptr;
+        QAction* saveAs = nullptr;
+        QAction* exportPlots = nullptr;
+        QAction* exportReport = nullptr;
+        QAction* quit = nullptr;
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        QAction* run = nullptr;
+        QAction* pause = nullptr;
+        QAction* step = nullptr;
+        QAction* stepEvent = nullptr;
+        QAction* runUntil = nullptr;
+        QAction* stop = nullptr;
+        QAction* fork = nullptr;
+        QAction* compare = nullptr;
+        QAction* presentation = nullptr;
+        QAction* docs = nullptr;
+        QAction* lessons = nullptr;
+        QAction* about = nullptr;
+    } actions_;
+    /// The docks (objectNames paletteDock, runsDock, sideDock, lessonsDock: saved layouts
+    /// find them by these).
+    struct Docks {
+        QDockWidget* palette = nullptr;
+        QDockWidget* runs = nullptr;
+        QDockWidget* side = nullptr;
+        QDockWidget* lessons = nullptr;
+    } docks_;
+    QToolBar* toolBar_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;
     QMenu* presetsMenu_ = nullptr;

@@ -50,7 +50,7 @@ void ScriptedInterventions::paused() {
     } else if (e.action == TimedEvent::Action::Add) {
         // As the canvas's Add devices… does: a fork of this run at this instant (the run
         // goes on to its end first), since devices cannot join the run going.
-        auto* forks = window_->findChild<ForkLauncher*>("forkLauncher");
+        auto* forks = window_->forkLauncher();
         if (!forks || !forks->startAfterRunGoing(c->runClock(), {step.action}, ForkLauncher::Parent::RunToEnd, &why))
             std::cerr << "fogstudio: --intervene '" << step.action << "': "
                       << (forks ? why.toStdString() : std::string("no fork launcher")) << std::endl;

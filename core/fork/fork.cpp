@@ -125,7 +125,6 @@ public:
                                 " at t = " + shortNumber(s.time) + " s: " + e.what());
             }
             compare(stored, s, meta.id);
-            ++snapshotsChecked_;
         }
     }
 
@@ -144,9 +143,6 @@ public:
                                  " s replayed");
         ++nextPlan_;
     }
-
-    std::size_t rowsChecked() const { return next_; }
-    int snapshotsChecked() const { return snapshotsChecked_; }
 
 private:
     [[noreturn]] void diverged(double t, const std::string& what) const {
@@ -187,7 +183,6 @@ private:
     const RunStore& store_;
     const ForkPlan& plan_;
     std::size_t next_ = 0;
-    int snapshotsChecked_ = 0;
     std::size_t nextPlan_ = 0;
 };
 

@@ -9,7 +9,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -111,42 +110,6 @@ class MapReader {
         const YAML::Node n = node(key);
         return n.IsDefined() && readValue(ctx_, n, pathOf(key), out);
     }
-    /// Reads an enum by its toString() spelling; `values` lists every enumerator.
-    template <class E>
-    bool getEnum(const std::string& key, E& out, std::initializer_list<E> values) {
-        const YAML::Node n = node(key);
-        if (!n.IsDefined()) return false;
-        std::string text;
-        if (!readValue(ctx_, n, pathOf(key), text)) return false;
-        std::vector<std::string> names;
-        for (E v : values) {
-            if (text == toString(v)) {
-                out = v;
-                return true;
-            }
-            names.emplace_back(toString(v));
-        }
-        ctx_.error(pathOf(key), n.Mark(),
-                   "must be one of " + joinNames(names) + ", got '" + text + "'" +
-                       didYouMean(text, names));
-        return false;
-    }
-
-    /// For keys that only some kinds use: true when `current` is one of `kinds`, else the key is
-    /// marked not applicable ("is only used with <kindKey>: a, b, not c") and false returned.
-    template <class E>
-    bool usedWith(const std::string& key, const char* kindKey, E current,
-                  std::initializer_list<E> kinds) {
-        std::vector<std::string> names;
-        for (E k : kinds) {
-            if (k == current) return true;
-            names.emplace_back(toString(k));
-        }
-        notApplicable(key, std::string("is only used with ") + kindKey + ": " + joinNames(names) +
-                               ", not " + toString(current));
-        return false;
-    }
-
     /// Reports a missing key; true when present.
     bool require(const std::string& key, const std::string& what = "");
     /// A key of this map that has no meaning in the current setting (e.g. `sigma` of a

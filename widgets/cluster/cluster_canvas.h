@@ -56,10 +56,8 @@ class ClusterCanvas : public QWidget {
     QPointF boxCenter(int row) const;
     QPointF frameTitlePoint(const QString& cluster) const;
     QGraphicsView* graphicsView() const { return view_; }
-    QLabel* modeLabel() const { return mode_; }
 
     QAction* addClusterAction() const { return addCluster_; }
-    QAction* addServerAction() const { return addServer_; }
     QAction* duplicateAction() const { return duplicate_; }
     QAction* removeAction() const { return remove_; }
 

@@ -61,8 +61,6 @@ class ClusterWindow : public QMainWindow {
     ClusterEditor* editor() const { return editor_; }
     ClusterView* view() const { return view_; }
     ClusterCanvas* canvas() const { return canvas_; }
-    /// Id of the last stored run (0: none yet).
-    qint64 lastRunId() const { return lastRunId_; }
     const cluster::ClusterResult& lastResult() const { return lastResult_; }
     const cluster::TrainResult& lastTraining() const { return lastTraining_; }
 

@@ -271,8 +271,6 @@ Qt::PenStyle seriesPenStyle(int i) {
     }
 }
 
-QString metricLabel(PlotKind kind) { return yLabel(kind); }
-
 QString costAxisLabel(const QString& what) { return what + " (currency)"; }
 
 QString plotTitle(PlotKind kind) {

@@ -60,9 +60,6 @@ QColor seriesColor(int i);
 Qt::PenStyle seriesPenStyle(int i);
 QString plotTitle(PlotKind kind);
 QString axisLabel(PlotXAxis x);
-/// The y axis label of a metric, with its unit ("test accuracy (%)"; money has no unit of its
-/// own, docs/scenario.md: "cumulative cost (currency)").
-QString metricLabel(PlotKind kind);
 /// The label of a cost axis: "cost (currency)", "cost to 80 % (currency)".
 QString costAxisLabel(const QString& what = QStringLiteral("cost"));
 

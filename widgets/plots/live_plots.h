@@ -63,12 +63,8 @@ public:
     /// the accuracy plot draws the epsilon spent on its right axis. The epsilons so far as
     /// (virtual time, epsilon), and the delta they are at (NaN: none reported).
     const std::vector<QPointF>& epsilons() const { return epsilons_; }
-    double privacyDelta() const { return delta_; }
     /// The predicted (virtual seconds, cost) of the run's plan; NaN when none was reported.
     QPointF prediction() const { return {predictedTime_, predictedCost_}; }
-    /// A calibrated plan's predicted test accuracy (drawn as a star on the accuracy plot at
-    /// the predicted time); NaN when none was reported.
-    double predictedAccuracy() const { return predictedAccuracy_; }
     /// The same, from what the caller already read.
     void showRun(const QString& label, const Scenario& scenario, const std::vector<AggregationRecord>& metrics);
 
@@ -79,7 +75,6 @@ public:
     /// Also draws the training loss of the level-`level` aggregations on the loss plot
     /// (0: the global rounds only).
     void setShownLevel(int level);
-    int shownLevel() const { return level_; }
     /// Instants drawn on every panel's time axis with a label (live interventions); reset()
     /// forgets them. A stored run shows the interventions its scenario recorded.
     void addMarkers(const std::vector<TimeMarker>& markers);
@@ -90,7 +85,6 @@ public:
     void setSmoothing(int window);
     int smoothing() const { return options_.smoothing; }
     void setLogScale(bool on);
-    bool logScale() const { return options_.logY; }
 
     QCustomPlot* plot(Panel p) const { return panels_[static_cast<int>(p)].plot; }
     const std::vector<AggregationRecord>& records() const { return records_; }

@@ -51,7 +51,6 @@ public:
     /// The state drawn for `node` at virtual time `t` (at the timeline's resolution).
     NodeState stateAt(int node, double t) const;
     int firstVisibleRow() const { return first_; }
-    int visibleRows() const { return visible_; }
     void scrollToRow(int row);
     QCustomPlot* plot() const { return plot_; }
 

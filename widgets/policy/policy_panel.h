@@ -87,7 +87,6 @@ public:
     void setDocument(ScenarioDocument* document);
 
     PolicyChooser* syncChooser() const { return sync_; }
-    PolicyChooser* selectionChooser() const { return selection_; }
     LearningChooser* learningChooser() const { return learning_; }
 
 private:

@@ -297,7 +297,6 @@ void RaceView::setPlaybackSpeed(double speed) {
 QString RaceView::label(int i) const { return racers_.at(static_cast<std::size_t>(i))->label; }
 TopologyCanvas* RaceView::canvas(int i) const { return racers_.at(static_cast<std::size_t>(i))->canvas; }
 RunController* RaceView::controller(int i) const { return racers_.at(static_cast<std::size_t>(i))->run; }
-bool RaceView::isHeld(int i) const { return racers_.at(static_cast<std::size_t>(i))->held; }
 
 double RaceView::clockOf(int i) const {
     const Racer& r = *racers_.at(static_cast<std::size_t>(i));

@@ -67,8 +67,6 @@ class RaceView : public QWidget {
     /// How far a racer may run ahead of the shared clock before it is held.
     double slack() const;
     bool isRunning() const;
-    /// Racer i is held (paused) by the race, waiting for the others.
-    bool isHeld(int i) const;
     /// How many times a racer was held so far in this race.
     int holds() const { return holds_; }
     QCustomPlot* plot(int k) const { return plots_[k]; } ///< 0 accuracy, 1 loss, 2 cost
@@ -89,7 +87,6 @@ class RaceView : public QWidget {
   private:
     struct Racer;
     std::function<QString(const QString&)> namer_;
-    void buildColumns();
     void tick();
     void updateFigures(int i);
     void updateButtons();

@@ -425,18 +425,18 @@ bool PropertyInspector::buildCustomField(const NodeField& nf) {
         count->setRange(-1, 100000000); // the loader's range check speaks for out-of-range values
         count->setSuffix(tr(" devices"));
         count->setKeyboardTracking(false);
-        addField("count", label, count, OnGroup).load = [this, count] {
-            if (const NodeSpec* g = firstGroup()) count->setValue(g->count);
+        addField("count", label, count, OnGroup).load = [this, count, &nf] {
+            if (const NodeSpec* g = firstGroup()) count->setValue(static_cast<int>(std::get<double>(nf.get(*g))));
         };
-        connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+        connect(count, qOverload<int>(&QSpinBox::valueChanged), this, [this, &nf](int v) {
             if (!loading_)
                 commitMembers(
-                    "count", tr("Set count"), [v](NodeSpec& g) { g.count = v; }, OnGroup);
+                    "count", tr("Set count"), [v, &nf](NodeSpec& g) { nf.set(g, FieldValue(double(v))); }, OnGroup);
         });
         return true;
     }
     if (p == "parent") {
-        buildParentField(label);
+        buildParentField(nf, label);
         return true;
     }
     if (p == "availability.offline") {
@@ -444,7 +444,7 @@ bool PropertyInspector::buildCustomField(const NodeField& nf) {
         return true;
     }
     if (p == "link") {
-        buildOwnLinkField(label);
+        buildOwnLinkField(nf, label);
         return true;
     }
     if (p == "aggregate" || p == "aggregate.sync" || p == "aggregate.selection") {
@@ -454,11 +454,12 @@ bool PropertyInspector::buildCustomField(const NodeField& nf) {
     return false;
 }
 
-void PropertyInspector::buildParentField(const QString& label) {
+void PropertyInspector::buildParentField(const NodeField& nf, const QString& label) {
     auto* parent = new QComboBox;
     parent->setEditable(true);
     parent->setInsertPolicy(QComboBox::NoInsert);
-    addField("parent", label, parent, OnMember).load = [this, parent] {
+    auto parentOf = [&nf](const NodeSpec& n) { return qs(std::get<std::string>(nf.get(n))); };
+    addField("parent", label, parent, OnMember).load = [this, parent, parentOf] {
         parent->clear();
         parent->addItem(QString());
         // Offer the aggregators and relays (a group's first members; for a group also the aggregating
@@ -481,16 +482,16 @@ void PropertyInspector::buildParentField(const QString& label) {
                     parent->addItem(qs(n.id) + "-" + QString::number(k));
             }
         QString p;
-        if (const NodeSpec* n = firstNode()) p = qs(n->parent);
+        if (const NodeSpec* n = firstNode()) p = parentOf(*n);
         parent->setEditText(p);
     };
-    auto commitParent = [this, parent] {
+    auto commitParent = [this, parent, parentOf, &nf] {
         if (loading_) return;
         const std::string p = parent->currentText().trimmed().toStdString();
         QString current;
-        if (const NodeSpec* n = firstNode()) current = qs(n->parent);
+        if (const NodeSpec* n = firstNode()) current = parentOf(*n);
         if (qs(p) == current && ids_.size() == 1) return;
-        commitMembers("parent", tr("Set parent"), [p](NodeSpec& n) { n.parent = p; });
+        commitMembers("parent", tr("Set parent"), [p, &nf](NodeSpec& n) { nf.set(n, FieldValue(p)); });
     };
     connect(parent, qOverload<int>(&QComboBox::activated), this, commitParent);
     connect(parent->lineEdit(), &QLineEdit::editingFinished, this, commitParent);
@@ -525,13 +526,13 @@ void PropertyInspector::buildOfflineField(const QString& label) {
     });
 }
 
-void PropertyInspector::buildOwnLinkField(const QString& label) {
+void PropertyInspector::buildOwnLinkField(const NodeField& nf, const QString& label) {
     auto* ownLink = new QCheckBox(tr("own link to the parent"));
     ownLink->setToolTip(tr("Unchecked: the scenario's default link (or none: instantaneous)"));
     Field& linkField = addField("link", label, ownLink, OnMember);
     linkField.msgKey.clear(); // its values' problems show at their own fields
-    linkField.load = [this, ownLink] {
-        if (const NodeSpec* n = firstNode()) ownLink->setChecked(n->link.has_value());
+    linkField.load = [this, ownLink, &nf] {
+        if (const NodeSpec* n = firstNode()) ownLink->setChecked(nf.present(*n));
     };
     connect(ownLink, &QCheckBox::clicked, this, [this](bool on) {
         const LinkParams defaults = doc_->scenario().topology.hasDefaultLink
@@ -843,6 +844,13 @@ void PropertyInspector::showMessages() {
 QWidget* PropertyInspector::editor(const QString& key) const {
     const Field* f = field(key);
     return f ? f->editor : nullptr;
+}
+
+QStringList PropertyInspector::memberKeys() const {
+    QStringList keys;
+    for (const Field& f : fields_)
+        if (f.kinds != OnLink) keys << f.key;
+    return keys;
 }
 
 QString PropertyInspector::message(const QString& key) const {

@@ -43,6 +43,8 @@ class PropertyInspector : public QWidget {
     /// The editor of a field, by key path below the item ("compute.throughput",
     /// "price_per_hour.max", "link.latency_ms", "bandwidth_up_mbps" for a link, ...).
     QWidget* editor(const QString& key) const;
+    /// The keys of the node and group editors, in row order (link editors left out).
+    QStringList memberKeys() const;
     /// The problem text shown next to a field ("" when none), and whether it is visible.
     QString message(const QString& key) const;
     bool isFieldVisible(const QString& key) const;
@@ -83,9 +85,10 @@ class PropertyInspector : public QWidget {
     QString absentText(const FieldInfo& f) const;
     /// Editors of their own; false: the table's kind of editor.
     bool buildCustomField(const NodeField& nf);
-    void buildParentField(const QString& label);
+    void buildParentField(const NodeField& nf, const QString& label);
     void buildOfflineField(const QString& label);
-    void buildOwnLinkField(const QString& label);
+    /// The switch of a node's own link: on, it starts from the scenario's default link.
+    void buildOwnLinkField(const NodeField& nf, const QString& label);
     void buildAggregateField(const NodeField& nf, const QString& label); ///< property_inspector_aggregate.cpp
     void buildLinkFields();
 

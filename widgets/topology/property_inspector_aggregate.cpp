@@ -51,19 +51,16 @@ void PropertyInspector::buildAggregateField(const NodeField& nf, const QString& 
     if (nf.path == "aggregate") {
         auto* on = new QCheckBox(tr("own policy (tiered tree)"));
         Field& onField = addField("aggregate", label, on, OnMember);
-        onField.load = [this, on] {
-            if (const NodeSpec* n = firstNode()) on->setChecked(n->aggregate.has_value());
+        onField.load = [this, on, &nf] {
+            if (const NodeSpec* n = firstNode()) on->setChecked(nf.present(*n));
         };
         onField.visible = [this] {
             const NodeSpec* n = firstNode();
             return n && roleAggregates(n->role);
         };
-        connect(on, &QCheckBox::clicked, this, [this](bool checked) {
+        connect(on, &QCheckBox::clicked, this, [this, &nf](bool checked) {
             commitMembers("aggregate", checked ? tr("Give own aggregation policy") : tr("Use scenario's policy"),
-                          [checked](NodeSpec& n) {
-                              if (!checked) n.aggregate.reset();
-                              else if (!n.aggregate) n.aggregate = AggregateSpec{};
-                          });
+                          [checked, &nf](NodeSpec& n) { nf.setPresent(n, checked); });
         });
         return;
     }

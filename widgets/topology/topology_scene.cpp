@@ -645,7 +645,6 @@ void TopologyScene::showFrame(const ActivityFrame& frame) {
         dots.append(d);
     }
     messages_->setMessages(dots);
-    runActive_ = true;
     showLinkLoads(frame.links);
 }
 
@@ -845,7 +844,6 @@ void TopologyScene::clearRunState() {
     for (EdgeItem* e : std::as_const(parentEdges_)) e->setUsage(-1, {});
     usedEdges_.clear();
     nicItems_.clear();
-    runActive_ = false;
     update();
 }
 

@@ -86,9 +86,6 @@ class TopologyScene : public QGraphicsScene {
     int edgesInUse() const;
     /// The edge a run link is drawn on (nullptr: none, e.g. a node's interface).
     EdgeItem* edgeForRunLink(int link);
-    /// True from the first frame of a run until clearRunState (the canvas shows a legend).
-    bool runViewActive() const { return runActive_; }
-    bool hasRunLinks() const { return !runLinks_.empty(); }
     /// Called by the view when its zoom changes (message tags keep their size on screen).
     void viewScaleChanged();
 
@@ -165,7 +162,6 @@ class TopologyScene : public QGraphicsScene {
     QSet<EdgeItem*> usedEdges_;
     QSet<NodeItem*> nicItems_;
     bool linksDirty_ = true;
-    bool runActive_ = false;
     void markLinksDirty();
 };
 
