@@ -6,6 +6,7 @@
 #include "engine_fixtures.h"
 
 #include "core/data/dataset.h"
+#include "core/model/fast_kernels.h"
 #include "core/model/fast_net.h"
 #include "core/model/learner.h"
 #include "core/scenario/scenario_io.h"
@@ -124,17 +125,40 @@ private Q_SLOTS:
         QTest::addColumn<double>("momentum");
         QTest::addColumn<double>("weightDecay");
         QTest::addColumn<bool>("gradientOnly");
+        QTest::addColumn<int>("side");    // 0: 21 for the CNN, 16 otherwise
+        QTest::addColumn<bool>("odd");    // hidden {13, 7} and batches of 13 and 20 as well
+        QTest::addColumn<bool>("kernels"); // the dense kernels where the CPU has them, else BLAS only
         const auto logreg = static_cast<int>(ModelSpec::Kind::LogReg), mlp = static_cast<int>(ModelSpec::Kind::Mlp);
         const auto cnn = static_cast<int>(ModelSpec::Kind::Cnn);
-        QTest::newRow("logreg, one step") << logreg << 1 << 0.0 << 0.0 << false;
-        QTest::newRow("mlp, one step") << mlp << 1 << 0.0 << 0.0 << false;
-        QTest::newRow("mlp, one step, decay") << mlp << 1 << 0.5 << 1e-3 << false;
-        QTest::newRow("mlp, 5 steps, momentum 0.9, decay") << mlp << 5 << 0.9 << 1e-3 << false;
-        QTest::newRow("logreg, 5 steps, momentum 0.5") << logreg << 5 << 0.5 << 0.0 << false;
-        QTest::newRow("mlp, gradient only") << mlp << 3 << 0.0 << 0.0 << true;
-        QTest::newRow("cnn, one step") << cnn << 1 << 0.0 << 0.0 << false;
-        QTest::newRow("cnn, 5 steps, momentum 0.5, decay") << cnn << 5 << 0.5 << 1e-3 << false;
-        QTest::newRow("cnn, gradient only") << cnn << 3 << 0.0 << 0.0 << true;
+        QTest::newRow("logreg, one step, kernels") << logreg << 1 << 0.0 << 0.0 << false << 0 << false << true;
+        QTest::newRow("logreg, one step, BLAS") << logreg << 1 << 0.0 << 0.0 << false << 0 << false << false;
+        QTest::newRow("mlp, one step, kernels") << mlp << 1 << 0.0 << 0.0 << false << 0 << false << true;
+        QTest::newRow("mlp, one step, BLAS") << mlp << 1 << 0.0 << 0.0 << false << 0 << false << false;
+        QTest::newRow("mlp, one step, decay, kernels") << mlp << 1 << 0.5 << 1e-3 << false << 0 << false << true;
+        QTest::newRow("mlp, one step, decay, BLAS") << mlp << 1 << 0.5 << 1e-3 << false << 0 << false << false;
+        QTest::newRow("mlp, 5 steps, momentum 0.9, decay, kernels") << mlp << 5 << 0.9 << 1e-3 << false << 0 << false << true;
+        QTest::newRow("mlp, 5 steps, momentum 0.9, decay, BLAS") << mlp << 5 << 0.9 << 1e-3 << false << 0 << false << false;
+        QTest::newRow("logreg, 5 steps, momentum 0.5, kernels") << logreg << 5 << 0.5 << 0.0 << false << 0 << false << true;
+        QTest::newRow("logreg, 5 steps, momentum 0.5, BLAS") << logreg << 5 << 0.5 << 0.0 << false << 0 << false << false;
+        QTest::newRow("mlp, gradient only, kernels") << mlp << 3 << 0.0 << 0.0 << true << 0 << false << true;
+        QTest::newRow("mlp, gradient only, BLAS") << mlp << 3 << 0.0 << 0.0 << true << 0 << false << false;
+        QTest::newRow("cnn, one step, kernels") << cnn << 1 << 0.0 << 0.0 << false << 0 << false << true;
+        QTest::newRow("cnn, one step, BLAS") << cnn << 1 << 0.0 << 0.0 << false << 0 << false << false;
+        QTest::newRow("cnn, 5 steps, momentum 0.5, decay, kernels") << cnn << 5 << 0.5 << 1e-3 << false << 0 << false << true;
+        QTest::newRow("cnn, 5 steps, momentum 0.5, decay, BLAS") << cnn << 5 << 0.5 << 1e-3 << false << 0 << false << false;
+        QTest::newRow("cnn, gradient only, kernels") << cnn << 3 << 0.0 << 0.0 << true << 0 << false << true;
+        QTest::newRow("cnn, gradient only, BLAS") << cnn << 3 << 0.0 << 0.0 << true << 0 << false << false;
+        // Row lengths that are not multiples of 8 (the kernels' masked tails), an odd number of
+        // units, and batches above fastkernels::kMaxBatch (BLAS code) inside the same job.
+        for (bool k : {true, false}) {
+            const char* tag = k ? ", kernels" : ", BLAS";
+            QTest::newRow(qPrintable(QString("mlp, odd sizes, 5 steps, momentum 0.9, decay") + tag))
+                << mlp << 5 << 0.9 << 1e-3 << false << 15 << true << k;
+            QTest::newRow(qPrintable(QString("mlp, odd sizes, gradient only") + tag))
+                << mlp << 4 << 0.0 << 0.0 << true << 15 << true << k;
+            QTest::newRow(qPrintable(QString("logreg, odd sizes, 4 steps, momentum 0.5") + tag))
+                << logreg << 4 << 0.5 << 0.0 << false << 13 << true << k;
+        }
     }
     // Without dropout (the two paths draw different masks) the paths compute the same
     // function: the loss of the first step to 1e-5 relative, and the parameters after it.
@@ -144,23 +168,32 @@ private Q_SLOTS:
         QFETCH(double, momentum);
         QFETCH(double, weightDecay);
         QFETCH(bool, gradientOnly);
+        QFETCH(int, side);
+        QFETCH(bool, odd);
+        QFETCH(bool, kernels);
         // 21x21 for the CNN: 17x17 after the first convolution, so pooling drops a row and a column.
-        const int side = model == static_cast<int>(ModelSpec::Kind::Cnn) ? 21 : 16;
+        if (side == 0) side = model == static_cast<int>(ModelSpec::Kind::Cnn) ? 21 : 16;
         const Dataset train = randomImages(200, 7, side), test = randomImages(300, 8, side);
         ModelSpec spec;
         spec.kind = static_cast<ModelSpec::Kind>(model);
-        spec.hidden = {64, 32};
+        spec.hidden = odd ? std::vector<int>{13, 7} : std::vector<int>{64, 32};
         spec.dropout = 0.0;
+        fastkernels::setMode(kernels ? fastkernels::Mode::Auto : fastkernels::Mode::Blas);
         const Learner torchPath(spec, train, test, TrainingBackend::LibTorch);
         const Learner fastPath(spec, train, test, TrainingBackend::Fast);
+        fastkernels::setMode(fastkernels::Mode::Auto);
         QVERIFY(!torchPath.fast());
         QVERIFY(fastPath.fast());
+        // Where the CPU has AVX2 and FMA the kernels say so; with BLAS only, nothing is said.
+        const bool usesKernels = fastPath.describe().find("dense kernels") != std::string::npos;
+        QCOMPARE(usesKernels, kernels && fastkernels::dense() != nullptr);
         QCOMPARE(fastPath.parameterCount(), torchPath.parameterCount());
         QVERIFY(fastPath.describe().find("fast (") != std::string::npos);
         LocalJob job;
         job.start = std::make_shared<Params>(torchPath.initialParameters(3));
         Rng rng(11);
-        const int sizes[] = {10, 7, 10, 10, 3};
+        const int evenSizes[] = {10, 7, 10, 10, 3}, oddSizes[] = {13, 20, 10, 1, 9};
+        const int* sizes = odd ? oddSizes : evenSizes;
         for (int s = 0; s < steps; ++s) {
             job.batchSizes.push_back(sizes[s]);
             for (int i = 0; i < sizes[s]; ++i) job.samples.push_back(static_cast<std::int64_t>(rng.below(200)));

@@ -3,10 +3,12 @@
 #include "core/data/dataset.h"
 #include "core/engine/engine.h"
 #include "core/model/fast_blas.h"
+#include "core/model/fast_kernels.h"
 #include "core/model/fast_net.h"
 #include "core/model/learner.h"
 #include "core/store/run_store.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -134,6 +136,51 @@ double sgemmRate(const fastblas::Library& lib, int m, int n, int k, bool weightG
     return flops / best / 1e9;
 }
 
+/// GFLOP/s of the fast path's own dense kernels (core/model/fast_kernels.h) on the batch's
+/// products: the forward (10x784 by 784x200, bias included) and the weight gradient fused with
+/// the momentum step (200x10 by 10x784, counted as the product's FLOPs only).
+std::pair<double, double> kernelRates(const fastkernels::Dense& k, double seconds) {
+    auto threadCpu = [] {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    };
+    const int b = 10, in = 784, out = 200;
+    std::vector<float> x(static_cast<std::size_t>(b) * in + 16, 0.5f), w(static_cast<std::size_t>(out) * (in + 1), 0.01f),
+        buf(w.size(), 0.0f), z(static_cast<std::size_t>(b) * out), delta(static_cast<std::size_t>(b) * out, 0.001f);
+    // Rows 32-byte aligned, as the fast path hands them over.
+    float* x0 = x.data();
+    while (reinterpret_cast<std::uintptr_t>(x0) % 32) ++x0;
+    std::vector<const float*> rows;
+    for (int r = 0; r < b; ++r) rows.push_back(x0 + static_cast<std::size_t>(r) * in);
+    fastkernels::StepArgs a;
+    a.b = b;
+    a.in = in;
+    a.out = out;
+    a.delta = delta.data();
+    a.x = rows.data();
+    a.beta = 0.5f;
+    a.w = w.data();
+    a.buf = buf.data();
+    a.lr = 1e-6f;
+    const double flops = 2.0 * b * in * out;
+    double best[2] = {1e300, 1e300};
+    for (int which = 0; which < 2; ++which) {
+        const double until = threadCpu() + seconds;
+        do {
+            const double t0 = threadCpu();
+            for (int r = 0; r < 100; ++r) {
+                if (which == 0)
+                    k.forward(b, in, out, rows.data(), w.data(), z.data());
+                else
+                    k.step(a);
+            }
+            best[which] = std::min(best[which], (threadCpu() - t0) / 100);
+        } while (threadCpu() < until);
+    }
+    return {flops / best[0] / 1e9, flops / best[1] / 1e9};
+}
+
 } // namespace
 
 int runBench(const BenchOptions& o, std::ostream& out) {
@@ -182,8 +229,19 @@ int runBench(const BenchOptions& o, std::ostream& out) {
             peakLib = lib.name;
         }
     }
+    if (const fastkernels::Dense* k = fastkernels::dense()) {
+        const auto [fwd, step] = kernelRates(*k, 0.3);
+        out << "  " << std::left << std::setw(34) << (std::string("fast path's ") + k->name + " kernels") << std::right
+            << std::setprecision(1) << "         " << std::setw(6) << "" << "   10x784 by 784x200: " << std::setw(6) << fwd
+            << "   200x10 by 10x784: " << std::setw(6) << step << " (with the momentum step)\n";
+    }
     const double boundSeconds = peak > 0 ? flops / (peak * 1e9) : 0.0;
-    out << "  the fast path uses " << fastblas::chosen().name << "\n"
+    out << "  the fast path uses " << fastblas::chosen().name
+        << (fastkernels::dense() ? std::string(", and its ") + fastkernels::dense()->name +
+                                       " kernels for the dense layers on batches of at most " +
+                                       std::to_string(fastkernels::kMaxBatch)
+                                 : std::string())
+        << "\n"
         << std::setprecision(1) << "Workload: " << flops / 1e9 << " GFLOP of matrix products ("
         << trainedSamples / 1e3 << "k samples trained x " << net.trainFlopsPerSample() / 1e6 << " MFLOP, "
         << evaluations * data->test.size() / 1e3 << "k evaluated x " << net.evalFlopsPerSample() / 1e6
@@ -209,13 +267,17 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         r.preempted = c1.preempted - c0.preempted;
         return r;
     };
-    auto emulator = [&](int threads, TrainingBackend backend) {
+    // blasOnly: the fast path without its dense kernels (FOGSTUDIO_FAST_KERNELS=blas), the code
+    // it ran before them, timed in the same passes for a before/after ratio.
+    auto emulator = [&](int threads, TrainingBackend backend, bool blasOnly = false) {
         Scenario sb = s;
         sb.training.backend = backend;
         EngineOptions opt;
         opt.threads = threads;
         opt.data = data;
+        if (blasOnly) fastkernels::setMode(fastkernels::Mode::Blas);
         Engine engine(sb, opt);
+        fastkernels::setMode(fastkernels::Mode::Auto);
         return timed([&] { return engine.run().finalTestAccuracy; });
     };
     auto plain = [&](int threads) {
@@ -242,6 +304,8 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         configs.push_back({"plain loop", threads, [&plain, threads] { return plain(threads); }, {}});
         configs.push_back({"libtorch", threads, [&emulator, threads] { return emulator(threads, TrainingBackend::LibTorch); }, {}});
         configs.push_back({"fast", threads, [&emulator, threads] { return emulator(threads, TrainingBackend::Fast); }, {}});
+        if (threads == 1 && fastkernels::dense())
+            configs.push_back({"fast BLAS", threads, [&emulator] { return emulator(1, TrainingBackend::Fast, true); }, {}});
     }
     const std::string loadBefore = loadAverage();
     // A B C A B C ...: every configuration sees the same drift of the machine's load, and the
@@ -295,7 +359,8 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         << "  wall (the rest is waiting for work or for a core); preempted: involuntary context switches\n"
         << "  (other processes taking the cores); of bound: the FLOP bound's CPU seconds over the CPU s\n"
         << "  (the fraction of one core's large-sgemm speed reached); libtorch and fast: the emulator with\n"
-        << "  training.backend libtorch or fast; * an accuracy that differed between passes.\n";
+        << "  training.backend libtorch or fast; fast BLAS: fast without its dense kernels (all products\n"
+        << "  through the BLAS, FOGSTUDIO_FAST_KERNELS=blas); * an accuracy that differed between passes.\n";
     const Med p1 = med(find("plain loop", 1)), e1 = med(find("libtorch", 1)), f1 = med(find("fast", 1));
     const Med pn = med(find("plain loop", o.threads)), en = med(find("libtorch", o.threads)),
               fn = med(find("fast", o.threads));
@@ -311,6 +376,12 @@ int runBench(const BenchOptions& o, std::ostream& out) {
         << o.threads << " threads)\n"
         << "  FLOP bound / CPU s, 1 thread:          fast " << boundSeconds / f1.cpu << ", libtorch "
         << boundSeconds / e1.cpu << "\n";
+    if (fastkernels::dense()) {
+        const Med b1 = med(find("fast BLAS", 1));
+        out << "  fast BLAS / libtorch, CPU s, 1 thread: " << b1.cpu / e1.cpu << "  (FLOP bound / CPU s "
+            << boundSeconds / b1.cpu << ")\n"
+            << "  fast / fast BLAS, CPU s, 1 thread:     " << f1.cpu / b1.cpu << "  (the dense kernels' gain)\n";
+    }
 
     if (o.cnnRounds > 0) {
         // The CNN (5x5 conv 16, pool, 5x5 conv 32, pool, dense 128 with dropout 0.5) on the same
@@ -330,22 +401,27 @@ int runBench(const BenchOptions& o, std::ostream& out) {
             << "dropout 0.5), " << c.stop.rounds << " rounds of 1 local epoch, 1 thread: " << std::setprecision(1)
             << cnnFlops / 1e9 << " GFLOP of matrix products, FLOP bound " << std::setprecision(2) << cnnBound
             << " CPU s.\n";
-        std::vector<Row> rows[2];
+        // libtorch, fast, and fast without its dense kernels (where it has them), alternated.
+        const int kinds = fastkernels::dense() ? 3 : 2;
+        const char* names[3] = {"libtorch", "fast", "fast BLAS"};
+        std::vector<Row> rows[3];
         for (int p = 0; p < pairs; ++p)
-            for (int k = 0; k < 2; ++k) {
+            for (int k = 0; k < kinds; ++k) {
                 Scenario sb = c;
                 sb.training.backend = k == 0 ? TrainingBackend::LibTorch : TrainingBackend::Fast;
                 EngineOptions opt;
                 opt.threads = 1;
                 opt.data = data;
+                if (k == 2) fastkernels::setMode(fastkernels::Mode::Blas);
                 Engine engine(sb, opt);
+                fastkernels::setMode(fastkernels::Mode::Auto);
                 rows[k].push_back(timed([&] { return engine.run().finalTestAccuracy; }));
                 if (!o.quiet)
-                    std::cerr << "  pass " << p + 1 << "/" << pairs << ": cnn " << (k ? "fast" : "libtorch") << ": "
-                              << std::fixed << std::setprecision(2) << rows[k].back().cpu << " CPU s\n";
+                    std::cerr << "  pass " << p + 1 << "/" << pairs << ": cnn " << names[k] << ": " << std::fixed
+                              << std::setprecision(2) << rows[k].back().cpu << " CPU s\n";
             }
-        double cpu[2], wall[2];
-        for (int k = 0; k < 2; ++k) {
+        double cpu[3], wall[3];
+        for (int k = 0; k < kinds; ++k) {
             std::vector<double> cs, ws;
             for (const auto& r : rows[k]) {
                 cs.push_back(r.cpu);
@@ -353,13 +429,15 @@ int runBench(const BenchOptions& o, std::ostream& out) {
             }
             cpu[k] = median(cs);
             wall[k] = median(ws);
-            out << "  " << std::left << std::setw(11) << (k ? "fast" : "libtorch") << std::right << std::setprecision(2)
+            out << "  " << std::left << std::setw(11) << names[k] << std::right << std::setprecision(2)
                 << std::setw(8) << wall[k] << " wall s" << std::setw(8) << cpu[k] << " CPU s  accuracy "
                 << 100.0 * rows[k].front().accuracy << "%  " << std::setprecision(1) << 100.0 * cnnBound / cpu[k]
                 << "% of the FLOP bound\n";
         }
         out << std::setprecision(3) << "  fast / libtorch, CPU s (medians of " << pairs << " alternated passes): "
-            << cpu[1] / cpu[0] << "\n";
+            << cpu[1] / cpu[0];
+        if (kinds == 3) out << "; fast BLAS / libtorch " << cpu[2] / cpu[0] << "; fast / fast BLAS " << cpu[1] / cpu[2];
+        out << "\n";
     }
     return 0;
 }
@@ -433,11 +511,14 @@ int printBenchHelp(const std::string& sub, std::ostream& out) {
 Times the reference workload (Fashion-MNIST, 100 IID clients, 10 per round, FedAvg with 5
 local epochs of batch 10, SGD lr 0.01 momentum 0.5, MLP 784-200-10 with dropout 0.5) through
 a plain LibTorch loop and through the emulator with training.backend libtorch and fast, at 1
-thread and at N. The configurations run in turn (A B C A B C ...) for P passes and the table
-shows medians, so ratios hold on a shared machine. Also prints one core's sgemm speed (a large
-product and the batch's 10-row products, per BLAS library found), the workload's FLOP count,
-its FLOP bound (the FLOPs at the large-sgemm speed) and the fraction of it each path reached.
-Then the CNN on the same federation (shorter), libtorch vs fast, alternated the same way.
+thread and at N; at 1 thread also "fast BLAS", the fast path without its AVX2+FMA dense
+kernels (where the CPU has them), for the kernels' gain in the same passes. The
+configurations run in turn (A B C A B C ...) for P passes and the table shows medians, so
+ratios hold on a shared machine. Also prints one core's sgemm speed (a large product and the
+batch's 10-row products, per BLAS library found, and the dense kernels' on the same shapes),
+the workload's FLOP count, its FLOP bound (the FLOPs at the large-sgemm speed) and the
+fraction of it each path reached. Then the CNN on the same federation (shorter), libtorch vs
+fast (vs fast BLAS), alternated the same way.
 A benchmark: it prints, it never fails on a number.
 
 Options:

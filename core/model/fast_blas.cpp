@@ -1,4 +1,5 @@
 #include "core/model/fast_blas.h"
+#include "core/model/fast_kernels.h"
 #include "core/util/numerics.h"
 
 #include <cstdint>
@@ -109,7 +110,9 @@ namespace {
 /// Before main(): the run store records which library and kernels the fast path uses.
 const bool kDescribed = (registerFastKernels([]() -> std::string {
                              try {
-                                 return chosen().name;
+                                 // The dense layers' own kernels on small batches, where the CPU has them.
+                                 const fastkernels::Dense* k = fastkernels::dense();
+                                 return chosen().name + (k ? std::string(" + ") + k->name + " dense kernels" : "");
                              } catch (const std::exception&) {
                                  return "none";
                              }

@@ -1,11 +1,14 @@
 #include "core/model/fast_net.h"
 
 #include "core/model/fast_blas.h"
+#include "core/model/fast_kernels.h"
 #include "core/model/model_checks.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <new>
 
 namespace fog {
 
@@ -19,26 +22,49 @@ inline std::uint64_t nextRandom(std::uint64_t& state) {
     return z ^ (z >> 31);
 }
 
+/// 64-byte aligned storage: the kernels' 32-byte loads of a row never straddle a cache line
+/// when the row length is a multiple of 8 (a heap vector of this size starts 16 bytes past a
+/// page, and split loads cost the dense kernels up to half their speed).
+template <class T>
+struct Aligned {
+    using value_type = T;
+    Aligned() = default;
+    template <class U>
+    Aligned(const Aligned<U>&) {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+    template <class U>
+    bool operator==(const Aligned<U>&) const { return true; }
+    template <class U>
+    bool operator!=(const Aligned<U>&) const { return false; }
+};
+using Floats = std::vector<float, Aligned<float>>;
+
 } // namespace
 
 /// Buffers of one call (a job or an evaluation), sized once for its largest batch.
 struct FastNet::Work {
     const float* params = nullptr;
-    std::vector<float> input;              ///< batch x features
-    std::vector<std::vector<float>> act;   ///< per layer: its output (after ReLU, dropout, pooling)
-    std::vector<std::vector<float>> scale; ///< per hidden dense layer: d(out)/d(pre-activation)
+    Floats input;                          ///< batch x features: a copy of the batch where it is needed
+    std::vector<const float*> inputRows;   ///< the batch's input rows (in the data set, or in `input`)
+    std::vector<Floats> act;               ///< per layer: its output (after ReLU, dropout, pooling)
+    std::vector<std::vector<const float*>> actRows; ///< per layer: pointers to the rows of act
+    std::vector<Floats> scale;             ///< per hidden dense layer: d(out)/d(pre-activation)
     std::vector<std::vector<float>> col;   ///< per convolution: the unfolded input, per sample Q x P
     std::vector<std::vector<float>> conv;  ///< per convolution: its output after ReLU, before pooling
     std::vector<std::vector<int>> argmax;  ///< per convolution: where each pooled value came from
-    std::vector<float> delta, deltaPrev;   ///< gradients of the loss w.r.t. a layer's output
+    Floats delta, deltaPrev;               ///< gradients of the loss w.r.t. a layer's output
     std::vector<float> dConv, dCol;        ///< a convolution's output and unfolded input gradients
 
     Work(const std::vector<Layer>& layers, int features, int batch) {
         const auto b = static_cast<std::size_t>(batch);
         input.resize(b * features);
+        inputRows.resize(b);
         std::size_t widest = static_cast<std::size_t>(features), convWidest = 0, colWidest = 0;
         for (const auto& l : layers) {
             act.emplace_back(b * l.outSize());
+            actRows.emplace_back(b);
+            for (std::size_t r = 0; r < b; ++r) actRows.back()[r] = act.back().data() + r * l.outSize();
             const bool dense = l.kind == Layer::Kind::Dense;
             scale.emplace_back(l.hidden && dense ? b * l.outSize() : 0);
             const std::size_t q = static_cast<std::size_t>(l.in) * 25, p = static_cast<std::size_t>(l.outH) * l.outW;
@@ -155,6 +181,7 @@ FastNet::FastNet(const ModelSpec& spec, const Dataset& train, const Dataset& tes
     dense(in, classes_, false);
     parameterCount_ = offset;
     fastblas::chosen(); // throws now rather than in a worker if no BLAS is there
+    dense_ = fastkernels::dense();
 }
 
 namespace {
@@ -179,11 +206,15 @@ double FastNet::trainFlopsPerSample() const {
     return f;
 }
 
-std::string FastNet::describe() const { return "fast (" + fastblas::chosen().name + ")"; }
+std::string FastNet::describe() const {
+    std::string d = "fast (" + fastblas::chosen().name;
+    if (dense_) d += std::string(", ") + dense_->name + " dense kernels";
+    return d + ")";
+}
 
-float* FastNet::forward(Work& w, const float* x, int b, bool training, std::uint64_t* rng) const {
+float* FastNet::forward(Work& w, const float* const* rows, int b, bool training, std::uint64_t* rng) const {
     const auto sgemm = fastblas::chosen().sgemm;
-    const float* a = x;
+    const bool small = dense_ && b <= fastkernels::kMaxBatch;
     const bool dropout = training && spec_.dropout > 0.0;
     const double keep = 1.0 - spec_.dropout;
     const float keepScale = static_cast<float>(1.0 / keep);
@@ -192,6 +223,7 @@ float* FastNet::forward(Work& w, const float* x, int b, bool training, std::uint
         const Layer& l = layers_[li];
         const float* bias = w.params + l.bias;
         float* z = w.act[li].data();
+        const float* const* x = li == 0 ? rows : w.actRows[li - 1].data(); // the layer's input rows
         if (l.kind == Layer::Kind::Conv) {
             // The batch's images unfolded side by side (Q x b*P), one product with the bias
             // preloaded (OC x b*P), ReLU, then 2x2 max pooling per sample.
@@ -200,7 +232,7 @@ float* FastNet::forward(Work& w, const float* x, int b, bool training, std::uint
             float* col = w.col[li].data();
             float* out = w.conv[li].data();
             for (int r = 0; r < b; ++r)
-                im2col(a + static_cast<std::size_t>(r) * l.inSize(), l.in, l.inH, l.inW, l.outH, l.outW,
+                im2col(x[r], l.in, l.inH, l.inW, l.outH, l.outW,
                        col + static_cast<std::size_t>(r) * p, ld);
             for (int oc = 0; oc < l.out; ++oc) std::fill(out + oc * ld, out + (oc + 1) * ld, bias[oc]);
             sgemm(false, false, l.out, static_cast<int>(ld), q, 1.0f, w.params + l.weight, q, col,
@@ -223,11 +255,16 @@ float* FastNet::forward(Work& w, const float* x, int b, bool training, std::uint
                         }
                 }
             }
-            a = z;
             continue;
         }
-        for (int r = 0; r < b; ++r) std::memcpy(z + static_cast<std::size_t>(r) * l.out, bias, sizeof(float) * l.out);
-        sgemm(false, true, b, l.out, l.in, 1.0f, a, l.in, w.params + l.weight, l.in, 1.0f, z, l.out);
+        if (small) {
+            dense_->forward(b, l.in, l.out, x, w.params + l.weight, z); // the bias included
+        } else {
+            // The BLAS code: the input rows are contiguous here (run() and evaluate() see to it).
+            for (int r = 0; r < b; ++r)
+                std::memcpy(z + static_cast<std::size_t>(r) * l.out, bias, sizeof(float) * l.out);
+            sgemm(false, true, b, l.out, l.in, 1.0f, x[0], l.in, w.params + l.weight, l.in, 1.0f, z, l.out);
+        }
         if (l.hidden) {
             // ReLU and dropout as one factor per unit: 0, or 1 (evaluation) or 1 / keep.
             float* d = w.scale[li].data();
@@ -245,7 +282,6 @@ float* FastNet::forward(Work& w, const float* x, int b, bool training, std::uint
             }
             for (std::size_t i = 0; i < n; ++i) z[i] *= d[i];
         }
-        a = z;
     }
     return w.act.back().data();
 }
@@ -256,10 +292,10 @@ LocalResult FastNet::run(const LocalJob& job, const std::function<bool()>& shoul
     int maxBatch = 1;
     for (int bs : job.batchSizes) maxBatch = std::max(maxBatch, bs);
     Work w(layers_, features_, maxBatch);
-    Params params(*job.start);
-    if (params.size() != parameterCount_) throw ModelError("the model has the wrong number of parameters");
+    if (job.start->size() != parameterCount_) throw ModelError("the model has the wrong number of parameters");
+    Floats params(job.start->begin(), job.start->end());
     w.params = params.data();
-    Params grad(parameterCount_, 0.0f); // momentum buffer, plain gradient, or the gradient sum
+    Floats grad(parameterCount_, 0.0f); // momentum buffer, plain gradient, or the gradient sum
     std::uint64_t rng = job.seed;
     const float lr = static_cast<float>(job.learningRate), wd = static_cast<float>(job.weightDecay);
     const float momentum = static_cast<float>(job.momentum);
@@ -274,11 +310,21 @@ LocalResult FastNet::run(const LocalJob& job, const std::function<bool()>& shoul
         }
         const std::int64_t* rows = job.samples.data() + offset;
         offset += static_cast<std::size_t>(bs);
-        for (int r = 0; r < bs; ++r)
-            std::memcpy(w.input.data() + static_cast<std::size_t>(r) * features_,
-                        train_->features.data() + static_cast<std::size_t>(rows[r]) * features_,
-                        sizeof(float) * features_);
-        const float* logits = forward(w, w.input.data(), bs, true, &rng);
+        // The kernels (and the convolutions' unfolding) read the batch's rows where they are;
+        // the BLAS code of a dense first layer needs them side by side.
+        const bool small = dense_ && bs <= fastkernels::kMaxBatch;
+        const bool denseFirst = layers_.front().kind == Layer::Kind::Dense;
+        bool copy = denseFirst && !small;
+        for (int r = 0; r < bs && denseFirst && !copy; ++r) // the kernels read a misaligned row much slower
+            copy = reinterpret_cast<std::uintptr_t>(train_->features.data() + static_cast<std::size_t>(rows[r]) *
+                                                                                  features_) % 32 != 0;
+        for (int r = 0; r < bs; ++r) {
+            const float* src = train_->features.data() + static_cast<std::size_t>(rows[r]) * features_;
+            float* dst = w.input.data() + static_cast<std::size_t>(r) * features_;
+            if (copy) std::memcpy(dst, src, sizeof(float) * features_);
+            w.inputRows[static_cast<std::size_t>(r)] = copy ? dst : src;
+        }
+        const float* logits = forward(w, w.inputRows.data(), bs, true, &rng);
 
         // Softmax and mean cross-entropy together; delta = (softmax - onehot) / batch.
         double loss = 0.0;
@@ -310,11 +356,38 @@ LocalResult FastNet::run(const LocalJob& job, const std::function<bool()>& shoul
         const float beta = accumulate ? 1.0f : (momentum != 0.0f && result.steps > 0 ? momentum : 0.0f);
         for (std::size_t li = layers_.size(); li-- > 0;) {
             const Layer& l = layers_[li];
-            const float* below = li == 0 ? w.input.data() : w.act[li - 1].data();
+            const float* const* belowRows = li == 0 ? w.inputRows.data() : w.actRows[li - 1].data();
+            const float* below = belowRows[0]; // contiguous unless the kernels run
             const float* W = params.data() + l.weight;
             float* gW = grad.data() + l.weight;
             float* gb = grad.data() + l.bias;
             float* dPrev = w.deltaPrev.data();
+            if (l.kind == Layer::Kind::Dense && small) {
+                // The kernels: the input gradient (times the layer below's ReLU and dropout
+                // factors), then the weight gradient and the step in one pass.
+                if (li > 0)
+                    dense_->inputGradient(bs, l.in, l.out, delta, W,
+                                          layers_[li - 1].kind == Layer::Kind::Dense ? w.scale[li - 1].data() : nullptr,
+                                          dPrev);
+                fastkernels::StepArgs a;
+                a.b = bs;
+                a.in = l.in;
+                a.out = l.out;
+                a.delta = delta;
+                a.x = belowRows;
+                a.alpha = alpha;
+                a.beta = beta;
+                a.w = params.data() + l.weight;
+                a.buf = gW;
+                a.update = !accumulate;
+                a.keep = accumulate || momentum != 0.0f;
+                a.lr = lr;
+                a.wd = wd;
+                dense_->step(a);
+                std::swap(w.delta, w.deltaPrev);
+                delta = w.delta.data();
+                continue;
+            }
             if (l.kind == Layer::Kind::Dense) {
                 if (li > 0) {
                     sgemm(false, false, bs, l.in, l.out, 1.0f, delta, l.out, W, l.in, 0.0f, dPrev, l.in);
@@ -383,11 +456,11 @@ LocalResult FastNet::run(const LocalJob& job, const std::function<bool()>& shoul
     if (job.gradientOnly) {
         const float s = result.samples ? 1.0f / static_cast<float>(result.samples) : 0.0f;
         for (float& g : grad) g *= s;
-        result.update = std::move(grad);
+        result.update.assign(grad.begin(), grad.end());
     } else {
         const Params& start = *job.start;
-        for (std::size_t i = 0; i < params.size(); ++i) params[i] -= start[i];
-        result.update = std::move(params);
+        result.update.resize(params.size());
+        for (std::size_t i = 0; i < params.size(); ++i) result.update[i] = params[i] - start[i];
     }
     return result;
 }
@@ -404,8 +477,9 @@ EvalResult FastNet::evaluate(const Params& params) const {
     std::int64_t correct = 0;
     for (std::int64_t from = 0; from < n; from += kChunk) {
         const int len = static_cast<int>(std::min<std::int64_t>(kChunk, n - from));
-        const float* logits =
-            forward(w, test.features.data() + static_cast<std::size_t>(from) * features_, len, false, nullptr);
+        for (int i = 0; i < len; ++i)
+            w.inputRows[static_cast<std::size_t>(i)] = test.features.data() + static_cast<std::size_t>(from + i) * features_;
+        const float* logits = forward(w, w.inputRows.data(), len, false, nullptr);
         for (int i = 0; i < len; ++i) {
             const float* z = logits + static_cast<std::size_t>(i) * classes_;
             const auto y = static_cast<int>(test.labels[static_cast<std::size_t>(from + i)]);

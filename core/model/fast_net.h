@@ -24,6 +24,10 @@
 
 namespace fog {
 
+namespace fastkernels {
+struct Dense;
+}
+
 class FastNet {
 public:
     /// Empty if `spec` has a fast path, else the reason it has none.
@@ -58,9 +62,10 @@ public:
 
 private:
     struct Work;
-    /// Forward of `b` rows of `x` (row-major, inSize of the first layer each); training: dropout
-    /// masks from `rng`. Leaves activations in `w`; returns the logits (b x classes).
-    float* forward(Work& w, const float* x, int b, bool training, std::uint64_t* rng) const;
+    /// Forward of the `b` input rows (inSize of the first layer each; side by side in memory
+    /// unless the dense kernels take the batch); training: dropout masks from `rng`. Leaves
+    /// activations in `w`; returns the logits (b x classes).
+    float* forward(Work& w, const float* const* rows, int b, bool training, std::uint64_t* rng) const;
 
     ModelSpec spec_;
     const Dataset* train_;
@@ -69,6 +74,7 @@ private:
     std::size_t parameterCount_ = 0;
     int classes_ = 0;
     int features_ = 0;
+    const fastkernels::Dense* dense_ = nullptr; ///< the dense layers' kernels on small batches, or none
 };
 
 } // namespace fog
