@@ -5,6 +5,10 @@
 
 #include "app/gui/testbed_launcher.h"
 #include "core/scenario/scenario_io.h"
+#include "core/store/run_store.h"
+#include "core/testbed/testbed_store.h"
+#include "widgets/figures/qcustomplot.h"
+#include "widgets/testbed/testbed_comparison_view.h"
 
 #include <QDialog>
 #include <QFile>
@@ -17,6 +21,7 @@
 #include <QtTest>
 
 #include <cerrno>
+#include <cmath>
 #include <signal.h>
 
 using namespace fog;
@@ -45,6 +50,10 @@ private Q_SLOTS:
         QVERIFY(cli.open(QIODevice::WriteOnly));
         cli.write("#!/bin/sh\n"
                   "echo \"testbed stand-in: $*\"\n"
+                  // As the testbed ends when it stored its runs (FOG_STANDIN_STORED: the measured run).
+                  "if [ -n \"$FOG_STANDIN_STORED\" ]; then\n"
+                  "  echo \"  stored as run $FOG_STANDIN_STORED (testbed) and run 1 (prediction)\"; exit 0\n"
+                  "fi\n"
                   "sleep 60 &\n"
                   "waiting=$!\n"
                   "trap 'kill $waiting 2>/dev/null; echo stopped; exit 130' TERM INT\n"
@@ -77,6 +86,66 @@ private Q_SLOTS:
         bool said = false;
         for (auto* l : dialog->findChildren<QLabel*>()) said = said || l->text().startsWith("Stopped:");
         QVERIFY(said);
+    }
+
+    /// A testbed run that was stored: its comparison opens by itself when the command ends,
+    /// on the measured run it named, and Show Comparison opens it again.
+    void opensTheComparisonAfterARun() {
+        const QString db = bin_.filePath("stored.db");
+        qint64 measured = 0;
+        {
+            RunStore store(db.toStdString());
+            NewRun pm;
+            pm.name = "stand-in (testbed prediction)";
+            const qint64 prediction = store.beginRun(pm);
+            std::vector<AggregationRecord> rows(2);
+            rows[0].round = 1;
+            rows[0].time = 1.0;
+            rows[1].round = 2;
+            rows[1].time = 2.0;
+            store.appendMetrics(prediction, rows);
+            RunSummary ps;
+            ps.status = RunStatus::Finished;
+            store.finishRun(prediction, ps);
+            testbed::TestbedPlan plan;
+            plan.boxes.resize(1);
+            plan.boxes[0].label = "server";
+            testbed::TestbedResult result;
+            for (int r = 0; r < 2; ++r) {
+                testbed::MeasuredRound mr;
+                mr.round = r + 1;
+                mr.startS = 1.1 * r;
+                mr.endS = 1.1 * (r + 1);
+                result.rounds.push_back(mr);
+            }
+            NewRun mm;
+            mm.name = "stand-in (testbed)";
+            mm.tags = {"testbed"};
+            measured = testbed::storeTestbedRun(store, mm, RunInfo{}, plan, result, prediction);
+        }
+        qputenv("FOG_STANDIN_STORED", QByteArray::number(measured));
+        QWidget window;
+        int stored = 0;
+        runOnTestbed(&window, loadScenarioFile(kPresets + "quickstart.yaml"), db, [&] { ++stored; });
+        qunsetenv("FOG_STANDIN_STORED");
+        auto* dialog = window.findChild<QDialog*>("testbedDialog");
+        QVERIFY(dialog);
+        QTRY_COMPARE_WITH_TIMEOUT(stored, 1, 20000);
+        QDialog* comparison = nullptr;
+        QTRY_VERIFY((comparison = dialog->findChild<QDialog*>("testbedComparison")) != nullptr);
+        auto* view = comparison->findChild<TestbedComparisonView*>();
+        QVERIFY(view);
+        QCOMPARE(view->data().measuredRun, measured);
+        // Rounds of 1.1 s measured against 1 s predicted: +10%.
+        QCOMPARE(view->timePlot()->graph(1)->dataCount(), 2);
+        QVERIFY(std::fabs(view->timePlot()->graph(1)->data()->at(1)->value - 1.1) < 1e-12);
+        QVERIFY(std::fabs(view->data().comparison.rounds.at(0).errorPct - 10.0) < 1e-9);
+        comparison->close();
+        QTRY_VERIFY(!dialog->findChild<QDialog*>("testbedComparison"));
+        QPushButton* again = dialog->findChild<QPushButton*>("testbedShowComparison");
+        QVERIFY(again && again->isVisible());
+        again->click();
+        QVERIFY(dialog->findChild<QDialog*>("testbedComparison"));
     }
 
     /// The studio closed while the testbed runs: the dialog goes with its parent, and its

@@ -1,7 +1,9 @@
 // Run > Run on Testbed: a fogstudio-cli child process and a dialog (testbed_launcher.h).
 
 #include "app/gui/testbed_launcher.h"
+#include "core/store/run_store.h"
 #include "core/sweep/sweep.h"
+#include "widgets/testbed/testbed_comparison_view.h"
 
 #include <QCoreApplication>
 #include <QDialog>
@@ -14,6 +16,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryFile>
 #include <QVBoxLayout>
@@ -56,6 +59,11 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
     QPushButton* untrained = buttons->addButton(QObject::tr("Run without Training"), QDialogButtonBox::ActionRole);
     untrained->setObjectName("testbedWithoutTraining");
     untrained->hide();
+    // After a run that was stored: its prediction and measurement side by side
+    // (widgets/testbed), opened at once and again from here.
+    QPushButton* comparison = buttons->addButton(QObject::tr("Show Comparison"), QDialogButtonBox::ActionRole);
+    comparison->setObjectName("testbedShowComparison");
+    comparison->hide();
     layout->addWidget(status);
     layout->addWidget(text);
     layout->addWidget(buttons);
@@ -76,6 +84,20 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
         text->appendPlainText(QString());
         process->start(cli, args + QStringList{"--no-training"});
     });
+    // The measured run named in the output ("stored as run N (testbed)"), in the store the
+    // command wrote.
+    auto openComparison = [dialog, text, dbPath]() -> bool {
+        const auto m = QRegularExpression("stored as run (\\d+) \\(testbed\\)").match(text->toPlainText());
+        if (!m.hasMatch()) return false;
+        try {
+            const RunStore store(dbPath.isEmpty() ? RunStore::defaultPath() : dbPath.toStdString(), true);
+            return showTestbedComparison(dialog, store, m.captured(1).toLongLong()) != nullptr;
+        } catch (const StoreError& e) {
+            QMessageBox::warning(dialog, QObject::tr("Testbed Comparison"), QString::fromStdString(e.what()));
+            return false;
+        }
+    };
+    QObject::connect(comparison, &QPushButton::clicked, dialog, openComparison);
     // Stop: SIGTERM, which the testbed takes as Ctrl-C (it removes every namespace and process).
     QObject::connect(stop, &QPushButton::clicked, process, &QProcess::terminate);
     QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, [dialog, process] {
@@ -89,6 +111,7 @@ void runOnTestbed(QWidget* parent, const Scenario& scenario, const QString& dbPa
         if (code == 1 && text->toPlainText().contains("(--no-training)") && !process->arguments().contains("--no-training"))
             untrained->show();
         if (stored) stored();
+        if (how == QProcess::NormalExit && code == 0 && openComparison()) comparison->show();
     });
     QObject::connect(process, &QProcess::errorOccurred, dialog, [=](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) status->setText(QObject::tr("Cannot start %1.").arg(cli));

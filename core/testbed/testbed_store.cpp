@@ -299,4 +299,34 @@ std::optional<std::int64_t> predictionOf(const std::vector<RunEvent>& events) {
     return std::nullopt;
 }
 
+std::vector<StoredLink> storedLinks(const std::vector<RunEvent>& events) {
+    std::vector<StoredLink> out;
+    // "link NAME: predicted up=U down=D; payload up=U down=D; wire up=U down=D"
+    for (const auto& e : events) {
+        if (e.kindName() != kEventKind || e.detail.rfind("link ", 0) != 0) continue;
+        const auto colon = e.detail.find(": predicted up=");
+        if (colon == std::string::npos) continue;
+        StoredLink l;
+        l.name = e.detail.substr(5, colon - 5);
+        if (l.name.size() >= 7 && l.name.compare(l.name.size() - 7, 7, " (port)") == 0) continue;
+        auto value = [&](const char* part, const char* direction, double& v) {
+            const auto at = e.detail.find(std::string(part) + " up=", colon);
+            if (at == std::string::npos) return false;
+            const auto key = e.detail.find(std::string(direction) + "=", at);
+            if (key == std::string::npos) return false;
+            try {
+                v = std::stod(e.detail.substr(key + std::strlen(direction) + 1));
+            } catch (const std::exception&) {
+                return false;
+            }
+            return true;
+        };
+        if (value("predicted", "up", l.predictedUp) && value("predicted", "down", l.predictedDown) &&
+            value("payload", "up", l.payloadUp) && value("payload", "down", l.payloadDown) &&
+            value("wire", "up", l.wireUp) && value("wire", "down", l.wireDown))
+            out.push_back(std::move(l));
+    }
+    return out;
+}
+
 } // namespace fog::testbed

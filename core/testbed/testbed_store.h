@@ -90,4 +90,17 @@ void printTraining(std::ostream& out, const std::vector<TrainingRound>& rounds);
 /// not a testbed run or its prediction was not stored.
 std::optional<std::int64_t> predictionOf(const std::vector<RunEvent>& events);
 
+/// A link's bytes as a measured run stores them (its `testbed` event per link, testbedEvents):
+/// predicted, moved by the processes (payload and headers) and counted by the kernel (wire).
+struct StoredLink {
+    std::string name; ///< as the emulator names it, e.g. "dev-0 -> server"
+    double predictedUp = 0.0, predictedDown = 0.0;
+    double payloadUp = 0.0, payloadDown = 0.0;
+    double wireUp = 0.0, wireDown = 0.0;
+};
+
+/// The scenario's links of a measured run, in the order stored (an unshaped port of a cell,
+/// which the emulator does not have, is left out).
+std::vector<StoredLink> storedLinks(const std::vector<RunEvent>& events);
+
 } // namespace fog::testbed

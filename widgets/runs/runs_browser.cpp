@@ -4,6 +4,7 @@
 #include "core/store/run_store.h"
 #include "widgets/runs/runs_filter.h"
 #include "widgets/runs/runs_table_model.h"
+#include "widgets/testbed/testbed_comparison_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -447,6 +448,14 @@ void RunsBrowser::showContextMenu(const QPoint& pos) {
         menu.addAction("Open run", this, [this, cur] { Q_EMIT runActivated(cur); });
         menu.addAction(sel.size() > 1 ? QString("Compare %1 runs").arg(sel.size()) : QString("Compare"), this,
                        &RunsBrowser::compareSelected);
+        // A run measured on the testbed: its prediction and measurement, round by round.
+        if (RunStore* st = store()) {
+            const auto r = st->run(cur);
+            if (r && std::find(r->tags.begin(), r->tags.end(), "testbed") != r->tags.end())
+                menu.addAction("Compare with Prediction", this, [this, cur] {
+                    if (RunStore* s = store()) showTestbedComparison(this, *s, cur);
+                })->setObjectName("runsTestbedCompare");
+        }
         menu.addSeparator();
         if (cur == model_->baseline())
             menu.addAction("Unpin baseline", this, [this] { setBaseline(0); });
