@@ -23,6 +23,7 @@
 
 #include <cstring>
 #include <dirent.h>
+#include <map>
 #include <signal.h>
 #include <set>
 #include <thread>
@@ -368,6 +369,66 @@ private Q_SLOTS:
         QVERIFY(checked > 0);
     }
 
+    void deadlineDiscardsLateUpdates() {
+        FOG_NEEDS_TESTBED();
+        // Three devices of different speeds, fedavg with a 1.5 s deadline: a round ends at the
+        // deadline with the updates in by then when one is still out (the emulator cancels
+        // it; here its trainer still sends it and the aggregator discards it), else with its
+        // last update. The processes train: where every arrival is 0.1 s or more from the
+        // deadline, the same updates are taken and the training values are the prediction's.
+        const double deadline = 1.5;
+        const auto p = play("training.yaml", {"topology.groups[0].count=3",
+                                              "topology.groups[0].compute.throughput={min: 5, max: 100}",
+                                              "sync={policy: fedavg, deadline_s: 1.5}", "stop.rounds=3"});
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        const Comparison c = compareRuns(predicted, measured);
+        int cancelled = 0, checked = 0;
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            const PlanRound& pr = p->plan.rounds[i];
+            const MeasuredRound& mr = p->result.rounds[i];
+            QCOMPARE(pr.deadlineS, deadline);
+            bool cut = false;
+            double margin = 1e300; // the closest predicted arrival to the deadline
+            for (const PlanJob& j : pr.jobs) {
+                cut = cut || j.cancelled;
+                cancelled += j.cancelled ? 1 : 0;
+                const double arrive = j.cancelled ? j.predictedReceivedS + j.computeS : j.predictedArriveS;
+                margin = std::min(margin, std::fabs(arrive - (pr.startS + deadline)));
+            }
+            qInfo("round %d: predicted %.4f s, measured %.4f s (%+.2f%%), participants %d / %d, cut at the deadline: "
+                  "%s, closest arrival %.3f s from it",
+                  pr.round, c.rounds[i].predictedS, c.rounds[i].measuredS, c.rounds[i].errorPct,
+                  predicted[i].participants, measured[i].participants, cut ? "yes" : "no", margin);
+            // Never longer than the deadline (plus the aggregator's wake-up); at it when cut.
+            QVERIFY(c.rounds[i].measuredS <= deadline * 1.02);
+            if (cut) QVERIFY(std::fabs(c.rounds[i].predictedS - deadline) < 1e-9);
+            if (margin < 0.1) continue; // too close to call on a loaded machine
+            ++checked;
+            QVERIFY(mr.samePredictedUpdates);
+            QCOMPARE(measured[i].participants, predicted[i].participants);
+            QVERIFY(std::fabs(c.rounds[i].errorPct) <= 10.0);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss));
+        }
+        QVERIFY(cancelled > 0); // the scenario has late trainers
+        QVERIFY(checked > 0);
+        QVERIFY(boxesOf(::getpid()).empty());
+        // A deadline no update misses: the rounds end with their last update (1.19 s), not
+        // at the deadline, and take every update.
+        const auto q = play("training.yaml", {"sync={policy: fedavg, deadline_s: 3}", "stop.rounds=2"});
+        const Comparison d = compareRuns(q->prediction.aggregations(), measuredRecords(q->plan, q->result));
+        QCOMPARE(d.rounds.size(), std::size_t(2));
+        for (std::size_t i = 0; i < d.rounds.size(); ++i) {
+            qInfo("deadline 3 s: round %d predicted %.4f s, measured %.4f s (%+.2f%%)", d.rounds[i].round,
+                  d.rounds[i].predictedS, d.rounds[i].measuredS, d.rounds[i].errorPct);
+            QVERIFY(d.rounds[i].predictedS < 2.0);
+            QVERIFY(std::fabs(d.rounds[i].errorPct) <= 10.0);
+            QVERIFY(q->result.rounds[i].samePredictedUpdates);
+            for (const MeasuredJob& j : q->result.rounds[i].jobs) QVERIFY(j.aggregated);
+        }
+    }
+
     void latencyByNetemWhereTheKernelHasIt() {
         FOG_NEEDS_TESTBED();
         if (!detectKernelFeatures().netem) QSKIP("this kernel has no netem: latency is added in user space");
@@ -514,10 +575,30 @@ private Q_SLOTS:
         refusedPlan({"topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv"},
                     "a scenario with a price trace", "trace");
         if (QTest::currentTestFailed()) return;
-        // A deadline's cancelled jobs (not n-sync's late updates) are not played.
-        refusedPlan({"sync={policy: fedavg, deadline_s: 1.5}", "stop.rounds=1"},
-                    "a round with a deadline's cancelled jobs", "deadline");
+        // Tiers of aggregation are not played (docs/testbed.md says why).
+        refusedPlan({"topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, role: "
+                     "aggregator, parent: server, aggregate: {rounds: 2}}]",
+                     "topology.groups[0].parent=edge", "stop.rounds=1"},
+                    "tiers of aggregation", "tiers of aggregation");
         if (QTest::currentTestFailed()) return;
+        // A deadline is played: its rounds carry it, and a cut round ends at it.
+        {
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
+                                                {parseOverride("sync={policy: fedavg, deadline_s: 1.5}"),
+                                                 parseOverride("stop.rounds=2")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            QCOMPARE(plan.rounds.size(), std::size_t(2));
+            for (const PlanRound& r : plan.rounds) {
+                QCOMPARE(r.deadlineS, 1.5);
+                QCOMPARE(r.needed, 2);
+                QCOMPARE(r.endS - r.startS, 1.5); // both trainers take 2.58 s: cut
+                for (const PlanJob& j : r.jobs) QVERIFY(j.cancelled);
+            }
+        }
         // What the processes cannot train as the engine did: refused with the way out.
         auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
             std::vector<Override> ov;

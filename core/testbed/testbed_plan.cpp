@@ -263,6 +263,15 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (m.from == root && m.model) down[m.to].push_back(&m);
         else if (m.to == root) up[m.from].push_back(&m);
     }
+    // A deadline (fedavg's, and FedProx's and SCAFFOLD's without training): a round ends at
+    // it with the updates in by then (RoundPolicy::beginRound).
+    const std::string& policy = scenario.sync.name;
+    const double deadline =
+        policy == "fedavg" || policy == "fedprox" || policy == "scaffold" ? scenario.sync.get("deadline_s", 0.0) : 0.0;
+    // An update's bytes, for a job cancelled before its upload started (no message of its own).
+    double anyUpdateBytes = -1.0;
+    for (const auto& [trainer, list] : up)
+        if (!list.empty() && anyUpdateBytes < 0) anyUpdateBytes = list.front()->bytes;
     std::map<int, std::size_t> seen, upSeen;
     double previous = 0.0;
     std::size_t next = 0;
@@ -331,10 +340,12 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                 j.predictedArriveS = j.lostS;
                 if (hasUpload) ++ku;
             } else if (cancelled) {
-                if (scenario.sync.name != "n-sync")
-                    throw TestbedError("round " + std::to_string(a.round) + ": " + scenario.sync.name + " cancels " +
-                                       topo.id(d.trainer) + "'s job when the round ends without it (a deadline): "
-                                       "not played on the testbed yet (n-sync's late updates are)");
+                // n-sync's late updates, or a deadline's (the round ended at it).
+                const bool atDeadline = deadline > 0 && std::fabs(endedAt->second - (previous + deadline)) < 1e-6;
+                if (policy != "n-sync" && !atDeadline)
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + policy + " cancels " +
+                                       topo.id(d.trainer) + "'s job when the round ends without it: not played on "
+                                       "the testbed yet (n-sync's late updates and a deadline's are)");
                 // It trains and sends; the aggregator discards it if it comes late. Its
                 // update's bytes: its cut upload's, else those of a delivered update of the
                 // round (below).
@@ -384,14 +395,27 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                 ++delivered;
                 updateBytes = j.upBytes;
             }
+        if (updateBytes < 0) updateBytes = anyUpdateBytes;
+        // Without codecs an update is as large as the model (the engine's wire size both ways).
+        const bool noCodecs = scenario.training.codecUp == "none" && scenario.training.codecDown == "none";
         for (PlanJob& j : r.jobs)
             if (j.cancelled && j.upBytes < 0) {
+                if (updateBytes < 0 && noCodecs) {
+                    j.upBytes = j.downBytes;
+                    continue;
+                }
                 if (updateBytes < 0)
                     throw TestbedError("round " + std::to_string(a.round) + ": a cancelled job's update size is not "
                                        "known (no update of the round arrived): not played on the testbed yet");
                 j.upBytes = updateBytes;
             }
         r.needed = r.participants;
+        r.deadlineS = deadline;
+        // A deadline's round waits for every update still coming, until the deadline.
+        if (deadline > 0) {
+            r.needed = 0;
+            for (const PlanJob& j : r.jobs) r.needed += j.lost ? 0 : 1;
+        }
         if (delivered != r.participants)
             throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
                                " of the " + std::to_string(delivered) +

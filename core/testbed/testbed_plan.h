@@ -121,6 +121,10 @@ struct PlanRound {
     /// The updates the round aggregates (the prediction's participants): the round ends at
     /// the arrival of the `needed`-th (n-sync), or when none is outstanding.
     int needed = 0;
+    /// The policy's round deadline (fedavg's `sync.deadline_s`), seconds from the round's
+    /// start; 0: none. The round then also ends at the deadline, with the updates in by then
+    /// (the later ones are discarded when they come), as RoundPolicy's deadline does.
+    double deadlineS = 0.0;
     std::vector<PlanJob> jobs;
 };
 
