@@ -429,6 +429,37 @@ private Q_SLOTS:
         }
     }
 
+    void explicitLinkIsTheTrainersWay() {
+        FOG_NEEDS_TESTBED();
+        // dev-0 has a link of its own to the server (1 Mbit/s from it, 4 Mbit/s to it, 10 ms):
+        // the emulator sends its model and update over it instead of its tree link, so must
+        // the testbed. dev-1 keeps its 2 Mbit/s tree link (1.04 s each way).
+        const auto p = play("two-devices.yaml",
+                            {"stop.rounds=1", "topology.links=[{from: dev-0, to: server, bandwidth_up_mbps: 1, "
+                                              "bandwidth_down_mbps: 4, latency_ms: 10}]"});
+        QCOMPARE(p->result.processes, 3);
+        const PlanBox& dev0 = p->plan.boxes.at(static_cast<std::size_t>(p->result.rounds.at(0).jobs.at(0).trainerBox));
+        QCOMPARE(dev0.label, std::string("dev-0"));
+        QCOMPARE(dev0.parent, 0);
+        QCOMPARE(dev0.upMbps, 1.0);
+        QCOMPARE(dev0.downMbps, 4.0);
+        for (const MeasuredJob& j : p->result.rounds[0].jobs) {
+            const bool own = p->plan.boxes[static_cast<std::size_t>(j.trainerBox)].label == "dev-0";
+            const double down = j.receivedS - j.dispatchS, up = j.arrivedS - j.computedS;
+            const double expectDown = own ? 250000 * 8 / 4e6 + 0.010 : 1.04;
+            const double expectUp = own ? 250000 * 8 / 1e6 + 0.010 : 1.04;
+            qInfo("%s: model down %.4f s (expected %.4f), update up %.4f s (expected %.4f)", own ? "dev-0" : "dev-1",
+                  down, expectDown, up, expectUp);
+            QVERIFY(std::fabs(down - expectDown) <= 0.1 * expectDown);
+            QVERIFY(std::fabs(up - expectUp) <= 0.1 * expectUp);
+        }
+        const Comparison c = compareRuns(p->prediction.aggregations(), measuredRecords(p->plan, p->result));
+        qInfo("round: predicted %.4f s, measured %.4f s (%+.2f%%)", c.rounds.at(0).predictedS, c.rounds[0].measuredS,
+              c.rounds[0].errorPct);
+        QVERIFY(std::fabs(c.rounds[0].errorPct) <= 10.0);
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
     void latencyByNetemWhereTheKernelHasIt() {
         FOG_NEEDS_TESTBED();
         if (!detectKernelFeatures().netem) QSKIP("this kernel has no netem: latency is added in user space");
@@ -598,6 +629,35 @@ private Q_SLOTS:
                 QCOMPARE(r.endS - r.startS, 1.5); // both trainers take 2.58 s: cut
                 for (const PlanJob& j : r.jobs) QVERIFY(j.cancelled);
             }
+        }
+        // An explicit link between the root and a trainer under an edge: the trainer hangs
+        // from the root, the edge is not played; a link between two other nodes carries nothing.
+        {
+            const Scenario s = loadScenarioFile(
+                kData + "two-devices.yaml",
+                {parseOverride("topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, "
+                               "role: relay, parent: server, link: {bandwidth_up_mbps: 8, bandwidth_down_mbps: 8}}]"),
+                 parseOverride("topology.groups[0].parent=edge"),
+                 parseOverride("topology.links=[{from: server, to: dev-1, bandwidth_up_mbps: 3, bandwidth_down_mbps: 5},"
+                               " {from: edge, to: dev-0, bandwidth_up_mbps: 1, bandwidth_down_mbps: 1}]"),
+                 parseOverride("stop.rounds=1")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            std::map<std::string, const PlanBox*> byLabel;
+            for (const PlanBox& b : plan.boxes) byLabel[b.label] = &b;
+            QVERIFY(byLabel.count("edge"));   // dev-0's way up
+            QVERIFY(byLabel.count("dev-1"));
+            const PlanBox& d1 = *byLabel["dev-1"];
+            QCOMPARE(d1.parent, 0);           // straight to the server
+            QCOMPARE(d1.upMbps, 5.0);         // declared from the server to dev-1: dev-1's up is the link's down
+            QCOMPARE(d1.downMbps, 3.0);
+            QCOMPARE(d1.linkName, std::string("server <-> dev-1"));
+            const PlanBox& d0 = *byLabel["dev-0"];
+            QCOMPARE(plan.boxes[static_cast<std::size_t>(d0.parent)].label, std::string("edge"));
+            QCOMPARE(d0.upMbps, 2.0);         // its tree link: edge <-> dev-0 carries nothing
         }
         // What the processes cannot train as the engine did: refused with the way out.
         auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {

@@ -133,8 +133,6 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     if (!spec.contention)
         throw TestbedError("the testbed holds the flow-level network model against a real network: set "
                            "topology.contention: true (--set topology.contention=true)");
-    if (!spec.links.empty())
-        throw TestbedError("explicit links (topology.links) are not played on the testbed yet");
     if (!scenario.events.list.empty())
         throw TestbedError("timed events (events:) are not played on the testbed yet");
     const Topology topo(spec, scenario.seed);
@@ -155,12 +153,28 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                "): not played on the testbed yet");
     if (aggs.empty()) throw TestbedError("the prediction ended before its first round: nothing to play");
 
-    // Which nodes take part: the trainers dispatched, and every node on their way up.
+    // Which nodes take part: the trainers dispatched, and every node on their way up. A
+    // trainer with an explicit link to the root (topology.links) sends and receives over it
+    // alone, as the emulator's path does (Topology::path): its tree parents are not on its way.
     std::set<int> used{root};
+    std::map<int, int> explicitOf; // trainer -> its explicit link to the root
     for (const auto& d : prediction.dispatches()) {
         if (d.aggregator != root) throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
+        const auto hops = topo.path(root, d.trainer);
+        if (hops.size() == 1 && hops[0].explicitLink >= 0) {
+            explicitOf[d.trainer] = hops[0].explicitLink;
+            used.insert(d.trainer);
+            continue;
+        }
         for (int n = d.trainer; n >= 0; n = topo.parent(n)) used.insert(n);
     }
+    for (const auto& [trainer, k] : explicitOf)
+        for (int n : used)
+            for (int a = topo.parent(n); a >= 0; a = topo.parent(a))
+                if (a == trainer && !explicitOf.count(n))
+                    throw TestbedError(topo.id(trainer) + " has an explicit link to " + topo.id(root) +
+                                       " and nodes under it on their way to the root: not played on the testbed "
+                                       "yet (a node has one link to the root's side)");
     for (int n : used) {
         const NodeSpec& e = topo.entry(n);
         if (!e.priceTrace.empty() || !e.linkTrace.empty() || !e.computeTrace.empty() || e.bidUsdPerHour > 0)
@@ -199,6 +213,24 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth(a) < depth(b); });
     for (int n : order) {
         if (n == root) continue;
+        if (const auto ex = explicitOf.find(n); ex != explicitOf.end()) {
+            // Its explicit link, a veth pair to the root shaped in each direction as declared
+            // (the link's up is from its `from` to its `to`).
+            const auto [from, to] = topo.explicitLinkEnds(ex->second);
+            const LinkParams& l = topo.explicitLinkParams(ex->second);
+            PlanBox b;
+            b.label = topo.id(n);
+            b.node = n;
+            b.trains = topo.trains(n);
+            b.parent = boxOfNode.at(root);
+            b.limited = b.modelLink = true;
+            b.linkName = topo.id(from) + " <-> " + topo.id(to);
+            b.upMbps = from == n ? l.bandwidthUpMbps : l.bandwidthDownMbps;
+            b.downMbps = from == n ? l.bandwidthDownMbps : l.bandwidthUpMbps;
+            b.latencyMs = l.latencyMs;
+            boxOfNode[n] = addBox(b);
+            continue;
+        }
         const int p = topo.parent(n);
         const int parentBox = boxOfNode.at(p);
         const LinkParams* l = topo.uplink(n);

@@ -188,7 +188,7 @@ struct TestbedPlan {
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
 /// naming what the testbed cannot play: more than one root aggregator or tiers of
-/// aggregation, explicit links, timed events, traces other than availability's, availability
+/// aggregation, a trainer with an explicit link to the root and nodes under it, timed events, traces other than availability's, availability
 /// changes of a node that does not train, a round that aggregates fewer updates than arrived
 /// in it, more than `maxBoxes` processes, contention off.
 /// With `training` and a prediction that trained (its recorder installed as the tap), the
