@@ -23,6 +23,7 @@
 
 #include <cstring>
 #include <dirent.h>
+#include <map>
 #include <signal.h>
 #include <set>
 #include <thread>
@@ -368,6 +369,97 @@ private Q_SLOTS:
         QVERIFY(checked > 0);
     }
 
+    void deadlineDiscardsLateUpdates() {
+        FOG_NEEDS_TESTBED();
+        // Three devices of different speeds, fedavg with a 1.5 s deadline: a round ends at the
+        // deadline with the updates in by then when one is still out (the emulator cancels
+        // it; here its trainer still sends it and the aggregator discards it), else with its
+        // last update. The processes train: where every arrival is 0.1 s or more from the
+        // deadline, the same updates are taken and the training values are the prediction's.
+        const double deadline = 1.5;
+        const auto p = play("training.yaml", {"topology.groups[0].count=3",
+                                              "topology.groups[0].compute.throughput={min: 5, max: 100}",
+                                              "sync={policy: fedavg, deadline_s: 1.5}", "stop.rounds=3"});
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        const Comparison c = compareRuns(predicted, measured);
+        int cancelled = 0, checked = 0;
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            const PlanRound& pr = p->plan.rounds[i];
+            const MeasuredRound& mr = p->result.rounds[i];
+            QCOMPARE(pr.deadlineS, deadline);
+            bool cut = false;
+            double margin = 1e300; // the closest predicted arrival to the deadline
+            for (const PlanJob& j : pr.jobs) {
+                cut = cut || j.cancelled;
+                cancelled += j.cancelled ? 1 : 0;
+                const double arrive = j.cancelled ? j.predictedReceivedS + j.computeS : j.predictedArriveS;
+                margin = std::min(margin, std::fabs(arrive - (pr.startS + deadline)));
+            }
+            qInfo("round %d: predicted %.4f s, measured %.4f s (%+.2f%%), participants %d / %d, cut at the deadline: "
+                  "%s, closest arrival %.3f s from it",
+                  pr.round, c.rounds[i].predictedS, c.rounds[i].measuredS, c.rounds[i].errorPct,
+                  predicted[i].participants, measured[i].participants, cut ? "yes" : "no", margin);
+            // Never longer than the deadline (plus the aggregator's wake-up); at it when cut.
+            QVERIFY(c.rounds[i].measuredS <= deadline * 1.02);
+            if (cut) QVERIFY(std::fabs(c.rounds[i].predictedS - deadline) < 1e-9);
+            if (margin < 0.1) continue; // too close to call on a loaded machine
+            ++checked;
+            QVERIFY(mr.samePredictedUpdates);
+            QCOMPARE(measured[i].participants, predicted[i].participants);
+            QVERIFY(std::fabs(c.rounds[i].errorPct) <= 10.0);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss));
+        }
+        QVERIFY(cancelled > 0); // the scenario has late trainers
+        QVERIFY(checked > 0);
+        QVERIFY(boxesOf(::getpid()).empty());
+        // A deadline no update misses: the rounds end with their last update (1.19 s), not
+        // at the deadline, and take every update.
+        const auto q = play("training.yaml", {"sync={policy: fedavg, deadline_s: 3}", "stop.rounds=2"});
+        const Comparison d = compareRuns(q->prediction.aggregations(), measuredRecords(q->plan, q->result));
+        QCOMPARE(d.rounds.size(), std::size_t(2));
+        for (std::size_t i = 0; i < d.rounds.size(); ++i) {
+            qInfo("deadline 3 s: round %d predicted %.4f s, measured %.4f s (%+.2f%%)", d.rounds[i].round,
+                  d.rounds[i].predictedS, d.rounds[i].measuredS, d.rounds[i].errorPct);
+            QVERIFY(d.rounds[i].predictedS < 2.0);
+            QVERIFY(std::fabs(d.rounds[i].errorPct) <= 10.0);
+            QVERIFY(q->result.rounds[i].samePredictedUpdates);
+            for (const MeasuredJob& j : q->result.rounds[i].jobs) QVERIFY(j.aggregated);
+        }
+    }
+
+    void explicitLinkIsTheTrainersWay() {
+        FOG_NEEDS_TESTBED();
+        // dev-0 has a link of its own to the server (1 Mbit/s from it, 4 Mbit/s to it, 10 ms):
+        // the emulator sends its model and update over it instead of its tree link, so must
+        // the testbed. dev-1 keeps its 2 Mbit/s tree link (1.04 s each way).
+        const auto p = play("two-devices.yaml",
+                            {"stop.rounds=1", "topology.links=[{from: dev-0, to: server, bandwidth_up_mbps: 1, "
+                                              "bandwidth_down_mbps: 4, latency_ms: 10}]"});
+        QCOMPARE(p->result.processes, 3);
+        const PlanBox& dev0 = p->plan.boxes.at(static_cast<std::size_t>(p->result.rounds.at(0).jobs.at(0).trainerBox));
+        QCOMPARE(dev0.label, std::string("dev-0"));
+        QCOMPARE(dev0.parent, 0);
+        QCOMPARE(dev0.upMbps, 1.0);
+        QCOMPARE(dev0.downMbps, 4.0);
+        for (const MeasuredJob& j : p->result.rounds[0].jobs) {
+            const bool own = p->plan.boxes[static_cast<std::size_t>(j.trainerBox)].label == "dev-0";
+            const double down = j.receivedS - j.dispatchS, up = j.arrivedS - j.computedS;
+            const double expectDown = own ? 250000 * 8 / 4e6 + 0.010 : 1.04;
+            const double expectUp = own ? 250000 * 8 / 1e6 + 0.010 : 1.04;
+            qInfo("%s: model down %.4f s (expected %.4f), update up %.4f s (expected %.4f)", own ? "dev-0" : "dev-1",
+                  down, expectDown, up, expectUp);
+            QVERIFY(std::fabs(down - expectDown) <= 0.1 * expectDown);
+            QVERIFY(std::fabs(up - expectUp) <= 0.1 * expectUp);
+        }
+        const Comparison c = compareRuns(p->prediction.aggregations(), measuredRecords(p->plan, p->result));
+        qInfo("round: predicted %.4f s, measured %.4f s (%+.2f%%)", c.rounds.at(0).predictedS, c.rounds[0].measuredS,
+              c.rounds[0].errorPct);
+        QVERIFY(std::fabs(c.rounds[0].errorPct) <= 10.0);
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
     void latencyByNetemWhereTheKernelHasIt() {
         FOG_NEEDS_TESTBED();
         if (!detectKernelFeatures().netem) QSKIP("this kernel has no netem: latency is added in user space");
@@ -514,10 +606,59 @@ private Q_SLOTS:
         refusedPlan({"topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv"},
                     "a scenario with a price trace", "trace");
         if (QTest::currentTestFailed()) return;
-        // A deadline's cancelled jobs (not n-sync's late updates) are not played.
-        refusedPlan({"sync={policy: fedavg, deadline_s: 1.5}", "stop.rounds=1"},
-                    "a round with a deadline's cancelled jobs", "deadline");
+        // Tiers of aggregation are not played (docs/testbed.md says why).
+        refusedPlan({"topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, role: "
+                     "aggregator, parent: server, aggregate: {rounds: 2}}]",
+                     "topology.groups[0].parent=edge", "stop.rounds=1"},
+                    "tiers of aggregation", "tiers of aggregation");
         if (QTest::currentTestFailed()) return;
+        // A deadline is played: its rounds carry it, and a cut round ends at it.
+        {
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
+                                                {parseOverride("sync={policy: fedavg, deadline_s: 1.5}"),
+                                                 parseOverride("stop.rounds=2")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            QCOMPARE(plan.rounds.size(), std::size_t(2));
+            for (const PlanRound& r : plan.rounds) {
+                QCOMPARE(r.deadlineS, 1.5);
+                QCOMPARE(r.needed, 2);
+                QCOMPARE(r.endS - r.startS, 1.5); // both trainers take 2.58 s: cut
+                for (const PlanJob& j : r.jobs) QVERIFY(j.cancelled);
+            }
+        }
+        // An explicit link between the root and a trainer under an edge: the trainer hangs
+        // from the root, the edge is not played; a link between two other nodes carries nothing.
+        {
+            const Scenario s = loadScenarioFile(
+                kData + "two-devices.yaml",
+                {parseOverride("topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, "
+                               "role: relay, parent: server, link: {bandwidth_up_mbps: 8, bandwidth_down_mbps: 8}}]"),
+                 parseOverride("topology.groups[0].parent=edge"),
+                 parseOverride("topology.links=[{from: server, to: dev-1, bandwidth_up_mbps: 3, bandwidth_down_mbps: 5},"
+                               " {from: edge, to: dev-0, bandwidth_up_mbps: 1, bandwidth_down_mbps: 1}]"),
+                 parseOverride("stop.rounds=1")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            std::map<std::string, const PlanBox*> byLabel;
+            for (const PlanBox& b : plan.boxes) byLabel[b.label] = &b;
+            QVERIFY(byLabel.count("edge"));   // dev-0's way up
+            QVERIFY(byLabel.count("dev-1"));
+            const PlanBox& d1 = *byLabel["dev-1"];
+            QCOMPARE(d1.parent, 0);           // straight to the server
+            QCOMPARE(d1.upMbps, 5.0);         // declared from the server to dev-1: dev-1's up is the link's down
+            QCOMPARE(d1.downMbps, 3.0);
+            QCOMPARE(d1.linkName, std::string("server <-> dev-1"));
+            const PlanBox& d0 = *byLabel["dev-0"];
+            QCOMPARE(plan.boxes[static_cast<std::size_t>(d0.parent)].label, std::string("edge"));
+            QCOMPARE(d0.upMbps, 2.0);         // its tree link: edge <-> dev-0 carries nothing
+        }
         // What the processes cannot train as the engine did: refused with the way out.
         auto refusedTraining = [](const std::vector<std::string>& sets, const std::string& expected) {
             std::vector<Override> ov;

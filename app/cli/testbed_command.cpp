@@ -275,14 +275,19 @@ int cmdTestbed(const QStringList& arguments) {
     if (result.trained) {
         testbed::printTraining(std::cout, testbed::compareTraining(prediction.aggregations(),
                                                                    testbed::measuredRecords(plan, result)));
-        for (const auto& r : result.rounds)
-            if (!r.samePredictedUpdates)
-                std::cout << "  round " << r.round
-                          << " aggregated other updates than the prediction's (the first to arrive here)\n";
         if (!result.computeReal && result.lateJobs > 0)
             std::cout << "  " << result.lateJobs
                       << " updates left late: their training took longer than the compute time the emulator drew "
                          "(try --dilation)\n";
+    }
+    for (std::size_t i = 0; i < result.rounds.size() && i < plan.rounds.size(); ++i) {
+        const auto& r = result.rounds[i];
+        if (r.samePredictedUpdates) continue;
+        int taken = 0;
+        for (const auto& j : r.jobs) taken += j.aggregated ? 1 : 0;
+        std::cout << "  round " << r.round << " aggregated other updates than the prediction's (" << taken
+                  << " taken here, " << plan.rounds[i].participants << " predicted: the first to arrive"
+                  << (plan.rounds[i].deadlineS > 0 ? " by the deadline" : "") << ")\n";
     }
     testbed::printTransfers(std::cout, plan, result);
     printLinks(std::cout, plan, result);

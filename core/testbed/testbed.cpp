@@ -491,22 +491,31 @@ int aggregatorRole(void* context, int out) {
                 return !j.lost && (!tr || !j.cancelled || j.work);
             };
             // The round waits for its first `needed` updates (all of them but n-sync's), or
-            // until none is outstanding.
-            cv.wait(g, [&] {
+            // until none is outstanding, or until its deadline.
+            auto over = [&] {
                 if (!broken.empty()) return true;
                 std::size_t in = 0, open = 0;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
                     if (eligible(ji)) ++(arrived.count(key(ji)) ? in : open);
                 return in >= static_cast<std::size_t>(r.needed) || open == 0;
-            });
+            };
+            const bool hasDeadline = r.deadlineS > 0;
+            const std::int64_t deadlineNs = t0 + static_cast<std::int64_t>(r.deadlineS * D * 1e9);
+            // steady_clock is CLOCK_MONOTONIC, nowNs()'s clock.
+            if (hasDeadline)
+                cv.wait_until(g, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadlineNs)), over);
+            else
+                cv.wait(g, over);
             ok = broken.empty();
             if (ok) {
-                // The first to arrive (after their last stretch's latency) are taken; later
-                // ones are discarded when they come.
+                // The first to arrive (after their last stretch's latency) are taken, by the
+                // deadline if there is one; later ones are discarded when they come.
                 std::vector<std::pair<std::int64_t, std::size_t>> in;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (eligible(ji) && arrived.count(key(ji)))
-                        in.emplace_back(arrived.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox), ji);
+                    if (eligible(ji) && arrived.count(key(ji))) {
+                        const std::int64_t t = arrived.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox);
+                        if (!hasDeadline || t <= deadlineNs) in.emplace_back(t, ji);
+                    }
                 std::sort(in.begin(), in.end());
                 if (in.size() > static_cast<std::size_t>(r.needed)) in.resize(static_cast<std::size_t>(r.needed));
                 for (const auto& [t, ji] : in) {
@@ -522,15 +531,25 @@ int aggregatorRole(void* context, int out) {
                     const PlanJob& j = r.jobs[ji];
                     if (!j.lost) continue;
                     arrivals[ji] = t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9);
-                    if (!anyCancelled) end = std::max(end, arrivals[ji]);
+                    if (!anyCancelled || hasDeadline) end = std::max(end, arrivals[ji]);
+                }
+                // A deadline ends the round at it when an update is still out, and no later in
+                // any case (a loss after it does not hold the round).
+                if (hasDeadline) {
+                    bool allIn = true;
+                    for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
+                        allIn = allIn && (r.jobs[ji].lost || taken[ji] != 0);
+                    end = allIn ? std::min(end, deadlineNs) : deadlineNs;
                 }
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
                     sameUpdates = sameUpdates && (taken[ji] != 0) == (!r.jobs[ji].lost && !r.jobs[ji].cancelled);
             }
             roundNow = static_cast<std::uint32_t>(ri + 1); // later updates of this round are discarded
         }
+        // A model whose update was not taken may still be going down (its trainer busy with
+        // an earlier job, or stopped): its sender is not waited for.
         for (std::size_t ji = 0; ji < senders.size(); ++ji) {
-            if (r.jobs[ji].lost) lingering.push_back(std::move(senders[ji]));
+            if (r.jobs[ji].lost || !taken[ji]) lingering.push_back(std::move(senders[ji]));
             else senders[ji].join();
         }
         if (!ok) break;

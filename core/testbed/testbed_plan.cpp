@@ -133,8 +133,6 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     if (!spec.contention)
         throw TestbedError("the testbed holds the flow-level network model against a real network: set "
                            "topology.contention: true (--set topology.contention=true)");
-    if (!spec.links.empty())
-        throw TestbedError("explicit links (topology.links) are not played on the testbed yet");
     if (!scenario.events.list.empty())
         throw TestbedError("timed events (events:) are not played on the testbed yet");
     const Topology topo(spec, scenario.seed);
@@ -155,12 +153,28 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                "): not played on the testbed yet");
     if (aggs.empty()) throw TestbedError("the prediction ended before its first round: nothing to play");
 
-    // Which nodes take part: the trainers dispatched, and every node on their way up.
+    // Which nodes take part: the trainers dispatched, and every node on their way up. A
+    // trainer with an explicit link to the root (topology.links) sends and receives over it
+    // alone, as the emulator's path does (Topology::path): its tree parents are not on its way.
     std::set<int> used{root};
+    std::map<int, int> explicitOf; // trainer -> its explicit link to the root
     for (const auto& d : prediction.dispatches()) {
         if (d.aggregator != root) throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
+        const auto hops = topo.path(root, d.trainer);
+        if (hops.size() == 1 && hops[0].explicitLink >= 0) {
+            explicitOf[d.trainer] = hops[0].explicitLink;
+            used.insert(d.trainer);
+            continue;
+        }
         for (int n = d.trainer; n >= 0; n = topo.parent(n)) used.insert(n);
     }
+    for (const auto& [trainer, k] : explicitOf)
+        for (int n : used)
+            for (int a = topo.parent(n); a >= 0; a = topo.parent(a))
+                if (a == trainer && !explicitOf.count(n))
+                    throw TestbedError(topo.id(trainer) + " has an explicit link to " + topo.id(root) +
+                                       " and nodes under it on their way to the root: not played on the testbed "
+                                       "yet (a node has one link to the root's side)");
     for (int n : used) {
         const NodeSpec& e = topo.entry(n);
         if (!e.priceTrace.empty() || !e.linkTrace.empty() || !e.computeTrace.empty() || e.bidUsdPerHour > 0)
@@ -199,6 +213,24 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth(a) < depth(b); });
     for (int n : order) {
         if (n == root) continue;
+        if (const auto ex = explicitOf.find(n); ex != explicitOf.end()) {
+            // Its explicit link, a veth pair to the root shaped in each direction as declared
+            // (the link's up is from its `from` to its `to`).
+            const auto [from, to] = topo.explicitLinkEnds(ex->second);
+            const LinkParams& l = topo.explicitLinkParams(ex->second);
+            PlanBox b;
+            b.label = topo.id(n);
+            b.node = n;
+            b.trains = topo.trains(n);
+            b.parent = boxOfNode.at(root);
+            b.limited = b.modelLink = true;
+            b.linkName = topo.id(from) + " <-> " + topo.id(to);
+            b.upMbps = from == n ? l.bandwidthUpMbps : l.bandwidthDownMbps;
+            b.downMbps = from == n ? l.bandwidthDownMbps : l.bandwidthUpMbps;
+            b.latencyMs = l.latencyMs;
+            boxOfNode[n] = addBox(b);
+            continue;
+        }
         const int p = topo.parent(n);
         const int parentBox = boxOfNode.at(p);
         const LinkParams* l = topo.uplink(n);
@@ -263,6 +295,15 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (m.from == root && m.model) down[m.to].push_back(&m);
         else if (m.to == root) up[m.from].push_back(&m);
     }
+    // A deadline (fedavg's, and FedProx's and SCAFFOLD's without training): a round ends at
+    // it with the updates in by then (RoundPolicy::beginRound).
+    const std::string& policy = scenario.sync.name;
+    const double deadline =
+        policy == "fedavg" || policy == "fedprox" || policy == "scaffold" ? scenario.sync.get("deadline_s", 0.0) : 0.0;
+    // An update's bytes, for a job cancelled before its upload started (no message of its own).
+    double anyUpdateBytes = -1.0;
+    for (const auto& [trainer, list] : up)
+        if (!list.empty() && anyUpdateBytes < 0) anyUpdateBytes = list.front()->bytes;
     std::map<int, std::size_t> seen, upSeen;
     double previous = 0.0;
     std::size_t next = 0;
@@ -331,10 +372,12 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                 j.predictedArriveS = j.lostS;
                 if (hasUpload) ++ku;
             } else if (cancelled) {
-                if (scenario.sync.name != "n-sync")
-                    throw TestbedError("round " + std::to_string(a.round) + ": " + scenario.sync.name + " cancels " +
-                                       topo.id(d.trainer) + "'s job when the round ends without it (a deadline): "
-                                       "not played on the testbed yet (n-sync's late updates are)");
+                // n-sync's late updates, or a deadline's (the round ended at it).
+                const bool atDeadline = deadline > 0 && std::fabs(endedAt->second - (previous + deadline)) < 1e-6;
+                if (policy != "n-sync" && !atDeadline)
+                    throw TestbedError("round " + std::to_string(a.round) + ": " + policy + " cancels " +
+                                       topo.id(d.trainer) + "'s job when the round ends without it: not played on "
+                                       "the testbed yet (n-sync's late updates and a deadline's are)");
                 // It trains and sends; the aggregator discards it if it comes late. Its
                 // update's bytes: its cut upload's, else those of a delivered update of the
                 // round (below).
@@ -384,14 +427,27 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                 ++delivered;
                 updateBytes = j.upBytes;
             }
+        if (updateBytes < 0) updateBytes = anyUpdateBytes;
+        // Without codecs an update is as large as the model (the engine's wire size both ways).
+        const bool noCodecs = scenario.training.codecUp == "none" && scenario.training.codecDown == "none";
         for (PlanJob& j : r.jobs)
             if (j.cancelled && j.upBytes < 0) {
+                if (updateBytes < 0 && noCodecs) {
+                    j.upBytes = j.downBytes;
+                    continue;
+                }
                 if (updateBytes < 0)
                     throw TestbedError("round " + std::to_string(a.round) + ": a cancelled job's update size is not "
                                        "known (no update of the round arrived): not played on the testbed yet");
                 j.upBytes = updateBytes;
             }
         r.needed = r.participants;
+        r.deadlineS = deadline;
+        // A deadline's round waits for every update still coming, until the deadline.
+        if (deadline > 0) {
+            r.needed = 0;
+            for (const PlanJob& j : r.jobs) r.needed += j.lost ? 0 : 1;
+        }
         if (delivered != r.participants)
             throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
                                " of the " + std::to_string(delivered) +

@@ -121,6 +121,10 @@ struct PlanRound {
     /// The updates the round aggregates (the prediction's participants): the round ends at
     /// the arrival of the `needed`-th (n-sync), or when none is outstanding.
     int needed = 0;
+    /// The policy's round deadline (fedavg's `sync.deadline_s`), seconds from the round's
+    /// start; 0: none. The round then also ends at the deadline, with the updates in by then
+    /// (the later ones are discarded when they come), as RoundPolicy's deadline does.
+    double deadlineS = 0.0;
     std::vector<PlanJob> jobs;
 };
 
@@ -184,7 +188,7 @@ struct TestbedPlan {
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
 /// naming what the testbed cannot play: more than one root aggregator or tiers of
-/// aggregation, explicit links, timed events, traces other than availability's, availability
+/// aggregation, a trainer with an explicit link to the root and nodes under it, timed events, traces other than availability's, availability
 /// changes of a node that does not train, a round that aggregates fewer updates than arrived
 /// in it, more than `maxBoxes` processes, contention off.
 /// With `training` and a prediction that trained (its recorder installed as the tap), the

@@ -219,7 +219,7 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
             trainerTimes = trainerTimes && m.computedS > 0;
         }
         if (counted == 0) {
-            std::snprintf(line, sizeof line, "  %5d        (every job of the round was lost)\n", mr.round);
+            std::snprintf(line, sizeof line, "  %5d        (no update of the round was taken: lost, or late and discarded)\n", mr.round);
             out << line;
             continue;
         }
