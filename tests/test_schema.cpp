@@ -4,6 +4,7 @@
 
 #include "core/policies/policy_info.h"
 #include "core/scenario/scenario_io.h"
+#include "core/scenario/policy_tables.h"
 #include "core/scenario/schema.h"
 #include "core/scenario/yaml_reader.h"
 #include "widgets/document/scenario_document.h"
@@ -25,7 +26,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <regex>
 #include <set>
+#include <sstream>
 
 using namespace fog;
 
@@ -234,6 +239,8 @@ class TestSchema : public QObject {
     void policyPanelBoundsAreTheLoaders();
     void keyReferenceIsUpToDate();
     void policyTablesAreUpToDate();
+    void policyTreeTablesAreUpToDate();
+    void handTablesAgreeWithTheSchema();
     void nodeKeysAgreeWithTheLoader();
     void nodeEqualityCoversEveryKey();
     void inspectorFollowsTheSchema();
@@ -610,6 +617,169 @@ void TestSchema::policyTablesAreUpToDate() {
             for (const auto& p : info.params)
                 QVERIFY2(generated.contains(QString::fromStdString("`" + p.key + "` (")), (info.name + " " + p.key).c_str());
         }
+}
+
+void TestSchema::policyTreeTablesAreUpToDate() {
+    // docs/emulator.md's tables of round barriers and of the trees each policy uses come from
+    // the descriptors too: a new sync policy appears there with its shape and closed form.
+    const QString generated = generatedPart("policy-trees", "fogstudio-cli policies --markdown trees", "emulator.md");
+    QVERIFY2(!generated.isNull(), "docs/emulator.md lacks the policy-trees markers");
+    const QString expected = QString::fromStdString(policyTreesMarkdown());
+    if (generated != expected)
+        qWarning("docs/emulator.md's policy tables are out of date: paste the output of "
+                 "`fogstudio-cli policies --markdown trees` between its policy-trees markers");
+    QCOMPARE(generated, expected);
+    for (const auto& info : syncPolicyInfos()) {
+        // Each sync policy is named twice: by its round (closed form or none) and by its tree.
+        const QString name = QString::fromStdString("`" + info.name + "`");
+        QVERIFY2(generated.count(name) >= 2, info.name.c_str());
+    }
+}
+
+namespace {
+
+/// The cells of a Markdown table row ("| a | b \\| c |" -> {"a", "b \\| c"}).
+std::vector<std::string> tableCells(const std::string& row) {
+    std::vector<std::string> cells;
+    std::string cell;
+    for (std::size_t i = 1; i < row.size(); ++i) {
+        if (row[i] == '|' && row[i - 1] != '\\') {
+            const auto a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+            cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+            cell.clear();
+        } else {
+            cell += row[i];
+        }
+    }
+    return cells;
+}
+
+/// Every `word` of a cell, in order.
+std::vector<std::string> backticked(const std::string& cell) {
+    std::vector<std::string> out;
+    static const std::regex word("`([^`]*)`");
+    for (auto it = std::sregex_iterator(cell.begin(), cell.end(), word); it != std::sregex_iterator(); ++it)
+        out.push_back((*it)[1]);
+    return out;
+}
+
+} // namespace
+
+void TestSchema::handTablesAgreeWithTheSchema() {
+    // docs/scenario.md explains the keys section by section in tables written by hand (with
+    // more words than the key reference); each row must name keys of the schema, list the
+    // spellings of an enum as the schema has them, and state the schema's default, so that
+    // these tables cannot drift from the code either.
+    QFile doc(QStringLiteral(FOG_SOURCE_DIR "/docs/scenario.md"));
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    std::istringstream in(doc.readAll().toStdString());
+    enum class Table { Scenario, Node, Link };
+    // The tables by the heading above them: which schema table, and the prefix of their keys.
+    const std::map<std::string, std::pair<Table, std::string>> sections = {
+        {"## Top level", {Table::Scenario, ""}},  {"### Nodes", {Table::Node, ""}},
+        {"### Groups", {Table::Node, ""}},        {"### Compute", {Table::Node, "compute."}},
+        {"### Energy", {Table::Node, "energy."}}, {"### Links", {Table::Link, ""}},
+        {"## Data", {Table::Scenario, "data."}},  {"## Model", {Table::Scenario, "model."}},
+        {"## Training", {Table::Scenario, "training."}}, {"## Stop and evaluation", {Table::Scenario, ""}},
+    };
+    const Scenario scenarioDefaults;
+    const NodeSpec nodeDefaults;
+    const LinkParams linkDefaults;
+    std::string heading, line, problems;
+    bool generated = false, inTable = false;
+    std::optional<std::pair<Table, std::string>> table;
+    int rows = 0, defaults = 0, enums = 0, n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (line.find(":begin (") != std::string::npos) generated = true;
+        if (line.find(":end -->") != std::string::npos) generated = false;
+        if (generated) continue;
+        if (line.rfind("#", 0) == 0) heading = line;
+        if (line.rfind("| key |", 0) == 0 && line.find("| default |") != std::string::npos) {
+            const auto it = sections.find(heading);
+            if (it == sections.end()) {
+                problems += "\n  line " + std::to_string(n) + ": a key table under '" + heading +
+                            "' this test does not know (add its section to the map above)";
+                table.reset();
+            } else {
+                table = it->second;
+            }
+            inTable = true;
+            continue;
+        }
+        if (line.rfind("|", 0) != 0) {
+            inTable = false;
+            continue;
+        }
+        if (!inTable || !table || line.rfind("|---", 0) == 0) continue;
+        const auto cells = tableCells(line);
+        if (cells.size() < 4) continue;
+        const auto keys = backticked(cells[0]);
+        const std::string where = "\n  docs/scenario.md:" + std::to_string(n) + ": ";
+        for (const auto& k : keys) {
+            const std::string path = table->second + k;
+            const FieldInfo* f = nullptr;
+            std::optional<FieldValue> byDefault;
+            if (table->first == Table::Scenario) {
+                if (const ScenarioField* sf = findScenarioField(path)) {
+                    f = sf;
+                    if (sf->get) byDefault = sf->get(scenarioDefaults);
+                }
+            } else if (table->first == Table::Node) {
+                if (const NodeField* nf = findNodeField(path)) {
+                    f = nf;
+                    if (nf->get) byDefault = nf->get(nodeDefaults);
+                }
+            } else {
+                for (const auto& lf : linkSchema())
+                    if (lf.path == path) {
+                        f = &lf;
+                        byDefault = lf.get(linkDefaults);
+                    }
+            }
+            // Top-level sections that are no scenario keys: read by code of their own
+            // (core/scenario/variants.cpp, lessons.cpp) and explained in their sections.
+            static const std::set<std::string> ownReaders = {"variants", "vary", "repeats", "lesson"};
+            if (!f && table->first == Table::Scenario && ownReaders.count(path)) continue;
+            if (!f) {
+                problems += where + "`" + k + "` is no key of the schema (" + path + ")";
+                continue;
+            }
+            ++rows;
+            if (keys.size() != 1 || !byDefault) continue; // "`train`, `test`": a shared row
+            // The enum's spellings, when the type cell lists them.
+            const auto spellings = backticked(cells[1]);
+            if (!f->enumValues.empty() && spellings.size() >= 2) {
+                ++enums;
+                if (std::set<std::string>(spellings.begin(), spellings.end()) !=
+                    std::set<std::string>(f->enumValues.begin(), f->enumValues.end()))
+                    problems += where + path + " lists " + cells[1] + ", the schema has " + joinNames(f->enumValues);
+            }
+            // The default, when the cell states a number or one spelling.
+            const std::string& d = cells[2];
+            static const std::regex number("^(-?[0-9][0-9.e+-]*)( .*)?$");
+            std::smatch m;
+            if (std::regex_match(d, m, number) && std::holds_alternative<double>(*byDefault)) {
+                ++defaults;
+                if (std::stod(m[1]) != std::get<double>(*byDefault))
+                    problems += where + path + " default " + d + ", the schema's " + formatFieldValue(*byDefault);
+            } else if (std::regex_match(d, m, number) && std::holds_alternative<Range>(*byDefault)) {
+                ++defaults;
+                if (std::stod(m[1]) != std::get<Range>(*byDefault).min)
+                    problems += where + path + " default " + d + ", the schema's " + formatFieldValue(*byDefault);
+            } else if (d.size() > 2 && d.front() == '`' && d.back() == '`' && d.find_first_of(" {[.", 1) == std::string::npos &&
+                       std::holds_alternative<std::string>(*byDefault)) {
+                ++defaults;
+                if (d.substr(1, d.size() - 2) != std::get<std::string>(*byDefault))
+                    problems += where + path + " default " + d + ", the schema's `" + std::get<std::string>(*byDefault) + "`";
+            }
+        }
+    }
+    QVERIFY2(problems.empty(), ("docs/scenario.md's key tables disagree with the schema:" + problems).c_str());
+    qInfo("%d keys named, %d defaults and %d enum lists compared", rows, defaults, enums);
+    QVERIFY(rows >= 60);
+    QVERIFY(defaults >= 30);
+    QVERIFY(enums >= 5);
 }
 
 void TestSchema::nodeKeysAgreeWithTheLoader() {

@@ -15,6 +15,7 @@
 #include "core/scenario/events_io.h"
 #include "core/scenario/scenario_io.h"
 #include "core/scenario/lessons.h"
+#include "core/scenario/policy_tables.h"
 #include "core/scenario/schema.h"
 #include "core/scenario/variants.h"
 #include "core/sweep/sweep.h"
@@ -88,8 +89,10 @@ Commands:
                            Pareto front and the commands that reproduce the runs.
   db check [FILE]          Check a run database (--db FILE, or the default one): SQLite's
                            integrity check, schema, runs killed mid-way, missing rows.
-  policies [--markdown]    The sync and selection policies with their parameters.
-                           --markdown prints the policy tables of docs/scenario.md.
+  policies [--markdown [trees]]
+                           The sync and selection policies with their parameters.
+                           --markdown prints the policy tables of docs/scenario.md,
+                           --markdown trees those of docs/emulator.md.
   schema [--markdown]      Every scenario key: type, default, bounds, when it applies.
                            --markdown prints the key reference of docs/scenario.md.
   lessons [--markdown] [DIR]
@@ -257,7 +260,16 @@ int cmdLessons(const QStringList& args, bool markdown) {
     return problems.empty() ? 0 : 1;
 }
 
-int cmdPolicies(bool markdown) {
+int cmdPolicies(bool markdown, const QStringList& args) {
+    if (markdown && args == QStringList{"trees"}) {
+        std::cout << fog::policyTreesMarkdown();
+        return 0;
+    }
+    if (!args.isEmpty()) {
+        std::cerr << "fogstudio-cli policies: unexpected '" << args.join(' ').toStdString()
+                  << "' (policies [--markdown [trees]])\n";
+        return 2;
+    }
     if (markdown) {
         std::cout << fog::policiesMarkdown();
         return 0;
@@ -444,7 +456,7 @@ static int cliMain(int argc, char** argv) {
 
     const QString cmd = args.first();
     if (cmd == "validate") return cmdValidate(o.args, o.sets, o.events);
-    if (cmd == "policies") return cmdPolicies(parser.isSet(markdown));
+    if (cmd == "policies") return cmdPolicies(parser.isSet(markdown), o.args);
     if (cmd == "schema") return cmdSchema(parser.isSet(markdown));
     if (cmd == "lessons") return cmdLessons(o.args, parser.isSet(markdown));
     if (cmd == "run") return fog::cli::cmdRun(o);

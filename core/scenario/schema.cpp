@@ -3,6 +3,7 @@
 // scenario_io.cpp, checking in scenario_validate.cpp.
 
 #include "core/scenario/schema.h"
+#include "core/scenario/policy_tables.h"
 #include "core/scenario/schema_builder.h"
 #include "core/spec/device_classes.h"
 
@@ -1148,6 +1149,62 @@ std::string policyTable(const char* which, const std::vector<PolicyInfo>& infos)
 }
 
 } // namespace
+
+std::string policyTreesMarkdown() {
+    std::string out = "| policy | a round ends | closed form (exponential steps, no communication) |\n|---|---|---|\n";
+    std::string none;
+    for (const auto* d : syncDescriptors()) {
+        const std::string name = "`" + d->info.name + "`";
+        if (!d->hasBarrier) {
+            none += (none.empty() ? "" : ", ") + name;
+            continue;
+        }
+        const std::string k = d->barrier.countKey.empty() ? "k" : d->barrier.countKey;
+        switch (d->barrier.kind) {
+        case BarrierKind::FullySync:
+            out += "| " + name + " | when every selected trainer has delivered | E[round] = H_y / λ |\n";
+            break;
+        case BarrierKind::FirstK:
+            out += "| " + name + " | at the first *" + k + "* deliveries | E[round] = (H_y − H_{y−" + k + "}) / λ |\n";
+            break;
+        case BarrierKind::FirstBatches:
+            out += "| " + name + " | at the first *" + k + "* mini-batches from any trainers | E[round] = " + k +
+                   " / (y λ) |\n";
+            break;
+        }
+    }
+    out += "| " + none + " | by rules of their own | none (the studio estimates it by Monte Carlo) |\n";
+
+    // The trees each shape uses (the shapes' rules: core/policies/policy_registry.cpp).
+    struct Shape {
+        TreeShape shape;
+        const char* servers;
+        const char* trainers;
+    };
+    const Shape shapes[] = {
+        {TreeShape::SingleServer, "the single root aggregator (the parameter server)",
+         "every trainer of the tree; aggregators between a trainer and the server **relay**"},
+        {TreeShape::EdgeGroups, "the single root aggregator (the cloud) and the aggregators right under it (the edges)",
+         "those right under an edge, and those right under the cloud (one more group)"},
+        {TreeShape::Regions, "every root aggregator (one per region)",
+         "those right under a regional server; a region without trainers takes no part"},
+    };
+    out += "\n| policy | its server(s) | the trainers it uses |\n|---|---|---|\n";
+    for (const Shape& sh : shapes) {
+        std::string names, perRoot;
+        for (const auto* d : syncDescriptors()) {
+            if (d->info.shape != sh.shape) continue;
+            names += (names.empty() ? "`" : ", `") + d->info.name + "`";
+            if (d->serverPerRoot) perRoot += (perRoot.empty() ? "`" : ", `") + d->info.name + "`";
+        }
+        if (names.empty()) continue;
+        out += "| " + names + " | " + sh.servers + " | " + sh.trainers + " |\n";
+        if (!perRoot.empty())
+            out += "| " + perRoot + " with several root aggregators | every root aggregator with trainers below it "
+                   "(one per region) | every trainer below a regional server; aggregators in between relay |\n";
+    }
+    return out;
+}
 
 std::string policiesMarkdown() {
     return policyTable("sync", syncPolicyInfos()) + "\n" + policyTable("selection", selectionPolicyInfos());
