@@ -1,7 +1,9 @@
 #pragma once
 // The fast training path of the built-in models (training.backend: fast): logistic
 // regression, MLP and the small CNN trained with preallocated buffers and a few BLAS calls
-// per layer, without LibTorch's per-operation overhead (dispatch, autograd, allocator).
+// per layer, without LibTorch's per-operation overhead (dispatch, autograd, allocator); on
+// batches of at most fastkernels::kMaxBatch rows the dense layers use the AVX2+FMA kernels
+// of core/model/fast_kernels.h instead where the CPU has them.
 //
 // It computes what the LibTorch path (core/model/net.cpp, learner.cpp) computes for these
 // models, in another order of floating-point operations: the same parameter layout (so the
