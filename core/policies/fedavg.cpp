@@ -54,7 +54,8 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedAvg>(p, e);
         };
-        d.level = {true, false, "", "deadline_s"};
+        d.level.usable = true;
+        d.level.deadlineKey = "deadline_s";
         return d;
     }();
     return d;

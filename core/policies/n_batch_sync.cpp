@@ -61,7 +61,8 @@ FOG_SYNC_POLICY(nBatchSyncPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
-        d.barrier = {BarrierKind::FirstBatches, "m"};
+        d.barrier.kind = BarrierKind::FirstBatches;
+        d.barrier.countKey = "m";
         return d;
     }();
     return d;

@@ -57,8 +57,11 @@ FOG_SYNC_POLICY(nSyncPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
-        d.barrier = {BarrierKind::FirstK, "n"};
-        d.level = {true, true, "n", ""};
+        d.barrier.kind = BarrierKind::FirstK;
+        d.barrier.countKey = "n";
+        d.level.usable = true;
+        d.level.gradient = true;
+        d.level.firstKey = "n";
         return d;
     }();
     return d;

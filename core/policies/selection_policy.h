@@ -2,10 +2,12 @@
 // Which trainers take part in a round. One interface, one file per policy, each with its
 // descriptor (core/policies/policy_descriptor.h).
 
+#include "core/policies/param_table.h"
 #include "core/policies/policy_context.h"
 #include "core/util/random.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace fog {
@@ -34,6 +36,21 @@ public:
         (void)loss;
         (void)seconds;
     }
+};
+
+/// A selection policy's typed parameters read at each use (timed `policy` events change the
+/// scenario's), from a tiered aggregator's own parameters when the policy was made with them
+/// (PolicyParams::perAggregator), else from the run's (PolicyContext::selectionParams).
+template <typename Settings> class SelectionSettings {
+public:
+    SelectionSettings(const ParamTable<Settings>& table, const PolicyParams& made) : live_(table) {
+        if (made.perAggregator()) own_ = made;
+    }
+    const Settings& of(const PolicyContext& e) const { return live_.of(own_ ? *own_ : e.selectionParams()); }
+
+private:
+    std::optional<PolicyParams> own_;
+    LiveParams<Settings> live_;
 };
 
 /// Builds the policy `spec` names, its parameters resolved by its descriptor. Throws
