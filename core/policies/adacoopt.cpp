@@ -91,7 +91,7 @@ class AdaCoOptPolicy : public RoundPolicy {
 public:
     using Variant = AdaCoOptVariant;
 
-    AdaCoOptPolicy(Variant v, const PolicyParams& p, const PolicyContext& e) : variant_(v) {
+    AdaCoOptPolicy(Variant v, const PolicyParams& p, const SystemView& e) : variant_(v) {
         const std::string& name = p.policy();
         const AdaCoOptSettings s = adaCoOptParams(v).read(p);
         const bool bound = v != Variant::NoStraggler; // its table declares the bound's constants
@@ -138,7 +138,7 @@ public:
         batches_.assign(trainers_.size(), meanBatch_);
     }
 
-    PilotRequest pilotRequest(const PolicyContext& e) const override {
+    PilotRequest pilotRequest(const SystemView& e) const override {
         PilotRequest r;
         if (auto_.empty() || variant_ == Variant::NoStraggler) return r;
         r.trainers = pilotTrainers_;

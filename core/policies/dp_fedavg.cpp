@@ -44,7 +44,7 @@ const ParamTable<DpFedAvgSettings>& dpFedAvgParams() {
 
 class DpFedAvg : public RoundPolicy {
 public:
-    DpFedAvg(const DpFedAvgSettings& s, const std::string& policy, const PolicyContext& e)
+    DpFedAvg(const DpFedAvgSettings& s, const std::string& policy, const SystemView& e)
         : clip_(s.clip), sigma_(s.noiseMultiplier), delta_(s.delta), clientNoise_(s.clientNoise),
           rate_(s.elementsPerSecond), rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
         aggregator_ = singleRootAggregator(e, policy);
@@ -54,7 +54,7 @@ protected:
     bool gradientMode() const override { return false; }
     /// One pass over the P coordinates at elements_per_s: the client clips (norm and scale)
     /// and, with noise_at 1, draws its noise share (a second pass) after its last step.
-    double pass(const PolicyContext& e) const { return rate_ > 0 ? e.modelBytes() / 4.0 / rate_ : 0.0; }
+    double pass(const SystemView& e) const { return rate_ > 0 ? e.modelBytes() / 4.0 / rate_ : 0.0; }
     void prepareDispatch(PolicyContext& e, DispatchRequest& r) override {
         r.options.workAfterSeconds = (clientNoise_ ? 2.0 : 1.0) * pass(e);
     }

@@ -22,7 +22,7 @@ const ParamTable<FedAvgSettings>& fedAvgParams() {
 
 class FedAvg : public RoundPolicy {
 public:
-    FedAvg(const PolicyParams& p, const PolicyContext& e) : settings_(fedAvgParams()) {
+    FedAvg(const PolicyParams& p, const SystemView& e) : settings_(fedAvgParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 

@@ -32,7 +32,7 @@ const ParamTable<FedBuffSettings>& fedBuffParams() {
 
 class FedBuff : public SyncPolicy {
 public:
-    FedBuff(const FedBuffSettings& s, const std::string& policy, const PolicyContext& e)
+    FedBuff(const FedBuffSettings& s, const std::string& policy, const SystemView& e)
         : buffer_(static_cast<std::size_t>(s.buffer)), exponent_(s.stalenessExponent) {
         aggregator_ = singleRootAggregator(e, policy);
         const auto* sel = findSelectionDescriptor(e.scenario().selection.name);

@@ -25,7 +25,7 @@ const ParamTable<FedNovaSettings>& fedNovaParams() {
 
 class FedNova : public RoundPolicy {
 public:
-    FedNova(const FedNovaSettings& s, const std::string& policy, const PolicyContext& e)
+    FedNova(const FedNovaSettings& s, const std::string& policy, const SystemView& e)
         : computeDeadline_(s.computeDeadlineSeconds) {
         aggregator_ = singleRootAggregator(e, policy);
         const auto& t = e.scenario().training;

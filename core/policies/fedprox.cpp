@@ -26,7 +26,7 @@ const ParamTable<FedProxSettings>& fedProxParams() {
 
 class FedProx : public RoundPolicy {
 public:
-    FedProx(const PolicyParams& p, const PolicyContext& e) : mu_(fedProxParams().read(p).mu), live_(fedProxParams()) {
+    FedProx(const PolicyParams& p, const SystemView& e) : mu_(fedProxParams().read(p).mu), live_(fedProxParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 

@@ -26,7 +26,7 @@ const ParamTable<FlexibleSettings>& flexibleParams() {
 
 class Flexible : public RoundPolicy {
 public:
-    Flexible(const FlexibleSettings& s, const std::string& policy, const PolicyContext& e)
+    Flexible(const FlexibleSettings& s, const std::string& policy, const SystemView& e)
         : computeDeadline_(s.computeDeadlineSeconds), unbiased_(s.unbiased) {
         aggregator_ = singleRootAggregator(e, policy);
     }

@@ -10,7 +10,7 @@ namespace {
 
 class FullySync : public RoundPolicy {
 public:
-    FullySync(const PolicyParams& p, const PolicyContext& e) { aggregator_ = singleRootAggregator(e, p.policy()); }
+    FullySync(const PolicyParams& p, const SystemView& e) { aggregator_ = singleRootAggregator(e, p.policy()); }
 
 protected:
     bool gradientMode() const override { return true; }

@@ -24,7 +24,7 @@ const ParamTable<HierarchicalSettings>& hierarchicalParams() {
 
 class Hierarchical : public TwoLevelPolicy {
 public:
-    Hierarchical(const PolicyParams& p, const PolicyContext& e) {
+    Hierarchical(const PolicyParams& p, const SystemView& e) {
         const auto roots = e.topology().rootAggregators();
         if (roots.size() != 1)
             throw EngineError("sync policy " + p.policy() + " needs exactly one root aggregator (the cloud), the "

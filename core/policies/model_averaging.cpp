@@ -36,7 +36,7 @@ const ParamTable<ModelAveragingSettings>& modelAveragingParams() {
 
 class ModelAveraging : public TwoLevelPolicy {
 public:
-    ModelAveraging(const PolicyParams& p, const PolicyContext& e) {
+    ModelAveraging(const PolicyParams& p, const SystemView& e) {
         const auto roots = e.topology().rootAggregators();
         if (roots.size() < 2)
             throw EngineError("sync policy " + p.policy() + " needs at least two root aggregators (regional "

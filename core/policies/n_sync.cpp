@@ -21,7 +21,7 @@ const ParamTable<NSyncSettings>& nSyncParams() {
 
 class NSync : public RoundPolicy {
 public:
-    NSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e), settings_(nSyncParams()) {
+    NSync(const PolicyParams& p, const SystemView& e) : ctx_(&e), settings_(nSyncParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
@@ -36,7 +36,7 @@ protected:
     }
 
 private:
-    const PolicyContext* ctx_; ///< the engine, which outlives its policies
+    const SystemView* ctx_; ///< the engine, which outlives its policies
     LiveParams<NSyncSettings> settings_;
 };
 

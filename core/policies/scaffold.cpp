@@ -31,7 +31,7 @@ const ParamTable<ScaffoldSettings>& scaffoldParams() {
 
 class Scaffold : public RoundPolicy {
 public:
-    Scaffold(const PolicyParams& p, const PolicyContext& e) : settings_(scaffoldParams()) {
+    Scaffold(const PolicyParams& p, const SystemView& e) : settings_(scaffoldParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
         const auto& t = e.scenario().training;
         try {

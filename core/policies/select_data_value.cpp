@@ -16,7 +16,7 @@ namespace {
 class SelectDataValue : public SelectionPolicy {
 public:
     explicit SelectDataValue(std::vector<int> recruited) : recruited_(std::move(recruited)) {}
-    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView&, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<int> out;
         std::set_intersection(candidates.begin(), candidates.end(), recruited_.begin(), recruited_.end(),
                               std::back_inserter(out));

@@ -33,7 +33,7 @@ public:
     explicit SelectDeadlineBudget(const DeadlineBudgetSettings& s)
         : k_(static_cast<std::size_t>(s.k)), deadline_(s.deadlineSeconds), budget_(s.budget) {}
 
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<std::tuple<double, double, int>> feasible; // (cost, seconds, trainer)
         std::pair<double, int> fastest{0.0, -1};
         for (int t : candidates) {

@@ -41,7 +41,7 @@ public:
     explicit SelectExpGrowth(const ExpGrowthSettings& s)
         : n0_(s.n0), period_(s.period), growth_(s.growth), cap_(s.cap) {}
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int round, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng& rng) override {
         const int cap = cap_ > 0 ? cap_ : static_cast<int>(e.trainersOf(aggregator).size());
         // Under async policies selection tops up after each arrival: busy workers count.

@@ -23,7 +23,7 @@ const ParamTable<KSettings>& kParams() {
 class SelectFastestK : public SelectionPolicy {
 public:
     explicit SelectFastestK(const PolicyParams& p) : settings_(kParams(), p) {}
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
         return smallestK(candidates, static_cast<std::size_t>(settings_.of(e).k), [&e](int t) { return expectedRoundSeconds(e, t); });
     }
 

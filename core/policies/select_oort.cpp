@@ -49,7 +49,7 @@ public:
         seen_[trainer] = {std::isfinite(loss) && loss > 0 ? loss : 1.0, seconds};
     }
 
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
         const std::size_t k = std::min(k_, candidates.size());
         std::vector<std::pair<double, int>> unseen; // (expected seconds, trainer)
         std::vector<std::pair<double, int>> durations;

@@ -25,7 +25,7 @@ namespace fog {
 namespace {
 
 /// A trainer's region: its `region` label, else the parameter server (root) it reports to.
-std::string regionOf(const PolicyContext& e, int trainer) {
+std::string regionOf(const SystemView& e, int trainer) {
     const Node& n = e.topology().node(trainer);
     if (!n.spec.region.empty()) return n.spec.region;
     int a = n.aggregator;
@@ -78,7 +78,7 @@ const ParamTable<PlacementSettings>& placementParams() {
 
 class SelectPlacement : public SelectionPolicy {
 public:
-    SelectPlacement(const PolicyContext& e, const PlacementModel& model, std::vector<RegionOffer> offers,
+    SelectPlacement(const SystemView& e, const PlacementModel& model, std::vector<RegionOffer> offers,
                     std::vector<int> plan)
         : model_(model), offers_(std::move(offers)), plan_(std::move(plan)), settings_(placementParams()) {
         for (const auto& r : offers_) names_.push_back(r.name);
@@ -106,7 +106,7 @@ public:
                  quotaText(plan_) + " predicted_cost=" + number(placementCost(offers_, model_, plan_)));
     }
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int, const std::vector<int>& candidates,
                             Rng&) override {
         std::vector<std::vector<std::tuple<double, double, int>>> byRegion(names_.size());
         for (int t : candidates)
@@ -149,9 +149,9 @@ public:
     }
 
 private:
-    bool elastic(const PolicyContext& e) const { return settings_.of(e.selectionParams()).elastic; }
+    bool elastic(const SystemView& e) const { return settings_.of(e.selectionParams()).elastic; }
 
-    std::tuple<double, double, int> rank(const PolicyContext& e, int t) const {
+    std::tuple<double, double, int> rank(const SystemView& e, int t) const {
         return {expectedRoundCost(e, t), expectedRoundSeconds(e, t), t};
     }
 
@@ -163,7 +163,7 @@ private:
 
     /// Capacity: the region's trainers online now; price: their mean price now (all of
     /// them when none is online); data share: fixed (where the samples were at the start).
-    std::vector<RegionOffer> currentOffers(const PolicyContext& e) const {
+    std::vector<RegionOffer> currentOffers(const SystemView& e) const {
         std::vector<RegionOffer> out = offers_;
         for (std::size_t r = 0; r < names_.size(); ++r) {
             double online = 0, all = 0;
@@ -183,7 +183,7 @@ private:
     }
 
     /// Region r's online trainers, best first (the order select fills its quota in).
-    std::vector<int> ranked(const PolicyContext& e, std::size_t r) const {
+    std::vector<int> ranked(const SystemView& e, std::size_t r) const {
         std::vector<std::tuple<double, double, int>> list;
         for (int t : members_[r])
             if (e.isOnline(t)) list.emplace_back(rank(e, t));
@@ -303,7 +303,7 @@ private:
         if (moves == 0) batchState_.erase(batch);
     }
 
-    static int rootOf(const PolicyContext& e, int n) {
+    static int rootOf(const SystemView& e, int n) {
         while (e.topology().parent(n) >= 0) n = e.topology().parent(n);
         return n;
     }
@@ -311,7 +311,7 @@ private:
     /// The stops of a migration: src, dst in one tree; else src, its tree's root, dst's
     /// root, dst (the roots talk over their explicit link: between two trees the topology
     /// has no path of its own), store and forward.
-    static std::vector<int> route(const PolicyContext& e, int src, int dst) {
+    static std::vector<int> route(const SystemView& e, int src, int dst) {
         const int ra = rootOf(e, src), rb = rootOf(e, dst);
         if (ra == rb) return {src, dst};
         std::vector<int> legs = {src};

@@ -45,7 +45,7 @@ const ParamTable<PythonSettings>& pythonParams() {
 
 class SelectPython : public SelectionPolicy {
 public:
-    SelectPython(const PolicyParams& p, const PolicyContext& e)
+    SelectPython(const PolicyParams& p, const SystemView& e)
         : settings_(pythonParams(), p), selector_(currentExternalSelector()) {
         if (!selector_)
             throw EngineError("selection policy 'python' chooses trainers with a Python callable: run the scenario "
@@ -57,7 +57,7 @@ public:
         chosen_.assign(n, 0);
     }
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int round, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng&) override {
         const Topology& topo = e.topology();
         SelectionQuery q;

@@ -21,7 +21,7 @@ const ParamTable<KSettings>& kParams() {
 class SelectRandomK : public SelectionPolicy {
 public:
     explicit SelectRandomK(const PolicyParams& p) : settings_(kParams(), p) {}
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng& rng) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng& rng) override {
         std::vector<int> pool = candidates;
         // Partial Fisher-Yates: the first k of a uniform permutation.
         const std::size_t k = std::min(static_cast<std::size_t>(settings_.of(e).k), pool.size());

@@ -69,7 +69,7 @@ void fillFallbacks(TonPlannerInputs& in) {
 }
 
 /// Rents the plan's n fastest trainers (alike in the model; in the emulation the fastest).
-std::vector<int> fastestTrainers(const PolicyContext& e, int n) {
+std::vector<int> fastestTrainers(const SystemView& e, int n) {
     std::vector<std::pair<double, int>> bySpeed;
     for (int t : e.topology().trainersOf(e.topology().rootAggregators().front()))
         bySpeed.emplace_back(expectedRoundSeconds(e, t), t);
@@ -100,7 +100,7 @@ public:
         : rented_(std::move(provisional)), params_(std::move(params)), settings_(tonPlanParams().read(params_)),
           calibrate_(true) {}
 
-    PilotRequest pilotRequest(const PolicyContext& e) const override {
+    PilotRequest pilotRequest(const SystemView& e) const override {
         PilotRequest r;
         if (!calibrate_) return r;
         r.trainers = settings_.pilotTrainers;
@@ -121,7 +121,7 @@ public:
         }
         e.report(PolicyEvent::Plan, -1, d.str());
     }
-    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView&, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<int> out;
         std::set_intersection(candidates.begin(), candidates.end(), rented_.begin(), rented_.end(),
                               std::back_inserter(out));
@@ -191,7 +191,7 @@ private:
 
 } // namespace
 
-TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const PolicyContext& e) {
+TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const SystemView& e) {
     const std::string& name = p.policy();
     const auto roots = e.topology().rootAggregators();
     if (roots.size() != 1)

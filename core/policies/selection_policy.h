@@ -17,7 +17,7 @@ public:
     virtual ~SelectionPolicy() = default;
     /// Chooses among `candidates` (online, idle trainers of `aggregator`, ascending). The
     /// result is used in the order given.
-    virtual std::vector<int> select(const PolicyContext& e, int aggregator, int round,
+    virtual std::vector<int> select(const SystemView& e, int aggregator, int round,
                                     const std::vector<int>& candidates, Rng& rng) = 0;
     /// Called once when the run starts, before the first selection (planners report here);
     /// after the pilot phase if one of the policies asked for one.
@@ -26,7 +26,7 @@ public:
     /// offline or online), once per instant after its events: a planner may re-plan here.
     virtual void onOffersChanged(PolicyContext& e) { (void)e; }
     /// A pilot phase to run before start() (calibrated planners; none by default).
-    virtual PilotRequest pilotRequest(const PolicyContext& e) const {
+    virtual PilotRequest pilotRequest(const SystemView& e) const {
         (void)e;
         return {};
     }
@@ -46,7 +46,7 @@ public:
     SelectionSettings(const ParamTable<Settings>& table, const PolicyParams& made) : live_(table) {
         if (made.perAggregator()) own_ = made;
     }
-    const Settings& of(const PolicyContext& e) const { return live_.of(own_ ? *own_ : e.selectionParams()); }
+    const Settings& of(const SystemView& e) const { return live_.of(own_ ? *own_ : e.selectionParams()); }
 
 private:
     std::optional<PolicyParams> own_;
