@@ -294,6 +294,36 @@ stop: {rounds: 6}
         QCOMPARE(c.participants(), (std::vector<int>{6, 6, 6, 6, 10, 10}));
     }
 
+    /// A scenario read for editing (the studio's) names its traces without their series: the
+    /// engine reads them before it builds anything, so a broken trace file is what a run
+    /// reports first, before an error of the data (here a negative samples_per_trainer, which
+    /// the engine itself refuses).
+    void brokenTraceIsReportedBeforeOtherErrors() {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeText(d + "/a.csv", "time_s,value\n0,1\n");
+        std::string yaml = oneTrainer("");
+        yaml.replace(yaml.find("price_per_hour: 3.6,"), 20, "price_per_hour: 3.6, price_trace: a.csv,");
+        writeText(d + "/s.yaml", yaml);
+        Scenario s = loadScenarioFile(d + "/s.yaml");
+        QVERIFY(s.events.traces.count("a.csv"));
+        s.events.traces.clear(); // as read for editing
+        runScenario(s);          // the engine loads the trace itself
+        s.data.samplesPerTrainer = -1;
+        auto message = [&s] {
+            try {
+                runScenario(s);
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+            return std::string("no error");
+        };
+        QVERIFY2(message().find("samplesPerTrainer") != std::string::npos, message().c_str());
+        writeText(d + "/a.csv", "time_s,value\n0,1\nnot a number,2\n");
+        const std::string m = message();
+        QVERIFY2(m.rfind("trace files: ", 0) == 0 && m.find("a.csv:3") != std::string::npos, m.c_str());
+    }
+
     void priceTraceWithBid() {
         QTemporaryDir dir;
         const std::string d = dir.path().toStdString();

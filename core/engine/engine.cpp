@@ -69,6 +69,14 @@ std::vector<int> startingTrainers(const Topology& topo) {
     return out;
 }
 
+/// The scenario with the trace files it names loaded (TimedEvents::loadTraces): a broken one
+/// is reported before anything else is built.
+Scenario withTraces(const Scenario& scenario) {
+    Scenario s = scenario;
+    TimedEvents::loadTraces(s);
+    return s;
+}
+
 /// The run's data as loadData splits them over the starting trainers, plus each member that
 /// joins later its own sample (TimedEvents::addJoiningParts).
 DataBundle loadRunData(const Scenario& s, const Topology& topo) {
@@ -80,8 +88,37 @@ DataBundle loadRunData(const Scenario& s, const Topology& topo) {
 
 } // namespace
 
+struct Engine::EventDoors final : TimedEvents::Host {
+    explicit EventDoors(Engine& engine)
+        : e(engine), links(engine.topo_, engine.network_.get()),
+          nodes(engine.nodes_, engine.topo_, engine.flopsPerSample_,
+                {[&engine](int n) { engine.goOffline(n); }, [&engine](int n) { engine.goOnline(n); },
+                 [&engine](int n) { engine.joinNode(n); }}),
+          prices(engine.nodes_, engine.topo_) {}
+    TimedEvents::Resources resources() { return {links, nodes, prices}; }
+
+    double now() const override { return e.now(); }
+    void schedule(double t, std::function<void()> fn) override { e.at(t, std::move(fn)); }
+    void emit(RunEventKind kind, int node, const std::string& detail) override { e.emitEvent(kind, node, detail); }
+    bool stopped() const override { return e.stopped_; }
+    void announceOnline(int n) override { e.sync_->onNodeOnline(e, n); }
+    void setPolicyParam(const std::string& policyOf, const std::string& key, double value) override {
+        (policyOf == "sync" ? e.syncParams_ : e.selectionParams_).set(key, value);
+    }
+    std::vector<TimedEvent> takeInterventions() override { return e.control_->takeInterventions(); }
+    void intervened(const TimedEvent& event) override {
+        e.lastTraceChange_ = std::max(e.lastTraceChange_, e.now());
+        e.observer_->onIntervention(event);
+    }
+
+    Engine& e;
+    LinkResources links;
+    NodeResources nodes;
+    PriceResources prices;
+};
+
 Engine::Engine(const Scenario& scenario, EngineOptions options)
-    : scenario_(scenario), options_(std::move(options)),
+    : scenario_(withTraces(scenario)), options_(std::move(options)),
       control_(options_.control ? options_.control : std::make_shared<RunControl>()),
       topo_(scenario.topology, scenario.seed, TimedEvents::joiningPerEntry(scenario)), nodes_(topo_, scenario.seed),
       timelines_(topo_.size()),
@@ -92,7 +129,7 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     checkSnapshotOptions();
     // Members that join during the run (`add` events) are not there yet: the data are split
     // over the others exactly as without them, and each newcomer brings its own sample
-    // (TimedEvents::withJoiningParts).
+    // (TimedEvents::addJoiningParts).
     const auto allTrainers = topo_.trainers();
     const std::vector<int> trainers = startingTrainers(topo_);
     if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
@@ -215,7 +252,8 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
             for (const auto& iv : a.offline)
                 if (std::isfinite(iv.toS)) lastTraceChange_ = std::max(lastTraceChange_, iv.toS);
     }
-    events_ = std::make_unique<TimedEvents>(*this);
+    eventDoors_ = std::make_unique<EventDoors>(*this);
+    events_ = std::make_unique<TimedEvents>(scenario_, topo_, *eventDoors_, eventDoors_->resources());
     lastTraceChange_ = std::max(lastTraceChange_, events_->lastChange());
 }
 
@@ -522,6 +560,14 @@ void Engine::goOffline(int node) {
     } else {
         timelines_.setState(node, NodeState::Offline, now());
     }
+}
+
+void Engine::joinNode(int n) {
+    // No interval before: the member was not there (not "offline").
+    timelines_.restart(n, nodes_.online(n) ? NodeState::Idle : NodeState::Offline, now());
+    scheduleAvailabilityChange(n);
+    if (topo_.trains(n) && server_[static_cast<std::size_t>(n)] >= 0)
+        trainersOf_[server_[static_cast<std::size_t>(n)]].push_back(n);
 }
 
 void Engine::goOnline(int node) {

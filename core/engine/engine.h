@@ -169,7 +169,9 @@ public:
     std::uint64_t eventsRun() const { return eventsRun_; }
 
 private:
-    friend class TimedEvents; // applies timed events, traces and interventions (timed_events.h)
+    /// What timed events, traces and interventions change, and how (engine.cpp): the
+    /// resources (core/engine/resources.h) and the TimedEvents::Host of this run.
+    struct EventDoors;
     // availability (engine.cpp)
     void startNode(int node);
     void scheduleAvailabilityChange(int node);
@@ -178,6 +180,8 @@ private:
     void onAvailabilityChange(int node);
     void goOffline(int node);
     void goOnline(int node);
+    /// A member an `add` event brought has started its availability process (TimedEvents).
+    void joinNode(int node);
     // dispatch.cpp
     void onArrival(std::uint64_t jobId);
     void endJobCompute(const Job& job, double until);
@@ -286,6 +290,7 @@ private:
     };
     std::map<std::uint64_t, FlowJob> flowJobs_;
     std::unique_ptr<Network> network_;
+    std::unique_ptr<EventDoors> eventDoors_; ///< before events_, which holds references into it
     std::unique_ptr<TimedEvents> events_;
     std::uint64_t nextJobId_ = 1;
     /// Prices, availability or throughput changed (an event, a trace row, a node going

@@ -2,11 +2,12 @@
 
 #include "core/engine/timed_events.h"
 
-#include "core/engine/engine.h"
-#include "core/policies/sync_policy.h"
 #include "core/scenario/events_io.h"
 #include "core/scenario/yaml_reader.h"
 #include "core/spec/device_classes.h"
+#include "core/system/metrics.h"
+#include "core/util/engine_error.h"
+#include "core/util/random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,29 +41,31 @@ struct TimedEvents::Cursor {
     double bid = 0.0;
 };
 
-TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
+void TimedEvents::loadTraces(Scenario& s) {
     // A scenario read for editing (the studio's) names its traces without their series: load
     // them here, so that no run ignores a trace it names.
     bool missing = false;
-    for (const auto& n : engine_.scenario_.topology.nodes)
+    for (const auto& n : s.topology.nodes)
         for (const std::string* ref : {&n.availability.file, &n.priceTrace, &n.linkTrace, &n.computeTrace})
-            if (!ref->empty() && !engine_.scenario_.events.traces.count(*ref) &&
+            if (!ref->empty() && !s.events.traces.count(*ref) &&
                 (ref != &n.availability.file || n.availability.kind == AvailabilitySpec::Kind::Trace))
                 missing = true;
-    if (missing) {
-        YamlContext ctx(engine_.scenario_.sourcePath.empty() ? "scenario" : engine_.scenario_.sourcePath);
-        loadScenarioTraces(ctx, engine_.scenario_, engine_.scenario_.data.baseDir);
-        if (!ctx.diagnostics().empty()) {
-            const Diagnostic& d = ctx.diagnostics().front();
-            throw EngineError("trace files: " + d.file + (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) +
-                              ": " + (d.path.empty() ? "" : d.path + ": ") + d.message);
-        }
+    if (!missing) return;
+    YamlContext ctx(s.sourcePath.empty() ? "scenario" : s.sourcePath);
+    loadScenarioTraces(ctx, s, s.data.baseDir);
+    if (!ctx.diagnostics().empty()) {
+        const Diagnostic& d = ctx.diagnostics().front();
+        throw EngineError("trace files: " + d.file + (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) +
+                          ": " + (d.path.empty() ? "" : d.path + ": ") + d.message);
     }
-    const Scenario& s = engine_.scenario_;
-    Topology& topo = engine_.topo_;
+}
+
+TimedEvents::TimedEvents(const Scenario& scenario, const Topology& topo, Host& host, Resources resources)
+    : scenario_(scenario), topo_(topo), host_(host), res_(resources) {
+    const Scenario& s = scenario_;
     for (int i = topo.firstJoining(); i < topo.size(); ++i) {
         waiting_[topo.entryIndex(i)].push_back(i);
-        engine_.nodes_.setForced(i, Absent);
+        res_.nodes.initForced(i, Absent);
     }
     for (const TimedEvent& e : s.events.list) {
         if (e.trigger.kind != TK::At) {
@@ -131,7 +134,7 @@ TimedEvents::TimedEvents(Engine& engine) : engine_(engine) {
 TimedEvents::~TimedEvents() = default;
 
 bool TimedEvents::empty() const {
-    return engine_.scenario_.events.list.empty() && cursors_.empty();
+    return scenario_.events.list.empty() && cursors_.empty();
 }
 
 std::vector<int> TimedEvents::joiningPerEntry(const Scenario& scenario) {
@@ -179,47 +182,33 @@ void TimedEvents::addJoiningParts(DataBundle& data, const Topology& topo, std::s
 std::vector<int> TimedEvents::presentOf(int entry) const {
     std::vector<int> out;
     for (int n : membersOf(entry))
-        if (!(engine_.nodes_.forced(n) & Absent)) out.push_back(n);
+        if (!(res_.nodes.forced(n) & Absent)) out.push_back(n);
     return out;
-}
-
-void TimedEvents::join(int n) {
-    Engine& e = engine_;
-    const double now = e.now();
-    NodeRuntime& nodes = e.nodes_;
-    nodes.setForced(n, static_cast<std::uint8_t>(nodes.forced(n) & ~Absent));
-    nodes.joinAvailability(n, now);
-    // No interval before: the member was not there (not "offline").
-    e.timelines_.restart(n, nodes.online(n) ? NodeState::Idle : NodeState::Offline, now);
-    e.scheduleAvailabilityChange(n);
-    if (e.topo_.trains(n) && e.server_[static_cast<std::size_t>(n)] >= 0)
-        e.trainersOf_[e.server_[static_cast<std::size_t>(n)]].push_back(n);
 }
 
 std::vector<int> TimedEvents::membersOf(int entry) const {
     std::vector<int> out;
-    const Topology& topo = engine_.topo_;
-    for (int i = 0; i < topo.size(); ++i)
-        if (topo.entryIndex(i) == entry) out.push_back(i);
+    for (int i = 0; i < topo_.size(); ++i)
+        if (topo_.entryIndex(i) == entry) out.push_back(i);
     return out;
 }
 
 std::vector<int> TimedEvents::targets(const TimedEvent& e) const {
-    if (e.member >= 0 || !engine_.scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group)
-        return {engine_.topo_.indexOf(e.target)};
+    if (e.member >= 0 || !scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group)
+        return {topo_.indexOf(e.target)};
     return membersOf(e.entry);
 }
 
 void TimedEvents::start() {
-    const double now = engine_.now();
+    const double now = host_.now();
     // What holds from t = 0 applies before the policies start (no dispatch to a node that is
     // offline from the start): trace rows and `at` events at time 0.
-    for (const TimedEvent& e : engine_.scenario_.events.list)
+    for (const TimedEvent& e : scenario_.events.list)
         if (e.trigger.kind == TK::At && e.afterEvent < 0) {
             if (e.trigger.value <= now)
                 apply(e, false);
             else
-                engine_.at(e.trigger.value, [this, e] { apply(e, false); });
+                host_.schedule(e.trigger.value, [this, e] { apply(e, false); });
         }
     for (std::size_t i = 0; i < cursors_.size(); ++i) {
         applyTrace(*cursors_[i]);
@@ -236,16 +225,15 @@ void TimedEvents::scheduleTrace(std::size_t i) {
         if (c.next[k] < col.timeS.size()) next = std::min(next, col.timeS[c.next[k]]);
     }
     if (!std::isfinite(next)) return;
-    engine_.at(next, [this, i] {
+    host_.schedule(next, [this, i] {
         applyTrace(*cursors_[i]);
         scheduleTrace(i);
     });
 }
 
 void TimedEvents::applyTrace(Cursor& c) {
-    const double now = engine_.now();
-    Topology& topo = engine_.topo_;
-    NodeRuntime& nodes = engine_.nodes_;
+    const double now = host_.now();
+    NodeResources& nodes = res_.nodes;
     std::vector<int> linkNodes;
     int changedColumns = 0, offlineNow = 0, reclaimed = 0;
     double shown = 0.0;
@@ -275,49 +263,45 @@ void TimedEvents::applyTrace(Cursor& c) {
                     if (nodes.forced(n) & Absent) continue;
                     const bool down = rank++ < off;
                     offlineNow += down;
-                    force(n, down ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
+                    nodes.force(n, down ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
                 }
             } else {
                 for (int n : members) {
                     offlineNow += v == 0.0;
-                    force(n, v == 0.0 ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
+                    nodes.force(n, v == 0.0 ? nodes.forced(n) | ByTrace : nodes.forced(n) & ~ByTrace);
                 }
             }
             break;
         case Cursor::Kind::Price:
             for (int n : members) {
-                setPrice(n, v);
+                res_.prices.set(n, v, now);
                 if (c.bid > 0) {
                     const bool out = v > c.bid;
                     reclaimed += out;
-                    force(n, out ? nodes.forced(n) | ByBid : nodes.forced(n) & ~ByBid);
+                    nodes.force(n, out ? nodes.forced(n) | ByBid : nodes.forced(n) & ~ByBid);
                 }
             }
             break;
         case Cursor::Kind::Bandwidth:
             if (col.name == "value") {
-                if (LinkParams* l = topo.entryLink(c.entry)) l->bandwidthUpMbps = l->bandwidthDownMbps = v;
-                for (auto& [n, l] : topo.memberLinks())
-                    if (topo.entryIndex(n) == c.entry) l.bandwidthUpMbps = l.bandwidthDownMbps = v;
+                res_.links.changeEntryAndMembers(c.entry, LinkChange::bandwidth(v));
             } else {
-                for (int n : members)
-                    if (LinkParams* l = topo.memberLink(n)) l->bandwidthUpMbps = l->bandwidthDownMbps = v;
+                for (int n : members) res_.links.changeMemberLink(n, LinkChange::bandwidth(v));
             }
             linkNodes.insert(linkNodes.end(), members.begin(), members.end());
             break;
         case Cursor::Kind::Compute:
             // In the unit the node's compute is given in: FLOP/s become samples/s here. Steps
             // already running keep the duration they were dispatched with.
-            for (int n : members)
-                topo.setThroughput(n, topo.entry(n).compute.flops.max > 0 ? v / engine_.flopsPerSample_ : v);
+            for (int n : members) nodes.setTraceCompute(n, v);
             break;
         }
     }
     if (changedColumns == 0) return;
-    if (!linkNodes.empty() && engine_.network_) engine_.network_->linksChanged(linkNodes, {}, now);
+    if (!linkNodes.empty()) res_.links.changed(linkNodes, {}, now);
 
     const bool single = c.table->columns.size() == 1;
-    const std::string& id = engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].id;
+    const std::string& id = scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].id;
     std::string detail;
     switch (c.kind) {
     case Cursor::Kind::Availability:
@@ -338,14 +322,14 @@ void TimedEvents::applyTrace(Cursor& c) {
                  (single ? formatNumber(shown) + " Mbit/s" : std::to_string(changedColumns) + " member link(s) changed");
         break;
     case Cursor::Kind::Compute: {
-        const bool flops = computeInFlops(engine_.scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].compute);
+        const bool flops = computeInFlops(scenario_.topology.nodes[static_cast<std::size_t>(c.entry)].compute);
         detail = "compute of " + id + " (" + fileName(c.ref) + "): " +
                  (single ? formatNumber(shown) + (flops ? " FLOP/s" : " samples/s")
                          : std::to_string(changedColumns) + " member speed(s) changed");
         break;
     }
     }
-    engine_.emitEvent(RunEventKind::Trace, single && c.nodes[0].size() == 1 ? c.nodes[0][0] : -1, detail);
+    host_.emit(RunEventKind::Trace, single && c.nodes[0].size() == 1 ? c.nodes[0][0] : -1, detail);
 }
 
 void TimedEvents::afterAggregation(const AggregationRecord& r) {
@@ -364,7 +348,7 @@ void TimedEvents::afterAggregation(const AggregationRecord& r) {
         // A queue event at this instant: the aggregation's own event finishes first.
         TimedEvent e = *it;
         it = when_.erase(it);
-        engine_.at(engine_.now(), [this, e] { apply(e, false); });
+        host_.schedule(host_.now(), [this, e] { apply(e, false); });
     }
 }
 
@@ -375,20 +359,20 @@ bool TimedEvents::between(std::uint64_t handled) {
         apply(recorded_[nextRecorded_++], false);
         any = true;
     }
-    for (TimedEvent e : engine_.control_->takeInterventions()) {
+    for (TimedEvent e : host_.takeInterventions()) {
         e.trigger.kind = TK::At;
-        e.trigger.value = engine_.now();
+        e.trigger.value = host_.now();
         e.afterEvent = static_cast<long long>(handled);
         e.line = e.column = 0;
         // The same checks as a file's event, against this run's scenario (ids resolved).
-        if (const std::string why = checkEvent(engine_.scenario_, e); !why.empty()) {
-            engine_.emitEvent(RunEventKind::Intervention, -1, "not applied: " + why);
+        if (const std::string why = checkEvent(scenario_, e); !why.empty()) {
+            host_.emit(RunEventKind::Intervention, -1, "not applied: " + why);
             continue;
         }
         if (e.action == Action::Add) {
             // The engine sizes its tables when the run starts: devices join by an event of
             // the scenario, so a live add is a fork (which replays the run with the event).
-            engine_.emitEvent(RunEventKind::Intervention, -1,
+            host_.emit(RunEventKind::Intervention, -1,
                               "not applied: " + describe(e) +
                                   ": devices cannot join a run already going; fork it at this instant with the "
                                   "change 'add " + e.target + " " + std::to_string(e.count) +
@@ -397,37 +381,14 @@ bool TimedEvents::between(std::uint64_t handled) {
             continue;
         }
         apply(e, true);
-        engine_.lastTraceChange_ = std::max(engine_.lastTraceChange_, engine_.now());
-        engine_.observer_->onIntervention(e);
+        host_.intervened(e);
         any = true;
     }
     return any;
 }
 
-void TimedEvents::force(int n, std::uint8_t bits) {
-    NodeRuntime& nodes = engine_.nodes_;
-    const bool was = nodes.online(n);
-    nodes.setForced(n, bits);
-    const bool is = nodes.online(n);
-    if (was && !is)
-        engine_.goOffline(n);
-    else if (!was && is)
-        engine_.goOnline(n);
-}
-
-void TimedEvents::setPrice(int n, double pricePerHour) {
-    // Billing is the integral of the price: the holding interval closes at the old price
-    // and a new one opens at the new price (each billed per started second).
-    NodeRuntime& nodes = engine_.nodes_;
-    const double t = engine_.now();
-    const bool held = nodes.holding(n);
-    if (held) nodes.release(n, t);
-    engine_.topo_.setPricePerHour(n, pricePerHour);
-    if (held) nodes.hold(n, t);
-}
-
 std::vector<int> TimedEvents::choose(std::vector<int> candidates, std::size_t k) {
-    Rng rng(deriveSeed(engine_.scenario_.seed, hashName("timed-events"), choices_++));
+    Rng rng(deriveSeed(scenario_.seed, hashName("timed-events"), choices_++));
     k = std::min(k, candidates.size());
     for (std::size_t i = 0; i < k; ++i)
         std::swap(candidates[i], candidates[i + static_cast<std::size_t>(rng.below(candidates.size() - i))]);
@@ -437,51 +398,46 @@ std::vector<int> TimedEvents::choose(std::vector<int> candidates, std::size_t k)
 }
 
 void TimedEvents::apply(const TimedEvent& e, bool intervention) {
-    Topology& topo = engine_.topo_;
-    NodeRuntime& nodes = engine_.nodes_;
-    const double now = engine_.now();
+    const Topology& topo = topo_;
+    NodeResources& nodes = res_.nodes;
+    LinkResources& links = res_.links;
+    const double now = host_.now();
     std::string detail = describe(e);
     int node = -1;
     switch (e.action) {
     case Action::Link: {
-        auto set = [&](LinkParams& l) {
-            if (e.bandwidthUpMbps) l.bandwidthUpMbps = *e.bandwidthUpMbps;
-            if (e.bandwidthDownMbps) l.bandwidthDownMbps = *e.bandwidthDownMbps;
-            if (e.latencyMs) l.latencyMs = *e.latencyMs;
-        };
+        LinkChange change;
+        change.bandwidthUpMbps = e.bandwidthUpMbps;
+        change.bandwidthDownMbps = e.bandwidthDownMbps;
+        change.latencyMs = e.latencyMs;
         if (!e.linkTo.empty()) {
             int k = -1;
-            if (LinkParams* l = topo.explicitLinkFromTo(topo.indexOf(e.target), topo.indexOf(e.linkTo), &k)) {
-                set(*l);
-                if (engine_.network_) engine_.network_->linksChanged({}, {k}, now);
-            }
+            if (links.changeExplicitLink(topo.indexOf(e.target), topo.indexOf(e.linkTo), change, &k))
+                links.changed({}, {k}, now);
             break;
         }
         std::vector<int> changed;
-        if (e.member >= 0 || !engine_.scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group) {
+        if (e.member >= 0 || !scenario_.topology.nodes[static_cast<std::size_t>(e.entry)].group) {
             const int n = topo.indexOf(e.target);
             node = n;
-            if (e.member >= 0) {
-                if (LinkParams* l = topo.memberLink(n)) set(*l);
-            } else if (LinkParams* l = topo.entryLink(e.entry)) {
-                set(*l);
-            }
+            if (e.member >= 0)
+                links.changeMemberLink(n, change);
+            else
+                links.changeEntryLink(e.entry, change);
             changed.push_back(n);
         } else {
-            if (LinkParams* l = topo.entryLink(e.entry)) set(*l);
-            for (auto& [n, l] : topo.memberLinks())
-                if (topo.entryIndex(n) == e.entry) set(l);
+            links.changeEntryAndMembers(e.entry, change);
             changed = membersOf(e.entry);
         }
-        if (engine_.network_) engine_.network_->linksChanged(changed, {}, now);
+        links.changed(changed, {}, now);
         break;
     }
     case Action::Node: {
         const std::vector<int> ns = targets(e);
         if (ns.size() == 1) node = ns[0];
         for (int n : ns) {
-            if (e.pricePerHour) setPrice(n, *e.pricePerHour);
-            if (e.throughput) topo.setThroughput(n, *e.throughput);
+            if (e.pricePerHour) res_.prices.set(n, *e.pricePerHour, now);
+            if (e.throughput) nodes.setThroughput(n, *e.throughput);
         }
         break;
     }
@@ -505,7 +461,7 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
         for (int n : ns) {
             const std::uint8_t bits = off ? nodes.forced(n) | ByEvent : nodes.forced(n) & ~ByEvent;
             changed += bits != nodes.forced(n);
-            force(n, bits);
+            nodes.force(n, bits);
             stillDown += !off && !nodes.online(n);
         }
         detail += " (" + std::to_string(changed) + " node(s) " + (off ? "taken offline" : "released");
@@ -520,7 +476,7 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
             if (!(nodes.forced(n) & Removed)) present.push_back(n);
         const std::size_t k = std::min<std::size_t>(present.size(), static_cast<std::size_t>(e.count));
         for (std::size_t j = present.size() - k; j < present.size(); ++j)
-            force(present[j], nodes.forced(present[j]) | Removed);
+            nodes.force(present[j], nodes.forced(present[j]) | Removed);
         detail += " (" + std::to_string(k) + " removed, " + std::to_string(present.size() - k) + " left)";
         break;
     }
@@ -533,7 +489,7 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
         w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k));
         int online = 0;
         for (int n : joined) {
-            join(n);
+            nodes.join(n, static_cast<std::uint8_t>(nodes.forced(n) & ~Absent), now);
             online += nodes.online(n);
         }
         if (joined.size() == 1) node = joined[0];
@@ -543,22 +499,21 @@ void TimedEvents::apply(const TimedEvent& e, bool intervention) {
                                                       " offline by their availability or a trace"
                                                 : std::string()) +
                   (k < static_cast<std::size_t>(e.count) ? "; no member left to join" : "") + ")";
-        engine_.emitEvent(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
+        host_.emit(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
         // Then the policies hear of each one online, as of a device coming back.
         for (int n : joined)
-            if (nodes.online(n) && !engine_.stopped_) {
-                engine_.emitEvent(RunEventKind::Online, n, "joined");
-                if (policiesStarted_) engine_.sync_->onNodeOnline(engine_, n);
+            if (nodes.online(n) && !host_.stopped()) {
+                host_.emit(RunEventKind::Online, n, "joined");
+                if (policiesStarted_) host_.announceOnline(n);
             }
         return;
     }
     case Action::Policy: {
-        PolicyParams& p = e.policyOf == "sync" ? engine_.syncParams_ : engine_.selectionParams_;
-        p.set(e.policyParam, e.policyValue);
+        host_.setPolicyParam(e.policyOf, e.policyParam, e.policyValue);
         break;
     }
     }
-    engine_.emitEvent(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
+    host_.emit(intervention ? RunEventKind::Intervention : RunEventKind::TimedEvent, node, detail);
 }
 
 std::string TimedEvents::describe(const TimedEvent& e) const {

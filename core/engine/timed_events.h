@@ -26,15 +26,26 @@
 // cannot add devices (the engine's tables are sized when the run starts): it is refused
 // with a message naming the fork that does it.
 //
+// What the events change, they change through narrow doors: each resource applies its own
+// change (core/engine/resources.h: links, nodes, prices), and the rest of the run is the
+// Host below (clock, queue, event stream, the policies' parameters). The events never see
+// the engine's members.
+// Trace files: a scenario read for editing (the studio's) names its traces without their
+// series; loadTraces reads and checks them before the engine builds anything, so a broken
+// trace file is reported before any other error of the run (data, model, policies).
+//
 // Threads: engine thread only (interventions reach it through the RunControl).
 
 #include "core/data/dataset.h"
+#include "core/engine/resources.h"
 #include "core/spec/events.h"
 #include "core/spec/scenario.h"
+#include "core/system/run_event.h"
 #include "core/system/topology.h"
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,7 +53,6 @@
 
 namespace fog {
 
-class Engine;
 struct AggregationRecord;
 
 class TimedEvents {
@@ -66,7 +76,41 @@ public:
     static void addJoiningParts(DataBundle& data, const Topology& topo, std::size_t present,
                                 std::uint64_t seed);
 
-    explicit TimedEvents(Engine& engine);
+    /// What the run offers the events besides the resources (the engine implements it).
+    class Host {
+    public:
+        virtual ~Host() = default;
+        virtual double now() const = 0;
+        /// Calls `fn` at virtual time `t` (a queue event).
+        virtual void schedule(double t, std::function<void()> fn) = 0;
+        virtual void emit(RunEventKind kind, int node, const std::string& detail) = 0;
+        /// A stop rule fired: members that join are not announced.
+        virtual bool stopped() const = 0;
+        /// Member n joined online after the policies started: the sync policy hears of it as
+        /// of a device coming back.
+        virtual void announceOnline(int n) = 0;
+        /// A timed `policy` event: `policyOf` is "sync" or "selection".
+        virtual void setPolicyParam(const std::string& policyOf, const std::string& key, double value) = 0;
+        /// Live interventions waiting in the run control.
+        virtual std::vector<TimedEvent> takeInterventions() = 0;
+        /// An intervention was applied now (the safety net and the observer hear of it).
+        virtual void intervened(const TimedEvent& e) = 0;
+    };
+    /// The resources the events change.
+    struct Resources {
+        LinkResources& links;
+        NodeResources& nodes;
+        PriceResources& prices;
+    };
+
+    /// Reads the trace files `s` names but does not hold (a scenario read for editing):
+    /// EngineError "trace files: FILE:LINE: PATH: why" for the first problem. The engine calls
+    /// it before it builds anything.
+    static void loadTraces(Scenario& s);
+
+    /// `scenario` with its traces loaded (loadTraces); `topo` the run's topology. Every
+    /// member an `add` event brings is held Absent from here.
+    TimedEvents(const Scenario& scenario, const Topology& topo, Host& host, Resources resources);
     ~TimedEvents();
 
     /// Nothing to apply: no event, no trace (the engine then never calls in).
@@ -95,23 +139,21 @@ private:
     std::vector<int> membersOf(int entry) const;
     /// The members of `entry` that have joined (every member but those still Absent).
     std::vector<int> presentOf(int entry) const;
-    /// Brings member n into the run now (an `add` event).
-    void join(int n);
-    /// Sets node n's force bits; goes offline / online when its state changes.
-    void force(int n, std::uint8_t bits);
-    void setPrice(int n, double pricePerHour);
     /// `k` of `candidates` (index order), chosen with the run's seed: the event's own stream.
     std::vector<int> choose(std::vector<int> candidates, std::size_t k);
     std::string describe(const TimedEvent& e) const;
 
-    Engine& engine_;
+    const Scenario& scenario_;
+    const Topology& topo_;
+    Host& host_;
+    Resources res_;
     std::vector<TimedEvent> when_;                 ///< `when` events not fired yet
     std::vector<TimedEvent> recorded_;             ///< after_event events, by after_event
     std::size_t nextRecorded_ = 0;
     std::vector<std::unique_ptr<Cursor>> cursors_; ///< one per trace use
     std::map<int, std::deque<int>> waiting_;       ///< per entry: members not joined yet, in order
-    std::uint64_t choices_ = 0;
-    bool policiesStarted_ = false; ///< after start(): joining members are announced to the policy                    ///< seeded choices made so far (their streams)
+    std::uint64_t choices_ = 0; ///< seeded choices made so far (their streams)
+    bool policiesStarted_ = false; ///< after start(): joining members are announced to the policy
     double lastChange_ = 0.0;
 };
 

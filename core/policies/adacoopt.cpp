@@ -17,49 +17,117 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace fog {
 
 namespace {
 
+/// The parameters of the three variants; a variant's table (adaCoOptParams) declares only its
+/// own, the others keep these defaults.
+struct AdaCoOptSettings {
+    double eta = 0.0;   ///< 0: training.learning_rate
+    double c = 0.0, beta = 0.0, rho = 0.0, delta = 0.0, f0 = 0.0; ///< 0: auto (pilot)
+    int pilotTrainers = 3, pilotSteps = 10;
+    int horizonRounds = 0; ///< 0: stop.rounds or 100
+    double roundTimeS = AdaCoOptLimits{}.roundTimeS;
+    int batchBudget = static_cast<int>(AdaCoOptLimits{}.batchBudget);
+    int maxTau = AdaCoOptLimits{}.maxTau;
+    int maxBatch = AdaCoOptLimits{}.maxBatch;
+    int tau = 0; ///< no-straggler's fixed tau; 0: training.local_steps
+    int replanEvery = 1;
+};
+
+enum class AdaCoOptVariant { Joint, NoStraggler, DynamicT };
+
+/// The bound's constants, shared by AdaCoOpt and Dynamic-T.
+ParamTable<AdaCoOptSettings>& addBoundParams(ParamTable<AdaCoOptSettings>& t) {
+    using S = AdaCoOptSettings;
+    return t.real("eta", &S::eta, 0.0, 0.0, 1e6, "step size in the bound; 0 = training.learning_rate")
+        .real("c", &S::c, 0.0, 0.0, 1e6, "strong convexity (q = 1 - eta c); 0 = auto (pilot)")
+        .real("beta", &S::beta, 0.0, 0.0, 1e6, "smoothness; 0 = auto (pilot: curvature along the gradient)")
+        .real("rho", &S::rho, 0.0, 0.0, 1e6, "Lipschitz constant of the loss; 0 = auto (pilot: gradient norm)")
+        .real("delta", &S::delta, 0.0, 0.0, 1e6,
+              "gradient divergence between devices; 0 = auto (pilot: spread of the trainers' gradients)")
+        .real("f0", &S::f0, 0.0, 0.0, 1e12, "F(w0) - F*; 0 = auto (pilot: initial loss - fitted floor)")
+        .integer("pilot_trainers", &S::pilotTrainers, 3, 1, "trainers of the pilot phase (when a constant is auto)")
+        .integer("pilot_steps", &S::pilotSteps, 10, 2, "local steps of each pilot trainer")
+        .integer("horizon_rounds", &S::horizonRounds, 0, 0, "K rounds the bound looks ahead; 0 = stop.rounds or 100")
+        .real("round_time_s", &S::roundTimeS, 0.0, 0.0, 1e12,
+              "time-dominant: each trainer's tau steps and traffic fit in it; 0 = none")
+        .integer("max_tau", &S::maxTau, 10, 1, "largest aggregation interval considered (local steps)")
+        .integer("max_batch", &S::maxBatch, 256, 1, "largest batch of one trainer")
+        .integer("replan_every", &S::replanEvery, 1, 1, "rounds between re-plans from measured speeds");
+}
+
+const ParamTable<AdaCoOptSettings>& adaCoOptParams(AdaCoOptVariant v) {
+    using S = AdaCoOptSettings;
+    static const auto joint = [] {
+        ParamTable<S> t;
+        t.integer("batch_budget", &S::batchBudget, 0, 0, "cost-dominant: sum of batch sizes per step; 0 = none");
+        return addBoundParams(t);
+    }();
+    static const auto noStraggler =
+        ParamTable<S>()
+            .integer("tau", &S::tau, 0, 0, "local steps per round; 0 = training.local_steps")
+            .integer("max_batch", &S::maxBatch, 256, 1, "largest batch of one trainer")
+            .integer("replan_every", &S::replanEvery, 1, 1, "rounds between re-plans from measured speeds");
+    static const auto dynamicT = [] {
+        ParamTable<S> t;
+        return addBoundParams(t);
+    }();
+    switch (v) {
+    case AdaCoOptVariant::Joint:
+        return joint;
+    case AdaCoOptVariant::NoStraggler:
+        return noStraggler;
+    case AdaCoOptVariant::DynamicT:
+        break;
+    }
+    return dynamicT;
+}
+
 class AdaCoOptPolicy : public RoundPolicy {
 public:
-    enum class Variant { Joint, NoStraggler, DynamicT };
+    using Variant = AdaCoOptVariant;
 
-    AdaCoOptPolicy(Variant v, const PolicyParams& p, const PolicyContext& e) : variant_(v) {
+    AdaCoOptPolicy(Variant v, const PolicyParams& p, const SystemView& e) : variant_(v) {
         const std::string& name = p.policy();
+        const AdaCoOptSettings s = adaCoOptParams(v).read(p);
+        const bool bound = v != Variant::NoStraggler; // its table declares the bound's constants
         aggregator_ = singleRootAggregator(e, name);
         trainers_ = e.trainersOf(aggregator_);
         const auto& t = e.scenario().training;
         k_.eta = t.learningRate;
-        if (p.declares("eta") && p.get("eta") > 0) k_.eta = p.get("eta");
+        if (bound && s.eta > 0) k_.eta = s.eta;
         // 0 = auto: estimated by the pilot phase (calibrate()); variants without a bound
-        // (no-straggler) declare none of them.
-        const std::pair<const char*, double*> constants[] = {
-            {"c", &k_.c}, {"beta", &k_.beta}, {"rho", &k_.rho}, {"delta", &k_.delta}, {"f0", &k_.f0}};
-        for (const auto& [key, into] : constants) {
-            if (!p.declares(key)) continue;
-            if (p.get(key) == 0.0)
+        // (no-straggler) have none of them.
+        const std::tuple<const char*, double, double*> constants[] = {{"c", s.c, &k_.c},
+                                                                      {"beta", s.beta, &k_.beta},
+                                                                      {"rho", s.rho, &k_.rho},
+                                                                      {"delta", s.delta, &k_.delta},
+                                                                      {"f0", s.f0, &k_.f0}};
+        for (const auto& [key, value, into] : constants) {
+            if (!bound) continue;
+            if (value == 0.0)
                 auto_.push_back(key);
             else
-                *into = p.get(key);
+                *into = value;
         }
-        if (p.declares("pilot_trainers")) {
-            pilotTrainers_ = p.integer("pilot_trainers");
-            pilotSteps_ = p.integer("pilot_steps");
-        }
+        pilotTrainers_ = s.pilotTrainers;
+        pilotSteps_ = s.pilotSteps;
         name_ = name;
         if (auto_.empty() || std::find(auto_.begin(), auto_.end(), std::string("c")) == auto_.end()) checkContraction();
-        const int horizon = p.declares("horizon_rounds") ? p.integer("horizon_rounds") : 0;
+        const int horizon = s.horizonRounds;
         k_.rounds = horizon > 0 ? horizon : (e.scenario().stop.rounds > 0 ? e.scenario().stop.rounds : 100);
-        if (p.declares("round_time_s")) lim_.roundTimeS = p.get("round_time_s");
-        if (p.declares("batch_budget")) lim_.batchBudget = static_cast<long>(p.get("batch_budget"));
-        if (p.declares("max_tau")) lim_.maxTau = p.integer("max_tau");
-        lim_.maxBatch = p.integer("max_batch");
-        const int tau = p.declares("tau") ? p.integer("tau") : 0;
+        lim_.roundTimeS = s.roundTimeS;
+        lim_.batchBudget = s.batchBudget;
+        lim_.maxTau = s.maxTau;
+        lim_.maxBatch = s.maxBatch;
+        const int tau = s.tau;
         fixedTau_ = tau > 0 ? tau : t.localSteps;
         meanBatch_ = t.batchSize;
-        replanEvery_ = std::max(1, p.integer("replan_every"));
+        replanEvery_ = std::max(1, s.replanEvery);
         for (std::size_t i = 0; i < trainers_.size(); ++i) {
             const int n = trainers_[i];
             position_[n] = i;
@@ -70,7 +138,7 @@ public:
         batches_.assign(trainers_.size(), meanBatch_);
     }
 
-    PilotRequest pilotRequest(const PolicyContext& e) const override {
+    PilotRequest pilotRequest(const SystemView& e) const override {
         PilotRequest r;
         if (auto_.empty() || variant_ == Variant::NoStraggler) return r;
         r.trainers = pilotTrainers_;
@@ -238,31 +306,6 @@ private:
 
 } // namespace
 
-namespace {
-
-/// The bound's constants, shared by AdaCoOpt and Dynamic-T.
-std::vector<PolicyParamInfo> boundParams(std::vector<PolicyParamInfo> params) {
-    for (auto p : {realParam("eta", 0.0, 0.0, 1e6, "step size in the bound; 0 = training.learning_rate"),
-                   realParam("c", 0.0, 0.0, 1e6, "strong convexity (q = 1 - eta c); 0 = auto (pilot)"),
-                   realParam("beta", 0.0, 0.0, 1e6, "smoothness; 0 = auto (pilot: curvature along the gradient)"),
-                   realParam("rho", 0.0, 0.0, 1e6, "Lipschitz constant of the loss; 0 = auto (pilot: gradient norm)"),
-                   realParam("delta", 0.0, 0.0, 1e6,
-                             "gradient divergence between devices; 0 = auto (pilot: spread of the trainers' gradients)"),
-                   realParam("f0", 0.0, 0.0, 1e12, "F(w0) - F*; 0 = auto (pilot: initial loss - fitted floor)"),
-                   intParam("pilot_trainers", 3, 1, "trainers of the pilot phase (when a constant is auto)"),
-                   intParam("pilot_steps", 10, 2, "local steps of each pilot trainer"),
-                   intParam("horizon_rounds", 0, 0, "K rounds the bound looks ahead; 0 = stop.rounds or 100"),
-                   realParam("round_time_s", 0.0, 0.0, 1e12,
-                             "time-dominant: each trainer's tau steps and traffic fit in it; 0 = none"),
-                   intParam("max_tau", 10, 1, "largest aggregation interval considered (local steps)"),
-                   intParam("max_batch", 256, 1, "largest batch of one trainer"),
-                   intParam("replan_every", 1, 1, "rounds between re-plans from measured speeds")})
-        params.push_back(p);
-    return params;
-}
-
-} // namespace
-
 FOG_SYNC_POLICY(adaCoOptPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
@@ -275,7 +318,7 @@ FOG_SYNC_POLICY(adaCoOptPolicy) {
                   "(b_i (b_i + 1)), exact); re-planned from measured speeds; w += sum (D_i / D_S) Delta_i.",
                   "Joint batch size and aggregation interval (AdaCoOpt), IEEE IWQoS 2023 [reconstructed "
                   "from the authors' code]",
-                  boundParams({intParam("batch_budget", 0, 0, "cost-dominant: sum of batch sizes per step; 0 = none")})};
+                  adaCoOptParams(AdaCoOptVariant::Joint).infos()};
         d.order = 100;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
@@ -294,9 +337,7 @@ FOG_SYNC_POLICY(noStragglerPolicy) {
                   "measured speeds v_i, so every trainer finishes its tau steps at the same time; tau "
                   "fixed; w += sum (D_i / D_S) Delta_i.",
                   "Baseline in AdaCoOpt, IEEE IWQoS 2023",
-                  {intParam("tau", 0, 0, "local steps per round; 0 = training.local_steps"),
-                   intParam("max_batch", 256, 1, "largest batch of one trainer"),
-                   intParam("replan_every", 1, 1, "rounds between re-plans from measured speeds")}};
+                  adaCoOptParams(AdaCoOptVariant::NoStraggler).infos()};
         d.order = 110;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
@@ -315,7 +356,7 @@ FOG_SYNC_POLICY(dynamicTPolicy) {
                   "aggregation interval tau minimises the AdaCoOpt bound (at most what the slowest "
                   "trainer fits in round_time_s); w += sum (D_i / D_S) Delta_i.",
                   "Baseline in AdaCoOpt, IEEE IWQoS 2023",
-                  boundParams({})};
+                  adaCoOptParams(AdaCoOptVariant::DynamicT).infos()};
         d.order = 120;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

@@ -21,7 +21,7 @@ const ParamTable<AsyncSettings>& asyncParams() {
 
 } // namespace
 
-AsyncPolicy::AsyncPolicy(const AsyncSettings& s, const std::string& policy, const PolicyContext& e)
+AsyncPolicy::AsyncPolicy(const AsyncSettings& s, const std::string& policy, const SystemView& e)
     : accumulate_(s.accumulate), exponent_(s.stalenessExponent), mixing_(s.mixing) {
     // async-ga with several roots: one regional server per root with trainers below it.
     const auto roots = e.topology().rootAggregators();

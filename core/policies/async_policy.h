@@ -30,7 +30,7 @@ struct AsyncSettings {
 class AsyncPolicy : public SyncPolicy {
 public:
     /// `policy`: the name messages give.
-    AsyncPolicy(const AsyncSettings& settings, const std::string& policy, const PolicyContext& e);
+    AsyncPolicy(const AsyncSettings& settings, const std::string& policy, const SystemView& e);
     void start(PolicyContext& e) override;
     void onArrival(PolicyContext& e, const Job& job, LocalResult& result) override;
     void onLost(PolicyContext& e, const Job& job) override;

@@ -18,20 +18,43 @@ namespace fog {
 
 namespace {
 
+struct DpFedAvgSettings {
+    double clip = 0.0;            ///< S
+    double noiseMultiplier = 0.0; ///< sigma
+    double delta = 0.0;
+    bool clientNoise = false;     ///< noise_at 1
+    double elementsPerSecond = 0.0;
+};
+
+const ParamTable<DpFedAvgSettings>& dpFedAvgParams() {
+    static const auto t =
+        ParamTable<DpFedAvgSettings>()
+            .real("clip", &DpFedAvgSettings::clip, 1.0, 1e-12, 1e12, "clipping norm S of a client's change")
+            .real("noise_multiplier", &DpFedAvgSettings::noiseMultiplier, 1.0, 0.0, 1e6,
+                  "sigma: noise standard deviation over S")
+            .real("delta", &DpFedAvgSettings::delta, 1e-5, 1e-300, 0.999999, "delta of the reported (epsilon, delta)")
+            .flag("noise_at", &DpFedAvgSettings::clientNoise, false,
+                  "0 = Gaussian noise added at the server, 1 = on the clients")
+            .real("elements_per_s", &DpFedAvgSettings::elementsPerSecond, 0.0, 0.0, 1e15,
+                  "coordinates a node clips or draws noise for per second: the client's clipping "
+                  "(and noise share) is work after its steps, the server's noise delays the "
+                  "aggregation; charged as compute energy; 0 = free");
+    return t;
+}
+
 class DpFedAvg : public RoundPolicy {
 public:
-    DpFedAvg(const PolicyParams& p, const PolicyContext& e)
-        : clip_(p.get("clip")), sigma_(p.get("noise_multiplier")), delta_(p.get("delta")),
-          clientNoise_(p.get("noise_at") != 0), rate_(p.get("elements_per_s")),
-          rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
-        aggregator_ = singleRootAggregator(e, p.policy());
+    DpFedAvg(const DpFedAvgSettings& s, const std::string& policy, const SystemView& e)
+        : clip_(s.clip), sigma_(s.noiseMultiplier), delta_(s.delta), clientNoise_(s.clientNoise),
+          rate_(s.elementsPerSecond), rng_(deriveSeed(e.scenario().seed, hashName("dp-fedavg"))) {
+        aggregator_ = singleRootAggregator(e, policy);
     }
 
 protected:
     bool gradientMode() const override { return false; }
     /// One pass over the P coordinates at elements_per_s: the client clips (norm and scale)
     /// and, with noise_at 1, draws its noise share (a second pass) after its last step.
-    double pass(const PolicyContext& e) const { return rate_ > 0 ? e.modelBytes() / 4.0 / rate_ : 0.0; }
+    double pass(const SystemView& e) const { return rate_ > 0 ? e.modelBytes() / 4.0 / rate_ : 0.0; }
     void prepareDispatch(PolicyContext& e, DispatchRequest& r) override {
         r.options.workAfterSeconds = (clientNoise_ ? 2.0 : 1.0) * pass(e);
     }
@@ -101,18 +124,11 @@ FOG_SYNC_POLICY(dpFedAvgPolicy) {
                   "P / r more with noise_at 1; with noise_at 0, P / r s at the server before it aggregates.",
                   "McMahan et al., Learning differentially private recurrent language models, ICLR 2018; "
                   "accountant: Mironov, Talwar and Zhang 2019 (Sec. 3.3), Mironov 2017 (Prop. 3)",
-                  {realParam("clip", 1.0, 1e-12, 1e12, "clipping norm S of a client's change"),
-                   realParam("noise_multiplier", 1.0, 0.0, 1e6, "sigma: noise standard deviation over S"),
-                   realParam("delta", 1e-5, 1e-300, 0.999999, "delta of the reported (epsilon, delta)"),
-                   intParam("noise_at", 0, 0, "0 = Gaussian noise added at the server, 1 = on the clients", 1),
-                   realParam("elements_per_s", 0.0, 0.0, 1e15,
-                             "coordinates a node clips or draws noise for per second: the client's clipping "
-                             "(and noise share) is work after its steps, the server's noise delays the "
-                             "aggregation; charged as compute energy; 0 = free")}};
+                  dpFedAvgParams().infos()};
         d.order = 63;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<DpFedAvg>(p, e);
+            return std::make_unique<DpFedAvg>(dpFedAvgParams().read(p), p.policy(), e);
         };
         return d;
     }();

@@ -22,7 +22,7 @@ const ParamTable<FedAvgSettings>& fedAvgParams() {
 
 class FedAvg : public RoundPolicy {
 public:
-    FedAvg(const PolicyParams& p, const PolicyContext& e) : settings_(fedAvgParams()) {
+    FedAvg(const PolicyParams& p, const SystemView& e) : settings_(fedAvgParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
@@ -54,7 +54,8 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedAvg>(p, e);
         };
-        d.level = {true, false, "", "deadline_s"};
+        d.level.usable = true;
+        d.level.deadlineKey = "deadline_s";
         return d;
     }();
     return d;

@@ -17,11 +17,24 @@ namespace fog {
 
 namespace {
 
+struct FedBuffSettings {
+    int buffer = 0;                ///< K: changes per server step
+    double stalenessExponent = 0.0; ///< b in (1 + tau)^(-b)
+};
+
+const ParamTable<FedBuffSettings>& fedBuffParams() {
+    static const auto t = ParamTable<FedBuffSettings>()
+                              .integer("buffer", &FedBuffSettings::buffer, 10, 1, "K: changes per server step", 1e6)
+                              .real("staleness_exponent", &FedBuffSettings::stalenessExponent, 0.5, 0.0, 10.0,
+                                    "b in (1 + tau)^(-b); 0 = plain mean");
+    return t;
+}
+
 class FedBuff : public SyncPolicy {
 public:
-    FedBuff(const PolicyParams& p, const PolicyContext& e)
-        : buffer_(static_cast<std::size_t>(p.integer("buffer"))), exponent_(p.get("staleness_exponent")) {
-        aggregator_ = singleRootAggregator(e, p.policy());
+    FedBuff(const FedBuffSettings& s, const std::string& policy, const SystemView& e)
+        : buffer_(static_cast<std::size_t>(s.buffer)), exponent_(s.stalenessExponent) {
+        aggregator_ = singleRootAggregator(e, policy);
         const auto* sel = findSelectionDescriptor(e.scenario().selection.name);
         const int k = sel && sel->perRound ? sel->perRound(e.selectionParams()) : 0;
         limit_ = k > 0 ? static_cast<std::size_t>(k) : std::numeric_limits<std::size_t>::max();
@@ -100,12 +113,11 @@ FOG_SYNC_POLICY(fedBuffPolicy) {
                   "new version. Beside async, which applies each change on arrival.",
                   "Nguyen et al., Federated learning with buffered asynchronous aggregation (FedBuff), "
                   "AISTATS 2022",
-                  {intParam("buffer", 10, 1, "K: changes per server step", 1e6),
-                   realParam("staleness_exponent", 0.5, 0.0, 10.0, "b in (1 + tau)^(-b); 0 = plain mean")}};
+                  fedBuffParams().infos()};
         d.order = 45;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<FedBuff>(p, e);
+            return std::make_unique<FedBuff>(fedBuffParams().read(p), p.policy(), e);
         };
         return d;
     }();

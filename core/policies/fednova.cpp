@@ -12,10 +12,22 @@ namespace fog {
 
 namespace {
 
+struct FedNovaSettings {
+    double computeDeadlineSeconds = 0.0; ///< 0: none
+};
+
+const ParamTable<FedNovaSettings>& fedNovaParams() {
+    static const auto t = ParamTable<FedNovaSettings>().real(
+        "compute_deadline_s", &FedNovaSettings::computeDeadlineSeconds, 0.0, 0.0, 1e12,
+        "seconds after the round starts at which local computing stops; 0 = none");
+    return t;
+}
+
 class FedNova : public RoundPolicy {
 public:
-    FedNova(const PolicyParams& p, const PolicyContext& e) : computeDeadline_(p.get("compute_deadline_s")) {
-        aggregator_ = singleRootAggregator(e, p.policy());
+    FedNova(const FedNovaSettings& s, const std::string& policy, const SystemView& e)
+        : computeDeadline_(s.computeDeadlineSeconds) {
+        aggregator_ = singleRootAggregator(e, policy);
         const auto& t = e.scenario().training;
         if (t.optimizer != "sgd")
             throw EngineError("sync policy fednova normalises local SGD (with momentum); training.optimizer " +
@@ -58,12 +70,11 @@ FOG_SYNC_POLICY(fedNovaPolicy) {
                   "w += tau_eff sum_k p_k Delta_k / a_k. Equal steps give FedAvg's data-weighted mean.",
                   "Wang et al., Tackling the objective inconsistency problem in heterogeneous federated "
                   "optimization (FedNova), NeurIPS 2020",
-                  {realParam("compute_deadline_s", 0.0, 0.0, 1e12,
-                             "seconds after the round starts at which local computing stops; 0 = none")}};
+                  fedNovaParams().infos()};
         d.order = 91;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<FedNova>(p, e);
+            return std::make_unique<FedNova>(fedNovaParams().read(p), p.policy(), e);
         };
         return d;
     }();

@@ -10,22 +10,37 @@ namespace fog {
 
 namespace {
 
+struct FedProxSettings {
+    double mu = 0.0;              ///< proximal weight
+    double deadlineSeconds = 0.0; ///< 0: none
+};
+
+const ParamTable<FedProxSettings>& fedProxParams() {
+    static const auto t = ParamTable<FedProxSettings>()
+                              .real("mu", &FedProxSettings::mu, 0.01, 0.0, 1e6, "proximal weight mu")
+                              .real("deadline_s", &FedProxSettings::deadlineSeconds, 0.0, 0.0, 1e12,
+                                    "seconds after the round starts at which late trainers are dropped; 0 = none")
+                              .live();
+    return t;
+}
+
 class FedProx : public RoundPolicy {
 public:
-    FedProx(const PolicyParams& p, const PolicyContext& e) : mu_(p.get("mu")) {
+    FedProx(const PolicyParams& p, const SystemView& e) : mu_(fedProxParams().read(p).mu), live_(fedProxParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
 protected:
     bool gradientMode() const override { return false; }
     void prepareDispatch(PolicyContext&, DispatchRequest& r) override { r.proxMu = mu_; }
-    double roundDeadline(PolicyContext& e) override { return e.syncParams().get("deadline_s"); } // live
+    double roundDeadline(PolicyContext& e) override { return live_.of(e.syncParams()).deadlineSeconds; }
     void aggregate(PolicyContext&, std::vector<Contribution>& results) override {
         model_.addDelta(sampleWeightedUpdate(results));
     }
 
 private:
-    double mu_;
+    double mu_;                         ///< read once
+    LiveParams<FedProxSettings> live_; ///< deadline_s, read at each round
 };
 
 } // namespace
@@ -38,9 +53,7 @@ FOG_SYNC_POLICY(fedProxPolicy) {
                   "model w_t: every local step's gradient is g + mu (w - w_t) (before the optimizer's "
                   "weight decay and momentum); the server sets w = sum_k (n_k / n_S) w_k. mu 0 is FedAvg.",
                   "Li et al., Federated optimization in heterogeneous networks (FedProx), MLSys 2020",
-                  {realParam("mu", 0.01, 0.0, 1e6, "proximal weight mu"),
-                   live(realParam("deadline_s", 0.0, 0.0, 1e12,
-                                  "seconds after the round starts at which late trainers are dropped; 0 = none"))}};
+                  fedProxParams().infos()};
         d.order = 61;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

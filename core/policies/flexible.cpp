@@ -9,11 +9,26 @@ namespace fog {
 
 namespace {
 
+struct FlexibleSettings {
+    double computeDeadlineSeconds = 0.0; ///< 0: none
+    bool unbiased = false;               ///< weighting 1
+};
+
+const ParamTable<FlexibleSettings>& flexibleParams() {
+    static const auto t =
+        ParamTable<FlexibleSettings>()
+            .real("compute_deadline_s", &FlexibleSettings::computeDeadlineSeconds, 0.0, 0.0, 1e12,
+                  "seconds after the round starts at which local computing stops; 0 = none")
+            .flag("weighting", &FlexibleSettings::unbiased, true,
+                  "1 = unbiased (D_k / D_S) E / s_k, 0 = plain samples processed");
+    return t;
+}
+
 class Flexible : public RoundPolicy {
 public:
-    Flexible(const PolicyParams& p, const PolicyContext& e)
-        : computeDeadline_(p.get("compute_deadline_s")), unbiased_(p.get("weighting") != 0) {
-        aggregator_ = singleRootAggregator(e, p.policy());
+    Flexible(const FlexibleSettings& s, const std::string& policy, const SystemView& e)
+        : computeDeadline_(s.computeDeadlineSeconds), unbiased_(s.unbiased) {
+        aggregator_ = singleRootAggregator(e, policy);
     }
 
 protected:
@@ -53,13 +68,11 @@ FOG_SYNC_POLICY(flexiblePolicy) {
                   "which favours fast trainers.",
                   "Ruan et al., Towards flexible device participation in FL, AISTATS 2021 "
                   "[reconstructed]",
-                  {realParam("compute_deadline_s", 0.0, 0.0, 1e12,
-                             "seconds after the round starts at which local computing stops; 0 = none"),
-                   intParam("weighting", 1, 0, "1 = unbiased (D_k / D_S) E / s_k, 0 = plain samples processed", 1)}};
+                  flexibleParams().infos()};
         d.order = 90;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<Flexible>(p, e);
+            return std::make_unique<Flexible>(flexibleParams().read(p), p.policy(), e);
         };
         return d;
     }();

@@ -10,7 +10,7 @@ namespace {
 
 class FullySync : public RoundPolicy {
 public:
-    FullySync(const PolicyParams& p, const PolicyContext& e) { aggregator_ = singleRootAggregator(e, p.policy()); }
+    FullySync(const PolicyParams& p, const SystemView& e) { aggregator_ = singleRootAggregator(e, p.policy()); }
 
 protected:
     bool gradientMode() const override { return true; }
@@ -38,8 +38,9 @@ FOG_SYNC_POLICY(fullySyncPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
-        d.barrier = {BarrierKind::FullySync, ""};
-        d.level = {true, true, "", ""};
+        d.barrier.kind = BarrierKind::FullySync;
+        d.level.usable = true;
+        d.level.gradient = true;
         return d;
     }();
     return d;

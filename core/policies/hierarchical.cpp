@@ -10,16 +10,29 @@ namespace fog {
 
 namespace {
 
+struct HierarchicalSettings {
+    int tau1 = 0; ///< local steps per edge round
+    int tau2 = 0; ///< edge rounds per cloud round
+};
+
+const ParamTable<HierarchicalSettings>& hierarchicalParams() {
+    static const auto t = ParamTable<HierarchicalSettings>()
+                              .integer("tau1", &HierarchicalSettings::tau1, 5, 1, "local steps per edge round")
+                              .integer("tau2", &HierarchicalSettings::tau2, 2, 1, "edge rounds per cloud round");
+    return t;
+}
+
 class Hierarchical : public TwoLevelPolicy {
 public:
-    Hierarchical(const PolicyParams& p, const PolicyContext& e) {
+    Hierarchical(const PolicyParams& p, const SystemView& e) {
         const auto roots = e.topology().rootAggregators();
         if (roots.size() != 1)
             throw EngineError("sync policy " + p.policy() + " needs exactly one root aggregator (the cloud), the "
                               "topology has " + std::to_string(roots.size()));
         root_ = roots.front();
-        innerSteps_ = p.integer("tau1");
-        period_ = p.integer("tau2");
+        const HierarchicalSettings s = hierarchicalParams().read(p);
+        innerSteps_ = s.tau1;
+        period_ = s.tau2;
         for (int edge : e.topology().childAggregatorsOf(root_))
             if (!e.topology().trainersOf(edge).empty()) addGroup(edge);
         if (!e.topology().trainersOf(root_).empty()) addGroup(root_); // devices right under the cloud
@@ -69,9 +82,8 @@ FOG_SYNC_POLICY(hierarchicalPolicy) {
                   "steps per edge round); every tau2 edge rounds the edges send their models to the cloud, "
                   "which averages them by sample count and sends the result back down.",
                   "Liu et al., Client-edge-cloud hierarchical FL (HierFAVG), ICC 2020",
-                  {intParam("tau1", 5, 1, "local steps per edge round"),
-                   intParam("tau2", 2, 1, "edge rounds per cloud round")},
-                  TreeShape::EdgeGroups};
+                  hierarchicalParams().infos()};
+        d.info.shape = TreeShape::EdgeGroups;
         d.order = 70;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Hierarchical>(p, e);

@@ -36,7 +36,7 @@ const ParamTable<ModelAveragingSettings>& modelAveragingParams() {
 
 class ModelAveraging : public TwoLevelPolicy {
 public:
-    ModelAveraging(const PolicyParams& p, const PolicyContext& e) {
+    ModelAveraging(const PolicyParams& p, const SystemView& e) {
         const auto roots = e.topology().rootAggregators();
         if (roots.size() < 2)
             throw EngineError("sync policy " + p.policy() + " needs at least two root aggregators (regional "
@@ -175,8 +175,8 @@ FOG_SYNC_POLICY(modelAveragingPolicy) {
                   "each weighted by its data times (1 + tau)^(-b), without waiting for the slowest region.",
                   "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024; asynchronous "
                   "mixing reconstructed",
-                  modelAveragingParams().infos(),
-                  TreeShape::Regions};
+                  modelAveragingParams().infos()};
+        d.info.shape = TreeShape::Regions;
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<ModelAveraging>(p, e);

@@ -22,7 +22,7 @@ const ParamTable<NBatchSyncSettings>& nBatchSyncParams() {
 
 class NBatchSync : public RoundPolicy {
 public:
-    NBatchSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e), settings_(nBatchSyncParams()) {
+    NBatchSync(const PolicyParams& p, const SystemView& e) : ctx_(&e), settings_(nBatchSyncParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
@@ -40,7 +40,7 @@ protected:
     }
 
 private:
-    const PolicyContext* ctx_; ///< the engine, which outlives its policies
+    const SystemView* ctx_; ///< the engine, which outlives its policies
     LiveParams<NBatchSyncSettings> settings_;
 };
 
@@ -61,7 +61,8 @@ FOG_SYNC_POLICY(nBatchSyncPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
-        d.barrier = {BarrierKind::FirstBatches, "m"};
+        d.barrier.kind = BarrierKind::FirstBatches;
+        d.barrier.countKey = "m";
         return d;
     }();
     return d;

@@ -21,7 +21,7 @@ const ParamTable<NSyncSettings>& nSyncParams() {
 
 class NSync : public RoundPolicy {
 public:
-    NSync(const PolicyParams& p, const PolicyContext& e) : ctx_(&e), settings_(nSyncParams()) {
+    NSync(const PolicyParams& p, const SystemView& e) : ctx_(&e), settings_(nSyncParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
     }
 
@@ -36,7 +36,7 @@ protected:
     }
 
 private:
-    const PolicyContext* ctx_; ///< the engine, which outlives its policies
+    const SystemView* ctx_; ///< the engine, which outlives its policies
     LiveParams<NSyncSettings> settings_;
 };
 
@@ -57,8 +57,11 @@ FOG_SYNC_POLICY(nSyncPolicy) {
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
-        d.barrier = {BarrierKind::FirstK, "n"};
-        d.level = {true, true, "n", ""};
+        d.barrier.kind = BarrierKind::FirstK;
+        d.barrier.countKey = "n";
+        d.level.usable = true;
+        d.level.gradient = true;
+        d.level.firstKey = "n";
         return d;
     }();
     return d;

@@ -1,7 +1,9 @@
 #pragma once
 // What a sync or selection policy may see of a run and do in it: the narrow face of the
-// engine (issue 11, item 4). Policies include this header, never core/engine; the engine
-// implements it directly (core/engine/engine.h).
+// engine (issue 11, item 4), split by what a policy needs: reading the system (SystemView),
+// setting work going (WorkDispatch) and timers (PolicyTimers); PolicyContext is the three.
+// Policies include this header, never core/engine; the engine implements it directly
+// (core/engine/engine.h).
 //
 // Every member is called on the engine thread only, from inside a policy callback or a
 // timer the policy scheduled; none of them is thread-safe.
@@ -75,11 +77,13 @@ enum class PolicyEvent {
     Privacy,     ///< the privacy spent so far (DP-FedAvg's accountant): "epsilon=... delta=..."
 };
 
-class PolicyContext {
+/// What a policy may read of the running system: the clock, the scenario and its resolved
+/// parameters, the topology, who is online or busy, the data and the model. A selection
+/// policy's choice and the estimates (core/policies/selection_estimates.h) need only this.
+class SystemView {
 public:
-    virtual ~PolicyContext() = default;
+    virtual ~SystemView() = default;
 
-    // ---- What a policy may read ----
     /// Virtual seconds since the start of the run.
     virtual double now() const = 0;
     /// The whole scenario (training settings, stop rules, the policies' own sections).
@@ -120,8 +124,14 @@ public:
     /// asked for it (pilotRequest) reads it in start(). Null when no pilot ran (none asked,
     /// or a timing-only run: no loss to measure).
     virtual const PilotEstimates* pilot() const { return nullptr; }
+};
 
-    // ---- What a policy may do ----
+/// What a policy may set going in the run: trainers chosen, jobs dispatched or cancelled,
+/// bytes moved, work charged, aggregations and events reported.
+class WorkDispatch {
+public:
+    virtual ~WorkDispatch() = default;
+
     /// Online, idle trainers of `aggregator`, chosen by the run's selection policy for `round`.
     virtual std::vector<int> selectTrainers(int aggregator, int round) = 0;
     /// Starts a job; the sync policy hears onArrival or onLost for it. Returns its id.
@@ -132,11 +142,6 @@ public:
     /// the arrival (from an event: never inside send). With network contention the arrival
     /// depends on the other transfers, so it is known only when it happens.
     virtual void send(int from, int to, double bytes, std::function<void()> delivered) = 0;
-    /// Calls `fn` at virtual time `t` (>= now); returns the timer's handle.
-    virtual TimerId at(double t, std::function<void()> fn) = 0;
-    /// Cancels a timer that has not fired: its `fn` never runs (a round's deadline once the
-    /// round has ended). A timer that fired or was cancelled, or 0: nothing.
-    virtual void cancelTimer(TimerId id) = 0;
     /// Charges `seconds` of computation on `node` done by the policy itself (an aggregator
     /// adding DP noise or removing SecAgg masks): energy at the node's compute power,
     /// energy.per_sample_j x its throughput. The policy delays what follows itself (at).
@@ -157,5 +162,23 @@ public:
     /// back online does not bill it before that.
     virtual void releaseTrainer(int trainer) { (void)trainer; }
 };
+
+/// A policy's timers, cancellable by their id (as ns-3's EventId and OMNeT++'s cancelEvent):
+/// a policy cancels a timer it no longer needs (a round's deadline once the round ended)
+/// instead of guarding its callback.
+class PolicyTimers {
+public:
+    virtual ~PolicyTimers() = default;
+
+    /// Calls `fn` at virtual time `t` (>= now); returns the timer's handle.
+    virtual TimerId at(double t, std::function<void()> fn) = 0;
+    /// Cancels a timer that has not fired: its `fn` is dropped at once and never runs (the
+    /// event still counts as one of the run: core/engine/event_queue.h). A timer that fired
+    /// or was cancelled, or 0: nothing.
+    virtual void cancelTimer(TimerId id) = 0;
+};
+
+/// The three together: what a sync policy's callbacks receive (the engine implements it).
+class PolicyContext : public SystemView, public WorkDispatch, public PolicyTimers {};
 
 } // namespace fog

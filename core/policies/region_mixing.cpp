@@ -113,7 +113,7 @@ void SyncRegionExchange::settle(PolicyContext& e, long k) {
     });
 }
 
-AggregationRecord regionMixRecord(const PolicyContext& e, int server, const RegionMix& m, double& lossSum,
+AggregationRecord regionMixRecord(const SystemView& e, int server, const RegionMix& m, double& lossSum,
                                   double& lossSamples) {
     AggregationRecord r;
     r.level = 0;

@@ -29,7 +29,7 @@ struct RegionMix {
 /// The global round (level 0) of one asynchronous averaging at region server `server`: its
 /// participants and staleness from `m`, its training loss the mean over the region's work
 /// since its last averaging (`lossSum` / `lossSamples`, which are then reset).
-AggregationRecord regionMixRecord(const PolicyContext& e, int server, const RegionMix& m, double& lossSum,
+AggregationRecord regionMixRecord(const SystemView& e, int server, const RegionMix& m, double& lossSum,
                                   double& lossSamples);
 
 class AsyncRegionMixer {

@@ -2,7 +2,7 @@
 
 namespace fog {
 
-int singleRootAggregator(const PolicyContext& e, const std::string& policy) {
+int singleRootAggregator(const SystemView& e, const std::string& policy) {
     const auto roots = e.topology().rootAggregators();
     if (roots.size() != 1)
         throw EngineError("sync policy " + policy + " needs exactly one root aggregator, the topology has " +

@@ -76,6 +76,6 @@ protected:
 };
 
 /// The single root aggregator, or EngineError naming the policy that needs one.
-int singleRootAggregator(const PolicyContext& e, const std::string& policy);
+int singleRootAggregator(const SystemView& e, const std::string& policy);
 
 } // namespace fog

@@ -17,9 +17,21 @@ namespace fog {
 
 namespace {
 
+struct ScaffoldSettings {
+    double deadlineSeconds = 0.0; ///< 0: none
+};
+
+const ParamTable<ScaffoldSettings>& scaffoldParams() {
+    static const auto t = ParamTable<ScaffoldSettings>()
+                              .real("deadline_s", &ScaffoldSettings::deadlineSeconds, 0.0, 0.0, 1e12,
+                                    "seconds after the round starts at which late trainers are dropped; 0 = none")
+                              .live();
+    return t;
+}
+
 class Scaffold : public RoundPolicy {
 public:
-    Scaffold(const PolicyParams& p, const PolicyContext& e) {
+    Scaffold(const PolicyParams& p, const SystemView& e) : settings_(scaffoldParams()) {
         aggregator_ = singleRootAggregator(e, p.policy());
         const auto& t = e.scenario().training;
         try {
@@ -51,7 +63,7 @@ protected:
         r.correction = std::move(correction);
         lr_[r.trainer] = e.learningRate();
     }
-    double roundDeadline(PolicyContext& e) override { return e.syncParams().get("deadline_s"); } // live
+    double roundDeadline(PolicyContext& e) override { return settings_.of(e.syncParams()).deadlineSeconds; }
     void aggregate(PolicyContext& e, std::vector<Contribution>& results) override {
         std::function<void(int, Params&)> sendUp;
         if (up_.kind != CodecConfig::Kind::None)
@@ -66,6 +78,7 @@ protected:
     }
 
 private:
+    LiveParams<ScaffoldSettings> settings_;
     ScaffoldVariates v_;       ///< c, and c_i of every client that delivered once
     std::map<int, double> lr_; ///< local learning rate of each client's current dispatch
     CodecConfig up_, down_;    ///< the wire's codecs, applied to Delta c_i and c too
@@ -88,8 +101,7 @@ FOG_SYNC_POLICY(scaffoldPolicy) {
                   "twice the encoded bytes and the codec work).",
                   "Karimireddy et al., SCAFFOLD: Stochastic controlled averaging for federated learning, "
                   "ICML 2020 (Algorithm 1, option II)",
-                  {live(realParam("deadline_s", 0.0, 0.0, 1e12,
-                                  "seconds after the round starts at which late trainers are dropped; 0 = none"))}};
+                  scaffoldParams().infos()};
         d.order = 62;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

@@ -8,7 +8,7 @@ namespace fog {
 namespace {
 class SelectAll : public SelectionPolicy {
 public:
-    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView&, int, int, const std::vector<int>& candidates, Rng&) override {
         return candidates;
     }
 };

@@ -16,7 +16,7 @@ namespace {
 class SelectDataValue : public SelectionPolicy {
 public:
     explicit SelectDataValue(std::vector<int> recruited) : recruited_(std::move(recruited)) {}
-    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView&, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<int> out;
         std::set_intersection(candidates.begin(), candidates.end(), recruited_.begin(), recruited_.end(),
                               std::back_inserter(out));
@@ -26,6 +26,29 @@ public:
 private:
     std::vector<int> recruited_; ///< node indices, ascending
 };
+
+struct DataValueSettings {
+    double budget = 0.0;  ///< sum of the recruited trainers' prices per hour
+    int budgetSteps = 0;  ///< discretisation of the budget
+    int dataSteps = 0;    ///< discretisation of the recruited sample count
+    double wTrain = 0.0, wGen = 0.0, wRep = 0.0; ///< weights of the three terms
+};
+
+const ParamTable<DataValueSettings>& dataValueParams() {
+    static const auto t =
+        ParamTable<DataValueSettings>()
+            .real("budget", &DataValueSettings::budget, 1.0, 0.0, 1e12,
+                  "sum of the recruited trainers' price_per_hour; trainers that all cost 0 "
+                  "are charged 1 each, so the budget counts trainers")
+            .integer("budget_steps", &DataValueSettings::budgetSteps, 100, 1, "discretisation of the budget for the DP",
+                     10000)
+            .integer("data_steps", &DataValueSettings::dataSteps, 50, 1, "discretisation of the recruited sample count",
+                     1000)
+            .real("w_train", &DataValueSettings::wTrain, 1.0, 0.0, 1e6, "weight of the training-loss (variance) term")
+            .real("w_gen", &DataValueSettings::wGen, 1.0, 0.0, 1e6, "weight of the generalisation term")
+            .real("w_rep", &DataValueSettings::wRep, 1.0, 0.0, 1e6, "weight of the representation term");
+    return t;
+}
 
 std::vector<std::int64_t> allIndices(std::size_t n) {
     std::vector<std::int64_t> v(n);
@@ -54,13 +77,14 @@ static std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicyParams& 
         c.repDistance = totalVariation(h, hAll);
         cands.push_back(c);
     }
+    const DataValueSettings s = dataValueParams().read(p);
     RecruitWeights w;
-    w.train = p.get("w_train");
-    w.gen = p.get("w_gen");
-    w.rep = p.get("w_rep");
-    const double budget = p.get("budget");
-    const int budgetSteps = p.integer("budget_steps");
-    const int dataSteps = p.integer("data_steps");
+    w.train = s.wTrain;
+    w.gen = s.wGen;
+    w.rep = s.wRep;
+    const double budget = s.budget;
+    const int budgetSteps = s.budgetSteps;
+    const int dataSteps = s.dataSteps;
     // The DP takes about N x budget_steps x data_steps^2 steps: refuse what would not finish.
     const double work = static_cast<double>(cands.size()) * budgetSteps * dataSteps * dataSteps;
     if (work > 5e9) // about a minute
@@ -92,14 +116,7 @@ FOG_SELECTION_POLICY(selectDataValuePolicy) {
                   "hour; solved exactly by dynamic programming over (device, discretised budget, data "
                   "recruited). Every round the recruited trainers that are online take part.",
                   "Device recruitment by data value, WiOpt 2021 / IEEE/ACM ToN [reconstructed]",
-                  {realParam("budget", 1.0, 0.0, 1e12,
-                             "sum of the recruited trainers' price_per_hour; trainers that all cost 0 "
-                             "are charged 1 each, so the budget counts trainers"),
-                   intParam("budget_steps", 100, 1, "discretisation of the budget for the DP", 10000),
-                   intParam("data_steps", 50, 1, "discretisation of the recruited sample count", 1000),
-                   realParam("w_train", 1.0, 0.0, 1e6, "weight of the training-loss (variance) term"),
-                   realParam("w_gen", 1.0, 0.0, 1e6, "weight of the generalisation term"),
-                   realParam("w_rep", 1.0, 0.0, 1e6, "weight of the representation term")}};
+                  dataValueParams().infos()};
         d.order = 70;
         d.make = makeSelectDataValue;
         return d;

@@ -11,12 +11,29 @@
 namespace fog {
 
 namespace {
+
+struct DeadlineBudgetSettings {
+    int k = 0;                    ///< trainers wanted per round
+    double deadlineSeconds = 0.0; ///< D; 0: none
+    double budget = 0.0;          ///< money per round; 0: none
+};
+
+const ParamTable<DeadlineBudgetSettings>& deadlineBudgetParams() {
+    static const auto t =
+        ParamTable<DeadlineBudgetSettings>()
+            .integer("k", &DeadlineBudgetSettings::k, 10, 1, "trainers wanted per round")
+            .real("deadline_s", &DeadlineBudgetSettings::deadlineSeconds, 60.0, 0.0, 1e12,
+                  "round deadline D in seconds; 0 = none")
+            .real("budget", &DeadlineBudgetSettings::budget, 0.0, 0.0, 1e12, "money per round; 0 = none");
+    return t;
+}
+
 class SelectDeadlineBudget : public SelectionPolicy {
 public:
-    explicit SelectDeadlineBudget(const PolicyParams& p)
-        : k_(static_cast<std::size_t>(p.integer("k"))), deadline_(p.get("deadline_s")), budget_(p.get("budget")) {}
+    explicit SelectDeadlineBudget(const DeadlineBudgetSettings& s)
+        : k_(static_cast<std::size_t>(s.k)), deadline_(s.deadlineSeconds), budget_(s.budget) {}
 
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<std::tuple<double, double, int>> feasible; // (cost, seconds, trainer)
         std::pair<double, int> fastest{0.0, -1};
         for (int t : candidates) {
@@ -57,15 +74,13 @@ FOG_SELECTION_POLICY(selectDeadlineBudgetPolicy) {
                   "dropped, most expensive first, while the set costs more than the per-round budget. "
                   "When nobody can meet D, the single fastest trainer runs (the job never stalls).",
                   "Deadline/budget-constrained selection, cf. Nishio & Yonetani (FedCS), ICC 2019",
-                  {intParam("k", 10, 1, "trainers wanted per round"),
-                   realParam("deadline_s", 60.0, 0.0, 1e12, "round deadline D in seconds; 0 = none"),
-                   realParam("budget", 0.0, 0.0, 1e12, "money per round; 0 = none")}};
+                  deadlineBudgetParams().infos()};
         d.order = 60;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
-            return std::make_unique<SelectDeadlineBudget>(p);
+            return std::make_unique<SelectDeadlineBudget>(deadlineBudgetParams().read(p));
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return deadlineBudgetParams().read(p).k; };
         return d;
     }();
     return d;

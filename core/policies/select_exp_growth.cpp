@@ -18,12 +18,30 @@ int expGrowthCount(int round, int n0, int period, double growth, int cap) {
 }
 
 namespace {
+
+struct ExpGrowthSettings {
+    int n0 = 0;          ///< trainers in the first period
+    int period = 0;      ///< rounds between growth steps
+    double growth = 0.0; ///< factor per period
+    int cap = 0;         ///< most trainers per round; 0: all
+};
+
+const ParamTable<ExpGrowthSettings>& expGrowthParams() {
+    static const auto t =
+        ParamTable<ExpGrowthSettings>()
+            .integer("n0", &ExpGrowthSettings::n0, 1, 1, "trainers in the first period")
+            .integer("period", &ExpGrowthSettings::period, 5, 1, "rounds between growth steps")
+            .real("growth", &ExpGrowthSettings::growth, 2.0, 1.0, 100.0, "factor per period (2 = doubling)")
+            .integer("cap", &ExpGrowthSettings::cap, 0, 0, "most trainers per round; 0 = all trainers");
+    return t;
+}
+
 class SelectExpGrowth : public SelectionPolicy {
 public:
-    explicit SelectExpGrowth(const PolicyParams& p)
-        : n0_(p.integer("n0")), period_(p.integer("period")), growth_(p.get("growth")), cap_(p.integer("cap")) {}
+    explicit SelectExpGrowth(const ExpGrowthSettings& s)
+        : n0_(s.n0), period_(s.period), growth_(s.growth), cap_(s.cap) {}
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int round, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng& rng) override {
         const int cap = cap_ > 0 ? cap_ : static_cast<int>(e.trainersOf(aggregator).size());
         // Under async policies selection tops up after each arrival: busy workers count.
@@ -54,14 +72,11 @@ FOG_SELECTION_POLICY(selectExpGrowthPolicy) {
                   "noisy-but-cheap rounds first, more workers (less gradient noise) later; combine with "
                   "any sync policy.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
-                  {intParam("n0", 1, 1, "trainers in the first period"),
-                   intParam("period", 5, 1, "rounds between growth steps"),
-                   realParam("growth", 2.0, 1.0, 100.0, "factor per period (2 = doubling)"),
-                   intParam("cap", 0, 0, "most trainers per round; 0 = all trainers")}};
+                  expGrowthParams().infos()};
         d.order = 40;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
-            return std::make_unique<SelectExpGrowth>(p);
+            return std::make_unique<SelectExpGrowth>(expGrowthParams().read(p));
         };
         return d;
     }();

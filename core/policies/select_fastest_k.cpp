@@ -6,25 +6,29 @@
 #include "core/policies/selection_policy.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace fog {
 
 namespace {
+
+struct KSettings {
+    int k = 0; ///< trainers per round
+};
+
+const ParamTable<KSettings>& kParams() {
+    static const auto t = ParamTable<KSettings>().integer("k", &KSettings::k, 10, 1, "trainers per round").live();
+    return t;
+}
+
 class SelectFastestK : public SelectionPolicy {
 public:
-    explicit SelectFastestK(const PolicyParams& p) {
-        if (p.perAggregator()) own_ = p;
-    }
-    /// The scenario's parameters, read at each use (timed events change them), or a tiered
-    /// aggregator's own.
-    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
-        return smallestK(candidates, static_cast<std::size_t>(paramsFor(e).integer("k")) /* live */, [&e](int t) { return expectedRoundSeconds(e, t); });
+    explicit SelectFastestK(const PolicyParams& p) : settings_(kParams(), p) {}
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
+        return smallestK(candidates, static_cast<std::size_t>(settings_.of(e).k), [&e](int t) { return expectedRoundSeconds(e, t); });
     }
 
 private:
-    std::optional<PolicyParams> own_;
+    SelectionSettings<KSettings> settings_;
 };
 } // namespace
 
@@ -36,13 +40,13 @@ FOG_SELECTION_POLICY(selectFastestKPolicy) {
                   "download + local_steps x batch / throughput + update upload (mean noise). Fast but "
                   "biased towards the data of fast trainers.",
                   "Straggler-avoiding baseline (e.g. Lai et al., Oort, OSDI 2021, section 2)",
-                  {live(intParam("k", 10, 1, "trainers per round"))}};
+                  kParams().infos()};
         d.order = 30;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectFastestK>(p);
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return kParams().read(p).k; };
         return d;
     }();
     return d;

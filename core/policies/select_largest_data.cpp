@@ -6,25 +6,29 @@
 #include "core/policies/selection_policy.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace fog {
 
 namespace {
+
+struct KSettings {
+    int k = 0; ///< trainers per round
+};
+
+const ParamTable<KSettings>& kParams() {
+    static const auto t = ParamTable<KSettings>().integer("k", &KSettings::k, 10, 1, "trainers per round").live();
+    return t;
+}
+
 class SelectLargestData : public SelectionPolicy {
 public:
-    explicit SelectLargestData(const PolicyParams& p) {
-        if (p.perAggregator()) own_ = p;
-    }
-    /// The scenario's parameters, read at each use (timed events change them), or a tiered
-    /// aggregator's own.
-    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
-        return smallestK(candidates, static_cast<std::size_t>(paramsFor(e).integer("k")) /* live */, [&e](int t) { return -e.samplesOf(t); }); // most data first
+    explicit SelectLargestData(const PolicyParams& p) : settings_(kParams(), p) {}
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
+        return smallestK(candidates, static_cast<std::size_t>(settings_.of(e).k), [&e](int t) { return -e.samplesOf(t); }); // most data first
     }
 
 private:
-    std::optional<PolicyParams> own_;
+    SelectionSettings<KSettings> settings_;
 };
 } // namespace
 
@@ -35,13 +39,13 @@ FOG_SELECTION_POLICY(selectLargestDataPolicy) {
                   "Largest data first: the k online trainers holding the most samples (the baseline "
                   "data-value recruitment is compared against).",
                   "Baseline in device recruitment by data value, WiOpt 2021 / ToN",
-                  {live(intParam("k", 10, 1, "trainers per round"))}};
+                  kParams().infos()};
         d.order = 80;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectLargestData>(p);
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return kParams().read(p).k; };
         return d;
     }();
     return d;

@@ -13,18 +13,43 @@
 namespace fog {
 
 namespace {
+
+struct OortSettings {
+    int k = 0;                  ///< trainers per round
+    double targetSeconds = 0.0; ///< T; 0: the k-th shortest expected duration
+    double alpha = 0.0;         ///< straggler penalty exponent
+    double epsilon = 0.0;       ///< initial exploration fraction
+    double epsilonDecay = 0.0;  ///< per round
+    double epsilonMin = 0.0;
+};
+
+const ParamTable<OortSettings>& oortParams() {
+    static const auto t = ParamTable<OortSettings>()
+                              .integer("k", &OortSettings::k, 10, 1, "trainers per round")
+                              .real("target_s", &OortSettings::targetSeconds, 0.0, 0.0, 1e12,
+                                    "preferred round duration T in seconds; 0 = the k-th shortest expected "
+                                    "duration among the candidates")
+                              .real("alpha", &OortSettings::alpha, 2.0, 0.0, 10.0, "straggler penalty exponent")
+                              .real("epsilon", &OortSettings::epsilon, 0.9, 0.0, 1.0, "initial exploration fraction")
+                              .real("epsilon_decay", &OortSettings::epsilonDecay, 0.98, 0.0, 1.0,
+                                    "exploration factor per round")
+                              .real("epsilon_min", &OortSettings::epsilonMin, 0.2, 0.0, 1.0,
+                                    "smallest exploration fraction");
+    return t;
+}
+
 class SelectOort : public SelectionPolicy {
 public:
-    explicit SelectOort(const PolicyParams& p)
-        : k_(static_cast<std::size_t>(p.integer("k"))), target_(p.get("target_s")), alpha_(p.get("alpha")),
-          epsilon_(p.get("epsilon")), decay_(p.get("epsilon_decay")), epsilonMin_(p.get("epsilon_min")) {}
+    explicit SelectOort(const OortSettings& s)
+        : k_(static_cast<std::size_t>(s.k)), target_(s.targetSeconds), alpha_(s.alpha), epsilon_(s.epsilon),
+          decay_(s.epsilonDecay), epsilonMin_(s.epsilonMin) {}
 
     void observe(int trainer, double loss, double seconds) override {
         // Timing-only runs report no loss: the statistical utility is then the data size.
         seen_[trainer] = {std::isfinite(loss) && loss > 0 ? loss : 1.0, seconds};
     }
 
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng&) override {
         const std::size_t k = std::min(k_, candidates.size());
         std::vector<std::pair<double, int>> unseen; // (expected seconds, trainer)
         std::vector<std::pair<double, int>> durations;
@@ -88,20 +113,13 @@ FOG_SELECTION_POLICY(selectOortPolicy) {
                   "decays by epsilon_decay per round down to epsilon_min.",
                   "Lai et al., Oort: efficient federated learning via guided participant selection, OSDI "
                   "2021",
-                  {intParam("k", 10, 1, "trainers per round"),
-                   realParam("target_s", 0.0, 0.0, 1e12,
-                             "preferred round duration T in seconds; 0 = the k-th shortest expected "
-                             "duration among the candidates"),
-                   realParam("alpha", 2.0, 0.0, 10.0, "straggler penalty exponent"),
-                   realParam("epsilon", 0.9, 0.0, 1.0, "initial exploration fraction"),
-                   realParam("epsilon_decay", 0.98, 0.0, 1.0, "exploration factor per round"),
-                   realParam("epsilon_min", 0.2, 0.0, 1.0, "smallest exploration fraction")}};
+                  oortParams().infos()};
         d.order = 50;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
-            return std::make_unique<SelectOort>(p);
+            return std::make_unique<SelectOort>(oortParams().read(p));
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return oortParams().read(p).k; };
         return d;
     }();
     return d;

@@ -25,7 +25,7 @@ namespace fog {
 namespace {
 
 /// A trainer's region: its `region` label, else the parameter server (root) it reports to.
-std::string regionOf(const PolicyContext& e, int trainer) {
+std::string regionOf(const SystemView& e, int trainer) {
     const Node& n = e.topology().node(trainer);
     if (!n.spec.region.empty()) return n.spec.region;
     int a = n.aggregator;
@@ -47,11 +47,40 @@ bool sameOffers(const std::vector<RegionOffer>& a, const std::vector<RegionOffer
     return true;
 }
 
+struct PlacementSettings {
+    int workers = 0;          ///< W
+    double hours = 0.0;       ///< expected job length
+    double dataGb = 0.0;      ///< 0: from the data set
+    double egressPerGb = 0.0;
+    int minPerRegion = 0;
+    bool elastic = false;     ///< re-plan when the offers change (live)
+    double minSaving = 0.0;   ///< hysteresis of a re-plan (live)
+};
+
+const ParamTable<PlacementSettings>& placementParams() {
+    static const auto t =
+        ParamTable<PlacementSettings>()
+            .integer("workers", &PlacementSettings::workers, 4, 1, "W: workers in all regions together")
+            .real("hours", &PlacementSettings::hours, 1.0, 0.0, 1e9, "expected job length in hours (weighs prices)")
+            .real("data_gb", &PlacementSettings::dataGb, 0.0, 0.0, 1e12, "training data size in GB; 0 = from the data set")
+            .real("egress_per_gb", &PlacementSettings::egressPerGb, 0.09, 0.0, 1e9, "price of moving 1 GB out of a region")
+            .integer("min_per_region", &PlacementSettings::minPerRegion, 1, 0,
+                     "workers each region keeps (its server needs one)")
+            .flag("elastic", &PlacementSettings::elastic, true,
+                  "1: re-plan when prices or availability change; 0: plan once")
+            .live()
+            .real("min_saving", &PlacementSettings::minSaving, 0.1, 0.0, 1.0,
+                  "hysteresis: a re-plan moves workers only if it saves this fraction of the "
+                  "current plan's remaining cost")
+            .live();
+    return t;
+}
+
 class SelectPlacement : public SelectionPolicy {
 public:
-    SelectPlacement(const PolicyContext& e, const PlacementModel& model, std::vector<RegionOffer> offers,
+    SelectPlacement(const SystemView& e, const PlacementModel& model, std::vector<RegionOffer> offers,
                     std::vector<int> plan)
-        : model_(model), offers_(std::move(offers)), plan_(std::move(plan)) {
+        : model_(model), offers_(std::move(offers)), plan_(std::move(plan)), settings_(placementParams()) {
         for (const auto& r : offers_) names_.push_back(r.name);
         members_.resize(names_.size());
         for (int t : e.topology().trainers()) {
@@ -77,7 +106,7 @@ public:
                  quotaText(plan_) + " predicted_cost=" + number(placementCost(offers_, model_, plan_)));
     }
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int, const std::vector<int>& candidates,
                             Rng&) override {
         std::vector<std::vector<std::tuple<double, double, int>>> byRegion(names_.size());
         for (int t : candidates)
@@ -108,7 +137,7 @@ public:
         offers_ = std::move(now);
         PlacementModel m = model_;
         m.hours = std::max(0.0, model_.hours - e.now() / 3600.0); // what is left of the job
-        const double minSaving = e.selectionParams().get("min_saving");
+        const double minSaving = settings_.of(e.selectionParams()).minSaving;
         const Replan r = replanWorkers(offers_, m, modelGb_, plan_, minSaving);
         if (!r.changed) {
             e.report(PolicyEvent::Placement, -1,
@@ -120,9 +149,9 @@ public:
     }
 
 private:
-    static bool elastic(const PolicyContext& e) { return e.selectionParams().integer("elastic") != 0; }
+    bool elastic(const SystemView& e) const { return settings_.of(e.selectionParams()).elastic; }
 
-    std::tuple<double, double, int> rank(const PolicyContext& e, int t) const {
+    std::tuple<double, double, int> rank(const SystemView& e, int t) const {
         return {expectedRoundCost(e, t), expectedRoundSeconds(e, t), t};
     }
 
@@ -134,7 +163,7 @@ private:
 
     /// Capacity: the region's trainers online now; price: their mean price now (all of
     /// them when none is online); data share: fixed (where the samples were at the start).
-    std::vector<RegionOffer> currentOffers(const PolicyContext& e) const {
+    std::vector<RegionOffer> currentOffers(const SystemView& e) const {
         std::vector<RegionOffer> out = offers_;
         for (std::size_t r = 0; r < names_.size(); ++r) {
             double online = 0, all = 0;
@@ -154,7 +183,7 @@ private:
     }
 
     /// Region r's online trainers, best first (the order select fills its quota in).
-    std::vector<int> ranked(const PolicyContext& e, std::size_t r) const {
+    std::vector<int> ranked(const SystemView& e, std::size_t r) const {
         std::vector<std::tuple<double, double, int>> list;
         for (int t : members_[r])
             if (e.isOnline(t)) list.emplace_back(rank(e, t));
@@ -274,7 +303,7 @@ private:
         if (moves == 0) batchState_.erase(batch);
     }
 
-    static int rootOf(const PolicyContext& e, int n) {
+    static int rootOf(const SystemView& e, int n) {
         while (e.topology().parent(n) >= 0) n = e.topology().parent(n);
         return n;
     }
@@ -282,7 +311,7 @@ private:
     /// The stops of a migration: src, dst in one tree; else src, its tree's root, dst's
     /// root, dst (the roots talk over their explicit link: between two trees the topology
     /// has no path of its own), store and forward.
-    static std::vector<int> route(const PolicyContext& e, int src, int dst) {
+    static std::vector<int> route(const SystemView& e, int src, int dst) {
         const int ra = rootOf(e, src), rb = rootOf(e, dst);
         if (ra == rb) return {src, dst};
         std::vector<int> legs = {src};
@@ -327,6 +356,7 @@ private:
     PlacementModel model_;            ///< hours: the whole job's (re-plans use what is left)
     std::vector<RegionOffer> offers_; ///< the offers the current plan was made with
     std::vector<int> plan_;           ///< workers per region, in names_ order
+    LiveParams<PlacementSettings> settings_; ///< elastic and min_saving, read at each use
     std::vector<std::string> names_;
     std::vector<std::vector<int>> members_;      ///< trainers per region
     std::map<int, std::size_t> regionIndex_;     ///< trainer -> region
@@ -361,11 +391,12 @@ static std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicyParams& 
         regions.push_back(r);
     }
     PlacementModel m;
-    m.workers = p.integer("workers");
-    m.hours = p.get("hours");
-    m.egressPerGb = p.get("egress_per_gb");
-    m.minPerRegion = p.integer("min_per_region");
-    m.dataGb = p.get("data_gb");
+    const PlacementSettings s = placementParams().read(p);
+    m.workers = s.workers;
+    m.hours = s.hours;
+    m.egressPerGb = s.egressPerGb;
+    m.minPerRegion = s.minPerRegion;
+    m.dataGb = s.dataGb;
     if (m.dataGb <= 0) {
         const auto& d = e.data().train;
         m.dataGb = static_cast<double>(d.size()) * (4.0 * d.featureCount() + 8.0) / 1e9;
@@ -389,15 +420,7 @@ FOG_SELECTION_POLICY(selectPlacementPolicy) {
                   "current plan lost its capacity); a moved worker receives the model and the data that "
                   "must follow over the network before it trains. Combine with async-ga or model-averaging.",
                   "Tan et al., Cloudless-Training, Chinese High Technology Letters 2024 [reconstructed]",
-                  {intParam("workers", 4, 1, "W: workers in all regions together"),
-                   realParam("hours", 1.0, 0.0, 1e9, "expected job length in hours (weighs prices)"),
-                   realParam("data_gb", 0.0, 0.0, 1e12, "training data size in GB; 0 = from the data set"),
-                   realParam("egress_per_gb", 0.09, 0.0, 1e9, "price of moving 1 GB out of a region"),
-                   intParam("min_per_region", 1, 0, "workers each region keeps (its server needs one)"),
-                   live(intParam("elastic", 1, 0, "1: re-plan when prices or availability change; 0: plan once", 1)),
-                   live(realParam("min_saving", 0.1, 0.0, 1.0,
-                                  "hysteresis: a re-plan moves workers only if it saves this fraction of the "
-                                  "current plan's remaining cost"))}};
+                  placementParams().infos()};
         d.order = 100;
         d.make = makeSelectPlacement;
         return d;

@@ -30,10 +30,23 @@ Slot& slot() {
     return s;
 }
 
+struct PythonSettings {
+    int k = 0; ///< trainers per round the callable is told to pick; 0: it decides
+};
+
+const ParamTable<PythonSettings>& pythonParams() {
+    static const auto t = ParamTable<PythonSettings>()
+                              .integer("k", &PythonSettings::k, 0, 0,
+                                       "trainers per round the callable is told to pick (0: it decides; "
+                                       "with an async sync policy, the most trainers busy at once)")
+                              .live();
+    return t;
+}
+
 class SelectPython : public SelectionPolicy {
 public:
-    SelectPython(const PolicyParams& p, const PolicyContext& e) : selector_(currentExternalSelector()) {
-        if (p.perAggregator()) own_ = p;
+    SelectPython(const PolicyParams& p, const SystemView& e)
+        : settings_(pythonParams(), p), selector_(currentExternalSelector()) {
         if (!selector_)
             throw EngineError("selection policy 'python' chooses trainers with a Python callable: run the scenario "
                               "from the fogstudio Python module with selection=CALLABLE (docs/python.md); "
@@ -43,9 +56,8 @@ public:
         lastSeconds_.assign(n, kNaN);
         chosen_.assign(n, 0);
     }
-    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
 
-    std::vector<int> select(const PolicyContext& e, int aggregator, int round, const std::vector<int>& candidates,
+    std::vector<int> select(const SystemView& e, int aggregator, int round, const std::vector<int>& candidates,
                             Rng&) override {
         const Topology& topo = e.topology();
         SelectionQuery q;
@@ -53,7 +65,7 @@ public:
         q.aggregatorIndex = aggregator;
         q.round = round;
         q.time = e.now();
-        q.k = paramsFor(e).integer("k"); // live
+        q.k = settings_.of(e).k;
         q.candidates.reserve(candidates.size());
         for (int t : candidates) {
             SelectionCandidate c;
@@ -95,8 +107,8 @@ public:
     }
 
 private:
+    SelectionSettings<PythonSettings> settings_;
     std::shared_ptr<const ExternalSelector> selector_;
-    std::optional<PolicyParams> own_;
     std::vector<double> lastLoss_, lastSeconds_;
     std::vector<int> chosen_;
 };
@@ -140,13 +152,12 @@ FOG_SELECTION_POLICY(selectPythonPolicy) {
                   "and last losses). Runs only from the fogstudio Python module, which passes the "
                   "callable (docs/python.md).",
                   "",
-                  {live(intParam("k", 0, 0, "trainers per round the callable is told to pick (0: it decides; "
-                                            "with an async sync policy, the most trainers busy at once)"))}};
+                  pythonParams().infos()};
         d.order = 200;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             return std::make_unique<SelectPython>(p, e);
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return pythonParams().read(p).k; };
         return d;
     }();
     return d;

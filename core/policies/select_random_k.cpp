@@ -4,23 +4,27 @@
 #include "core/policies/selection_policy.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace fog {
 
 namespace {
+
+struct KSettings {
+    int k = 0; ///< trainers per round
+};
+
+const ParamTable<KSettings>& kParams() {
+    static const auto t = ParamTable<KSettings>().integer("k", &KSettings::k, 10, 1, "trainers per round").live();
+    return t;
+}
+
 class SelectRandomK : public SelectionPolicy {
 public:
-    explicit SelectRandomK(const PolicyParams& p) {
-        if (p.perAggregator()) own_ = p;
-    }
-    /// The scenario's parameters, read at each use (timed events change them), or a tiered
-    /// aggregator's own.
-    const PolicyParams& paramsFor(const PolicyContext& e) const { return own_ ? *own_ : e.selectionParams(); }
-    std::vector<int> select(const PolicyContext& e, int, int, const std::vector<int>& candidates, Rng& rng) override {
+    explicit SelectRandomK(const PolicyParams& p) : settings_(kParams(), p) {}
+    std::vector<int> select(const SystemView& e, int, int, const std::vector<int>& candidates, Rng& rng) override {
         std::vector<int> pool = candidates;
         // Partial Fisher-Yates: the first k of a uniform permutation.
-        const std::size_t k = std::min(static_cast<std::size_t>(paramsFor(e).integer("k")) /* live */, pool.size());
+        const std::size_t k = std::min(static_cast<std::size_t>(settings_.of(e).k), pool.size());
         for (std::size_t i = 0; i < k; ++i) std::swap(pool[i], pool[i + rng.below(pool.size() - i)]);
         pool.resize(k);
         std::sort(pool.begin(), pool.end());
@@ -28,7 +32,7 @@ public:
     }
 
 private:
-    std::optional<PolicyParams> own_;
+    SelectionSettings<KSettings> settings_;
 };
 } // namespace
 
@@ -38,13 +42,13 @@ FOG_SELECTION_POLICY(selectRandomKPolicy) {
         d.info = {"random-k",
                   "Each round, k trainers drawn uniformly without replacement among those online.",
                   "McMahan et al., FedAvg, AISTATS 2017",
-                  {live(intParam("k", 10, 1, "trainers per round"))}};
+                  kParams().infos()};
         d.order = 20;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectRandomK>(p);
         };
-        d.perRound = [](const PolicyParams& p) { return p.integer("k"); };
+        d.perRound = [](const PolicyParams& p) { return kParams().read(p).k; };
         d.uniform = true;
         return d;
     }();

@@ -16,13 +16,47 @@ namespace fog {
 
 namespace {
 
-/// The constants of the bound a ton-plan section leaves to the pilot (0 = auto).
-const char* const kAutoKeys[] = {"c", "L", "M", "f0_gap"};
+struct TonPlanSettings {
+    double targetGap = 0.0;      ///< eps
+    double targetAccuracy = 0.0; ///< 0: use targetGap
+    double deadlineSeconds = 0.0;
+    double f0Gap = 0.0;          ///< 0: auto
+    double eta = 0.0;            ///< 0: training.learning_rate
+    double c = 0.0;              ///< 0: auto
+    double mu = 0.0;
+    double L = 0.0;              ///< 0: auto
+    double M = 0.0;              ///< 0: auto
+    int maxWorkers = 0;          ///< 0: all trainers
+    int pilotTrainers = 0;
+    int pilotSteps = 0;
+};
 
-bool anyAuto(const PolicyParams& p) {
-    for (const char* k : kAutoKeys)
-        if (p.get(k) == 0.0) return true;
-    return p.get("target_accuracy") > 0;
+const ParamTable<TonPlanSettings>& tonPlanParams() {
+    using S = TonPlanSettings;
+    static const auto t =
+        ParamTable<S>()
+            .real("target_gap", &S::targetGap, 0.1, 0.0, 1e12, "eps: wanted F(w_J) - F* (loss units)")
+            .real("target_accuracy", &S::targetAccuracy, 0.0, 0.0, 1.0,
+                  "wanted test accuracy, turned into eps through the pilot's loss-to-accuracy "
+                  "relation; 0 = use target_gap")
+            .real("deadline_s", &S::deadlineSeconds, 0.0, 0.0, 1e12, "seconds the job may take; 0 = none")
+            .real("f0_gap", &S::f0Gap, 0.0, 0.0, 1e12, "F(w0) - F* at the start (loss units); 0 = auto (pilot)")
+            .real("eta", &S::eta, 0.0, 0.0, 1e6, "step size; 0 = training.learning_rate")
+            .real("c", &S::c, 0.0, 0.0, 1e12, "strong convexity constant; 0 = auto (pilot: q = 1 - lr c)")
+            .real("mu", &S::mu, 1.0, 1e-12, 1e12, "gradient-direction constant mu (1: unbiased gradients)")
+            .real("L", &S::L, 0.0, 0.0, 1e12, "smoothness constant; 0 = auto (pilot: curvature along the gradient)")
+            .real("M", &S::M, 0.0, 0.0, 1e12, "gradient-noise constant; 0 = auto (pilot: per-sample variance)")
+            .integer("max_workers", &S::maxWorkers, 0, 0, "largest n considered; 0 = all trainers")
+            .integer("pilot_trainers", &S::pilotTrainers, 3, 1, "trainers of the pilot phase (when a constant is auto)")
+            .integer("pilot_steps", &S::pilotSteps, 10, 2, "local steps of each pilot trainer");
+    return t;
+}
+
+/// Some constant of the bound is left to the pilot (0 = auto), or the target is an accuracy.
+bool anyAuto(const TonPlanSettings& s) {
+    for (double v : {s.c, s.L, s.M, s.f0Gap})
+        if (v == 0.0) return true;
+    return s.targetAccuracy > 0;
 }
 
 /// Before the pilot's estimates are known: auto constants take the fallback values (the
@@ -35,7 +69,7 @@ void fillFallbacks(TonPlannerInputs& in) {
 }
 
 /// Rents the plan's n fastest trainers (alike in the model; in the emulation the fastest).
-std::vector<int> fastestTrainers(const PolicyContext& e, int n) {
+std::vector<int> fastestTrainers(const SystemView& e, int n) {
     std::vector<std::pair<double, int>> bySpeed;
     for (int t : e.topology().trainersOf(e.topology().rootAggregators().front()))
         bySpeed.emplace_back(expectedRoundSeconds(e, t), t);
@@ -63,13 +97,14 @@ public:
     /// A plan made in start(), from the pilot's estimates; until then the trainers of the
     /// plan with the fallback constants (all of them if it has none).
     SelectTonPlan(PolicyParams params, std::vector<int> provisional)
-        : rented_(std::move(provisional)), params_(std::move(params)), calibrate_(true) {}
+        : rented_(std::move(provisional)), params_(std::move(params)), settings_(tonPlanParams().read(params_)),
+          calibrate_(true) {}
 
-    PilotRequest pilotRequest(const PolicyContext& e) const override {
+    PilotRequest pilotRequest(const SystemView& e) const override {
         PilotRequest r;
         if (!calibrate_) return r;
-        r.trainers = params_.integer("pilot_trainers");
-        r.steps = params_.integer("pilot_steps");
+        r.trainers = settings_.pilotTrainers;
+        r.steps = settings_.pilotSteps;
         r.by = "selection.policy " + params_.policy();
         r.aggregator = e.topology().rootAggregators().front();
         r.candidates = fastestTrainers(e, static_cast<int>(e.topology().trainersOf(r.aggregator).size()));
@@ -86,7 +121,7 @@ public:
         }
         e.report(PolicyEvent::Plan, -1, d.str());
     }
-    std::vector<int> select(const PolicyContext&, int, int, const std::vector<int>& candidates, Rng&) override {
+    std::vector<int> select(const SystemView&, int, int, const std::vector<int>& candidates, Rng&) override {
         std::vector<int> out;
         std::set_intersection(candidates.begin(), candidates.end(), rented_.begin(), rented_.end(),
                               std::back_inserter(out));
@@ -111,7 +146,7 @@ private:
             if (in.L == 0.0) in.L = pilot->smoothness;
             if (in.M == 0.0) in.M = std::max(1e-12, pilot->gradientVariance);
             if (in.initialGap == 0.0) in.initialGap = std::max(1e-12, pilot->initialLoss - pilot->lossFloor);
-            const double target = params_.get("target_accuracy");
+            const double target = settings_.targetAccuracy;
             if (target > 0) in.targetGap = std::max(1e-12, pilot->accuracy.lossAt(target) - pilot->lossFloor);
         } else {
             fillFallbacks(in); // timing-only (target_accuracy was refused when the run was built)
@@ -150,12 +185,13 @@ private:
     TonPlanPoint plan_;
     std::vector<int> rented_; ///< ascending node indices
     PolicyParams params_;
+    TonPlanSettings settings_;
     bool calibrate_ = false;
 };
 
 } // namespace
 
-TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const PolicyContext& e) {
+TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const SystemView& e) {
     const std::string& name = p.policy();
     const auto roots = e.topology().rootAggregators();
     if (roots.size() != 1)
@@ -183,16 +219,17 @@ TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const PolicyContext& e)
         break;
     }
     if (!sync->barrier.countKey.empty()) in.syncN = e.syncParams().integer(sync->barrier.countKey);
-    in.eta = p.get("eta") > 0 ? p.get("eta") : e.scenario().training.learningRate;
-    in.c = p.get("c");
-    in.mu = p.get("mu");
-    in.L = p.get("L");
-    in.M = p.get("M");
+    const TonPlanSettings s = tonPlanParams().read(p);
+    in.eta = s.eta > 0 ? s.eta : e.scenario().training.learningRate;
+    in.c = s.c;
+    in.mu = s.mu;
+    in.L = s.L;
+    in.M = s.M;
     in.batch = e.scenario().training.batchSize;
-    in.initialGap = p.get("f0_gap");
-    in.targetGap = p.get("target_gap");
-    in.deadlineS = p.get("deadline_s");
-    const int cap = p.integer("max_workers");
+    in.initialGap = s.f0Gap;
+    in.targetGap = s.targetGap;
+    in.deadlineS = s.deadlineSeconds;
+    const int cap = s.maxWorkers;
     in.maxWorkers = cap > 0 ? std::min<int>(cap, static_cast<int>(trainers.size())) : static_cast<int>(trainers.size());
     // The model assumes alike workers: use the means over the trainers.
     double stepSeconds = 0, comm = 0, q = 0, price = 0;
@@ -214,11 +251,12 @@ namespace {
 
 std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const PolicyContext& e) {
     TonPlannerInputs in = tonPlannerInputs(p, e);
-    if (p.get("target_accuracy") > 0 && !e.trainsModel())
+    const TonPlanSettings s = tonPlanParams().read(p);
+    if (s.targetAccuracy > 0 && !e.trainsModel())
         throw EngineError("selection policy " + p.policy() +
                           ": target_accuracy needs the pilot's loss-to-accuracy relation, and this run has no loss "
                           "(timing-only): give target_gap instead");
-    if (anyAuto(p)) {
+    if (anyAuto(s)) {
         // The topology and sync policy were checked above; the plan waits for the pilot.
         TonPlannerInputs fallback = in;
         fillFallbacks(fallback);
@@ -252,20 +290,7 @@ FOG_SELECTION_POLICY(selectTonPlanPolicy) {
                   "a pilot phase first (docs/policies.md, calibrated planners), and the plan then also "
                   "predicts the test accuracy. Needs fully-sync, n-sync or n-batch-sync.",
                   "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
-                  {realParam("target_gap", 0.1, 0.0, 1e12, "eps: wanted F(w_J) - F* (loss units)"),
-                   realParam("target_accuracy", 0.0, 0.0, 1.0,
-                             "wanted test accuracy, turned into eps through the pilot's loss-to-accuracy "
-                             "relation; 0 = use target_gap"),
-                   realParam("deadline_s", 0.0, 0.0, 1e12, "seconds the job may take; 0 = none"),
-                   realParam("f0_gap", 0.0, 0.0, 1e12, "F(w0) - F* at the start (loss units); 0 = auto (pilot)"),
-                   realParam("eta", 0.0, 0.0, 1e6, "step size; 0 = training.learning_rate"),
-                   realParam("c", 0.0, 0.0, 1e12, "strong convexity constant; 0 = auto (pilot: q = 1 - lr c)"),
-                   realParam("mu", 1.0, 1e-12, 1e12, "gradient-direction constant mu (1: unbiased gradients)"),
-                   realParam("L", 0.0, 0.0, 1e12, "smoothness constant; 0 = auto (pilot: curvature along the gradient)"),
-                   realParam("M", 0.0, 0.0, 1e12, "gradient-noise constant; 0 = auto (pilot: per-sample variance)"),
-                   intParam("max_workers", 0, 0, "largest n considered; 0 = all trainers"),
-                   intParam("pilot_trainers", 3, 1, "trainers of the pilot phase (when a constant is auto)"),
-                   intParam("pilot_steps", 10, 2, "local steps of each pilot trainer")}};
+                  tonPlanParams().infos()};
         d.order = 90;
         d.make = makeSelectTonPlan;
         d.needsBarrierSync = true;

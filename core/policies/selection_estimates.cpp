@@ -7,13 +7,13 @@
 
 namespace fog {
 
-int stepsPerDispatch(const PolicyContext& e, int trainer) {
+int stepsPerDispatch(const SystemView& e, int trainer) {
     const auto* d = findSyncDescriptor(e.scenario().sync.name);
     if (d && d->stepsPerDispatch) return d->stepsPerDispatch(e.syncParams());
     return std::max(1, e.localStepsOf(trainer));
 }
 
-double expectedRoundSeconds(const PolicyContext& e, int trainer) {
+double expectedRoundSeconds(const SystemView& e, int trainer) {
     const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return e.topology().transfer(agg, trainer, bytes).seconds +
@@ -21,14 +21,14 @@ double expectedRoundSeconds(const PolicyContext& e, int trainer) {
            e.topology().transfer(trainer, agg, bytes).seconds;
 }
 
-double expectedRoundCost(const PolicyContext& e, int trainer) {
+double expectedRoundCost(const SystemView& e, int trainer) {
     const int agg = e.serverOf(trainer);
     const double bytes = e.modelBytes();
     return expectedRoundSeconds(e, trainer) * e.topology().node(trainer).spec.pricePerHour / 3600.0 +
            e.topology().transfer(agg, trainer, bytes).price + e.topology().transfer(trainer, agg, bytes).price;
 }
 
-double stationaryAvailability(const PolicyContext& e, int trainer) {
+double stationaryAvailability(const SystemView& e, int trainer) {
     const auto& a = e.topology().node(trainer).spec.availability;
     switch (a.kind) {
     case AvailabilitySpec::Kind::Always:

@@ -23,7 +23,7 @@ public:
     /// The model that is evaluated and reported as the run's result.
     virtual ParamsPtr globalModel() const = 0;
     /// A pilot phase to run before start() (calibrated planners; none by default).
-    virtual PilotRequest pilotRequest(const PolicyContext& e) const {
+    virtual PilotRequest pilotRequest(const SystemView& e) const {
         (void)e;
         return {};
     }

@@ -10,6 +10,6 @@
 namespace fog {
 
 /// Throws EngineError for a topology or sync policy the planner's model does not cover.
-TonPlannerInputs tonPlannerInputs(const PolicyParams& params, const PolicyContext& e);
+TonPlannerInputs tonPlannerInputs(const PolicyParams& params, const SystemView& e);
 
 } // namespace fog
