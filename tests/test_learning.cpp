@@ -805,6 +805,53 @@ private Q_SLOTS:
             QVERIFY(std::fabs(sec.records[i].time - avg.records[i].time - (i + 1) * prg) < 1e-9);
     }
 
+    // sync.field_bits b: the masked update is P elements of Z_(2^b), ceil(P b / 8) bytes; the
+    // arithmetic stays FedAvg's, the upload's bytes and time follow b.
+    void secAggFieldBitsSetTheMaskedBytes() {
+        QCOMPARE(secAggMaskedBytes(1000, 32), 4000.0);
+        QCOMPARE(secAggMaskedBytes(1000, 16), 2000.0);
+        QCOMPARE(secAggMaskedBytes(1001, 20), 2503.0); // ceil(20020 / 8)
+        QCOMPARE(secAggMaskedBytes(7850, 64), 62800.0);
+        Scenario s = smallStar("secagg");
+        Recorder a, b;
+        const RunSummary x = runScenario(s, a, 1);
+        s.sync.params["field_bits"] = 20;
+        const RunSummary y = runScenario(s, b, 1);
+        QCOMPARE(y.status, RunStatus::Finished);
+        QVERIFY(std::memcmp(&x.finalTestLoss, &y.finalTestLoss, sizeof(double)) == 0);
+        Engine probe(s, {});
+        const double p = probe.modelBytes() / 4;
+        const double jobs = 4 * 4; // 4 rounds of the 4 trainers (secAggCostsItsMessages)
+        QCOMPARE(x.bytes - y.bytes, jobs * (4 * p - std::ceil(20 * p / 8)));
+        // On the clock's links (100,000 B/s up): a 16-bit ring halves the 4,000-byte upload,
+        // 0.02 s less per round.
+        Scenario c = clockStar("secagg", false);
+        Recorder r32, r16;
+        runScenario(c, r32, 1);
+        c.sync.params["field_bits"] = 16;
+        runScenario(c, r16, 1);
+        QCOMPARE(r16.records.size(), r32.records.size());
+        for (std::size_t i = 0; i < r32.records.size(); ++i)
+            QVERIFY2(std::fabs(r32.records[i].time - r16.records[i].time - (i + 1) * 0.02) < 1e-9,
+                     qPrintable(QString("round %1: %2 vs %3").arg(i + 1).arg(r32.records[i].time).arg(r16.records[i].time)));
+        // A ring other than 32 bits does not combine with an uplink codec.
+        s.training.codecUp = "fp16";
+        QString refused;
+        try {
+            Recorder z;
+            runScenario(s, z, 1);
+        } catch (const EngineError& e) {
+            refused = e.what();
+        }
+        QVERIFY2(refused.contains("field_bits 20 with training.codec_up fp16"), qPrintable(refused));
+        // field_bits 32 (the default) with a codec: the codec's size, as before.
+        s.sync.params["field_bits"] = 32;
+        Recorder w;
+        const RunSummary z = runScenario(s, w, 1);
+        QCOMPARE(z.status, RunStatus::Finished);
+        QCOMPARE(x.bytes - z.bytes, jobs * 2 * p);
+    }
+
     // ---- what each algorithm costs, by hand (docs/learning.md, "What each algorithm costs") --
     // Every row: contention off (planned at dispatch) and on (flows); the same figures.
     void codecWorkIsPricedByTheClock_data() {

@@ -1085,6 +1085,8 @@ void TestSchema::laterKeysAreWrittenOnlyWhenSet() {
     s.training.serverOptimizer = "fedavgm";
     s.training.codecUp = "fp16";
     s.training.codecDown = "fp16";
+    s.training.aggregatorCodecUp = "topk"; // the codecs between aggregators (docs/learning.md)
+    s.training.aggregatorCodecDown = "quantize";
     g.compute.flops = Range::exactly(1e9); // compute in FLOP/s (docs/own-model.md)
     g.compute.deviceClass = "nvidia-t4";   // a device class, and energy per FLOP
     g.energy.perFlopJ = 1e-11;

@@ -530,7 +530,7 @@ Options:
   --shared-link   the clients share one 100 Mbps link: the emulator's flow-level network runs
   --quiet         no per-pass progress lines on stderr
 
-Subcommands (each with its own --help): store, mpi, scale, network.
+Subcommands (each with its own --help): store, mpi, scale, network, codecs.
 )";
         return 0;
     }
@@ -583,8 +583,25 @@ events per second, the on/off ratio and the network's recompute counts.
 )";
         return 0;
     }
+    if (sub == "codecs") {
+        out << R"(Usage: fogstudio-cli bench codecs [--elements N] [--pairs P] [--bits B] [--exhaustive]
+
+The update codecs' speed (docs/learning.md, "Codec speed"): fp16 and quantize encode and
+decode one vector of N coordinates (normal draws, standard deviation 0.01), in their fast
+form and in the element-by-element reference form they replaced, alternated over P passes;
+prints the median seconds per pass, million coordinates per second, the speed-up, and
+whether the two outputs are identical bit for bit (quantize: the same seed). Then top-k's
+throughput at 1% with error feedback (one implementation). A benchmark: it asserts no
+figure; it exits 1 only when a fast output differs from its reference.
+  --elements N   coordinates (default 1000000)
+  --pairs P      passes (default 5)
+  --bits B       quantize's bits b (default 8; 2..16)
+  --exhaustive   also compare fp16 with its reference on all 2^32 floats (about a minute)
+)";
+        return 0;
+    }
     std::cerr << "fogstudio-cli: bench has no subcommand '" << sub
-              << "' (known: store, mpi, scale, network)\nTry 'fogstudio-cli bench --help'.\n";
+              << "' (known: store, mpi, scale, network, codecs)\nTry 'fogstudio-cli bench --help'.\n";
     return 2;
 }
 

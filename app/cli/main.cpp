@@ -2,6 +2,7 @@
 
 #include "app/cli/bench.h"
 #include "app/cli/bench_scale.h"
+#include "app/cli/bench_codecs.h"
 #include "app/cli/bench_network.h"
 #include "app/cli/cluster_commands.h"
 #include "app/cli/commands.h"
@@ -107,6 +108,9 @@ Commands:
                            flow-level network off and on (default both).
   bench network [--presets [DIR]]  Flow-level network sharing: speed with contention on vs
                            off; --presets: every preset's round time and cost on vs off.
+  bench codecs [--elements N] [--pairs P] [--bits B] [--exhaustive]
+                           The update codecs' speed: fast fp16 and quantize vs their
+                           reference, outputs compared bit for bit; top-k's throughput.
   calibrate MODEL [SHAPE]  This machine's training speed for a model (logreg, mlp, cnn, a
                            TorchScript .pt file, or a scenario's model and data), in samples/s
                            and FLOP/s, for compute.throughput or compute.flops; SHAPE is CxHxW
@@ -348,6 +352,9 @@ static int cliMain(int argc, char** argv) {
     parser.addOption(contentionSetting);
     const QCommandLineOption sharedLink("shared-link", ""); // bench: clients share one link
     const QCommandLineOption presetTable("presets", "");    // bench network
+    const QCommandLineOption codecElements("elements", "", "N"), codecBits("bits", "", "B"),
+        exhaustive("exhaustive", ""); // bench codecs
+    parser.addOptions({codecElements, codecBits, exhaustive});
     parser.addOptions({sharedLink, presetTable, pairs, cnnRounds});
     const QCommandLineOption until("until", "", "CONDITION"); // run
     const QCommandLineOption variant("variant", "", "NAME");  // run
@@ -470,6 +477,16 @@ static int cliMain(int argc, char** argv) {
     if (cmd == "db") return fog::cli::cmdDb(o);
     if (cmd == "bench" && o.args.value(0) == "store") return fog::cli::runStoreBench(std::cout);
     if (cmd == "bench" && o.args.value(0) == "network") return fog::cli::runNetworkBench(parser.isSet(presetTable) ? QStringList{"--presets", o.args.value(1, "presets")} : QStringList{}, std::cout);
+    if (cmd == "bench" && o.args.value(0) == "codecs") {
+        fog::cli::CodecBenchOptions c;
+        int elements = static_cast<int>(c.elements);
+        if (!wholeNumber(codecElements, elements, 1, 200000000) || !wholeNumber(pairs, c.passes, 1, 100) ||
+            !wholeNumber(codecBits, c.bits, 2, 16))
+            return 2;
+        c.elements = static_cast<std::size_t>(elements);
+        c.exhaustive = parser.isSet(exhaustive);
+        return fog::cli::runCodecBench(c, std::cout);
+    }
     if (cmd == "bench" && o.args.value(0) == "scale") {
         QStringList a;
         if (parser.isSet(devices)) a << "--devices" << parser.value(devices);
@@ -481,7 +498,7 @@ static int cliMain(int argc, char** argv) {
         b.threads = o.threadsGiven ? o.threads : 2;
         if (!wholeNumber(rounds, b.rounds, 1) || !wholeNumber(pairs, b.pairs, 1) || !wholeNumber(cnnRounds, b.cnnRounds, 0)) return 2;
         if (b.pairs > 100) return usageError("--pairs takes a whole number from 1 to 100");
-        if (!o.args.isEmpty()) return usageError("bench has no subcommand '" + o.args.first().toStdString() + "' (known: store, mpi, scale, network)");
+        if (!o.args.isEmpty()) return usageError("bench has no subcommand '" + o.args.first().toStdString() + "' (known: store, mpi, scale, network, codecs)");
         b.quick = parser.isSet(quick);
         b.quiet = o.quiet;
         b.sharedLink = parser.isSet(sharedLink);

@@ -13,7 +13,9 @@
 //   masks          the client expands k + 1 masks of P elements (PRG) once it has the
 //                  model, before it trains: (k + 1) P / prg_elements_per_s seconds of its
 //                  job (held, billed and charged energy as compute)
-//   MaskedInput    the training job: the model down, the masked update up (as FedAvg)
+//   MaskedInput    the training job: the model down, the masked update up: P elements of
+//                  the protocol's ring Z_R, R = 2^field_bits, ceil(P field_bits / 8) bytes
+//                  (32 bits, the default: FedAvg's 4 P)
 //   Unmasking      server -> survivor: the survivors' ids (4 n B); survivor -> server: k
 //                  shares (32 k B); the server expands the masks of every dropped client
 //                  towards its surviving neighbours (dropped x k x P elements, charged as its
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace fog {
 
@@ -48,13 +51,50 @@ int secAggNeighbours(int cohort, int neighbours) {
     return neighbours > 0 ? std::min(all, neighbours) : all;
 }
 
+double secAggMaskedBytes(double params, int fieldBits) {
+    if (fieldBits < 1) throw std::invalid_argument("secagg: field_bits must be at least 1");
+    return std::ceil(params * fieldBits / 8.0);
+}
+
 namespace {
+
+struct SecAggSettings {
+    int neighbors = 0;
+    double prgElementsPerSecond = 0.0;
+    int fieldBits = 32;
+};
+
+const ParamTable<SecAggSettings>& secAggParams() {
+    static const auto t =
+        ParamTable<SecAggSettings>()
+            .integer("neighbors", &SecAggSettings::neighbors, 0, 0,
+                     "k of SecAgg+; 0 = SecAgg (every other client of the cohort)", 1e6)
+            .real("prg_elements_per_s", &SecAggSettings::prgElementsPerSecond, 1e8, 0.0, 1e15,
+                  "mask elements a node expands per second (AES-CTR PRG); 0 = free")
+            .integer("field_bits", &SecAggSettings::fieldBits, 32, 8,
+                     "bits b of the ring Z_(2^b) the masked update is summed in: its P elements take "
+                     "ceil(P b / 8) bytes (32: FedAvg's 4 P)",
+                     64);
+    return t;
+}
 
 class SecAgg : public SyncPolicy {
 public:
-    SecAgg(const PolicyParams& p, const PolicyContext& e)
-        : neighbours_(p.integer("neighbors")), prgRate_(p.get("prg_elements_per_s")) {
+    SecAgg(const PolicyParams& p, const PolicyContext& e) : settings_(secAggParams().read(p)) {
         aggregator_ = singleRootAggregator(e, p.policy());
+        neighbours_ = settings_.neighbors;
+        prgRate_ = settings_.prgElementsPerSecond;
+        const auto& t = e.scenario().training;
+        if (settings_.fieldBits != 32 && t.codecUp != "none")
+            throw EngineError("sync.field_bits " + std::to_string(settings_.fieldBits) + " with training.codec_up " +
+                              t.codecUp + ": the masked update is P elements of the field, whatever the codec; "
+                              "an uplink codec combines only with the default field_bits 32 (the masked update "
+                              "then has the codec's size, as before)");
+        // P: the model's parameters, or the wire size over 4 bytes in a timing-only run (as the
+        // codecs count it); the masked update is ceil(P b / 8) bytes, modelBytes() scaled by it.
+        const ParamsPtr model = e.initialModel();
+        params_ = model && !model->empty() ? static_cast<double>(model->size()) : std::round(e.modelBytes() / 4.0);
+        uploadVectors_ = params_ > 0 ? secAggMaskedBytes(params_, settings_.fieldBits) / (4.0 * params_) : 1.0;
     }
 
     void start(PolicyContext& e) override {
@@ -130,6 +170,7 @@ private:
             r.steps = e.localStepsOf(c);
             r.round = e.globalRound() + 1;
             r.options.workBeforeSeconds = prgRate_ > 0 ? (k_ + 1) * elements(e) / prgRate_ : 0.0;
+            r.options.uploadVectors = uploadVectors_; // the masked update: P field elements
             jobs_.insert(e.dispatch(r));
         }
         if (waitingMasks_ == 0 && jobs_.empty()) unmask(e);
@@ -178,9 +219,12 @@ private:
         beginRound(e);
     }
 
+    SecAggSettings settings_;
     int aggregator_ = -1;
-    int neighbours_;
-    double prgRate_;
+    int neighbours_ = 0;
+    double prgRate_ = 0.0;
+    double params_ = 0.0;        ///< P
+    double uploadVectors_ = 1.0; ///< the masked update's bytes over 4 P
     ServerModel model_;
     long round_ = 0;
     std::vector<int> cohort_;
@@ -203,17 +247,18 @@ FOG_SYNC_POLICY(secAggPolicy) {
                   "cancel). Per round, with a cohort of n and k = n - 1 neighbours (SecAgg) or k = neighbors "
                   "(SecAgg+): AdvertiseKeys (64 B up, 64 k B down per client), ShareKeys (92 k B up and down), "
                   "each client expands k + 1 masks of P elements ((k + 1) P / prg_elements_per_s s of its job, "
-                  "before its steps), the masked update goes up as FedAvg's, Unmasking (4 n B down, 32 k B up per "
+                  "before its steps), the masked update goes up as P elements of Z_(2^b) (b = field_bits: "
+                  "ceil(P b / 8) B; 32, the default, is FedAvg's 4 P), Unmasking (4 n B down, 32 k B up per "
                   "survivor) and the server expands the masks of every dropped client towards its k "
                   "neighbours (dropped x k x P elements). PRG work is compute: energy.per_sample_j x throughput "
                   "watts. Every message is a transfer on the tree, priced "
                   "in time, bytes, money and energy.",
                   "Bonawitz et al., Practical secure aggregation for privacy-preserving machine learning, "
                   "CCS 2017; Bell et al., Secure single-server aggregation with (poly)logarithmic overhead "
-                  "(SecAgg+), CCS 2020",
-                  {intParam("neighbors", 0, 0, "k of SecAgg+; 0 = SecAgg (every other client of the cohort)", 1e6),
-                   realParam("prg_elements_per_s", 1e8, 0.0, 1e15,
-                             "mask elements a node expands per second (AES-CTR PRG); 0 = free")}};
+                  "(SecAgg+), CCS 2020; the field: Bonawitz et al. (inputs, masks and masked inputs are "
+                  "vectors in Z_R^m) and Flower's SecAggWorkflow / SecAggPlusWorkflow (modulus_range 2^32 by "
+                  "default)",
+                  secAggParams().infos()};
         d.order = 64;
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {

@@ -12,6 +12,9 @@ struct SecAggBytes {
     double unmaskDown = 0, unmaskUp = 0;       ///< 4 n (survivor list); 32 k
 };
 SecAggBytes secAggBytes(int cohort, int neighbours);
+/// Bytes of the masked update: P elements of the ring Z_(2^fieldBits), ceil(P fieldBits / 8)
+/// (sync.field_bits; 32, the default, is FedAvg's 4 P). Throws std::invalid_argument below 1.
+double secAggMaskedBytes(double params, int fieldBits);
 /// k: `neighbours` (SecAgg+) capped at cohort - 1, or cohort - 1 when 0 (SecAgg).
 int secAggNeighbours(int cohort, int neighbours);
 

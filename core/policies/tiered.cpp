@@ -9,12 +9,21 @@
 // receives it through send), and ends at the policy's barrier: every child dispatched, the
 // first n (n-sync), or the deadline (fedavg). Children still working then are abandoned, a
 // child aggregator with its whole subtree.
+//
+// Codecs between aggregators (training.aggregator_codec_up / aggregator_codec_down,
+// docs/learning.md): the model a child aggregator receives is the decoded one (its session's
+// base, so the change it sends up is measured from what it got), and the change it sends up
+// arrives decoded (top-k: the child keeps the residual for its next session). Each transfer
+// carries the encoded size, modelBytes() x encoded / (4 P); with training.codec_elements_per_s
+// r > 0 the sender encodes and the receiver decodes in P / r seconds each (charged as their
+// compute). With both codecs none (the default) nothing changes.
 
 #include "core/policies/tiered.h"
 
 #include "core/policies/aggregation.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/selection_policy.h"
+#include "core/policies/update_codec.h"
 #include "core/util/random.h"
 
 #include <algorithm>
@@ -22,6 +31,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace fog {
 
@@ -101,8 +111,9 @@ namespace {
 
 class Tiered : public SyncPolicy {
 public:
-    Tiered(const Scenario& s, const PolicyContext& e) {
+    Tiered(const Scenario& s, const PolicyContext& e) : seed_(s.seed) {
         const Topology& topo = e.topology();
+        setUpCodecs(s.training, e);
         const auto roots = topo.rootAggregators();
         if (roots.size() != 1)
             throw EngineError("a tiered tree (a node declares aggregate:) needs exactly one root aggregator, the "
@@ -200,6 +211,49 @@ public:
     ParamsPtr globalModel() const override { return aggs_.front().model.params(); }
 
 private:
+    /// The codecs of the links between aggregators, their wire sizes and work.
+    void setUpCodecs(const TrainingSpec& t, const PolicyContext& e) {
+        auto make = [](const std::string& name, int bits, double fraction) {
+            try {
+                return codecConfig(name, bits, fraction);
+            } catch (const std::invalid_argument& x) {
+                throw EngineError(std::string("training.aggregator_codec: ") + x.what());
+            }
+        };
+        up_ = make(t.aggregatorCodecUp, t.aggregatorCodecUpBits, t.aggregatorCodecUpFraction);
+        down_ = make(t.aggregatorCodecDown, t.aggregatorCodecDownBits, 1.0);
+        if (down_.kind == CodecConfig::Kind::TopK)
+            throw EngineError("training.aggregator_codec_down topk: the model goes down whole; use fp16 or quantize");
+        // P as the trainers' codecs count it: the model's parameters, or the wire size over 4
+        // bytes in a timing-only run; the wire size scales by the encoded size over 4 P.
+        const ParamsPtr model = e.initialModel();
+        const std::size_t params = model && !model->empty()
+                                       ? model->size()
+                                       : static_cast<std::size_t>(std::llround(e.modelBytes() / 4.0));
+        upBytes_ = downBytes_ = e.modelBytes();
+        if (params > 0) {
+            const double floats = 4.0 * static_cast<double>(params);
+            upBytes_ = e.modelBytes() * (encodedBytes(up_, params) / floats);
+            downBytes_ = e.modelBytes() * (encodedBytes(down_, params) / floats);
+            const double rate = t.codecElementsPerSecond;
+            if (rate > 0) {
+                if (up_.kind != CodecConfig::Kind::None) upSeconds_ = static_cast<double>(params) / rate;
+                if (down_.kind != CodecConfig::Kind::None) downSeconds_ = static_cast<double>(params) / rate;
+            }
+        }
+    }
+
+    /// `node` works `seconds` on a codec (charged as its compute), then `then` runs; without
+    /// work `then` runs at once, in the same event.
+    static void afterCodecWork(PolicyContext& e, int node, double seconds, std::function<void()> then) {
+        if (seconds <= 0) {
+            then();
+            return;
+        }
+        e.chargeWork(node, seconds);
+        e.at(e.now() + seconds, std::move(then));
+    }
+
     struct Agg {
         int node = -1;
         int parent = -1; ///< index in aggs_ (-1: the root)
@@ -232,6 +286,9 @@ private:
         std::vector<Contribution> results;
         double lossSum = 0.0, lossSamples = 0.0; ///< this session's, sample-weighted
         std::int64_t samples = 0;
+        // the codecs of its links to its parent
+        std::uint64_t uploads = 0; ///< changes sent up (the uplink codec's stream index)
+        Params residual;           ///< top-k's error feedback, kept by this child
     };
 
     /// `a` is out of its round: the round's deadline, if still to come, is cancelled.
@@ -298,15 +355,32 @@ private:
         const long session = ++c.session;
         aggs_[ai].waitingFor.insert(static_cast<int>(ci));
         const ParamsPtr model = aggs_[ai].model.params();
-        e.send(aggs_[ai].node, c.node, e.modelBytes(), [this, &e, ci, session, model] {
-            Agg& x = aggs_[ci];
-            if (x.session != session) return; // abandoned on the way
-            x.base = model;
-            x.model.set(model);
-            x.roundsInSession = 0;
-            x.lossSum = x.lossSamples = 0.0;
-            x.samples = 0;
-            beginRound(e, ci);
+        const int from = aggs_[ai].node;
+        // The parent encodes, the model goes down at its encoded size, the child decodes.
+        afterCodecWork(e, from, downSeconds_, [this, &e, ci, session, model, from] {
+            if (aggs_[ci].session != session) return; // abandoned meanwhile
+            e.send(from, aggs_[ci].node, downBytes_, [this, &e, ci, session, model] {
+                if (aggs_[ci].session != session) return; // abandoned on the way
+                afterCodecWork(e, aggs_[ci].node, downSeconds_, [this, &e, ci, session, model] {
+                    Agg& x = aggs_[ci];
+                    if (x.session != session) return;
+                    ParamsPtr got = model;
+                    if (down_.kind != CodecConfig::Kind::None && model && !model->empty()) {
+                        // What the child decodes: its own stream per session.
+                        auto decoded = std::make_shared<Params>(*model);
+                        Rng rng(deriveSeed(deriveSeed(seed_, hashName("aggregator-codec-down"), hashName(e.topology().id(x.node))),
+                                           static_cast<std::uint64_t>(session)));
+                        encodeDecode(down_, *decoded, rng, nullptr);
+                        got = std::move(decoded);
+                    }
+                    x.base = got;
+                    x.model.set(got);
+                    x.roundsInSession = 0;
+                    x.lossSum = x.lossSamples = 0.0;
+                    x.samples = 0;
+                    beginRound(e, ci);
+                });
+            });
         });
     }
 
@@ -384,19 +458,37 @@ private:
         }
         const long session = a.session;
         const auto pi = static_cast<std::size_t>(a.parent);
+        const std::uint64_t upload = ++a.uploads;
         auto delivered = std::make_shared<Contribution>(std::move(c));
-        e.send(a.node, aggs_[pi].node, e.modelBytes(), [this, &e, ai, pi, session, delivered] {
-            Agg& x = aggs_[ai];
-            if (x.session != session) return; // the parent stopped waiting for it
-            x.active = false;
-            Agg& p = aggs_[pi];
-            if (!p.waitingFor.erase(static_cast<int>(ai))) return;
-            p.results.push_back(std::move(*delivered));
-            afterDelivery(e, pi);
+        // The child encodes, the change goes up at its encoded size, the parent decodes.
+        afterCodecWork(e, a.node, upSeconds_, [this, &e, ai, pi, session, upload, delivered] {
+            if (aggs_[ai].session != session) return; // the parent stopped waiting for it
+            e.send(aggs_[ai].node, aggs_[pi].node, upBytes_, [this, &e, ai, pi, session, upload, delivered] {
+                if (aggs_[ai].session != session) return;
+                afterCodecWork(e, aggs_[pi].node, upSeconds_, [this, &e, ai, pi, session, upload, delivered] {
+                    Agg& x = aggs_[ai];
+                    if (x.session != session) return;
+                    x.active = false;
+                    Agg& p = aggs_[pi];
+                    if (!p.waitingFor.erase(static_cast<int>(ai))) return;
+                    if (up_.kind != CodecConfig::Kind::None && !delivered->update.empty()) {
+                        // What the parent decodes; top-k's residual stays with the child.
+                        Rng rng(deriveSeed(deriveSeed(seed_, hashName("aggregator-codec-up"), hashName(e.topology().id(x.node))),
+                                           upload));
+                        encodeDecode(up_, delivered->update, rng, &x.residual);
+                    }
+                    p.results.push_back(std::move(*delivered));
+                    afterDelivery(e, pi);
+                });
+            });
         });
     }
 
     std::vector<Agg> aggs_; ///< [0] is the root
+    std::uint64_t seed_;
+    CodecConfig up_, down_;        ///< training.aggregator_codec_up / _down
+    double upBytes_ = 0.0, downBytes_ = 0.0;   ///< a change up, a model down, encoded
+    double upSeconds_ = 0.0, downSeconds_ = 0.0; ///< encoding (and decoding) one vector
 };
 
 } // namespace

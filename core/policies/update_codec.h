@@ -33,11 +33,20 @@ std::size_t topKCount(const CodecConfig& c, std::size_t params);
 double encodedBytes(const CodecConfig& c, std::size_t params);
 
 /// float -> IEEE half (round to nearest even, overflow to infinity, subnormals kept) -> float.
+/// On the float's bits (no library call); equal bit for bit to roundToHalfReference for
+/// every float (NaNs are returned as they are).
 float roundToHalf(float x);
+/// The same rounding written out with frexp / ldexp / nearbyint: the specification
+/// roundToHalf is checked against (test_codec_links, `fogstudio-cli bench codecs`).
+float roundToHalfReference(float x);
 
 /// Encodes and decodes `v` in place: what the receiver gets. Quantize draws from `rng`
 /// (unbiased: E[decode] = v). TopK adds `residual` (the error feedback, same size as v, or
 /// empty: zeros) before selecting and leaves what it did not send in it.
 void encodeDecode(const CodecConfig& c, Params& v, Rng& rng, Params* residual);
+/// The element-by-element form encodeDecode had before it was made faster (docs/learning.md,
+/// "Codec speed"): the same output bit for bit, from the same draws of `rng`. Kept as the
+/// specification the fast one is tested against and the baseline `bench codecs` times.
+void encodeDecodeReference(const CodecConfig& c, Params& v, Rng& rng, Params* residual);
 
 } // namespace fog

@@ -856,13 +856,19 @@ void checkTraining(Checker& c, const TrainingSpec& t, const ModelSpec& m) {
     if (t.optimizerState != "reset" && t.optimizerState != "keep")
         c.error("training.optimizer_state", 0, "must be reset or keep, got '" + t.optimizerState + "'");
     const auto codecs = names(codecInfos());
-    for (const auto& [key, value] : {std::pair{"training.codec_up", &t.codecUp}, std::pair{"training.codec_down", &t.codecDown}})
+    for (const auto& [key, value] : {std::pair{"training.codec_up", &t.codecUp}, std::pair{"training.codec_down", &t.codecDown},
+                                     std::pair{"training.aggregator_codec_up", &t.aggregatorCodecUp},
+                                     std::pair{"training.aggregator_codec_down", &t.aggregatorCodecDown}})
         if (std::find(codecs.begin(), codecs.end(), *value) == codecs.end())
             c.error(key, 0, "must be one of " + joinNames(codecs) + ", got '" + *value + "'" + didYouMean(*value, codecs));
     if (t.codecDown == "topk")
         c.error("training.codec_down", 0,
                 "cannot be topk: top-k needs the error feedback of a sender that keeps a residual per "
                 "receiver; use fp16 or quantize downlink");
+    if (t.aggregatorCodecDown == "topk")
+        c.error("training.aggregator_codec_down", 0,
+                "cannot be topk: the model goes down whole (top-k sends a change with its sender's error "
+                "feedback); use fp16 or quantize");
     const auto server = names(serverOptimizerInfos());
     if (std::find(server.begin(), server.end(), t.serverOptimizer) == server.end())
         c.error("training.server_optimizer", 0,
@@ -996,6 +1002,14 @@ std::vector<Diagnostic> validateScenario(const Scenario& s) {
     checkTraining(c, s.training, s.model);
     // A tiered tree checks every aggregator's policy against its children instead (tier_check.h).
     const bool tiered = isTiered(s.topology);
+    if (!tiered)
+        for (const auto& [key, value] : {std::pair{"training.aggregator_codec_up", &s.training.aggregatorCodecUp},
+                                         std::pair{"training.aggregator_codec_down", &s.training.aggregatorCodecDown}})
+            if (*value != "none")
+                c.error(key, 0,
+                        "applies to the links between the aggregators of a tiered tree (a node declaring "
+                        "aggregate:), and this topology has none; a trainer's job uses training.codec_up / "
+                        "codec_down");
     if (checkPolicy(c, "sync", "sync", s.sync, syncPolicyInfos()) && !tiered)
         checkPolicyFitsTree(c, s.sync, tree);
     checkPolicy(c, "selection", "selection", s.selection, selectionPolicyInfos());

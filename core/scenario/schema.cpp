@@ -330,6 +330,25 @@ std::vector<ScenarioField> buildScenarioSchema() {
         only(b.integer("training.codec_down_bits", [](Scenario& s) -> int& { return s.training.codecDownBits; },
                        "bits", atLeast(2), atMost(16), "quantize: bits per coordinate, sign included"),
              when("training.codec_down", {"quantize"}));
+        codec("training.aggregator_codec_up", &TrainingSpec::aggregatorCodecUp, true,
+              "tiered trees: how a child aggregator's change is encoded on its way up to its parent "
+              "aggregator (docs/learning.md, \"Codecs between aggregators\"): none, fp16, quantize or topk "
+              "(error feedback kept by the child)");
+        only(b.integer("training.aggregator_codec_up_bits",
+                       [](Scenario& s) -> int& { return s.training.aggregatorCodecUpBits; }, "bits", atLeast(2),
+                       atMost(16), "quantize: bits per coordinate, sign included"),
+             when("training.aggregator_codec_up", {"quantize"}));
+        only(b.real("training.aggregator_codec_up_fraction",
+                    [](Scenario& s) -> double& { return s.training.aggregatorCodecUpFraction; }, "", above(0),
+                    atMost(1), "topk: share of the coordinates sent"),
+             when("training.aggregator_codec_up", {"topk"}));
+        codec("training.aggregator_codec_down", &TrainingSpec::aggregatorCodecDown, false,
+              "tiered trees: how an aggregator's model is encoded on its way down to a child aggregator: "
+              "none, fp16 or quantize (topk is uplink only)");
+        only(b.integer("training.aggregator_codec_down_bits",
+                       [](Scenario& s) -> int& { return s.training.aggregatorCodecDownBits; }, "bits", atLeast(2),
+                       atMost(16), "quantize: bits per coordinate, sign included"),
+             when("training.aggregator_codec_down", {"quantize"}));
         b.real("training.codec_elements_per_s", [](Scenario& s) -> double& { return s.training.codecElementsPerSecond; },
                "elements/s", atLeast(0), std::nullopt,
                "speed at which every node encodes or decodes a codec's vector; the trainer's work is "

@@ -286,6 +286,14 @@ struct TrainingSpec {
     double codecUpFraction = 0.01;
     std::string codecDown = "none";
     int codecDownBits = 8;
+    /// Codecs on the links between the aggregators of a tiered tree (docs/learning.md,
+    /// "Codecs between aggregators"): up, a child aggregator's change to its parent (none,
+    /// fp16, quantize, topk); down, the parent's model to a child aggregator (no topk).
+    std::string aggregatorCodecUp = "none";
+    int aggregatorCodecUpBits = 8;
+    double aggregatorCodecUpFraction = 0.01;
+    std::string aggregatorCodecDown = "none";
+    int aggregatorCodecDownBits = 8;
     /// Elements a node encodes or decodes per second (docs/learning.md, "What each algorithm
     /// costs"); 0: the codecs take no time (and no energy).
     double codecElementsPerSecond = 0.0;
