@@ -232,7 +232,7 @@ std::vector<ScenarioField> buildScenarioSchema() {
     }
     b.enumeration<TrainingBackend>("training.backend", [](Scenario& s) -> TrainingBackend& { return s.training.backend; },
                                    {TrainingBackend::LibTorch, TrainingBackend::Fast, TrainingBackend::Auto},
-                                   "code that trains the model: libtorch (reference), fast (BLAS per layer, "
+                                   "code that trains the model: libtorch (reference), fast (its own dense kernels or BLAS per layer, "
                                    "several times faster, not bit-identical), auto (fast when the model has it)")
         .omitDefault = true;
     b.real("training.learning_rate", [](Scenario& s) -> double& { return s.training.learningRate; }, "",

@@ -243,7 +243,7 @@ struct ModelSpec {
     /// Bytes of one model / update on the wire; 0 = 4 bytes per parameter.
     double wireBytes = 0.0;
     /// Training FLOPs per sample (forward + backward) that nodes given in FLOP/s divide
-    /// their speed by; 0 = counted from the model (core/model/model_cost.h).
+    /// their speed by; 0 = counted from the model (modelTrainingFlops, core/model/torchscript_model.h).
     double flopsPerSample = 0.0;
     /// Folder that a relative `path` resolves against (the scenario file's folder). Not saved.
     std::string baseDir;
