@@ -89,6 +89,8 @@ private Q_SLOTS:
             {"training.server_optimizer", "fedyogi", "sign(v - Delta^2)"},
             {"training.codec_up", "topk", "error feedback"},
             {"training.codec_down", "quantize", "Bernoulli"},
+            {"training.aggregator_codec_up", "quantize", "Bernoulli"},
+            {"training.aggregator_codec_down", "fp16", "IEEE"},
         };
         for (const auto& row : rows) {
             QComboBox* box = learning->box(row.key);
@@ -105,6 +107,15 @@ private Q_SLOTS:
         QCOMPARE(doc.scenario().training.serverOptimizer, std::string("fedyogi"));
         QCOMPARE(doc.scenario().training.codecUp, std::string("topk"));
         QCOMPARE(doc.scenario().training.codecDown, std::string("quantize"));
+        // The codecs between the aggregators of a tiered tree are rows of their own, each
+        // writing its own key (and the devices' codecs stay as they were chosen above).
+        QCOMPARE(doc.scenario().training.aggregatorCodecUp, std::string("quantize"));
+        QCOMPARE(doc.scenario().training.aggregatorCodecDown, std::string("fp16"));
+        QCOMPARE(learning->box("training.aggregator_codec_down")->findText("topk"), -1);
+        QVERIFY(learning->box("training.aggregator_codec_up")->findText("topk") >= 0);
+        doc.undoStack()->undo(); // aggregator_codec_down
+        QCOMPARE(doc.scenario().training.aggregatorCodecDown, std::string("none"));
+        doc.undoStack()->undo(); // aggregator_codec_up
         doc.undoStack()->undo();
         QCOMPARE(doc.scenario().training.codecDown, std::string("none"));
         QCOMPARE(learning->box("training.codec_down")->currentText(), QString("none")); // the panel follows

@@ -57,9 +57,10 @@ std::vector<PolicyInfo> learningCatalogue(std::size_t row) {
         return localOptimizerInfos();
     case 1:
         return serverOptimizerInfos();
-    case 2:
+    case 2: // the devices' uplink
+    case 4: // between aggregators, up the tree
         return codecInfos();
-    default: {
+    default: { // the downlinks: to the devices (3) and between aggregators (5)
         std::vector<PolicyInfo> down;
         for (const auto& info : codecInfos())
             if (info.name != "topk") down.push_back(info);
@@ -76,8 +77,12 @@ std::string& learningValue(TrainingSpec& t, std::size_t row) {
         return t.serverOptimizer;
     case 2:
         return t.codecUp;
-    default:
+    case 3:
         return t.codecDown;
+    case 4:
+        return t.aggregatorCodecUp;
+    default:
+        return t.aggregatorCodecDown;
     }
 }
 
@@ -225,8 +230,9 @@ void PolicyChooser::showExplanation(const PolicyInfo* info) {
 }
 
 const std::vector<std::string>& LearningChooser::keys() {
-    static const std::vector<std::string> k{"training.optimizer", "training.server_optimizer", "training.codec_up",
-                                            "training.codec_down"};
+    static const std::vector<std::string> k{"training.optimizer",           "training.server_optimizer",
+                                            "training.codec_up",            "training.codec_down",
+                                            "training.aggregator_codec_up", "training.aggregator_codec_down"};
     return k;
 }
 
@@ -236,7 +242,9 @@ LearningChooser::LearningChooser(QWidget* parent) : QWidget(parent) {
     auto* box = new QGroupBox(tr("Learning algorithm"), this);
     outer->addWidget(box);
     auto* layout = new QVBoxLayout(box);
-    const QString titles[] = {tr("Local optimiser"), tr("Server optimiser"), tr("Codec up"), tr("Codec down")};
+    const QString titles[] = {tr("Local optimiser"),         tr("Server optimiser"),
+                              tr("Codec up"),                tr("Codec down"),
+                              tr("Codec up, aggregators"),   tr("Codec down, aggregators")};
     for (std::size_t row = 0; row < keys().size(); ++row) {
         auto* line = new QFormLayout;
         auto* combo = new QComboBox(box);

@@ -50,8 +50,9 @@ private:
 };
 
 /// The learning algorithm besides the sync policy (docs/learning.md): the local optimiser,
-/// the server optimiser and the codecs up and down (training.optimizer, server_optimizer,
-/// codec_up, codec_down), each a chooser from its catalogue with the chosen one's formula,
+/// the server optimiser, the codecs up and down and the codecs between the aggregators of a
+/// tiered tree (training.optimizer, server_optimizer, codec_up, codec_down,
+/// aggregator_codec_up, aggregator_codec_down), each a chooser from its catalogue with the chosen one's formula,
 /// source and the training keys it reads. (Client algorithms, DP-FedAvg and SecAgg are sync
 /// policies: the Synchronisation chooser above.)
 class LearningChooser : public QWidget {
