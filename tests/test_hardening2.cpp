@@ -608,7 +608,12 @@ void TestHardening2::commandLine() {
 #else
     constexpr double kCost = 1.0;
 #endif
-    QVERIFY2(r.cpuSeconds < 5.0 * kCost, qPrintable(QString("took %1 s of CPU").arg(r.cpuSeconds)));
+    // The documented most, 10,000 vary values, is 10,000 loads of the checked copy: 4.9-5.4 s
+    // of CPU on the 2-core AMD EPYC of 2026-12-03 at load 2 (main's binary and the merged
+    // tree alike), 2.5 s on the machine it was written on. Its bound is 15 s: still far below
+    // the quadratic path this row guards against (40 s), and not a race with the CPU.
+    const double cpuBound = (kind == "vary-10000" ? 15.0 : 5.0) * kCost;
+    QVERIFY2(r.cpuSeconds < cpuBound, qPrintable(QString("took %1 s of CPU").arg(r.cpuSeconds)));
     QVERIFY2(r.peakRssKb < static_cast<long>(500 * 1024 * kCost),
              qPrintable(QString("peak RSS %1 MB").arg(r.peakRssKb / 1024)));
 }
