@@ -7,6 +7,7 @@
 // element-by-element reference bit for bit.
 
 #include "engine_fixtures.h"
+#include "scenario_problems.h"
 
 #include "core/engine/local_job_tap.h"
 #include "core/policies/aggregation.h"
@@ -96,17 +97,6 @@ struct Tap : LocalJobTap {
 
 bool sameBits(const Params& a, const Params& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-QString problemsOf(const std::string& yaml) {
-    try {
-        loadScenarioText(yaml, "links.yaml");
-    } catch (const ScenarioError& e) {
-        QString all;
-        for (const auto& d : e.diagnostics) all += QString::fromStdString(d.format()) + "\n";
-        return all;
-    }
-    return {};
 }
 
 } // namespace
@@ -303,7 +293,7 @@ private Q_SLOTS:
     void refusals() {
         QFETCH(QString, yaml);
         QFETCH(QString, message);
-        const QString problems = problemsOf(yaml.toStdString());
+        const QString problems = fogtest::problemsOf(yaml.toStdString(), "links.yaml");
         QVERIFY2(problems.contains(message), qPrintable(problems));
         QVERIFY2(problems.contains("links.yaml"), qPrintable(problems));
     }

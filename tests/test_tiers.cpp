@@ -4,6 +4,7 @@
 // cannot use, and the levels in the records.
 
 #include "engine_fixtures.h"
+#include "scenario_problems.h"
 
 #include "core/policies/policy_descriptor.h"
 #include "core/scenario/scenario_io.h"
@@ -66,18 +67,6 @@ void compareTimes(const std::vector<AggregationRecord>& got, const std::vector<d
                                  .arg(QString::fromStdString(got[i].aggregator))
                                  .arg(got[i].time, 0, 'g', 12)
                                  .arg(want[i], 0, 'g', 12)));
-}
-
-/// Messages of a scenario that must not load, as one string.
-QString problemsOf(const std::string& yaml) {
-    try {
-        loadScenarioText(yaml, "tiers.yaml");
-    } catch (const ScenarioError& e) {
-        QString all;
-        for (const auto& d : e.diagnostics) all += QString::fromStdString(d.format()) + "\n";
-        return all;
-    }
-    return {};
 }
 
 } // namespace
@@ -258,7 +247,7 @@ private Q_SLOTS:
     void refusesTreesItCannotUse() {
         QFETCH(QString, yaml);
         QFETCH(QString, expected);
-        const QString problems = problemsOf(yaml.toStdString());
+        const QString problems = fogtest::problemsOf(yaml.toStdString(), "tiers.yaml");
         if (!problems.contains(expected))
             QFAIL(qPrintable("expected\n  " + expected + "\ngot\n" + problems));
     }
