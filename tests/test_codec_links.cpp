@@ -8,6 +8,7 @@
 
 #include "engine_fixtures.h"
 #include "scenario_problems.h"
+#include "tier_trees.h"
 
 #include "core/engine/local_job_tap.h"
 #include "core/policies/aggregation.h"
@@ -31,21 +32,13 @@ namespace {
 // rounds per cloud round; a phone of pa takes 0.5 s a step, one of pb 1 s. With floats a
 // cloud round is 0.11 down + 2 x 2.5 (edge-1's session) + 0.11 up = 5.22 s.
 std::string timingTree(const std::string& training) {
-    std::string y = "schema_version: 1\nname: codec-links\nseed: 11\ntopology:\n  contention: false\n  nodes:\n";
-    y += "    - {id: cloud, tier: cloud, role: aggregator, compute: {throughput: 1}, energy: {per_sample_j: 1}}\n";
-    y += "  groups:\n";
-    y += "    - {id: edge, count: 2, tier: edge, role: aggregator, parent: cloud,\n"
-         "       aggregate: {sync: fedavg, local_steps: 2, rounds: 2}, compute: {throughput: 1},\n"
-         "       energy: {per_sample_j: 2}, link: {bandwidth_up_mbps: 80, bandwidth_down_mbps: 80, latency_ms: 10}}\n";
-    y += "    - {id: pa, count: 2, role: trainer, parent: edge-0, compute: {throughput: 20},\n"
-         "       link: {bandwidth_up_mbps: 40, bandwidth_down_mbps: 40, latency_ms: 50}}\n";
-    y += "    - {id: pb, count: 2, role: trainer, parent: edge-1, compute: {throughput: 10},\n"
-         "       link: {bandwidth_up_mbps: 40, bandwidth_down_mbps: 40, latency_ms: 50}}\n";
-    y += "data: {dataset: none, samples_per_trainer: 100}\n";
-    y += "model: {kind: none, wire_bytes: 1000000}\n";
-    y += "training: {batch_size: 10, local_steps: 1" + training + "}\n";
-    y += "sync: {policy: fedavg}\nselection: {policy: all}\nstop: {rounds: 4}\n";
-    return y;
+    TierTree t;
+    t.name = "codec-links";
+    t.edgeAggregate = "{sync: fedavg, local_steps: 2, rounds: 2}";
+    t.cloudExtra = ", compute: {throughput: 1}, energy: {per_sample_j: 1}";
+    t.edgeExtra = ", compute: {throughput: 1}, energy: {per_sample_j: 2}";
+    t.training = training;
+    return tierTree(t);
 }
 
 /// A cloud, one edge aggregator (FedAvg, one round per cloud round) and its two trainers:
@@ -63,17 +56,6 @@ std::string trainingTree(const std::string& training, int rounds = 3) {
     y += "training: {batch_size: 10, local_steps: 3, learning_rate: 0.1" + training + "}\n";
     y += "sync: {policy: fedavg}\nselection: {policy: all}\nstop: {rounds: " + std::to_string(rounds) + "}\n";
     return y;
-}
-
-void compareTimes(const std::vector<AggregationRecord>& got, const std::vector<double>& want) {
-    QCOMPARE(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (std::abs(got[i].time - want[i]) > 1e-9)
-            QFAIL(qPrintable(QString("record %1 (%2): time %3, want %4")
-                                 .arg(i)
-                                 .arg(QString::fromStdString(got[i].aggregator))
-                                 .arg(got[i].time, 0, 'g', 12)
-                                 .arg(want[i], 0, 'g', 12)));
 }
 
 /// Every job's start model and every collected update, in order.

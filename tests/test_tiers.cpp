@@ -5,6 +5,7 @@
 
 #include "engine_fixtures.h"
 #include "scenario_problems.h"
+#include "tier_trees.h"
 
 #include "core/policies/policy_descriptor.h"
 #include "core/scenario/scenario_io.h"
@@ -27,46 +28,16 @@ using namespace fogtest;
 
 namespace {
 
-// Model 1 MB (8e6 bits). Cloud -> edge links: 80 Mbit/s, 10 ms (0.11 s per model alone).
-// Edge -> phone links: 40 Mbit/s, 50 ms (0.25 s alone). Batch 10: a phone of group pa
-// (20 samples/s) takes 0.5 s a step, one of pb (10 samples/s) 1 s.
+// The tree of tier_trees.h, with the three levels' aggregate: maps.
 std::string tree(const std::string& cloudAggregate, const std::string& regionAggregate,
                  const std::string& edgeAggregate, bool contention, int rounds = 4) {
-    const bool region = !regionAggregate.empty();
-    const std::string edgeParent = region ? "region" : "cloud";
-    std::string y = "schema_version: 1\nname: tiers\nseed: 11\ntopology:\n";
-    y += std::string("  contention: ") + (contention ? "true" : "false") + "\n";
-    y += "  nodes:\n";
-    y += "    - {id: cloud, tier: cloud, role: aggregator" +
-         (cloudAggregate.empty() ? std::string() : ", aggregate: " + cloudAggregate) + "}\n";
-    if (region)
-        y += "    - {id: region, tier: cloud, role: aggregator, parent: cloud, aggregate: " + regionAggregate +
-             ",\n       link: {bandwidth_up_mbps: 80, bandwidth_down_mbps: 80, latency_ms: 10}}\n";
-    y += "  groups:\n";
-    y += "    - {id: edge, count: 2, tier: edge, role: aggregator, parent: " + edgeParent +
-         (edgeAggregate.empty() ? std::string() : ", aggregate: " + edgeAggregate) +
-         ",\n       link: {bandwidth_up_mbps: 80, bandwidth_down_mbps: 80, latency_ms: 10}}\n";
-    y += "    - {id: pa, count: 2, role: trainer, parent: edge-0, compute: {throughput: 20},\n"
-         "       link: {bandwidth_up_mbps: 40, bandwidth_down_mbps: 40, latency_ms: 50}}\n";
-    y += "    - {id: pb, count: 2, role: trainer, parent: edge-1, compute: {throughput: 10},\n"
-         "       link: {bandwidth_up_mbps: 40, bandwidth_down_mbps: 40, latency_ms: 50}}\n";
-    y += "data: {dataset: none, samples_per_trainer: 100}\n";
-    y += "model: {kind: none, wire_bytes: 1000000}\n";
-    y += "training: {batch_size: 10, local_steps: 1}\n";
-    y += "sync: {policy: fedavg}\nselection: {policy: all}\n";
-    y += "stop: {rounds: " + std::to_string(rounds) + "}\n";
-    return y;
-}
-
-void compareTimes(const std::vector<AggregationRecord>& got, const std::vector<double>& want) {
-    QCOMPARE(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (std::abs(got[i].time - want[i]) > 1e-9)
-            QFAIL(qPrintable(QString("record %1 (%2): time %3, want %4")
-                                 .arg(i)
-                                 .arg(QString::fromStdString(got[i].aggregator))
-                                 .arg(got[i].time, 0, 'g', 12)
-                                 .arg(want[i], 0, 'g', 12)));
+    TierTree t;
+    t.cloudAggregate = cloudAggregate;
+    t.regionAggregate = regionAggregate;
+    t.edgeAggregate = edgeAggregate;
+    t.contention = contention;
+    t.rounds = rounds;
+    return tierTree(t);
 }
 
 } // namespace
