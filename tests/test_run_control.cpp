@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 #include <fstream>
 #include <sstream>
 
@@ -391,6 +393,34 @@ private Q_SLOTS:
         QCOMPARE(line.text(), RunStatusLine::endText(summary));
         QVERIFY2(line.text().startsWith("Finished: ") && line.text().contains(QString::fromStdString(summary.stopReason)),
                  qPrintable(line.text()));
+    }
+
+    void pauseAtTeachingSpeedNamesTheInstantItHolds() {
+        // At 2 virtual seconds per wall second the clock glides between events a second
+        // apart; a pause pressed between two stands at the event the engine was pacing to
+        // (where an intervention sent now is applied), and the status line and the reason
+        // name that instant, not the glide's instant at the press (seen: "paused at t =
+        // 12.4661 s" over a menu that said "at t = 13.0 s").
+        RunController c;
+        RunStatusLine line(&c);
+        QSignalSpy started(&c, &RunController::started);
+        QSignalSpy finished(&c, &RunController::finished);
+        c.setPlaybackSpeed(2.0);
+        QVERIFY(c.start(steadyStar(), db(), 1));
+        QVERIFY(started.wait(10000));
+        // Between events: the glide is at least 0.2 s past a whole second and short of the next.
+        QTRY_VERIFY_WITH_TIMEOUT(c.runClock() > 1.2 && std::fmod(c.runClock(), 1.0) > 0.2 &&
+                                     std::fmod(c.runClock(), 1.0) < 0.6,
+                                 10000);
+        QVERIFY(c.holdStill(5000));
+        const double held = c.runClock();
+        QTest::qWait(200);
+        QCOMPARE(c.runClock(), held); // stands still
+        QCOMPARE(held, std::round(held)); // at an event (whole seconds)
+        const QString at = QStringLiteral("(t = %1 s)").arg(held, 0, 'g', 6);
+        QTRY_VERIFY2_WITH_TIMEOUT(line.text().endsWith(at), qPrintable(line.text() + " / " + at), 2000);
+        QVERIFY2(line.text().startsWith("Paused by you at round "), qPrintable(line.text()));
+        QVERIFY(timeStop(c, finished) < kPromptMs);
     }
 
     void eventLogStaysBoundedAndFast() {

@@ -162,6 +162,13 @@ void RunControl::waitWhilePaused(const std::atomic<bool>* externalCancel) {
     // The external flag may be set without a notification (a signal handler, a GUI that
     // does not wait for this lock): look at it every 10 ms.
     std::unique_lock lock(mutex_);
+    // A pause of the user's stands at the instant the engine holds, which at teaching speeds
+    // is after the event it was pacing towards (the clock had not reached it when Pause was
+    // pressed): the reason names that instant, where an intervention is applied.
+    if (paused_ && cause_ == PauseCause::User && !holding_.load()) {
+        pauseRound_ = rounds_.load();
+        pauseTime_ = clock_.load();
+    }
     while (paused_ && !hasInterventions_.load() && !snapshotRequested_.load() && !checkCancel(externalCancel)) {
         holding_ = true;
         cv_.wait_for(lock, std::chrono::milliseconds(10));

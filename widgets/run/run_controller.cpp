@@ -470,8 +470,9 @@ bool RunController::holdStill(int timeoutMs) {
 
 void RunController::enterPaused() {
     setState(State::Paused);
-    const QString why = pauseReason();
-    if (!why.isEmpty()) Q_EMIT pausedBecause(why);
+    holdShown_ = false;
+    shownPauseReason_ = pauseReason();
+    if (!shownPauseReason_.isEmpty()) Q_EMIT pausedBecause(shownPauseReason_);
 }
 
 QString RunController::pauseReason() const {
@@ -553,7 +554,7 @@ void RunController::drain() {
     intervals.swap(spareIntervals_);
     events.swap(spareEvents_);
     log.swap(spareLog_);
-    bool enginePaused = false;
+    bool enginePaused = false, newlyHeld = false;
     std::optional<ActivityFrame> frame;
     ++tick_;
     {
@@ -605,7 +606,11 @@ void RunController::drain() {
         // Every update at teaching speeds, a few per second otherwise, once when it pauses
         // and at the end.
         const bool pausing = enginePaused && state_ == State::Running;
-        const bool wanted = feed_->done || pausing || (state_ == State::Running && (speed_ > 0 || tick_ % 6 == 0));
+        // Paused here, then held by the engine (after at most one more event): one frame of
+        // the instant it stands at, and the reason said again if that instant moved.
+        newlyHeld = state_ == State::Paused && !holdShown_ && control_->holding();
+        const bool wanted = feed_->done || pausing || newlyHeld ||
+                            (state_ == State::Running && (speed_ > 0 || tick_ % 6 == 0));
         if ((startedEmitted_ || info) && wanted) frame = feed_->frame(feed_->done ? feed_->result.virtualTime : t);
     }
     const QString until = QString::fromStdString(control_->takeReached());
@@ -626,6 +631,14 @@ void RunController::drain() {
     }
     if (frame) Q_EMIT activity(*frame);
     if (enginePaused && state_ == State::Running) enterPaused();
+    if (newlyHeld && state_ == State::Paused) {
+        holdShown_ = true;
+        const QString why = pauseReason();
+        if (!why.isEmpty() && why != shownPauseReason_) {
+            shownPauseReason_ = why;
+            Q_EMIT pausedBecause(why);
+        }
+    }
     if (!until.isEmpty()) Q_EMIT runUntilReached(until);
     records.clear();
     intervals.clear();

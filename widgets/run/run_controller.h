@@ -157,6 +157,9 @@ private:
     std::vector<LogEntry> spareLog_;
     bool startedEmitted_ = false;
     int tick_ = 0;
+    /// The pause's reason as last emitted, and whether the frame of the engine's hold was shown.
+    QString shownPauseReason_;
+    bool holdShown_ = false;
 };
 
 /// Registers the stream's types for queued connections (the constructor calls it).
