@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -30,12 +31,19 @@ double errorPct(double predicted, double measured) {
 std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result) {
     std::vector<AggregationRecord> rows;
     double bytes = 0.0;
-    for (const MeasuredRound& r : result.rounds) {
+    auto addBytes = [&](const MeasuredRound& r) {
         for (const MeasuredJob& j : r.jobs) {
             int hops = 0;
-            for (int b : plan.pathToRoot(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
+            for (int b : plan.linksUp(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
             bytes += std::max(hops, 1) * (j.downBytes + j.upBytes);
         }
+    };
+    for (std::size_t ri = 0; ri < result.rounds.size(); ++ri) {
+        const MeasuredRound& r = result.rounds[ri];
+        addBytes(r);
+        // A tiered tree's sub-rounds count with the global round they are part of.
+        for (std::size_t k = 0; k < result.subRounds.size() && k < plan.subRounds.size(); ++k)
+            if (plan.subRounds[k].rootRound == ri) addBytes(result.subRounds[k]);
         AggregationRecord a;
         a.round = r.round;
         a.level = 0;
@@ -58,9 +66,12 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
 
 std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const TestbedResult& result) {
     std::vector<NodeInterval> out;
-    for (const MeasuredRound& r : result.rounds)
+    for (const auto* list : {&result.rounds, &result.subRounds})
+        for (const MeasuredRound& r : *list)
         for (const MeasuredJob& j : r.jobs) {
-            const int node = plan.boxes[static_cast<std::size_t>(j.trainerBox)].node;
+            const PlanBox& box = plan.boxes[static_cast<std::size_t>(j.trainerBox)];
+            const int node = box.node;
+            if (!box.trains) continue; // a session of an intermediate aggregator
             if (j.lost || (j.receivedS <= 0 && j.computedS <= 0)) continue; // no trainer's times
             out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
             out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
@@ -75,13 +86,18 @@ std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const Testb
 std::pair<double, double> predictedBytes(const TestbedPlan& plan, int box, std::size_t rounds) {
     double up = 0.0, down = 0.0;
     if (!plan.boxes[static_cast<std::size_t>(box)].modelLink) return {0.0, 0.0};
-    for (std::size_t r = 0; r < rounds && r < plan.rounds.size(); ++r)
-        for (const PlanJob& j : plan.rounds[r].jobs)
-            for (int b : plan.pathToRoot(j.trainerBox))
+    auto add = [&](const PlanRound& r) {
+        for (const PlanJob& j : r.jobs)
+            for (int b : plan.linksUp(j.trainerBox))
                 if (b == box) {
                     up += j.predictedUpBytes;
                     down += j.downBytes;
                 }
+    };
+    for (std::size_t r = 0; r < rounds && r < plan.rounds.size(); ++r) add(plan.rounds[r]);
+    // A tiered tree's sub-rounds, with the global rounds they are part of.
+    for (const PlanRound& r : plan.subRounds)
+        if (r.rootRound < rounds) add(r);
     return {up, down};
 }
 
@@ -213,7 +229,10 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
             if (!m.aggregated) continue; // lost, or late and discarded
             ++counted;
             span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
-            span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
+            // A session's change leaves at its last sub-round's aggregation.
+            const double left = p.session() ? plan.subRounds[p.sessionFirst + static_cast<std::size_t>(p.sessionRounds) - 1].endS
+                                            : p.predictedReceivedS + p.computeS;
+            span(pu, p.predictedArriveS - left);
             span(md, m.receivedS - m.dispatchS);
             span(mu, m.arrivedS - m.computedS);
             trainerTimes = trainerTimes && m.computedS > 0;
@@ -238,6 +257,22 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
                   result.tcpRetransmitted,
                   result.tcpSegmentsOut > 0 ? 100.0 * result.tcpRetransmitted / result.tcpSegmentsOut : 0.0);
     out << line;
+}
+
+void printSubRounds(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result) {
+    if (plan.subRounds.empty() || result.subRounds.size() != plan.subRounds.size()) return;
+    out << "  round  aggregator            sub-round   predicted s    measured s    error\n";
+    char line[200];
+    std::map<int, int> nth; // per aggregator: its sub-rounds so far
+    for (std::size_t k = 0; k < plan.subRounds.size(); ++k) {
+        const PlanRound& p = plan.subRounds[k];
+        const MeasuredRound& m = result.subRounds[k];
+        const double predicted = p.endS - p.startS, measured = m.endS - m.startS;
+        std::snprintf(line, sizeof line, "  %5d  %-20s  %9d  %12.4f  %12.4f  %+7.2f%%\n", p.round,
+                      plan.boxes[static_cast<std::size_t>(p.aggregatorBox)].label.substr(0, 20).c_str(),
+                      ++nth[p.aggregatorBox], predicted, measured, errorPct(predicted, measured));
+        out << line;
+    }
 }
 
 namespace {

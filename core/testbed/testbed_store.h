@@ -70,6 +70,10 @@ void printComparison(std::ostream& out, const Comparison& c);
 /// TCP's retransmissions.
 void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result);
 
+/// A tiered tree's sub-rounds (each intermediate aggregator's, in the order of the plan):
+/// predicted and measured duration and the error; nothing for a flat tree or after a cancel.
+void printSubRounds(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result);
+
 /// A round's training values, predicted and measured.
 struct TrainingRound {
     int round = 0;
