@@ -311,8 +311,6 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         b.node = n;
         b.trains = topo.trains(n);
         b.aggregates = tiered && topo.aggregates(n);
-        if (b.aggregates && shared)
-            throw TestbedError(topo.id(n) + ": an aggregator in a shared cell is not played on the testbed yet");
         if (shared) {
             const auto key = std::make_pair(topo.entryIndex(n), p);
             auto it = cellOf.find(key);
