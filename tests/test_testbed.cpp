@@ -699,6 +699,51 @@ private Q_SLOTS:
         QVERIFY(names.count("dev-0 -> edge"));
     }
 
+    void hierarchicalEdgesAverageAtTheCloud() {
+        FOG_NEEDS_TESTBED();
+        // HierFAVG (hierarchical.yaml): two edge aggregators, one with one device, one with
+        // two; each edge plays tau2 = 2 rounds with its devices a session (the first from the
+        // initial model at t = 0), then sends its model up, and the server averages the models
+        // by their devices' samples. Bounds as for the tiers: every global round and sub-round
+        // within 10% of its prediction, the training values bit for bit.
+        const auto p = play("hierarchical.yaml");
+        QCOMPARE(p->result.processes, 6);
+        QCOMPARE(p->plan.rounds.size(), std::size_t(2));
+        QCOMPARE(p->plan.subRounds.size(), std::size_t(8));
+        std::vector<AggregationRecord> predicted;
+        for (const auto& a : p->prediction.aggregations())
+            if (a.level == 0) predicted.push_back(a);
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        for (const ComparedRound& r : compareRuns(predicted, measured).rounds) {
+            qInfo("round %d: predicted %.4f s, measured %.4f s (%+.2f%%)", r.round, r.predictedS, r.measuredS, r.errorPct);
+            QVERIFY(std::fabs(r.errorPct) <= 10.0);
+        }
+        for (std::size_t k = 0; k < p->plan.subRounds.size(); ++k) {
+            const PlanRound& pr = p->plan.subRounds[k];
+            const MeasuredRound& mr = p->result.subRounds[k];
+            const double want = pr.endS - pr.startS, got = mr.endS - mr.startS;
+            QVERIFY2(std::fabs(got - want) <= 0.1 * want, qPrintable(QString("sub-round %1: %2 s, predicted %3 s")
+                                                                       .arg(k).arg(got).arg(want)));
+        }
+        for (std::size_t i = 0; i < predicted.size(); ++i) {
+            qInfo("round %d: train loss %.10g / %.10g, test accuracy %.6g / %.6g", predicted[i].round,
+                  predicted[i].trainLoss, measured[i].trainLoss, predicted[i].testAccuracy, measured[i].testAccuracy);
+            QCOMPARE(measured[i].participants, 2);
+            QVERIFY(sameBits(predicted[i].trainLoss, measured[i].trainLoss));
+        }
+        for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+        QVERIFY(sameBits(p->result.finalTestAccuracy, p->prediction.summary().finalTestAccuracy));
+        // The edges' links: a model up each round, a model down from the second on.
+        const double message = 4.0 * 4554 + 40;
+        for (const MeasuredLink& l : p->result.links)
+            if (p->plan.boxes[static_cast<std::size_t>(l.box)].aggregates) {
+                QCOMPARE(l.payloadUpBytes, 2 * message);
+                QCOMPARE(l.payloadDownBytes, message + 40); // the first round's start message
+            }
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
     void tieredPlans() {
         // No root needed: the plan of a two-tier tree, and what a tiered tree refuses.
         const Scenario s = loadScenarioFile(kData + "tiers.yaml", {parseOverride("stop.rounds=2")});
@@ -743,10 +788,11 @@ private Q_SLOTS:
         // Predicted bytes per link: the tier link a model and a change per global round.
         QCOMPARE(plan.boxes[1].predictedDownBytes, 2 * 4.0 * 4554);
         QCOMPARE(plan.boxes[2].predictedUpBytes, 4 * 4.0 * 4554);
-        auto refused = [](const std::vector<std::string>& sets, const std::string& expected) {
+        auto refused = [](const std::vector<std::string>& sets, const std::string& expected,
+                          const std::string& file = "tiers.yaml") {
             std::vector<Override> o;
             for (const auto& x : sets) o.push_back(parseOverride(x));
-            const Scenario sc = loadScenarioFile(kData + "tiers.yaml", o);
+            const Scenario sc = loadScenarioFile(kData + file, o);
             PredictionRecorder r;
             EngineOptions opts;
             opts.observer = &r;
@@ -765,6 +811,42 @@ private Q_SLOTS:
         if (QTest::currentTestFailed()) return;
         // Codecs between aggregators.
         refused({"training.aggregator_codec_up=fp16", "stop.rounds=1"}, "between aggregators");
+        if (QTest::currentTestFailed()) return;
+        // Hierarchical: the first session of each edge starts from the initial model with
+        // nothing sent down; the server averages by the samples the edges' devices hold.
+        {
+            const Scenario h = loadScenarioFile(kData + "hierarchical.yaml");
+            PredictionRecorder hr;
+            EngineOptions ho;
+            ho.observer = &hr;
+            {
+                ScopedLocalJobTap tap(&hr);
+                Engine(h, ho).run();
+            }
+            const TestbedPlan hp = buildPlan(h, hr);
+            QCOMPARE(hp.rounds.size(), std::size_t(2));
+            for (std::size_t r = 0; r < 2; ++r) {
+                const PlanRound& round = hp.rounds[r];
+                QVERIFY(round.averages);
+                QCOMPARE(round.jobs.size(), std::size_t(2));
+                for (std::size_t k = 0; k < 2; ++k) {
+                    const PlanJob& j = round.jobs[k];
+                    QVERIFY(j.session());
+                    QCOMPARE(j.sessionRounds, 2);
+                    QCOMPARE(j.aggregationRank, k); // the groups' order
+                    QCOMPARE(j.fromInitial, r == 0);
+                    QCOMPARE(j.downBytes, r == 0 ? 0.0 : 4.0 * 4554);
+                }
+                // The samples their devices hold: dev-a-0's part, dev-b-0's and dev-b-1's.
+                const auto& parts = hr.data()->parts;
+                QCOMPARE(parts.size(), std::size_t(3));
+                QCOMPARE(round.jobs[0].averageWeight, static_cast<double>(parts[0].size()));
+                QCOMPARE(round.jobs[1].averageWeight, static_cast<double>(parts[1].size() + parts[2].size()));
+                QVERIFY(round.jobs[0].averageWeight > 0);
+            }
+        }
+        // Hierarchical with a device right under the cloud: refused.
+        refused({"topology.groups[2].parent=server", "stop.rounds=1"}, "right under server", "hierarchical.yaml");
     }
 
     void refusesWhatItCannotPlay() {
@@ -800,12 +882,12 @@ private Q_SLOTS:
         refusedPlan({"topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv"},
                     "a scenario with a price trace", "trace");
         if (QTest::currentTestFailed()) return;
-        // Aggregators under the root are played as a tiered tree's (tiers.yaml, tieredPlans);
-        // another policy's, hierarchical's edges, are not.
+        // Aggregators under the root are played as a tiered tree's or hierarchical's edges
+        // (tiers.yaml, hierarchical.yaml, tieredPlans); fedavg's relaying aggregators are not.
         refusedPlan({"topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, role: "
                      "aggregator, parent: server}]",
-                     "topology.groups[0].parent=edge", "sync={policy: hierarchical, tau1: 5, tau2: 2}", "stop.rounds=1"},
-                    "hierarchical sync", "sync policy hierarchical with aggregators under server");
+                     "topology.groups[0].parent=edge", "stop.rounds=1"},
+                    "fedavg through an aggregator", "sync policy fedavg with aggregators under server");
         if (QTest::currentTestFailed()) return;
         // A deadline is played: its rounds carry it, and a cut round ends at it.
         {

@@ -362,7 +362,9 @@ struct RoundOutcome {
     std::vector<char> taken; ///< aggregated
     double trainLoss = kNaN;
     bool sameUpdates = true; ///< the prediction's updates were taken
-    // Summed over the contributions aggregated (a tiered session's, Tiered::completeRound).
+    // Summed over the contributions aggregated, one by one from the values they held before
+    // the round (a tiered session's running sums, Tiered::completeRound: the same additions
+    // in the same order, so the same bits).
     std::int64_t samples = 0;
     double lossSum = 0.0, lossSamples = 0.0;
 };
@@ -485,12 +487,14 @@ public:
                 h.job = static_cast<std::uint32_t>(ji);
                 h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
                 h.reply = j.lost ? 0 : static_cast<std::uint64_t>(std::llround(j.upBytes));
-                h.holdNs = (c_.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
-                           modelLatencyNs(j.trainerBox);
+                // (A session from the initial model starts at once: nothing comes down.)
+                h.holdNs = j.fromInitial ? 0
+                                         : (c_.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
+                                               modelLatencyNs(j.trainerBox);
                 const int fd = conn_.at(j.trainerBox);
                 std::lock_guard<std::mutex> w(*writing_.at(j.trainerBox));
                 *sent = nowNs();
-                const bool params = tr_ && (j.work || j.session());
+                const bool params = tr_ && (j.work || (j.session() && !j.fromInitial));
                 if (!writeAll(fd, &h, sizeof h) ||
                     !(params ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
                     std::lock_guard<std::mutex> g(m_);
@@ -664,6 +668,10 @@ private:
             std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
                 return o.arrivals[a] != o.arrivals[b] ? o.arrivals[a] < o.arrivals[b] : a < b;
             });
+        if (r.averages) {
+            average(ri, model, o, order);
+            return;
+        }
         std::vector<Contribution> results;
         std::vector<char> fromSession;
         {
@@ -695,6 +703,29 @@ private:
         if (!gradients.empty())
             model.applyGradient(meanUpdate(gradients), r.learningRate, tr_->momentum, tr_->weightDecay);
         if (!changes.empty()) model.addDelta(sampleWeightedUpdate(changes));
+    }
+
+    /// Hierarchical FL's global round (TwoLevelPolicy::averageGroups and reportGlobal): the
+    /// model becomes the weighted average of the children's models, in the order of the groups;
+    /// the training loss is the groups' loss sums over their sample sums.
+    void average(std::size_t ri, ServerModel& model, RoundOutcome& o, const std::vector<std::size_t>& order) {
+        const PlanRound& r = rounds_[ri];
+        std::vector<ParamsPtr> models;
+        std::vector<double> weights;
+        double sum = 0.0, samples = 0.0;
+        {
+            std::lock_guard<std::mutex> g(m_);
+            for (std::size_t ji : order) {
+                if (!o.taken[ji]) continue;
+                Arrived& a = arrived_.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                models.push_back(std::make_shared<Params>(std::move(a.update)));
+                weights.push_back(r.jobs[ji].averageWeight);
+                sum += a.loss; // a group's loss sum (Contribution::loss carries it here)
+                samples += static_cast<double>(a.samples);
+            }
+        }
+        o.trainLoss = samples > 0 ? sum / samples : kNaN;
+        model.set(std::make_shared<Params>(weightedModelAverage(models, weights)));
     }
 
     const RoleContext& c_;
@@ -807,8 +838,11 @@ int intermediateRole(void* context, int out) {
                                  : nullptr;
         if (!job || !job->session()) return failUp("a model for a job that is not this aggregator's session");
         auto base = std::make_shared<Params>();
-        if (tr ? !readParams(fd, *base, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
+        if (tr && !job->fromInitial ? !readParams(fd, *base, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
             return failUp("the model's bytes stopped coming");
+        if (tr && job->fromInitial) *base = *tr->initial; // hierarchical's first session
+        // Its parent averages models (hierarchical): the model goes up, not its change.
+        const bool sendModel = above[h.round].averages;
         const std::int64_t received = nowNs();
         sleepUntilNs(received + h.holdNs); // the last stretch's latency: the model is in now
         if (tr) model.set(base);
@@ -817,31 +851,41 @@ int intermediateRole(void* context, int out) {
         for (int s = 0; s < job->sessionRounds; ++s) {
             const std::size_t ri = job->sessionFirst + static_cast<std::size_t>(s);
             RoundOutcome o;
+            o.samples = samples;
+            o.lossSum = lossSum;
+            o.lossSamples = lossSamples;
             if (!children.play(ri, model, o, -1)) {
                 const std::string broken = children.broken();
                 children.abort();
                 return failUp("the connection to " + broken + " broke");
             }
-            samples += o.samples;
-            lossSum += o.lossSum;
-            lossSamples += o.lossSamples;
+            samples = o.samples;
+            lossSum = o.lossSum;
+            lossSamples = o.lossSamples;
             putRound(subs, ri, o);
             ++subCount;
         }
         Params change;
-        if (tr) {
+        if (tr && sendModel) {
+            change = *model.params();
+        } else if (tr) {
             const Params& now = *model.params();
             change.resize(now.size());
             for (std::size_t i = 0; i < now.size(); ++i) change[i] = now[i] - (*base)[i];
         }
-        const double loss = lossSamples > 0 ? lossSum / lossSamples : std::numeric_limits<double>::quiet_NaN();
+        // Up with it: its samples and sample-weighted loss (Tiered::sendUp), or for an
+        // averaging parent its loss sum and the samples it is over (TwoLevelPolicy's group
+        // sums, whole numbers of samples: exact as integers).
+        const double loss = sendModel            ? lossSum
+                            : lossSamples > 0 ? lossSum / lossSamples
+                                              : std::numeric_limits<double>::quiet_NaN();
         const std::int64_t sent = nowNs();
         Header u;
         u.kind = 3;
         u.round = h.round;
         u.job = h.job;
         u.payload = h.reply;
-        u.reply = static_cast<std::uint64_t>(samples);
+        u.reply = static_cast<std::uint64_t>(sendModel ? static_cast<std::int64_t>(lossSamples) : samples);
         std::memcpy(&u.holdNs, &loss, sizeof u.holdNs);
         if (!writeAll(fd, &u, sizeof u) || !(tr ? sendParams(fd, change, h.reply) : sendPayload(fd, h.reply)))
             return failUp("the change could not be sent up");
@@ -1284,8 +1328,11 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
         if (ri >= list.size() || ji >= list[ri].jobs.size()) return nullptr;
         MeasuredJob& j = list[ri].jobs[ji];
         const auto points = storePoints(contexts[b], static_cast<int>(b));
-        const double lat = static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) /
-                           1e9 / options.dilation;
+        // (A session from the initial model was not held: nothing came down.)
+        const bool held = !plan.roundsAbove(static_cast<int>(b))[ri].jobs[ji].fromInitial;
+        const double lat = held ? static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) /
+                                      1e9 / options.dilation
+                                : 0.0;
         j.receivedS = static_cast<double>(received - epoch) / 1e9 / options.dilation + lat;
         j.computedS = static_cast<double>(sent - epoch) / 1e9 / options.dilation;
         return &j;

@@ -133,9 +133,10 @@ PlanTraining::Tier tierOf(const Scenario& scenario, const NodeSpec& entry, const
 }
 
 std::shared_ptr<PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction,
-                                           const NodeSpec* tieredRoot, const std::string& rootId) {
+                                           const NodeSpec* tieredRoot, const std::string& rootId, bool hierarchical) {
     const std::string& policy = scenario.sync.name;
-    if (!tieredRoot) checkTrainedPolicy(policy, "");
+    // Hierarchical's root averages its edges' models, its edges run FedAvg.
+    if (!tieredRoot && !hierarchical) checkTrainedPolicy(policy, "");
     const TrainingSpec& t = scenario.training;
     if (t.codecUp != "none" || t.codecDown != "none")
         throw TestbedError("training.codec_up / codec_down: the testbed's processes send the model and update as "
@@ -190,10 +191,17 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     // policy's aggregators under the root (hierarchical's edges, a single server's relaying
     // aggregators) are not played.
     const bool tiered = isTiered(spec);
-    if (!tiered && !topo.childAggregatorsOf(root).empty())
+    // Hierarchical FL (HierFAVG, core/policies/hierarchical.cpp): the edges run tau2 rounds
+    // with their devices, then the cloud averages their models; played as sessions too.
+    const bool hierarchical = !tiered && scenario.sync.name == "hierarchical";
+    if (!tiered && !hierarchical && !topo.childAggregatorsOf(root).empty())
         throw TestbedError("aggregators under the root are played on the testbed as a tiered tree's (aggregate: on "
-                           "an aggregator); sync policy " + scenario.sync.name + " with aggregators under " +
-                           topo.id(root) + " is not played on the testbed yet");
+                           "an aggregator) or hierarchical's edges; sync policy " + scenario.sync.name +
+                           " with aggregators under " + topo.id(root) + " is not played on the testbed yet");
+    if (hierarchical && !topo.trainersOf(root).empty())
+        throw TestbedError("sync policy hierarchical with devices right under " + topo.id(root) +
+                           " (not under an edge) is not played on the testbed yet");
+    const bool sessions = tiered || hierarchical;
     if (tiered) {
         const TrainingSpec& t = scenario.training;
         if (t.aggregatorCodecUp != "none" || t.aggregatorCodecDown != "none")
@@ -209,7 +217,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     std::map<std::string, std::vector<const AggregationRecord*>> levelAggs;
     for (const auto& a : prediction.aggregations())
         if (a.level == 0) aggs.push_back(a);
-        else if (tiered) levelAggs[a.aggregator].push_back(&a);
+        else if (sessions) levelAggs[a.aggregator].push_back(&a);
         else
             throw TestbedError("the prediction has regional aggregations (level " + std::to_string(a.level) +
                                "): not played on the testbed yet");
@@ -221,7 +229,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     std::set<int> used{root};
     std::map<int, int> explicitOf; // trainer -> its explicit link to the root
     for (const auto& d : prediction.dispatches()) {
-        if (d.aggregator != root && !(tiered && d.aggregator >= 0 && topo.aggregates(d.aggregator)))
+        if (d.aggregator != root && !(sessions && d.aggregator >= 0 && topo.aggregates(d.aggregator)))
             throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
         if (d.aggregator == root) {
             const auto hops = topo.path(root, d.trainer);
@@ -248,7 +256,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (e.availability.kind != AvailabilitySpec::Kind::Always && !topo.trains(n))
             throw TestbedError(topo.id(n) + ": availability changes of a node that does not train (an aggregator "
                                             "or a relay) are not played on the testbed yet");
-        if (tiered && n != root && topo.aggregates(n) && topo.trains(n))
+        if (sessions && n != root && topo.aggregates(n) && topo.trains(n))
             throw TestbedError(topo.id(n) + " trains as well as aggregates: not played on the testbed yet");
     }
 
@@ -256,7 +264,8 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     plan.scenarioName = scenario.name;
     std::shared_ptr<PlanTraining> planned;
     if (training && prediction.data() && !prediction.works().empty())
-        planned = planTraining(scenario, prediction, tiered ? &topo.entry(root) : nullptr, topo.id(root));
+        planned = planTraining(scenario, prediction, tiered ? &topo.entry(root) : nullptr, topo.id(root),
+                               hierarchical);
     plan.training = planned;
     std::map<int, int> boxOfNode;
     std::map<std::pair<int, int>, int> cellOf; // (entry, parent node) -> box
@@ -310,7 +319,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         b.label = topo.id(n);
         b.node = n;
         b.trains = topo.trains(n);
-        b.aggregates = tiered && topo.aggregates(n);
+        b.aggregates = sessions && topo.aggregates(n);
         if (shared) {
             const auto key = std::make_pair(topo.entryIndex(n), p);
             auto it = cellOf.find(key);
@@ -364,8 +373,10 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     if (planned)
         for (std::size_t b = 1; b < plan.boxes.size(); ++b)
             if (plan.boxes[b].aggregates)
+                // Hierarchical's edges run FedAvg without a server optimiser (TwoLevelPolicy).
                 planned->tiers[static_cast<int>(b)] =
-                    tierOf(scenario, topo.entry(plan.boxes[b].node), plan.boxes[b].label);
+                    hierarchical ? PlanTraining::Tier{}
+                                 : tierOf(scenario, topo.entry(plan.boxes[b].node), plan.boxes[b].label);
 
     // Messages by their two ends, in the order sent: the k-th model from an aggregator to a
     // trainer and the k-th update back belong to the trainer's k-th dispatch; in a tiered
@@ -402,10 +413,10 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         // policy cancelled it when its round ended without it (n-sync's late updates).
         const auto endedAt = prediction.ended().find(d.id);
         const bool ended = endedAt != prediction.ended().end();
-        if (ended && tiered)
+        if (ended && sessions)
             throw TestbedError(round + ": " + topo.id(d.trainer) + "'s job from " + topo.id(agg) +
-                               " was lost or cancelled; in a tiered tree (aggregate:) that is not played on the "
-                               "testbed yet (every job's update must arrive)");
+                               " was lost or cancelled; in a tiered tree (aggregate:) or hierarchical's edges that "
+                               "is not played on the testbed yet (every job's update must arrive)");
         // Lost: its trainer went offline then; else the policy cancelled it.
         bool offlineThen = false;
         if (ended)
@@ -536,7 +547,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         // tiered policy had them: as they arrived (a change arrives with its message).
         bool anySession = false;
         for (const PlanJob& j : r.jobs) anySession = anySession || j.session();
-        if (anySession) {
+        if (anySession && !r.averages) {
             std::vector<std::size_t> order(r.jobs.size());
             for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
             std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
@@ -569,6 +580,18 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                    " more than one job: not played on the testbed yet");
             r.jobs.push_back(trainerJob(d, agg, r.startS, r.round));
         }
+        if (hierarchical && agg == root) {
+            // Every edge with devices is a group: one session each global round, in the
+            // order of the groups (TwoLevelPolicy averages them in that order).
+            std::size_t rank = 0;
+            for (int child : topo.childAggregatorsOf(root)) {
+                if (topo.trainersOf(child).empty()) continue;
+                r.jobs.push_back(sessionJob(agg, child, r.startS, r.round, r.rootRound));
+                r.jobs.back().aggregationRank = rank++;
+            }
+            r.averages = true;
+            return;
+        }
         if (!tiered) return;
         for (int child : topo.childAggregatorsOf(agg)) {
             const auto& dm = between[{agg, child}];
@@ -589,7 +612,11 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         const std::size_t k = sessionsSeen[{parentNode, child}]++;
         const auto& dm = between[{parentNode, child}];
         const auto& um = between[{child, parentNode}];
-        if (k >= dm.size() || dm[k]->end < 0)
+        // Hierarchical's edges start their first session at t = 0 from the initial model:
+        // their k-th model from the cloud starts their (k+1)-th session.
+        const bool fromInitial = hierarchical && k == 0;
+        const std::size_t kd = hierarchical ? k - 1 : k;
+        if (!fromInitial && (kd >= dm.size() || dm[kd]->end < 0))
             throw TestbedError(round + ": " + id + "'s model from " + topo.id(parentNode) + " did not arrive; an "
                                "abandoned session is not played on the testbed yet");
         if (k >= um.size() || um[k]->end < 0)
@@ -597,18 +624,30 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                                "change) or its change did not arrive: not played on the testbed yet");
         PlanJob j;
         j.trainerBox = boxOfNode.at(child);
-        j.offsetS = dm[k]->depart - roundStart;
-        j.downBytes = dm[k]->bytes;
-        j.predictedReceivedS = dm[k]->end;
+        j.fromInitial = fromInitial;
+        j.offsetS = fromInitial ? 0.0 : dm[kd]->depart - roundStart;
+        j.downBytes = fromInitial ? 0.0 : dm[kd]->bytes;
+        j.predictedReceivedS = fromInitial ? roundStart : dm[kd]->end;
         j.upBytes = j.predictedUpBytes = um[k]->bytes;
         j.predictedArriveS = um[k]->end;
+        if (hierarchical) {
+            // The group's weight: the samples its trainers hold (TwoLevelPolicy::start), each
+            // trainer's part of the data in topology order (Engine::samplesOf).
+            const std::vector<int> all = topo.trainers();
+            for (int t : topo.trainersOf(child)) {
+                const auto at = std::find(all.begin(), all.end(), t) - all.begin();
+                if (plan.training && static_cast<std::size_t>(at) < plan.training->data->parts.size())
+                    j.averageWeight += static_cast<double>(plan.training->data->parts[static_cast<std::size_t>(at)].size());
+            }
+        }
         if (plan.training) {
             const double floats = 4.0 * static_cast<double>(plan.training->parameters);
-            if (std::llround(j.downBytes) < floats || std::llround(j.upBytes) < floats)
+            if ((!fromInitial && std::llround(j.downBytes) < floats) || std::llround(j.upBytes) < floats)
                 throw TestbedError(round + ": " + id + "'s model moves fewer bytes than its parameters as 4-byte "
                                    "floats (model.wire_bytes); play it without training (--no-training)");
         }
-        const int count = std::max(1, resolveLevel(scenario, topo.entry(child)).rounds);
+        const int count = hierarchical ? std::max(1, static_cast<int>(scenario.sync.get("tau2", 2.0)))
+                                       : std::max(1, resolveLevel(scenario, topo.entry(child)).rounds);
         const auto& mine = levelAggs[id];
         std::size_t& cursor = nextLevelAgg[child];
         if (cursor + static_cast<std::size_t>(count) > mine.size())
@@ -617,7 +656,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         j.sessionFirst = plan.subRounds.size();
         j.sessionRounds = count;
         plan.subRounds.resize(plan.subRounds.size() + static_cast<std::size_t>(count));
-        double start = dm[k]->end; // the session starts when the model is in (no codec work)
+        double start = j.predictedReceivedS; // the session starts when the model is in (no codec work)
         for (int s = 0; s < count; ++s) {
             const AggregationRecord& a = *mine[cursor++];
             PlanRound r;

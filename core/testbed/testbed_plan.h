@@ -118,6 +118,12 @@ struct PlanJob {
     std::size_t sessionFirst = 0;
     int sessionRounds = 0;
     bool session() const { return sessionRounds > 0; }
+    /// A session that starts from the initial model with nothing sent down (hierarchical's
+    /// first global round: the edges start at t = 0): only a 40-byte start message goes down.
+    bool fromInitial = false;
+    /// In a round that averages its children's models (PlanRound::averages): this session's
+    /// weight, the samples its aggregator's trainers hold (TwoLevelPolicy's group weight).
+    double averageWeight = 0.0;
 };
 
 struct PlanRound {
@@ -140,6 +146,10 @@ struct PlanRound {
     int aggregatorBox = 0;
     /// A sub-round: the global round (index in TestbedPlan::rounds) whose session it is part of.
     std::size_t rootRound = 0;
+    /// Hierarchical FL (sync policy hierarchical, core/policies/two_level.h): the root replaces
+    /// its model by the weighted average of its children's models (each session sends its model
+    /// up, not its change, with its sample-weighted loss sums), in the order of its groups.
+    bool averages = false;
 };
 
 /// The training the processes do: the learner (the same model on the same data as the
@@ -226,7 +236,7 @@ struct TestbedPlan {
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
 /// naming what the testbed cannot play: more than one root aggregator, aggregators under the
-/// root that are not a tiered tree's (`aggregate:`), a job lost or cancelled or a session
+/// root that are not a tiered tree's (`aggregate:`) or hierarchical's edges, a job lost or cancelled or a session
 /// abandoned inside a tiered tree, codecs between aggregators, a trainer with an explicit link to the root and nodes under it, timed events, traces other than availability's, availability
 /// changes of a node that does not train, a round that aggregates fewer updates than arrived
 /// in it, more than `maxBoxes` processes, contention off.
