@@ -47,7 +47,7 @@ struct Header {
     std::uint64_t reply = 0;   ///< model: the update's payload bytes; update: the samples trained on
     std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying; update: the loss's bits
 };
-static_assert(sizeof(Header) == 40, "the wire header is 40 bytes");
+static_assert(sizeof(Header) == kMessageHeaderBytes, "the wire header is 40 bytes");
 constexpr double kHeaderBytes = sizeof(Header);
 
 std::int64_t nowNs() {
@@ -1407,13 +1407,22 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
         l.box = static_cast<int>(b);
         l.wireUpBytes = tx[b]["up"];
         l.wireDownBytes = tx[static_cast<std::size_t>(plan.boxes[b].parent)]["d" + std::to_string(b)];
-        for (const auto* list : {&result.rounds, &result.subRounds})
-            for (const auto& r : *list)
+        for (const auto& r : result.rounds)
+            for (const auto& j : r.jobs)
+                for (int x : plan.linksUp(j.trainerBox))
+                    if (x == static_cast<int>(b)) {
+                        l.payloadUpBytes += j.upBytes;
+                        l.payloadDownBytes += j.downBytes;
+                    }
+        // The sub-rounds of the global rounds measured (also after a cancel, when their
+        // processes did not report them): each job moved its plan's bytes and a header.
+        for (const auto& r : plan.subRounds)
+            if (r.rootRound < result.rounds.size())
                 for (const auto& j : r.jobs)
                     for (int x : plan.linksUp(j.trainerBox))
                         if (x == static_cast<int>(b)) {
-                            l.payloadUpBytes += j.upBytes;
-                            l.payloadDownBytes += j.downBytes;
+                            l.payloadUpBytes += j.lost ? 0.0 : std::llround(j.upBytes) + kHeaderBytes;
+                            l.payloadDownBytes += std::llround(j.downBytes) + kHeaderBytes;
                         }
         result.links.push_back(l);
     }

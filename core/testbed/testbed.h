@@ -46,6 +46,10 @@ struct TestbedOptions {
     double timeoutS = 0.0;
 };
 
+/// The header before every model and update on the wire (the payload, the emulator's byte
+/// count, follows it).
+inline constexpr double kMessageHeaderBytes = 40.0;
+
 /// A job as measured: scenario seconds from the first round's start (wall / dilation).
 struct MeasuredJob {
     int trainerBox = -1;

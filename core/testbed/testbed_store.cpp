@@ -41,9 +41,18 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
     for (std::size_t ri = 0; ri < result.rounds.size(); ++ri) {
         const MeasuredRound& r = result.rounds[ri];
         addBytes(r);
-        // A tiered tree's sub-rounds count with the global round they are part of.
-        for (std::size_t k = 0; k < result.subRounds.size() && k < plan.subRounds.size(); ++k)
-            if (plan.subRounds[k].rootRound == ri) addBytes(result.subRounds[k]);
+        // A tiered tree's sub-rounds count with the global round they are part of (each job
+        // moved its plan's bytes and a 40-byte header; also after a cancel, when their
+        // processes did not report them).
+        for (const PlanRound& sub : plan.subRounds) {
+            if (sub.rootRound != ri) continue;
+            for (const PlanJob& j : sub.jobs) {
+                int hops = 0;
+                for (int b : plan.linksUp(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
+                bytes += std::max(hops, 1) * (std::llround(j.downBytes) + kMessageHeaderBytes +
+                                              (j.lost ? 0.0 : std::llround(j.upBytes) + kMessageHeaderBytes));
+            }
+        }
         AggregationRecord a;
         a.round = r.round;
         a.level = 0;
