@@ -586,11 +586,21 @@ private Q_SLOTS:
         QCOMPARE(p->plan.rounds.size(), std::size_t(3));
         QCOMPARE(p->plan.subRounds.size(), std::size_t(6));
         QCOMPARE(p->result.subRounds.size(), std::size_t(6));
-        std::vector<AggregationRecord> predicted;
-        for (const auto& a : p->prediction.aggregations())
-            if (a.level == 0) predicted.push_back(a);
-        const auto measured = measuredRecords(p->plan, p->result);
+        std::vector<AggregationRecord> predicted, predictedEdge, measured, measuredEdge;
+        for (const auto& a : p->prediction.aggregations()) (a.level == 0 ? predicted : predictedEdge).push_back(a);
+        for (const auto& a : measuredRecords(p->plan, p->result)) (a.level == 0 ? measured : measuredEdge).push_back(a);
         QCOMPARE(measured.size(), predicted.size());
+        // The edge's sub-rounds are stored as its own rows (level 1), as the emulator's, with
+        // the edge's training loss of each: the same bits.
+        QCOMPARE(measuredEdge.size(), std::size_t(6));
+        QCOMPARE(predictedEdge.size(), std::size_t(6));
+        for (std::size_t k = 0; k < 6; ++k) {
+            QCOMPARE(measuredEdge[k].level, 1);
+            QCOMPARE(measuredEdge[k].aggregator, std::string("edge"));
+            QCOMPARE(measuredEdge[k].round, predictedEdge[k].round);
+            QCOMPARE(measuredEdge[k].participants, predictedEdge[k].participants);
+            QVERIFY(sameBits(measuredEdge[k].trainLoss, predictedEdge[k].trainLoss));
+        }
         const Comparison c = compareRuns(predicted, measured);
         for (const ComparedRound& r : c.rounds) {
             qInfo("round %d: predicted %.4f s, measured %.4f s (%+.2f%%)", r.round, r.predictedS, r.measuredS, r.errorPct);
@@ -649,10 +659,11 @@ private Q_SLOTS:
                                            "bandwidth_down_mbps: 2, latency_ms: 20}}]",
                                            "stop.rounds=2"});
         QCOMPARE(m->result.processes, 5);
-        std::vector<AggregationRecord> mp;
+        std::vector<AggregationRecord> mp, mm;
         for (const auto& a : m->prediction.aggregations())
             if (a.level == 0) mp.push_back(a);
-        const auto mm = measuredRecords(m->plan, m->result);
+        for (const auto& a : measuredRecords(m->plan, m->result))
+            if (a.level == 0) mm.push_back(a);
         QCOMPARE(mm.size(), mp.size());
         for (std::size_t i = 0; i < mp.size(); ++i) {
             qInfo("mixed round %d: train loss %.10g / %.10g, %d participants", mp[i].round, mp[i].trainLoss,
@@ -688,6 +699,8 @@ private Q_SLOTS:
         RunStore store(db.toStdString(), true);
         const auto runs = store.listRuns();
         QCOMPARE(runs.size(), std::size_t(2));
+        // One row per global round and one per edge sub-round (level 1), as the prediction's.
+        QCOMPARE(store.metrics(runs[0].id).size(), store.metrics(runs[1].id).size());
         const auto links = storedLinks(store.events(runs[0].id));
         QCOMPARE(links.size(), std::size_t(3));
         std::set<std::string> names;
@@ -710,10 +723,11 @@ private Q_SLOTS:
         QCOMPARE(p->result.processes, 6);
         QCOMPARE(p->plan.rounds.size(), std::size_t(2));
         QCOMPARE(p->plan.subRounds.size(), std::size_t(8));
-        std::vector<AggregationRecord> predicted;
+        std::vector<AggregationRecord> predicted, measured;
         for (const auto& a : p->prediction.aggregations())
             if (a.level == 0) predicted.push_back(a);
-        const auto measured = measuredRecords(p->plan, p->result);
+        for (const auto& a : measuredRecords(p->plan, p->result))
+            if (a.level == 0) measured.push_back(a);
         QCOMPARE(measured.size(), predicted.size());
         for (const ComparedRound& r : compareRuns(predicted, measured).rounds) {
             qInfo("round %d: predicted %.4f s, measured %.4f s (%+.2f%%)", r.round, r.predictedS, r.measuredS, r.errorPct);

@@ -287,8 +287,14 @@ private Q_SLOTS:
         }
         // The stored row counts the sub-round's bytes with its global round's.
         const auto rows = measuredRecords(plan, result);
-        QCOMPARE(rows.size(), std::size_t(1));
-        QCOMPARE(rows[0].bytes, 2 * 100040.0 + 2 * 250040.0);
+        QCOMPARE(rows.size(), std::size_t(2)); // the edge's sub-round (level 1), the global round
+        QCOMPARE(rows[0].level, 1);
+        QCOMPARE(rows[0].aggregator, std::string("edge"));
+        QCOMPARE(rows[0].round, 0);
+        QCOMPARE(rows[0].time, 2.34);
+        QCOMPARE(rows[0].bytes, 2 * 250040.0);
+        QCOMPARE(rows[1].level, 0);
+        QCOMPARE(rows[1].bytes, 2 * 100040.0 + 2 * 250040.0);
 
         RunStore store(dir_.filePath("tiers.db").toStdString());
         NewRun pm;

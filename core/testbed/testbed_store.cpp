@@ -31,32 +31,18 @@ double errorPct(double predicted, double measured) {
 std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result) {
     std::vector<AggregationRecord> rows;
     double bytes = 0.0;
-    auto addBytes = [&](const MeasuredRound& r) {
-        for (const MeasuredJob& j : r.jobs) {
-            int hops = 0;
-            for (int b : plan.linksUp(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
-            bytes += std::max(hops, 1) * (j.downBytes + j.upBytes);
-        }
+    // A job's bytes as the emulator counts them: each hop of its way (the payload moved, with
+    // the 40-byte header; a lost job's update moved nothing).
+    auto jobBytes = [&](int box, double down, double up) {
+        int hops = 0;
+        for (int b : plan.linksUp(box)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
+        return std::max(hops, 1) * (down + up);
     };
-    for (std::size_t ri = 0; ri < result.rounds.size(); ++ri) {
-        const MeasuredRound& r = result.rounds[ri];
-        addBytes(r);
-        // A tiered tree's sub-rounds count with the global round they are part of (each job
-        // moved its plan's bytes and a 40-byte header; also after a cancel, when their
-        // processes did not report them).
-        for (const PlanRound& sub : plan.subRounds) {
-            if (sub.rootRound != ri) continue;
-            for (const PlanJob& j : sub.jobs) {
-                int hops = 0;
-                for (int b : plan.linksUp(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
-                bytes += std::max(hops, 1) * (std::llround(j.downBytes) + kMessageHeaderBytes +
-                                              (j.lost ? 0.0 : std::llround(j.upBytes) + kMessageHeaderBytes));
-            }
-        }
+    auto row = [&](const MeasuredRound& r, int level, const std::string& aggregator) {
         AggregationRecord a;
         a.round = r.round;
-        a.level = 0;
-        a.aggregator = plan.boxes.front().label;
+        a.level = level;
+        a.aggregator = aggregator;
         a.time = r.endS;
         a.wallSeconds = r.endS * result.dilation;
         a.participants = 0;
@@ -68,7 +54,39 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.trainLoss = r.trainLoss;
         a.testLoss = r.testLoss;
         a.testAccuracy = r.testAccuracy;
-        rows.push_back(a);
+        return a;
+    };
+    // A tiered tree's sub-rounds are stored as their aggregators' own rows (level: how many
+    // aggregators down), before the global round they are part of, in the order they ended,
+    // with the round as the engine numbers them (the global rounds finished before).
+    const bool subRows = result.subRounds.size() == plan.subRounds.size();
+    for (std::size_t ri = 0; ri < result.rounds.size(); ++ri) {
+        const MeasuredRound& r = result.rounds[ri];
+        std::vector<std::size_t> subs;
+        for (std::size_t k = 0; k < plan.subRounds.size(); ++k)
+            if (plan.subRounds[k].rootRound == ri) subs.push_back(k);
+        if (subRows)
+            std::stable_sort(subs.begin(), subs.end(), [&](std::size_t x, std::size_t y) {
+                return result.subRounds[x].endS < result.subRounds[y].endS;
+            });
+        for (std::size_t k : subs) {
+            // Each job moved its plan's bytes and a header (also after a cancel, when the
+            // intermediate processes did not report their sub-rounds).
+            for (const PlanJob& j : plan.subRounds[k].jobs)
+                bytes += jobBytes(j.trainerBox, std::llround(j.downBytes) + kMessageHeaderBytes,
+                                  j.lost ? 0.0 : std::llround(j.upBytes) + kMessageHeaderBytes);
+            if (!subRows) continue;
+            const int box = plan.subRounds[k].aggregatorBox;
+            int level = 0;
+            for (int b = plan.boxes[static_cast<std::size_t>(box)].parent; b >= 0;
+                 b = plan.boxes[static_cast<std::size_t>(b)].parent)
+                level += plan.boxes[static_cast<std::size_t>(b)].aggregates ? 1 : 0;
+            AggregationRecord a = row(result.subRounds[k], level, plan.boxes[static_cast<std::size_t>(box)].label);
+            a.round = r.round - 1;
+            rows.push_back(a);
+        }
+        for (const MeasuredJob& j : r.jobs) bytes += jobBytes(j.trainerBox, j.downBytes, j.upBytes);
+        rows.push_back(row(r, 0, plan.boxes.front().label));
     }
     return rows;
 }
@@ -150,8 +168,9 @@ std::int64_t storeTestbedRun(RunStore& store, NewRun meta, const RunInfo& info, 
     s.status = result.cancelled ? RunStatus::Cancelled : RunStatus::Finished;
     s.stopReason = result.cancelled ? "interrupted (Ctrl-C): the rounds measured so far"
                                     : "the prediction's rounds, measured on the testbed";
-    s.rounds = static_cast<int>(rows.size());
-    s.aggregations = s.rounds;
+    s.rounds = 0;
+    for (const auto& r : rows) s.rounds += r.level == 0 ? 1 : 0;
+    s.aggregations = static_cast<int>(rows.size());
     s.virtualTime = rows.empty() ? 0.0 : rows.back().time;
     s.wallSeconds = result.wallSeconds;
     s.cost = s.energyJ = kNaN;
