@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace fog;
@@ -207,6 +208,134 @@ private Q_SLOTS:
         QVERIFY(view.summary()->text().contains(QString("run %1").arg(s.prediction)));
     }
 
+    /// A tiered tree's run (a server, an edge aggregator, a device under the edge): the
+    /// bytes plot has every link, the tier link "edge -> server" beside the device's
+    /// "dev-0 -> edge", each with the bytes its event stores (the session's model and change
+    /// on the tier link, the sub-round's model and update on the device's).
+    void showsTheTierLinks() {
+        TestbedPlan plan;
+        plan.scenarioName = "tier view test";
+        PlanBox root, edge, dev;
+        root.label = "server";
+        root.node = 0;
+        root.aggregates = true;
+        edge.label = "edge";
+        edge.node = 1;
+        edge.aggregates = true;
+        edge.parent = 0;
+        edge.limited = edge.modelLink = true;
+        edge.linkName = "edge -> server";
+        dev.label = "dev-0";
+        dev.node = 2;
+        dev.trains = true;
+        dev.parent = 1;
+        dev.limited = dev.modelLink = true;
+        dev.linkName = "dev-0 -> edge";
+        plan.boxes = {root, edge, dev};
+        PlanRound global;
+        global.round = 1;
+        global.endS = 2.5;
+        global.participants = global.needed = 1;
+        PlanJob session;
+        session.trainerBox = 1;
+        session.downBytes = session.upBytes = session.predictedUpBytes = 100000;
+        session.sessionFirst = 0;
+        session.sessionRounds = 1;
+        global.jobs.push_back(session);
+        plan.rounds.push_back(global);
+        PlanRound sub;
+        sub.round = 1;
+        sub.startS = 0.2;
+        sub.endS = 2.3;
+        sub.participants = sub.needed = 1;
+        sub.aggregatorBox = 1;
+        PlanJob j;
+        j.trainerBox = 2;
+        j.downBytes = j.upBytes = j.predictedUpBytes = 250000;
+        sub.jobs.push_back(j);
+        plan.subRounds.push_back(sub);
+        QCOMPARE(predictedBytes(plan, 1, 1), std::make_pair(100000.0, 100000.0));
+        QCOMPARE(predictedBytes(plan, 2, 1), std::make_pair(250000.0, 250000.0));
+
+        TestbedResult result;
+        MeasuredRound mr;
+        mr.round = 1;
+        mr.endS = 2.55;
+        MeasuredJob mj;
+        mj.trainerBox = 1;
+        mj.downBytes = mj.upBytes = 100040;
+        mj.aggregated = true;
+        mr.jobs.push_back(mj);
+        result.rounds.push_back(mr);
+        MeasuredRound ms;
+        ms.round = 1;
+        ms.aggregatorBox = 1;
+        ms.startS = 0.21;
+        ms.endS = 2.34;
+        MeasuredJob dj;
+        dj.trainerBox = 2;
+        dj.downBytes = dj.upBytes = 250040;
+        dj.aggregated = true;
+        ms.jobs.push_back(dj);
+        result.subRounds.push_back(ms);
+        for (int box : {1, 2}) {
+            MeasuredLink l;
+            l.box = box;
+            l.payloadUpBytes = l.payloadDownBytes = box == 1 ? 100040 : 250040;
+            l.wireUpBytes = l.wireDownBytes = box == 1 ? 107000 : 268000;
+            result.links.push_back(l);
+        }
+        // The stored row counts the sub-round's bytes with its global round's.
+        const auto rows = measuredRecords(plan, result);
+        QCOMPARE(rows.size(), std::size_t(2)); // the edge's sub-round (level 1), the global round
+        QCOMPARE(rows[0].level, 1);
+        QCOMPARE(rows[0].aggregator, std::string("edge"));
+        QCOMPARE(rows[0].round, 0);
+        QCOMPARE(rows[0].time, 2.34);
+        QCOMPARE(rows[0].bytes, 2 * 250040.0);
+        QCOMPARE(rows[1].level, 0);
+        QCOMPARE(rows[1].bytes, 2 * 100040.0 + 2 * 250040.0);
+
+        RunStore store(dir_.filePath("tiers.db").toStdString());
+        NewRun pm;
+        pm.name = "tier view test (testbed prediction)";
+        pm.tags = {"testbed-prediction"};
+        const qint64 prediction = store.beginRun(pm);
+        AggregationRecord a;
+        a.round = 1;
+        a.time = 2.5;
+        a.participants = 1;
+        store.appendMetrics(prediction, {a});
+        RunSummary ps;
+        ps.status = RunStatus::Finished;
+        ps.rounds = 1;
+        store.finishRun(prediction, ps);
+        NewRun mm;
+        mm.name = "tier view test (testbed)";
+        mm.tags = {"testbed"};
+        const qint64 measured = storeTestbedRun(store, mm, RunInfo{}, plan, result, prediction);
+        QString why;
+        const auto data = loadTestbedComparison(store, measured, &why);
+        QVERIFY2(data, qPrintable(why));
+        TestbedComparisonView view;
+        view.setData(*data);
+        view.resize(900, 820);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(view.bytesPlot()->xAxis->ticker().data());
+        QVERIFY(ticker);
+        QCOMPARE(ticker->ticks().value(1), QString("edge -> server up"));
+        QCOMPARE(ticker->ticks().value(2), QString("edge -> server down"));
+        QCOMPARE(ticker->ticks().value(3), QString("dev-0 -> edge up"));
+        QCOMPARE(ticker->ticks().value(4), QString("dev-0 -> edge down"));
+        const auto pb = values(qobject_cast<QCPBars*>(view.bytesPlot()->plottable(0)));
+        const auto yb = values(qobject_cast<QCPBars*>(view.bytesPlot()->plottable(1)));
+        const auto wb = values(qobject_cast<QCPBars*>(view.bytesPlot()->plottable(2)));
+        QCOMPARE(pb, (std::vector<double>{0.1, 0.1, 0.25, 0.25}));
+        QCOMPARE(yb, (std::vector<double>{0.10004, 0.10004, 0.25004, 0.25004}));
+        QCOMPARE(wb, (std::vector<double>{0.107, 0.107, 0.268, 0.268}));
+    }
+
     /// A picture of a real stored run's comparison (docs/testbed.md), under xvfb-run:
     /// FOG_TESTBED_VIEW_DB=runs.db FOG_TESTBED_VIEW_RUN=ID FOG_TESTBED_VIEW_SHOT=FILE.png. Its
     /// plotted round times are checked against the stored rows as well.
@@ -220,7 +349,13 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
         QTest::qWait(300);
         auto* view = dialog->findChild<TestbedComparisonView*>();
-        const auto measured = store.metrics(run), predicted = store.metrics(view->data().predictionRun);
+        // The global rounds (a tiered prediction has its aggregators' own rows, level > 0).
+        auto global = [](std::vector<AggregationRecord> rows) {
+            rows.erase(std::remove_if(rows.begin(), rows.end(), [](const AggregationRecord& r) { return r.level != 0; }),
+                       rows.end());
+            return rows;
+        };
+        const auto measured = global(store.metrics(run)), predicted = global(store.metrics(view->data().predictionRun));
         const auto mv = values(view->timePlot()->graph(1)), pv = values(view->timePlot()->graph(0));
         QCOMPARE(mv.size(), measured.size());
         for (std::size_t i = 0; i < mv.size(); ++i) {

@@ -290,6 +290,7 @@ int cmdTestbed(const QStringList& arguments) {
                   << (plan.rounds[i].deadlineS > 0 ? " by the deadline" : "") << ")\n";
     }
     testbed::printTransfers(std::cout, plan, result);
+    testbed::printSubRounds(std::cout, plan, result);
     printLinks(std::cout, plan, result);
     if (!plan.availability.empty()) {
         int lost = 0;

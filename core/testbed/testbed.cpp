@@ -21,12 +21,14 @@
 #include <condition_variable>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace fog::testbed {
 
@@ -45,7 +47,7 @@ struct Header {
     std::uint64_t reply = 0;   ///< model: the update's payload bytes; update: the samples trained on
     std::int64_t holdNs = 0;   ///< model: how long the trainer holds it before replying; update: the loss's bits
 };
-static_assert(sizeof(Header) == 40, "the wire header is 40 bytes");
+static_assert(sizeof(Header) == kMessageHeaderBytes, "the wire header is 40 bytes");
 constexpr double kHeaderBytes = sizeof(Header);
 
 std::int64_t nowNs() {
@@ -193,14 +195,17 @@ struct RoleContext {
     bool computeReal = false; ///< a trainer sends its update when its training is done (not paced)
 };
 
-/// Where a trainer's messages are stored whole on their way: itself, every relay above it
-/// when relays store and forward, the root. Consecutive points are one TCP connection.
-std::vector<int> storePoints(const RoleContext& c, int trainer) {
+/// Where a child's messages (a trainer's, or an intermediate aggregator's to its parent) are
+/// stored whole on their way: itself, every relay above it when relays store and forward, its
+/// aggregator. Consecutive points are one TCP connection.
+std::vector<int> storePoints(const RoleContext& c, int child) {
     std::vector<int> points;
-    for (int b : c.plan->pathToRoot(trainer)) {
+    const int top = c.plan->aggregatorOf(child);
+    for (int b : c.plan->pathToRoot(child)) {
         const PlanBox& pb = c.plan->boxes[static_cast<std::size_t>(b)];
-        const bool relay = b != 0 && b != trainer && pb.node >= 0 && !pb.trains;
-        if (b == trainer || b == 0 || (c.storeRelays && relay)) points.push_back(b);
+        const bool relay = b != child && pb.node >= 0 && !pb.trains && !pb.aggregates;
+        if (b == child || b == top || (c.storeRelays && relay)) points.push_back(b);
+        if (b == top) break;
     }
     return points;
 }
@@ -289,8 +294,9 @@ int trainerRole(void* context, int out) {
         Header h;
         if (!readAll(fd, &h, sizeof h) || h.magic != kMagic) return fail(out, "the aggregator's connection broke");
         if (h.kind == 4) break;
-        const PlanJob* job = h.round < c.plan->rounds.size() && h.job < c.plan->rounds[h.round].jobs.size()
-                                 ? &c.plan->rounds[h.round].jobs[h.job]
+        const std::vector<PlanRound>& rounds = c.plan->roundsAbove(c.box);
+        const PlanJob* job = h.round < rounds.size() && h.job < rounds[h.round].jobs.size()
+                                 ? &rounds[h.round].jobs[h.job]
                                  : nullptr;
         const bool train = tr && job && job->work;
         if (train ? !readParams(fd, model, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
@@ -349,112 +355,130 @@ int trainerRole(void* context, int out) {
     return 0;
 }
 
-int aggregatorRole(void* context, int out) {
-    const RoleContext& c = *static_cast<RoleContext*>(context);
-    const TestbedPlan& plan = *c.plan;
-    const double D = c.dilation;
-    std::set<int> trainers;
-    for (const auto& r : plan.rounds)
-        for (const auto& j : r.jobs) trainers.insert(j.trainerBox);
-    const PlanTraining* tr = c.training;
-    if (tr) useSingleThreadedKernels();
-    // The server's model as the round policies keep it (RoundPolicy::start).
-    ServerModel model(tr ? tr->initial : ParamsPtr{}, tr ? tr->serverOptimizer : ServerOptimizerConfig{});
-    std::vector<std::pair<std::uint32_t, ParamsPtr>> toEvaluate; // (round, model after it)
-    const int one = 1;
-    const int ls = listenOnPort();
-    if (ls < 0) return fail(out, std::string("listen: ") + std::strerror(errno));
-    std::map<int, int> conn; // trainer box -> socket
-    const std::int64_t giveUp = nowNs() + 25'000'000'000LL;
-    while (conn.size() < trainers.size()) {
-        pollfd p{ls, POLLIN, 0};
-        if (::poll(&p, 1, 200) <= 0) {
-            if (nowNs() > giveUp)
-                return fail(out, std::to_string(trainers.size() - conn.size()) + " trainers did not connect");
-            continue;
-        }
-        const int fd = ::accept4(ls, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        Header h;
-        if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || h.kind != 1) {
-            ::close(fd);
-            continue;
-        }
-        conn[static_cast<int>(h.job)] = fd;
-    }
-    ::close(ls);
-    // One writer at a time per connection: a lost job's model may still be going down (its
-    // trainer stopped) when the trainer's next job starts.
-    std::map<int, std::unique_ptr<std::mutex>> writing;
-    for (const auto& [box, fd] : conn) writing[box] = std::make_unique<std::mutex>();
-    std::vector<std::thread> lingering; // the senders of lost jobs' models
+/// What a round came to, as an aggregator's process measured it.
+struct RoundOutcome {
+    std::int64_t t0 = 0, end = 0;
+    std::vector<std::int64_t> sentAt, arrivals;
+    std::vector<char> taken; ///< aggregated
+    double trainLoss = kNaN;
+    bool sameUpdates = true; ///< the prediction's updates were taken
+    // Summed over the contributions aggregated, one by one from the values they held before
+    // the round (a tiered session's running sums, Tiered::completeRound: the same additions
+    // in the same order, so the same bits).
+    std::int64_t samples = 0;
+    double lossSum = 0.0, lossSamples = 0.0;
+};
 
-    // Arrivals, from one reader thread per trainer.
-    std::mutex m;
-    std::condition_variable cv;
-    struct Arrived {
-        std::int64_t ns = 0;
-        Params update;
-        std::int64_t samples = 0;
-        double loss = 0.0;
-    };
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Arrived> arrived; // (round, job)
-    std::atomic<std::uint32_t> roundNow{0}; // updates of the rounds before are late: discarded
-    std::string broken;
-    std::vector<std::thread> readers;
-    for (const auto& [box, fd] : conn) {
-        readers.emplace_back([&, box = box, fd = fd] {
-            for (;;) {
-                Header h;
-                Arrived a;
-                if (!readAll(fd, &h, sizeof h) || h.magic != kMagic ||
-                    !(tr ? readParams(fd, a.update, tr->parameters, h.payload) : skipPayload(fd, h.payload))) {
-                    std::lock_guard<std::mutex> g(m);
-                    if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(box)].label;
-                    cv.notify_all();
-                    return;
-                }
-                a.ns = nowNs();
-                a.samples = static_cast<std::int64_t>(h.reply);
-                std::memcpy(&a.loss, &h.holdNs, sizeof a.loss);
-                std::lock_guard<std::mutex> g(m);
-                if (h.round >= roundNow) arrived[{h.round, h.job}] = std::move(a);
-                cv.notify_all();
-            }
-        });
+/// The record of a round (to the owner): its times and, per job, when its model left, when
+/// its update was in and whether it was aggregated.
+void putRound(Out& rec, std::size_t ri, const RoundOutcome& o) {
+    rec.put(static_cast<std::uint32_t>(ri));
+    rec.put(o.t0);
+    rec.put(o.end);
+    rec.put(static_cast<std::uint32_t>(o.taken.size()));
+    for (std::size_t ji = 0; ji < o.taken.size(); ++ji) {
+        rec.put(o.sentAt[ji]);
+        rec.put(o.arrivals[ji]);
+        rec.put(static_cast<std::uint32_t>(o.taken[ji]));
     }
-    // User-space latency of the last stretch of a trainer's path: into the trainer for its
-    // model (from the store point above it), into the root for its update.
-    auto modelLatencyNs = [&](int trainer) {
-        const auto points = storePoints(c, trainer);
-        return segmentLatencyNs(c, trainer, points.at(1));
-    };
-    auto latencyNs = [&](int trainer) {
-        const auto points = storePoints(c, trainer);
-        return segmentLatencyNs(c, points.at(points.size() - 2), 0);
-    };
-    bool ok = true;
-    // Per round, when each model left (kept for the whole run: a lost job's sender may
-    // outlive its round).
-    std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> sentAtAll(plan.rounds.size());
-    for (std::size_t ri = 0; ri < plan.rounds.size() && ok; ++ri) {
-        const PlanRound& r = plan.rounds[ri];
+    rec.put(o.trainLoss);
+    rec.put(static_cast<std::uint32_t>(o.sameUpdates ? 1 : 0));
+}
+
+/// An aggregator's side towards its children (the root's, or an intermediate aggregator's in
+/// a tiered tree): one persistent connection per child (a trainer, or a child aggregator),
+/// a reader thread each, and the rounds played over them as the policy plays them.
+class Children {
+public:
+    /// `rounds`: the list the rounds are in (the plan's rounds or sub-rounds); `mine`: the
+    /// indices of this aggregator's.
+    Children(const RoleContext& c, const std::vector<PlanRound>& rounds, std::vector<std::size_t> mine)
+        : c_(c), rounds_(rounds), mine_(std::move(mine)), tr_(c.training) {
+        for (std::size_t ri : mine_)
+            for (const auto& j : rounds_[ri].jobs) boxes_.insert(j.trainerBox);
+        sentAtAll_.resize(rounds_.size());
+    }
+    ~Children() { abort(); }
+
+    /// Listens and waits until every child has connected (hello: its box).
+    bool accept(std::string& error) {
+        const int one = 1;
+        const int ls = listenOnPort();
+        if (ls < 0) {
+            error = std::string("listen: ") + std::strerror(errno);
+            return false;
+        }
+        const std::int64_t giveUp = nowNs() + 25'000'000'000LL;
+        while (conn_.size() < boxes_.size()) {
+            pollfd p{ls, POLLIN, 0};
+            if (::poll(&p, 1, 200) <= 0) {
+                if (nowNs() > giveUp) {
+                    error = std::to_string(boxes_.size() - conn_.size()) + " children (trainers or aggregators) did not connect";
+                    ::close(ls);
+                    return false;
+                }
+                continue;
+            }
+            const int fd = ::accept4(ls, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd < 0) continue;
+            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            Header h;
+            if (!readAll(fd, &h, sizeof h) || h.magic != kMagic || h.kind != 1) {
+                ::close(fd);
+                continue;
+            }
+            conn_[static_cast<int>(h.job)] = fd;
+        }
+        ::close(ls);
+        // One writer at a time per connection: a lost job's model may still be going down (its
+        // trainer stopped) when the trainer's next job starts.
+        for (const auto& [box, fd] : conn_) writing_[box] = std::make_unique<std::mutex>();
+        // Arrivals, from one reader thread per child.
+        for (const auto& [box, fd] : conn_) {
+            readers_.emplace_back([this, box = box, fd = fd] {
+                for (;;) {
+                    Header h;
+                    Arrived a;
+                    if (!readAll(fd, &h, sizeof h) || h.magic != kMagic ||
+                        !(tr_ ? readParams(fd, a.update, tr_->parameters, h.payload) : skipPayload(fd, h.payload))) {
+                        std::lock_guard<std::mutex> g(m_);
+                        if (broken_.empty() && !ending_) broken_ = c_.plan->boxes[static_cast<std::size_t>(box)].label;
+                        cv_.notify_all();
+                        return;
+                    }
+                    a.ns = nowNs();
+                    a.samples = static_cast<std::int64_t>(h.reply);
+                    std::memcpy(&a.loss, &h.holdNs, sizeof a.loss);
+                    std::lock_guard<std::mutex> g(m_);
+                    if (h.round >= roundNow_) arrived_[{h.round, h.job}] = std::move(a);
+                    cv_.notify_all();
+                }
+            });
+        }
+        return true;
+    }
+
+    /// Plays round `ri` from `model` (what every job trains from) and aggregates into it;
+    /// `announce` (the root's): the owner gets the round's start, to play its availability
+    /// changes from. False when a connection broke (broken() names it).
+    bool play(std::size_t ri, ServerModel& model, RoundOutcome& o, int announce) {
+        const PlanRound& r = rounds_[ri];
+        const double D = c_.dilation;
         const std::int64_t t0 = nowNs();
-        const ParamsPtr current = model.params(); // what every job of the round trains from
-        {
-            Out start; // the owner plays the round's availability changes from here
+        const ParamsPtr current = model.params();
+        if (announce >= 0) {
+            Out start;
             start.put(static_cast<std::uint32_t>(ri));
             start.put(t0);
-            sendRecord(out, 'S', start.buf);
+            sendRecord(announce, 'S', start.buf);
         }
-        sentAtAll[ri] = std::make_unique<std::atomic<std::int64_t>[]>(r.jobs.size());
-        std::atomic<std::int64_t>* sentAt = sentAtAll[ri].get();
+        sentAtAll_[ri] = std::make_unique<std::atomic<std::int64_t>[]>(r.jobs.size());
+        std::atomic<std::int64_t>* sentAt = sentAtAll_[ri].get();
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) sentAt[ji] = 0;
         std::vector<std::thread> senders;
         for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
             // What is local to the round is captured by value.
-            senders.emplace_back([&, ji, ri, t0, current, round = &r, sent = &sentAt[ji]] {
+            senders.emplace_back([this, ji, ri, t0, current, round = &r, sent = &sentAt[ji], D] {
                 const PlanJob& j = round->jobs[ji];
                 sleepUntilNs(t0 + static_cast<std::int64_t>(j.offsetS * D * 1e9));
                 Header h;
@@ -463,65 +487,70 @@ int aggregatorRole(void* context, int out) {
                 h.job = static_cast<std::uint32_t>(ji);
                 h.payload = static_cast<std::uint64_t>(std::llround(j.downBytes));
                 h.reply = j.lost ? 0 : static_cast<std::uint64_t>(std::llround(j.upBytes));
-                h.holdNs = (c.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
-                           modelLatencyNs(j.trainerBox);
-                const int fd = conn.at(j.trainerBox);
-                std::lock_guard<std::mutex> w(*writing.at(j.trainerBox));
+                // (A session from the initial model starts at once: nothing comes down.)
+                h.holdNs = j.fromInitial ? 0
+                                         : (c_.computeReal ? 0 : static_cast<std::int64_t>(j.computeS * D * 1e9)) +
+                                               modelLatencyNs(j.trainerBox);
+                const int fd = conn_.at(j.trainerBox);
+                std::lock_guard<std::mutex> w(*writing_.at(j.trainerBox));
                 *sent = nowNs();
+                const bool params = tr_ && (j.work || (j.session() && !j.fromInitial));
                 if (!writeAll(fd, &h, sizeof h) ||
-                    !(tr && j.work ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
-                    std::lock_guard<std::mutex> g(m);
-                    if (broken.empty()) broken = plan.boxes[static_cast<std::size_t>(j.trainerBox)].label;
-                    cv.notify_all();
+                    !(params ? sendParams(fd, *current, h.payload) : sendPayload(fd, h.payload))) {
+                    std::lock_guard<std::mutex> g(m_);
+                    if (broken_.empty()) broken_ = c_.plan->boxes[static_cast<std::size_t>(j.trainerBox)].label;
+                    cv_.notify_all();
                 }
             });
         }
-        std::int64_t end = t0;
-        std::vector<std::int64_t> arrivals(r.jobs.size(), 0);
-        std::vector<char> taken(r.jobs.size(), 0); // aggregated
-        bool sameUpdates = true;                   // the prediction's updates were taken
+        o.t0 = t0;
+        o.end = t0;
+        o.arrivals.assign(r.jobs.size(), 0);
+        o.taken.assign(r.jobs.size(), 0);
+        o.sameUpdates = true;
+        bool ok = true;
         {
-            std::unique_lock<std::mutex> g(m);
+            std::unique_lock<std::mutex> g(m_);
             auto key = [&](std::size_t ji) {
                 return std::make_pair(static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji));
             };
             // An update that can count: not lost, and (training) from a job with its work.
             auto eligible = [&](std::size_t ji) {
                 const PlanJob& j = r.jobs[ji];
-                return !j.lost && (!tr || !j.cancelled || j.work);
+                return !j.lost && (!tr_ || !j.cancelled || j.work);
             };
             // The round waits for its first `needed` updates (all of them but n-sync's), or
             // until none is outstanding, or until its deadline.
             auto over = [&] {
-                if (!broken.empty()) return true;
+                if (!broken_.empty()) return true;
                 std::size_t in = 0, open = 0;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (eligible(ji)) ++(arrived.count(key(ji)) ? in : open);
+                    if (eligible(ji)) ++(arrived_.count(key(ji)) ? in : open);
                 return in >= static_cast<std::size_t>(r.needed) || open == 0;
             };
             const bool hasDeadline = r.deadlineS > 0;
             const std::int64_t deadlineNs = t0 + static_cast<std::int64_t>(r.deadlineS * D * 1e9);
             // steady_clock is CLOCK_MONOTONIC, nowNs()'s clock.
             if (hasDeadline)
-                cv.wait_until(g, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadlineNs)), over);
+                cv_.wait_until(g, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadlineNs)), over);
             else
-                cv.wait(g, over);
-            ok = broken.empty();
+                cv_.wait(g, over);
+            ok = broken_.empty();
             if (ok) {
                 // The first to arrive (after their last stretch's latency) are taken, by the
                 // deadline if there is one; later ones are discarded when they come.
                 std::vector<std::pair<std::int64_t, std::size_t>> in;
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    if (eligible(ji) && arrived.count(key(ji))) {
-                        const std::int64_t t = arrived.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox);
+                    if (eligible(ji) && arrived_.count(key(ji))) {
+                        const std::int64_t t = arrived_.at(key(ji)).ns + latencyNs(r.jobs[ji].trainerBox);
                         if (!hasDeadline || t <= deadlineNs) in.emplace_back(t, ji);
                     }
                 std::sort(in.begin(), in.end());
                 if (in.size() > static_cast<std::size_t>(r.needed)) in.resize(static_cast<std::size_t>(r.needed));
                 for (const auto& [t, ji] : in) {
-                    taken[ji] = 1;
-                    arrivals[ji] = t;
-                    end = std::max(end, t);
+                    o.taken[ji] = 1;
+                    o.arrivals[ji] = t;
+                    o.end = std::max(o.end, t);
                 }
                 // A lost job ends a round that waits for all its updates no earlier than the
                 // loss, as the policy's onLost.
@@ -530,103 +559,223 @@ int aggregatorRole(void* context, int out) {
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
                     const PlanJob& j = r.jobs[ji];
                     if (!j.lost) continue;
-                    arrivals[ji] = t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9);
-                    if (!anyCancelled || hasDeadline) end = std::max(end, arrivals[ji]);
+                    o.arrivals[ji] = t0 + static_cast<std::int64_t>((j.lostS - r.startS) * D * 1e9);
+                    if (!anyCancelled || hasDeadline) o.end = std::max(o.end, o.arrivals[ji]);
                 }
                 // A deadline ends the round at it when an update is still out, and no later in
                 // any case (a loss after it does not hold the round).
                 if (hasDeadline) {
                     bool allIn = true;
                     for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                        allIn = allIn && (r.jobs[ji].lost || taken[ji] != 0);
-                    end = allIn ? std::min(end, deadlineNs) : deadlineNs;
+                        allIn = allIn && (r.jobs[ji].lost || o.taken[ji] != 0);
+                    o.end = allIn ? std::min(o.end, deadlineNs) : deadlineNs;
                 }
                 for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                    sameUpdates = sameUpdates && (taken[ji] != 0) == (!r.jobs[ji].lost && !r.jobs[ji].cancelled);
+                    o.sameUpdates =
+                        o.sameUpdates && (o.taken[ji] != 0) == (!r.jobs[ji].lost && !r.jobs[ji].cancelled);
             }
-            roundNow = static_cast<std::uint32_t>(ri + 1); // later updates of this round are discarded
+            roundNow_ = static_cast<std::uint32_t>(ri + 1); // later updates of this round are discarded
         }
         // A model whose update was not taken may still be going down (its trainer busy with
         // an earlier job, or stopped): its sender is not waited for.
         for (std::size_t ji = 0; ji < senders.size(); ++ji) {
-            if (r.jobs[ji].lost || !taken[ji]) lingering.push_back(std::move(senders[ji]));
+            if (r.jobs[ji].lost || !o.taken[ji]) lingering_.push_back(std::move(senders[ji]));
             else senders[ji].join();
         }
-        if (!ok) break;
-        sleepUntilNs(end); // a user-space latency: the last update is in only now
-        // Aggregation as the policy does it (RoundPolicy::finishRound), the updates in the
-        // prediction's order so that every sum is the same bits (when the updates taken are
-        // not the prediction's, in their order of arrival).
-        double trainLoss = kNaN;
-        if (tr) {
-            std::vector<std::size_t> order(r.jobs.size());
-            std::iota(order.begin(), order.end(), std::size_t{0});
-            if (sameUpdates)
-                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                    return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
-                });
-            else
-                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                    return arrivals[a] != arrivals[b] ? arrivals[a] < arrivals[b] : a < b;
-                });
-            std::vector<Contribution> results;
-            {
-                std::lock_guard<std::mutex> g(m);
-                for (std::size_t ji : order) {
-                    const PlanJob& j = r.jobs[ji];
-                    if (!taken[ji]) continue;
-                    Arrived& a = arrived.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
-                    const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
-                    results.push_back({plan.boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
-                                       std::move(a.update), steps, steps});
-                }
-            }
-            trainLoss = meanLoss(results);
-            // A round in which every trainer was lost changes nothing (RoundPolicy::finishRound).
-            if (results.empty()) {
-            } else if (tr->gradient)
-                model.applyGradient(meanUpdate(results), r.learningRate, tr->momentum, tr->weightDecay);
-            else
-                model.addDelta(sampleWeightedUpdate(results));
-            // Evaluated after the rounds: the test set's pass is not part of the round.
-            if (r.evaluate) toEvaluate.emplace_back(static_cast<std::uint32_t>(ri), model.params());
-        }
-        Out rec;
-        rec.put(static_cast<std::uint32_t>(ri));
-        rec.put(t0);
-        rec.put(end);
-        rec.put(static_cast<std::uint32_t>(r.jobs.size()));
-        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) {
-            rec.put(sentAt[ji].load());
-            rec.put(arrivals[ji]);
-            rec.put(static_cast<std::uint32_t>(taken[ji]));
-        }
-        rec.put(trainLoss);
-        rec.put(static_cast<std::uint32_t>(sameUpdates ? 1 : 0));
+        o.sentAt.resize(r.jobs.size());
+        for (std::size_t ji = 0; ji < r.jobs.size(); ++ji) o.sentAt[ji] = sentAt[ji].load();
+        if (!ok) return false;
+        sleepUntilNs(o.end); // a user-space latency: the last update is in only now
+        if (tr_) aggregate(ri, model, o);
         {
             // The round's updates are no longer needed (a late one is not kept).
-            std::lock_guard<std::mutex> g(m);
+            std::lock_guard<std::mutex> g(m_);
             for (std::size_t ji = 0; ji < r.jobs.size(); ++ji)
-                arrived.erase({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                arrived_.erase({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
         }
-        sendRecord(out, 'R', rec.buf);
+        return true;
     }
-    if (!ok) {
-        for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_RDWR);
-        for (auto& t : readers) t.join();
-        for (auto& t : lingering) t.join();
-        return fail(out, "the connection to " + broken + " broke");
+
+    /// The rounds are over: lost jobs' models still on their way, then the end to every child,
+    /// which closes its connection.
+    void finish() {
+        for (auto& t : lingering_) t.join();
+        lingering_.clear();
+        {
+            std::lock_guard<std::mutex> g(m_);
+            ending_ = true;
+        }
+        for (const auto& [box, fd] : conn_) {
+            Header bye;
+            bye.kind = 4;
+            writeAll(fd, &bye, sizeof bye);
+        }
+        for (const auto& [box, fd] : conn_) ::shutdown(fd, SHUT_WR);
+        for (auto& t : readers_) t.join(); // each ends when its child closes
+        readers_.clear();
+        for (const auto& [box, fd] : conn_) ::close(fd);
+        conn_.clear();
+    }
+
+    /// After a failure: every connection is cut and every thread joined.
+    void abort() {
+        for (const auto& [box, fd] : conn_) ::shutdown(fd, SHUT_RDWR);
+        for (auto& t : readers_) t.join();
+        for (auto& t : lingering_) t.join();
+        readers_.clear();
+        lingering_.clear();
+        for (const auto& [box, fd] : conn_) ::close(fd);
+        conn_.clear();
+    }
+
+    std::string broken() {
+        std::lock_guard<std::mutex> g(m_);
+        return broken_;
+    }
+
+private:
+    struct Arrived {
+        std::int64_t ns = 0;
+        Params update;
+        std::int64_t samples = 0;
+        double loss = 0.0;
+    };
+
+    // User-space latency of the last stretch of a child's path: into the child for its model
+    // (from the store point above it), into this aggregator for its update.
+    std::int64_t modelLatencyNs(int child) const {
+        const auto points = storePoints(c_, child);
+        return segmentLatencyNs(c_, child, points.at(1));
+    }
+    std::int64_t latencyNs(int child) const {
+        const auto points = storePoints(c_, child);
+        return segmentLatencyNs(c_, points.at(points.size() - 2), points.back());
+    }
+
+    /// Aggregation as the policy does it (RoundPolicy::finishRound; Tiered::completeRound,
+    /// whose children's changes are added and its trainers' gradients stepped with), the
+    /// updates in the prediction's order so that every sum is the same bits (when the updates
+    /// taken are not the prediction's, in their order of arrival).
+    void aggregate(std::size_t ri, ServerModel& model, RoundOutcome& o) {
+        const PlanRound& r = rounds_[ri];
+        std::vector<std::size_t> order(r.jobs.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        if (o.sameUpdates)
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return r.jobs[a].aggregationRank < r.jobs[b].aggregationRank;
+            });
+        else
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return o.arrivals[a] != o.arrivals[b] ? o.arrivals[a] < o.arrivals[b] : a < b;
+            });
+        if (r.averages) {
+            average(ri, model, o, order);
+            return;
+        }
+        std::vector<Contribution> results;
+        std::vector<char> fromSession;
+        {
+            std::lock_guard<std::mutex> g(m_);
+            for (std::size_t ji : order) {
+                const PlanJob& j = r.jobs[ji];
+                if (!o.taken[ji]) continue;
+                Arrived& a = arrived_.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                const int steps = j.work ? static_cast<int>(j.work->batchSizes.size()) : 0;
+                results.push_back({c_.plan->boxes[static_cast<std::size_t>(j.trainerBox)].node, a.samples, a.loss, 0,
+                                   std::move(a.update), steps, steps});
+                fromSession.push_back(j.session() ? 1 : 0);
+            }
+        }
+        o.trainLoss = meanLoss(results);
+        const bool gradient =
+            r.aggregatorBox == 0 ? tr_->gradient : tr_->tiers.at(r.aggregatorBox).gradient;
+        std::vector<Contribution> gradients, changes;
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            Contribution& c = results[k];
+            o.samples += c.samples;
+            if (!std::isnan(c.loss)) {
+                o.lossSum += c.loss * static_cast<double>(c.samples);
+                o.lossSamples += static_cast<double>(c.samples);
+            }
+            (gradient && !fromSession[k] ? gradients : changes).push_back(std::move(c));
+        }
+        // A round in which every trainer was lost changes nothing (RoundPolicy::finishRound).
+        if (!gradients.empty())
+            model.applyGradient(meanUpdate(gradients), r.learningRate, tr_->momentum, tr_->weightDecay);
+        if (!changes.empty()) model.addDelta(sampleWeightedUpdate(changes));
+    }
+
+    /// Hierarchical FL's global round (TwoLevelPolicy::averageGroups and reportGlobal): the
+    /// model becomes the weighted average of the children's models, in the order of the groups;
+    /// the training loss is the groups' loss sums over their sample sums.
+    void average(std::size_t ri, ServerModel& model, RoundOutcome& o, const std::vector<std::size_t>& order) {
+        const PlanRound& r = rounds_[ri];
+        std::vector<ParamsPtr> models;
+        std::vector<double> weights;
+        double sum = 0.0, samples = 0.0;
+        {
+            std::lock_guard<std::mutex> g(m_);
+            for (std::size_t ji : order) {
+                if (!o.taken[ji]) continue;
+                Arrived& a = arrived_.at({static_cast<std::uint32_t>(ri), static_cast<std::uint32_t>(ji)});
+                models.push_back(std::make_shared<Params>(std::move(a.update)));
+                weights.push_back(r.jobs[ji].averageWeight);
+                sum += a.loss; // a group's loss sum (Contribution::loss carries it here)
+                samples += static_cast<double>(a.samples);
+            }
+        }
+        o.trainLoss = samples > 0 ? sum / samples : kNaN;
+        model.set(std::make_shared<Params>(weightedModelAverage(models, weights)));
+    }
+
+    const RoleContext& c_;
+    const std::vector<PlanRound>& rounds_;
+    std::vector<std::size_t> mine_;
+    const PlanTraining* tr_;
+    std::set<int> boxes_;
+    std::map<int, int> conn_; // child box -> socket
+    std::map<int, std::unique_ptr<std::mutex>> writing_;
+    std::vector<std::thread> readers_, lingering_; // lingering: the senders of lost jobs' models
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Arrived> arrived_; // (round, job)
+    std::atomic<std::uint32_t> roundNow_{0}; // updates of the rounds before are late: discarded
+    std::string broken_;
+    bool ending_ = false; // the rounds are over: a child's closed connection is its end
+    // Per round, when each model left (kept for the whole run: a lost job's sender may
+    // outlive its round).
+    std::vector<std::unique_ptr<std::atomic<std::int64_t>[]>> sentAtAll_;
+};
+
+int aggregatorRole(void* context, int out) {
+    const RoleContext& c = *static_cast<RoleContext*>(context);
+    const TestbedPlan& plan = *c.plan;
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels();
+    // The server's model as the round policies keep it (RoundPolicy::start).
+    ServerModel model(tr ? tr->initial : ParamsPtr{}, tr ? tr->serverOptimizer : ServerOptimizerConfig{});
+    std::vector<std::pair<std::uint32_t, ParamsPtr>> toEvaluate; // (round, model after it)
+    std::vector<std::size_t> all(plan.rounds.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    Children children(c, plan.rounds, all);
+    std::string error;
+    if (!children.accept(error)) return fail(out, error);
+    for (std::size_t ri = 0; ri < plan.rounds.size(); ++ri) {
+        RoundOutcome o;
+        if (!children.play(ri, model, o, out)) {
+            const std::string broken = children.broken();
+            children.abort();
+            return fail(out, "the connection to " + broken + " broke");
+        }
+        // Evaluated after the rounds: the test set's pass is not part of the round.
+        if (tr && plan.rounds[ri].evaluate) toEvaluate.emplace_back(static_cast<std::uint32_t>(ri), model.params());
+        Out rec;
+        putRound(rec, ri, o);
+        sendRecord(out, 'R', rec.buf);
     }
     // Lost jobs' models still on their way (the owner resumed every process after the last
     // round), then the end.
-    for (auto& t : lingering) t.join();
-    for (const auto& [box, fd] : conn) {
-        Header bye;
-        bye.kind = 4;
-        writeAll(fd, &bye, sizeof bye);
-    }
-    for (const auto& [box, fd] : conn) ::shutdown(fd, SHUT_WR);
-    for (auto& t : readers) t.join(); // each ends when its trainer closes
+    children.finish();
     // The final model too, as the engine evaluates it at the end when its last round was not.
     const auto last = static_cast<std::uint32_t>(plan.rounds.size() - 1);
     if (tr && !plan.rounds.empty() && (toEvaluate.empty() || toEvaluate.back().first != last))
@@ -646,14 +795,126 @@ int aggregatorRole(void* context, int out) {
     return 0;
 }
 
+/// An intermediate aggregator of a tiered tree (core/policies/tiered.h): a trainer to its
+/// parent and a root to its children. For each model its parent sends (a session job), it
+/// plays the session's sub-rounds with its children as the root plays its rounds, from that
+/// model, then sends the change of its model since the session began up as the job's update
+/// (its sessions' samples and sample-weighted loss in the header, as Tiered::sendUp).
+int intermediateRole(void* context, int out) {
+    const RoleContext& c = *static_cast<RoleContext*>(context);
+    const TestbedPlan& plan = *c.plan;
+    const PlanTraining* tr = c.training;
+    if (tr) useSingleThreadedKernels();
+    std::vector<std::size_t> mine;
+    for (std::size_t ri = 0; ri < plan.subRounds.size(); ++ri)
+        if (plan.subRounds[ri].aggregatorBox == c.box) mine.push_back(ri);
+    // Its children first, so that its parent's first round finds the whole subtree ready.
+    Children children(c, plan.subRounds, mine);
+    std::string error;
+    if (!children.accept(error)) return fail(out, error);
+    const int fd = connectTo(c.box, storePoints(c, c.box).at(1), error);
+    if (fd < 0) return fail(out, error);
+    Header hello;
+    hello.kind = 1;
+    hello.job = static_cast<std::uint32_t>(c.box);
+    if (!writeAll(fd, &hello, sizeof hello)) return fail(out, "hello to the parent aggregator failed");
+    // Its model between sessions keeps its server optimiser's state (Tiered's Agg::model).
+    // On a failure the connection up is cut too, so that the parent fails at once (naming
+    // this aggregator) rather than waiting for its change until the run times out.
+    auto failUp = [&](const std::string& message) {
+        ::shutdown(fd, SHUT_RDWR);
+        return fail(out, message);
+    };
+    ServerModel model({}, tr ? tr->tiers.at(c.box).serverOptimizer : ServerOptimizerConfig{});
+    const std::vector<PlanRound>& above = plan.roundsAbove(c.box);
+    Out jobs, subs;
+    std::uint32_t jobCount = 0, subCount = 0;
+    for (;;) {
+        Header h;
+        if (!readAll(fd, &h, sizeof h) || h.magic != kMagic) return failUp("the parent's connection broke");
+        if (h.kind == 4) break;
+        const PlanJob* job = h.round < above.size() && h.job < above[h.round].jobs.size()
+                                 ? &above[h.round].jobs[h.job]
+                                 : nullptr;
+        if (!job || !job->session()) return failUp("a model for a job that is not this aggregator's session");
+        auto base = std::make_shared<Params>();
+        if (tr && !job->fromInitial ? !readParams(fd, *base, tr->parameters, h.payload) : !skipPayload(fd, h.payload))
+            return failUp("the model's bytes stopped coming");
+        if (tr && job->fromInitial) *base = *tr->initial; // hierarchical's first session
+        // Its parent averages models (hierarchical): the model goes up, not its change.
+        const bool sendModel = above[h.round].averages;
+        const std::int64_t received = nowNs();
+        sleepUntilNs(received + h.holdNs); // the last stretch's latency: the model is in now
+        if (tr) model.set(base);
+        std::int64_t samples = 0;
+        double lossSum = 0.0, lossSamples = 0.0;
+        for (int s = 0; s < job->sessionRounds; ++s) {
+            const std::size_t ri = job->sessionFirst + static_cast<std::size_t>(s);
+            RoundOutcome o;
+            o.samples = samples;
+            o.lossSum = lossSum;
+            o.lossSamples = lossSamples;
+            if (!children.play(ri, model, o, -1)) {
+                const std::string broken = children.broken();
+                children.abort();
+                return failUp("the connection to " + broken + " broke");
+            }
+            samples = o.samples;
+            lossSum = o.lossSum;
+            lossSamples = o.lossSamples;
+            putRound(subs, ri, o);
+            ++subCount;
+        }
+        Params change;
+        if (tr && sendModel) {
+            change = *model.params();
+        } else if (tr) {
+            const Params& now = *model.params();
+            change.resize(now.size());
+            for (std::size_t i = 0; i < now.size(); ++i) change[i] = now[i] - (*base)[i];
+        }
+        // Up with it: its samples and sample-weighted loss (Tiered::sendUp), or for an
+        // averaging parent its loss sum and the samples it is over (TwoLevelPolicy's group
+        // sums, whole numbers of samples: exact as integers).
+        const double loss = sendModel            ? lossSum
+                            : lossSamples > 0 ? lossSum / lossSamples
+                                              : std::numeric_limits<double>::quiet_NaN();
+        const std::int64_t sent = nowNs();
+        Header u;
+        u.kind = 3;
+        u.round = h.round;
+        u.job = h.job;
+        u.payload = h.reply;
+        u.reply = static_cast<std::uint64_t>(sendModel ? static_cast<std::int64_t>(lossSamples) : samples);
+        std::memcpy(&u.holdNs, &loss, sizeof u.holdNs);
+        if (!writeAll(fd, &u, sizeof u) || !(tr ? sendParams(fd, change, h.reply) : sendPayload(fd, h.reply)))
+            return failUp("the change could not be sent up");
+        jobs.put(h.round);
+        jobs.put(h.job);
+        jobs.put(received);
+        jobs.put(sent);
+        ++jobCount;
+    }
+    children.finish();
+    ::close(fd);
+    Out all;
+    all.put(jobCount);
+    all.buf += jobs.buf;
+    all.put(subCount);
+    all.buf += subs.buf;
+    sendRecord(out, 'A', all.buf);
+    return 0;
+}
+
 /// A relay that is an application: each trainer's connection is met here and a connection
 /// of its own goes on up; every message is read whole, held for the user-space latency of the
 /// stretch it came over, then sent on (store and forward, as the emulator's relays).
 int relayRole(void* context, int out) {
     const RoleContext& c = *static_cast<RoleContext*>(context);
-    std::map<int, int> above; // trainer -> the store point above this relay
-    std::map<int, int> below; // trainer -> the store point below
-    for (const auto& r : c.plan->rounds)
+    std::map<int, int> above; // child (trainer or aggregator) -> the store point above this relay
+    std::map<int, int> below; // child -> the store point below
+    for (const auto* list : {&c.plan->rounds, &c.plan->subRounds})
+        for (const auto& r : *list)
         for (const auto& j : r.jobs) {
             const auto points = storePoints(c, j.trainerBox);
             for (std::size_t k = 1; k + 1 < points.size(); ++k)
@@ -791,6 +1052,36 @@ std::pair<double, double> tcpSegments(pid_t pid) {
     return {0.0, 0.0};
 }
 
+/// A round's record (putRound) as measured: times in scenario seconds (`scen`), the payload
+/// each job moved.
+template <class Scen>
+MeasuredRound readRound(In& in, const std::vector<PlanRound>& rounds, const Scen& scen) {
+    MeasuredRound mr;
+    const auto ri = in.get<std::uint32_t>();
+    const auto t0 = in.get<std::int64_t>();
+    const auto end = in.get<std::int64_t>();
+    const PlanRound& pr = rounds.at(ri);
+    mr.round = pr.round;
+    mr.aggregatorBox = pr.aggregatorBox;
+    mr.startS = scen(t0);
+    mr.endS = scen(end);
+    const auto n = in.get<std::uint32_t>();
+    for (std::uint32_t ji = 0; ji < n; ++ji) {
+        MeasuredJob j;
+        j.trainerBox = pr.jobs.at(ji).trainerBox;
+        j.dispatchS = scen(in.get<std::int64_t>());
+        j.arrivedS = scen(in.get<std::int64_t>());
+        j.aggregated = in.get<std::uint32_t>() != 0;
+        j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
+        j.lost = pr.jobs[ji].lost;
+        j.upBytes = j.lost ? 0.0 : std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
+        mr.jobs.push_back(j);
+    }
+    mr.trainLoss = in.get<double>();
+    mr.samePredictedUpdates = in.get<std::uint32_t>() != 0;
+    return mr;
+}
+
 } // namespace
 
 TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options) {
@@ -842,8 +1133,9 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     boxes.reserve(plan.boxes.size());
     for (std::size_t b = 0; b < plan.boxes.size(); ++b) {
         const PlanBox& pb = plan.boxes[b];
-        const bool relay = b != 0 && pb.node >= 0 && !pb.trains;
+        const bool relay = b != 0 && pb.node >= 0 && !pb.trains && !pb.aggregates;
         Box::Role role = b == 0           ? &aggregatorRole
+                         : pb.aggregates  ? &intermediateRole
                          : pb.trains      ? &trainerRole
                          : relay && options.storeAndForward ? &relayRole
                                                             : nullptr;
@@ -996,29 +1288,14 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             }
             if (type != 'R') continue;
             In in{body};
-            MeasuredRound mr;
-            const auto ri = in.get<std::uint32_t>();
-            const auto t0 = in.get<std::int64_t>();
-            const auto end = in.get<std::int64_t>();
-            if (ri == 0) epoch = t0;
-            const PlanRound& pr = plan.rounds.at(ri);
-            mr.round = pr.round;
-            mr.startS = scen(t0);
-            mr.endS = scen(end);
-            const auto n = in.get<std::uint32_t>();
-            for (std::uint32_t ji = 0; ji < n; ++ji) {
-                MeasuredJob j;
-                j.trainerBox = pr.jobs.at(ji).trainerBox;
-                j.dispatchS = scen(in.get<std::int64_t>());
-                j.arrivedS = scen(in.get<std::int64_t>());
-                j.aggregated = in.get<std::uint32_t>() != 0;
-                j.downBytes = std::llround(pr.jobs[ji].downBytes) + kHeaderBytes;
-                j.lost = pr.jobs[ji].lost;
-                j.upBytes = j.lost ? 0.0 : std::llround(pr.jobs[ji].upBytes) + kHeaderBytes;
-                mr.jobs.push_back(j);
+            const std::size_t ri = In{body}.get<std::uint32_t>();
+            if (ri == 0) {
+                In first{body};
+                first.get<std::uint32_t>();
+                epoch = first.get<std::int64_t>();
             }
-            mr.trainLoss = in.get<double>();
-            mr.samePredictedUpdates = in.get<std::uint32_t>() != 0;
+            const PlanRound& pr = plan.rounds.at(ri);
+            MeasuredRound mr = readRound(in, plan.rounds, scen);
             say(options, "round " + std::to_string(mr.round) + ": " + std::to_string(mr.endS - mr.startS) +
                              " s (predicted " + std::to_string(pr.endS - pr.startS) + " s)");
             result.rounds.push_back(std::move(mr));
@@ -1030,10 +1307,10 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     resumeAll(); // after a failure or a cancel too (no signal to a process that is gone)
     result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - roundsStart).count();
     if (!failure.empty()) throw TestbedError("testbed: " + failure + "; every process and link was removed");
-    // The trainers' own times (model in, update out): sent when the rounds are over, so not
-    // after a cancel (the rounds measured keep the aggregator's times).
-    for (std::size_t b = 1; b < boxes.size() && !result.cancelled; ++b) {
-        if (!plan.boxes[b].trains) continue;
+    // The processes' own records, sent when the rounds are over, so not after a cancel (the
+    // rounds measured keep the root's times): an intermediate aggregator's sub-rounds and its
+    // times as a child (model in, change sent), then the trainers' (model in, update out).
+    auto recordsOf = [&](std::size_t b) {
         RecordReader rr;
         std::vector<std::pair<char, std::string>> records;
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -1041,7 +1318,55 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             pollfd p{boxes[b].resultFd(), POLLIN, 0};
             if (::poll(&p, 1, 50) > 0) rr.feed(boxes[b].resultFd(), records);
         }
-        for (const auto& [type, body] : records) {
+        return records;
+    };
+    // Times as a child: the box's own instants of its job `ji` of round `ri` (of the list its
+    // aggregator's rounds are in).
+    auto childTimes = [&](std::size_t b, std::uint32_t ri, std::uint32_t ji, std::int64_t received,
+                          std::int64_t sent) -> MeasuredJob* {
+        auto& list = plan.aggregatorOf(static_cast<int>(b)) == 0 ? result.rounds : result.subRounds;
+        if (ri >= list.size() || ji >= list[ri].jobs.size()) return nullptr;
+        MeasuredJob& j = list[ri].jobs[ji];
+        const auto points = storePoints(contexts[b], static_cast<int>(b));
+        // (A session from the initial model was not held: nothing came down.)
+        const bool held = !plan.roundsAbove(static_cast<int>(b))[ri].jobs[ji].fromInitial;
+        const double lat = held ? static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) /
+                                      1e9 / options.dilation
+                                : 0.0;
+        j.receivedS = static_cast<double>(received - epoch) / 1e9 / options.dilation + lat;
+        j.computedS = static_cast<double>(sent - epoch) / 1e9 / options.dilation;
+        return &j;
+    };
+    if (!result.cancelled) result.subRounds.resize(plan.subRounds.size());
+    // Parents before children (boxes are in tree order): a deeper aggregator's session jobs
+    // are in its parent's sub-rounds.
+    for (std::size_t b = 1; b < boxes.size() && !result.cancelled; ++b) {
+        if (!plan.boxes[b].aggregates) continue;
+        for (const auto& [type, body] : recordsOf(b)) {
+            if (type == 'E') throw TestbedError("aggregator " + plan.boxes[b].label + ": " + body);
+            if (type != 'A') continue;
+            In in{body};
+            const auto n = in.get<std::uint32_t>();
+            std::vector<std::tuple<std::uint32_t, std::uint32_t, std::int64_t, std::int64_t>> own;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                const auto ri = in.get<std::uint32_t>();
+                const auto ji = in.get<std::uint32_t>();
+                const auto received = in.get<std::int64_t>();
+                const auto sent = in.get<std::int64_t>();
+                own.emplace_back(ri, ji, received, sent);
+            }
+            const auto m = in.get<std::uint32_t>();
+            for (std::uint32_t k = 0; k < m; ++k) {
+                const std::size_t ri = In{in.s, in.at}.get<std::uint32_t>();
+                MeasuredRound mr = readRound(in, plan.subRounds, scen);
+                if (ri < result.subRounds.size()) result.subRounds[ri] = std::move(mr);
+            }
+            for (const auto& [ri, ji, received, sent] : own) childTimes(b, ri, ji, received, sent);
+        }
+    }
+    for (std::size_t b = 1; b < boxes.size() && !result.cancelled; ++b) {
+        if (!plan.boxes[b].trains) continue;
+        for (const auto& [type, body] : recordsOf(b)) {
             if (type == 'E') throw TestbedError("trainer " + plan.boxes[b].label + ": " + body);
             if (type != 'T') continue;
             In in{body};
@@ -1055,20 +1380,14 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
                 const auto late = in.get<std::uint32_t>();
                 const auto samples = in.get<std::int64_t>();
                 const auto loss = in.get<double>();
-                if (ri >= result.rounds.size() || ji >= result.rounds[ri].jobs.size()) continue;
-                MeasuredJob& j = result.rounds[ri].jobs[ji];
+                MeasuredJob* j = childTimes(b, ri, ji, received, sent);
+                if (!j) continue;
                 if (trainNs >= 0) {
-                    j.trainWallS = static_cast<double>(trainNs) / 1e9;
-                    j.trainLoss = loss;
-                    j.samples = samples;
+                    j->trainWallS = static_cast<double>(trainNs) / 1e9;
+                    j->trainLoss = loss;
+                    j->samples = samples;
                 }
                 result.lateJobs += static_cast<int>(late);
-                const auto points = storePoints(contexts[b], static_cast<int>(b));
-                const double lat =
-                    static_cast<double>(segmentLatencyNs(contexts[b], static_cast<int>(b), points.at(1))) / 1e9 /
-                    options.dilation;
-                j.receivedS = static_cast<double>(received - epoch) / 1e9 / options.dilation + lat;
-                j.computedS = static_cast<double>(sent - epoch) / 1e9 / options.dilation;
             }
         }
     }
@@ -1077,7 +1396,7 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
     std::vector<std::map<std::string, double>> tx(boxes.size());
     for (std::size_t b = 0; b < boxes.size(); ++b) {
         tx[b] = txBytes(boxes[b].pid());
-        if (b == 0 || plan.boxes[b].trains) {
+        if (b == 0 || plan.boxes[b].trains || plan.boxes[b].aggregates) {
             const auto [out, re] = tcpSegments(boxes[b].pid());
             result.tcpSegmentsOut += out;
             result.tcpRetransmitted += re;
@@ -1090,11 +1409,21 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
         l.wireDownBytes = tx[static_cast<std::size_t>(plan.boxes[b].parent)]["d" + std::to_string(b)];
         for (const auto& r : result.rounds)
             for (const auto& j : r.jobs)
-                for (int x : plan.pathToRoot(j.trainerBox))
+                for (int x : plan.linksUp(j.trainerBox))
                     if (x == static_cast<int>(b)) {
                         l.payloadUpBytes += j.upBytes;
                         l.payloadDownBytes += j.downBytes;
                     }
+        // The sub-rounds of the global rounds measured (also after a cancel, when their
+        // processes did not report them): each job moved its plan's bytes and a header.
+        for (const auto& r : plan.subRounds)
+            if (r.rootRound < result.rounds.size())
+                for (const auto& j : r.jobs)
+                    for (int x : plan.linksUp(j.trainerBox))
+                        if (x == static_cast<int>(b)) {
+                            l.payloadUpBytes += j.lost ? 0.0 : std::llround(j.upBytes) + kHeaderBytes;
+                            l.payloadDownBytes += std::llround(j.downBytes) + kHeaderBytes;
+                        }
         result.links.push_back(l);
     }
     for (auto& box : boxes) box.end();

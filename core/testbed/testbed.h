@@ -1,6 +1,6 @@
 #pragma once
 // The testbed (docs/testbed.md): plays a plan (testbed_plan.h) on this machine, one process
-// per aggregator, trainer, relay and shared cell, each in its own network namespace, links
+// per aggregator (the root and a tiered tree's intermediate ones), trainer, relay and shared cell, each in its own network namespace, links
 // as veth pairs shaped with tc, models and updates over TCP. Needs root (netns.h).
 
 #include "core/testbed/netns.h"
@@ -46,6 +46,10 @@ struct TestbedOptions {
     double timeoutS = 0.0;
 };
 
+/// The header before every model and update on the wire (the payload, the emulator's byte
+/// count, follows it).
+inline constexpr double kMessageHeaderBytes = 40.0;
+
 /// A job as measured: scenario seconds from the first round's start (wall / dilation).
 struct MeasuredJob {
     int trainerBox = -1;
@@ -70,6 +74,9 @@ struct MeasuredRound {
     double trainLoss = kNaN, testLoss = kNaN, testAccuracy = kNaN;
     /// The round aggregated the updates the prediction's did (n-sync's first n can differ).
     bool samePredictedUpdates = true;
+    /// The box that aggregated it: the root (0), or an intermediate aggregator for a sub-round
+    /// of a tiered tree (TestbedResult::subRounds, as TestbedPlan::subRounds).
+    int aggregatorBox = 0;
 };
 
 /// Bytes the kernel counted on a link, per direction (IP, TCP and Ethernet headers and the
@@ -84,6 +91,10 @@ struct MeasuredLink {
 struct TestbedResult {
     bool cancelled = false;
     std::vector<MeasuredRound> rounds; ///< the rounds finished (all, unless cancelled)
+    /// The intermediate aggregators' sub-rounds (tiered trees), index for index as
+    /// TestbedPlan::subRounds; their processes report them at the end (empty after a cancel).
+    /// A session job of `rounds` has the intermediate's own times: model in, change sent.
+    std::vector<MeasuredRound> subRounds;
     std::vector<MeasuredLink> links;   ///< one per box with a parent
     KernelFeatures kernel;
     bool kernelLatency = false; ///< netem added the latency; else user space

@@ -3,11 +3,14 @@
 
 #include "core/testbed/testbed_plan.h"
 #include "core/testbed/netns.h"
+#include "core/policies/policy_descriptor.h"
+#include "core/policies/tiered.h"
 #include "core/system/topology.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -88,15 +91,52 @@ double TestbedPlan::pathLatencyMs(int box) const {
     return ms;
 }
 
+int TestbedPlan::aggregatorOf(int box) const {
+    for (int b = boxes[static_cast<std::size_t>(box)].parent; b >= 0; b = boxes[static_cast<std::size_t>(b)].parent)
+        if (boxes[static_cast<std::size_t>(b)].aggregates) return b;
+    return 0;
+}
+
+std::vector<int> TestbedPlan::linksUp(int box) const {
+    std::vector<int> path;
+    const int top = aggregatorOf(box);
+    for (int b = box; b >= 0 && b != top; b = boxes[static_cast<std::size_t>(b)].parent) path.push_back(b);
+    return path;
+}
+
 namespace {
 
 /// The training of the plan's processes, from the prediction's recorded data and work.
-std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction) {
-    const std::string& policy = scenario.sync.name;
+/// What an aggregator's processes train as: its sync policy (a tiered tree's level plan, or
+/// the scenario's) must be one the testbed's aggregation replays.
+void checkTrainedPolicy(const std::string& policy, const std::string& where) {
     if (policy != "fedavg" && policy != "fully-sync" && policy != "n-sync")
-        throw TestbedError("sync policy " + policy + ": the testbed's aggregator trains as fedavg, fully-sync and "
+        throw TestbedError(where + "sync policy " + policy + ": the testbed's aggregator trains as fedavg, fully-sync and "
                            "n-sync do; "
                            "other policies are played without training (--no-training)");
+}
+
+/// A tiered tree's aggregator: whether its trainers send gradients, and its server optimiser
+/// (as Tiered builds them from resolveLevel).
+PlanTraining::Tier tierOf(const Scenario& scenario, const NodeSpec& entry, const std::string& id) {
+    const LevelPlan level = resolveLevel(scenario, entry);
+    checkTrainedPolicy(level.sync.name, "aggregator " + id + ": ");
+    const SyncPolicyDescriptor* d = findSyncDescriptor(level.sync.name);
+    PlanTraining::Tier t;
+    t.gradient = d && d->level.gradient;
+    try {
+        t.serverOptimizer = serverOptimizerConfig(scenario.training, level.serverOptimizer);
+    } catch (const std::exception& e) {
+        throw TestbedError("aggregator " + id + ": " + e.what());
+    }
+    return t;
+}
+
+std::shared_ptr<PlanTraining> planTraining(const Scenario& scenario, const PredictionRecorder& prediction,
+                                           const NodeSpec* tieredRoot, const std::string& rootId, bool hierarchical) {
+    const std::string& policy = scenario.sync.name;
+    // Hierarchical's root averages its edges' models, its edges run FedAvg.
+    if (!tieredRoot && !hierarchical) checkTrainedPolicy(policy, "");
     const TrainingSpec& t = scenario.training;
     if (t.codecUp != "none" || t.codecDown != "none")
         throw TestbedError("training.codec_up / codec_down: the testbed's processes send the model and update as "
@@ -116,6 +156,12 @@ std::shared_ptr<const PlanTraining> planTraining(const Scenario& scenario, const
         std::memcmp(first->data(), tr->initial->data(), first->size() * sizeof(float)) != 0)
         throw TestbedError("the testbed's initial model is not the one the prediction trained from (internal)");
     tr->gradient = policy == "fully-sync" || policy == "n-sync"; // the same server step
+    if (tieredRoot) {
+        // The root of a tiered tree runs its own level plan (Tiered: resolveLevel).
+        const PlanTraining::Tier root = tierOf(scenario, *tieredRoot, rootId);
+        tr->gradient = root.gradient;
+        tr->serverOptimizer = root.serverOptimizer;
+    }
     tr->momentum = t.momentum;
     tr->weightDecay = t.weightDecay;
     return tr;
@@ -140,14 +186,38 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     if (roots.size() != 1)
         throw TestbedError("the testbed plays one root aggregator; this scenario has " + std::to_string(roots.size()));
     const int root = roots[0];
-    if (!topo.childAggregatorsOf(root).empty())
-        throw TestbedError("tiers of aggregation are not played on the testbed yet (" + topo.id(root) +
-                           " has aggregators under it)");
+    // A tiered tree (aggregate: on an aggregator, core/policies/tiered.h): every aggregator
+    // under the root is a process of its own that runs sessions with its children. Another
+    // policy's aggregators under the root (hierarchical's edges, a single server's relaying
+    // aggregators) are not played.
+    const bool tiered = isTiered(spec);
+    // Hierarchical FL (HierFAVG, core/policies/hierarchical.cpp): the edges run tau2 rounds
+    // with their devices, then the cloud averages their models; played as sessions too.
+    const bool hierarchical = !tiered && scenario.sync.name == "hierarchical";
+    if (!tiered && !hierarchical && !topo.childAggregatorsOf(root).empty())
+        throw TestbedError("aggregators under the root are played on the testbed as a tiered tree's (aggregate: on "
+                           "an aggregator) or hierarchical's edges; sync policy " + scenario.sync.name +
+                           " with aggregators under " + topo.id(root) + " is not played on the testbed yet");
+    if (hierarchical && !topo.trainersOf(root).empty())
+        throw TestbedError("sync policy hierarchical with devices right under " + topo.id(root) +
+                           " (not under an edge) is not played on the testbed yet");
+    const bool sessions = tiered || hierarchical;
+    if (tiered) {
+        const TrainingSpec& t = scenario.training;
+        if (t.aggregatorCodecUp != "none" || t.aggregatorCodecDown != "none")
+            throw TestbedError("training.aggregator_codec_up / aggregator_codec_down: codecs between aggregators are "
+                               "not played on the testbed yet");
+        if (!spec.links.empty())
+            throw TestbedError("topology.links in a tiered tree (aggregate:) are not played on the testbed yet");
+    }
 
-    // Rounds from the prediction's global aggregations.
+    // Rounds from the prediction's global aggregations; a tiered tree's aggregators' own
+    // (level > 0) are their sessions' sub-rounds, by aggregator in time order.
     std::vector<AggregationRecord> aggs;
+    std::map<std::string, std::vector<const AggregationRecord*>> levelAggs;
     for (const auto& a : prediction.aggregations())
         if (a.level == 0) aggs.push_back(a);
+        else if (sessions) levelAggs[a.aggregator].push_back(&a);
         else
             throw TestbedError("the prediction has regional aggregations (level " + std::to_string(a.level) +
                                "): not played on the testbed yet");
@@ -159,12 +229,15 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     std::set<int> used{root};
     std::map<int, int> explicitOf; // trainer -> its explicit link to the root
     for (const auto& d : prediction.dispatches()) {
-        if (d.aggregator != root) throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
-        const auto hops = topo.path(root, d.trainer);
-        if (hops.size() == 1 && hops[0].explicitLink >= 0) {
-            explicitOf[d.trainer] = hops[0].explicitLink;
-            used.insert(d.trainer);
-            continue;
+        if (d.aggregator != root && !(sessions && d.aggregator >= 0 && topo.aggregates(d.aggregator)))
+            throw TestbedError("a dispatch from " + topo.id(d.aggregator) + ", not the root");
+        if (d.aggregator == root) {
+            const auto hops = topo.path(root, d.trainer);
+            if (hops.size() == 1 && hops[0].explicitLink >= 0) {
+                explicitOf[d.trainer] = hops[0].explicitLink;
+                used.insert(d.trainer);
+                continue;
+            }
         }
         for (int n = d.trainer; n >= 0; n = topo.parent(n)) used.insert(n);
     }
@@ -183,12 +256,17 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         if (e.availability.kind != AvailabilitySpec::Kind::Always && !topo.trains(n))
             throw TestbedError(topo.id(n) + ": availability changes of a node that does not train (an aggregator "
                                             "or a relay) are not played on the testbed yet");
+        if (sessions && n != root && topo.aggregates(n) && topo.trains(n))
+            throw TestbedError(topo.id(n) + " trains as well as aggregates: not played on the testbed yet");
     }
 
     TestbedPlan plan;
     plan.scenarioName = scenario.name;
+    std::shared_ptr<PlanTraining> planned;
     if (training && prediction.data() && !prediction.works().empty())
-        plan.training = planTraining(scenario, prediction);
+        planned = planTraining(scenario, prediction, tiered ? &topo.entry(root) : nullptr, topo.id(root),
+                               hierarchical);
+    plan.training = planned;
     std::map<int, int> boxOfNode;
     std::map<std::pair<int, int>, int> cellOf; // (entry, parent node) -> box
     auto addBox = [&](PlanBox b) {
@@ -202,6 +280,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     PlanBox rootBox;
     rootBox.label = topo.id(root);
     rootBox.node = root;
+    rootBox.aggregates = true;
     boxOfNode[root] = addBox(rootBox);
     // Parents before children: by depth.
     std::vector<int> order(used.begin(), used.end());
@@ -240,6 +319,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         b.label = topo.id(n);
         b.node = n;
         b.trains = topo.trains(n);
+        b.aggregates = sessions && topo.aggregates(n);
         if (shared) {
             const auto key = std::make_pair(topo.entryIndex(n), p);
             auto it = cellOf.find(key);
@@ -289,143 +369,151 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         lb.downMbps = std::min(lb.downMbps, nic);
     }
 
-    // Jobs: the k-th model and update message of each trainer belong to its k-th dispatch.
-    std::map<int, std::vector<const PredictionRecorder::Message*>> down, up;
-    for (const auto& m : prediction.messages()) {
-        if (m.from == root && m.model) down[m.to].push_back(&m);
-        else if (m.to == root) up[m.from].push_back(&m);
-    }
+    // A tiered tree's intermediate aggregators train as their own level plans say.
+    if (planned)
+        for (std::size_t b = 1; b < plan.boxes.size(); ++b)
+            if (plan.boxes[b].aggregates)
+                // Hierarchical's edges run FedAvg without a server optimiser (TwoLevelPolicy).
+                planned->tiers[static_cast<int>(b)] =
+                    hierarchical ? PlanTraining::Tier{}
+                                 : tierOf(scenario, topo.entry(plan.boxes[b].node), plan.boxes[b].label);
+
+    // Messages by their two ends, in the order sent: the k-th model from an aggregator to a
+    // trainer and the k-th update back belong to the trainer's k-th dispatch; in a tiered
+    // tree the k-th model to a child aggregator and the k-th change back are its k-th session.
+    std::map<std::pair<int, int>, std::vector<const PredictionRecorder::Message*>> between;
+    for (const auto& m : prediction.messages()) between[{m.from, m.to}].push_back(&m);
+    std::map<int, std::vector<const JobPlan*>> dispatchesOf; // aggregator -> its dispatches, in order
+    for (const auto& d : prediction.dispatches()) dispatchesOf[d.aggregator].push_back(&d);
+    std::map<int, std::size_t> nextDispatch, nextLevelAgg; // cursors per aggregator node
+    std::map<std::pair<int, int>, std::size_t> sessionsSeen; // (parent, child aggregator)
     // A deadline (fedavg's, and FedProx's and SCAFFOLD's without training): a round ends at
-    // it with the updates in by then (RoundPolicy::beginRound).
+    // it with the updates in by then (RoundPolicy::beginRound). (In a tiered tree a deadline
+    // that cut a round shows as a cancelled job, refused below.)
     const std::string& policy = scenario.sync.name;
-    const double deadline =
-        policy == "fedavg" || policy == "fedprox" || policy == "scaffold" ? scenario.sync.get("deadline_s", 0.0) : 0.0;
+    const double deadline = !tiered && (policy == "fedavg" || policy == "fedprox" || policy == "scaffold")
+                                ? scenario.sync.get("deadline_s", 0.0)
+                                : 0.0;
     // An update's bytes, for a job cancelled before its upload started (no message of its own).
     double anyUpdateBytes = -1.0;
-    for (const auto& [trainer, list] : up)
-        if (!list.empty() && anyUpdateBytes < 0) anyUpdateBytes = list.front()->bytes;
+    for (const auto& [ends, list] : between)
+        if (ends.second == root && topo.trains(ends.first) && !list.empty() && anyUpdateBytes < 0)
+            anyUpdateBytes = list.front()->bytes;
     std::map<int, std::size_t> seen, upSeen;
-    double previous = 0.0;
-    std::size_t next = 0;
-    const auto& ds = prediction.dispatches();
-    for (const auto& a : aggs) {
-        PlanRound r;
-        r.round = a.round;
-        r.startS = previous;
-        r.endS = a.time;
-        r.participants = a.participants;
-        r.learningRate = a.learningRate;
-        r.evaluate = !std::isnan(a.testLoss);
-        std::set<int> trainersThisRound;
-        while (next < ds.size() && ds[next].start < a.time) {
-            const JobPlan& d = ds[next++];
-            if (d.trainer == root)
-                throw TestbedError(topo.id(root) + " trains as well as aggregates: not played on the testbed yet");
-            const std::size_t k = seen[d.trainer]++;
-            if (!trainersThisRound.insert(d.trainer).second)
-                throw TestbedError("round " + std::to_string(a.round) + " gives " + topo.id(d.trainer) +
-                                   " more than one job: not played on the testbed yet");
-            const auto& dm = down[d.trainer];
-            const auto& um = up[d.trainer];
-            // A job that ended without arriving: its trainer went offline (lost), or the
-            // policy cancelled it when its round ended without it (n-sync's late updates).
-            const auto endedAt = prediction.ended().find(d.id);
-            const bool ended = endedAt != prediction.ended().end();
-            // Lost: its trainer went offline then; else the policy cancelled it.
-            bool offlineThen = false;
-            if (ended)
-                if (const auto off = prediction.offline().find(d.trainer); off != prediction.offline().end())
-                    for (const auto& span : off->second)
-                        offlineThen = offlineThen || std::fabs(span.first - endedAt->second) < 1e-9;
-            const bool lost = ended && offlineThen;
-            const bool cancelled = ended && !offlineThen;
-            std::size_t& ku = upSeen[d.trainer];
-            // A lost job's upload, if it had started, was cut (it never arrived).
-            const bool hasUpload = ku < um.size() && (!ended || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
-            if (k >= dm.size() || (!ended && !hasUpload))
-                throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no model or update "
-                                   "message for " + topo.id(d.trainer) + "'s job");
-            PlanJob j;
-            j.trainerBox = boxOfNode.at(d.trainer);
-            j.offsetS = d.start - previous;
-            j.downBytes = dm[k]->bytes;
-            j.predictedReceivedS = dm[k]->end;
-            if (lost) {
-                j.lost = true;
-                j.lostS = endedAt->second;
-                // The emulator cut the model's transfer when the trainer went offline (unless
-                // it was in already): only what the path's slowest link carried by then goes
-                // down, so that the rest does not hold up the trainer's next model when it
-                // is back. (Under contention the emulator's share was smaller, if anything.)
-                if (!(dm[k]->end >= 0 && dm[k]->end <= j.lostS)) {
-                    double mbps = 1e300;
-                    for (int b : plan.pathToRoot(j.trainerBox)) {
-                        const PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
-                        if (pb.limited) mbps = std::min(mbps, pb.downMbps);
-                    }
-                    const double seconds = j.lostS - d.start - plan.pathLatencyMs(j.trainerBox) / 1000.0;
-                    if (mbps < 1e300)
-                        j.downBytes = std::clamp(std::floor(seconds * mbps * 1e6 / 8.0), 0.0, j.downBytes);
+
+    // One trainer's job, dispatched by `agg` in a round that started at `roundStart`.
+    auto trainerJob = [&](const JobPlan& d, int agg, double roundStart, int roundNo) {
+        const std::string round = "round " + std::to_string(roundNo);
+        if (d.trainer == agg)
+            throw TestbedError(topo.id(agg) + " trains as well as aggregates: not played on the testbed yet");
+        const std::size_t k = seen[d.trainer]++;
+        const auto& dm = between[{agg, d.trainer}];
+        const auto& um = between[{d.trainer, agg}];
+        // A job that ended without arriving: its trainer went offline (lost), or the
+        // policy cancelled it when its round ended without it (n-sync's late updates).
+        const auto endedAt = prediction.ended().find(d.id);
+        const bool ended = endedAt != prediction.ended().end();
+        if (ended && sessions)
+            throw TestbedError(round + ": " + topo.id(d.trainer) + "'s job from " + topo.id(agg) +
+                               " was lost or cancelled; in a tiered tree (aggregate:) or hierarchical's edges that "
+                               "is not played on the testbed yet (every job's update must arrive)");
+        // Lost: its trainer went offline then; else the policy cancelled it.
+        bool offlineThen = false;
+        if (ended)
+            if (const auto off = prediction.offline().find(d.trainer); off != prediction.offline().end())
+                for (const auto& span : off->second)
+                    offlineThen = offlineThen || std::fabs(span.first - endedAt->second) < 1e-9;
+        const bool lost = ended && offlineThen;
+        const bool cancelled = ended && !offlineThen;
+        std::size_t& ku = upSeen[d.trainer];
+        // A lost job's upload, if it had started, was cut (it never arrived).
+        const bool hasUpload = ku < um.size() && (!ended || (um[ku]->end < 0 && um[ku]->depart <= endedAt->second));
+        if (k >= dm.size() || (!ended && !hasUpload))
+            throw TestbedError(round + ": the prediction has no model or update message for " + topo.id(d.trainer) +
+                               "'s job");
+        PlanJob j;
+        j.trainerBox = boxOfNode.at(d.trainer);
+        j.offsetS = d.start - roundStart;
+        j.downBytes = dm[k]->bytes;
+        j.predictedReceivedS = dm[k]->end;
+        if (lost) {
+            j.lost = true;
+            j.lostS = endedAt->second;
+            // The emulator cut the model's transfer when the trainer went offline (unless
+            // it was in already): only what the path's slowest link carried by then goes
+            // down, so that the rest does not hold up the trainer's next model when it
+            // is back. (Under contention the emulator's share was smaller, if anything.)
+            if (!(dm[k]->end >= 0 && dm[k]->end <= j.lostS)) {
+                double mbps = 1e300;
+                for (int b : plan.pathToRoot(j.trainerBox)) {
+                    const PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
+                    if (pb.limited) mbps = std::min(mbps, pb.downMbps);
                 }
-                j.upBytes = 0.0; // no update comes back
-                j.computeS = 0.0;
-                j.predictedArriveS = j.lostS;
-                if (hasUpload) ++ku;
-            } else if (cancelled) {
-                // n-sync's late updates, or a deadline's (the round ended at it).
-                const bool atDeadline = deadline > 0 && std::fabs(endedAt->second - (previous + deadline)) < 1e-6;
-                if (policy != "n-sync" && !atDeadline)
-                    throw TestbedError("round " + std::to_string(a.round) + ": " + policy + " cancels " +
-                                       topo.id(d.trainer) + "'s job when the round ends without it: not played on "
-                                       "the testbed yet (n-sync's late updates and a deadline's are)");
-                // It trains and sends; the aggregator discards it if it comes late. Its
-                // update's bytes: its cut upload's, else those of a delivered update of the
-                // round (below).
-                j.cancelled = true;
-                j.lostS = endedAt->second;
-                j.upBytes = hasUpload ? um[ku]->bytes : -1.0;
-                j.predictedUpBytes = hasUpload ? um[ku++]->bytes : 0.0;
-                j.computeS = d.computed - d.received;
-                j.predictedArriveS = j.lostS;
-            } else {
-                const auto* u = um[ku++];
-                j.upBytes = j.predictedUpBytes = u->bytes;
-                j.computeS = d.computed - d.received;
-                j.predictedArriveS = u->end;
+                const double seconds = j.lostS - d.start - plan.pathLatencyMs(j.trainerBox) / 1000.0;
+                if (mbps < 1e300) j.downBytes = std::clamp(std::floor(seconds * mbps * 1e6 / 8.0), 0.0, j.downBytes);
             }
-            if (plan.training && !lost && !(cancelled && prediction.works().count(d.id) == 0)) {
-                const auto w = prediction.works().find(d.id);
-                const auto order = prediction.collectOrder().find(d.id);
-                if (w == prediction.works().end() || (!cancelled && order == prediction.collectOrder().end()))
-                    throw TestbedError("round " + std::to_string(a.round) + ": the prediction has no local work "
-                                       "for " + topo.id(d.trainer) + "'s job (internal)");
-                const LocalJob& lw = *w->second;
-                if (lw.probe || lw.proxMu != 0.0 || lw.correction)
-                    throw TestbedError("round " + std::to_string(a.round) + ": " + topo.id(d.trainer) +
-                                       "'s job probes its steps or has a client algorithm's terms: not trained on "
-                                       "the testbed (--no-training)");
-                const double floats = 4.0 * static_cast<double>(plan.training->parameters);
-                // (A cancelled job's update size unknown yet (-1) is a delivered one's, checked.)
-                if (std::llround(j.downBytes) < floats || (j.upBytes >= 0 && std::llround(j.upBytes) < floats))
-                    throw TestbedError("round " + std::to_string(a.round) + ": the model moves " +
-                                       std::to_string(std::llround(j.downBytes)) + " bytes down and " +
-                                       std::to_string(std::llround(j.upBytes)) + " up, less than its " +
-                                       std::to_string(plan.training->parameters) +
-                                       " parameters as 4-byte floats (model.wire_bytes): the processes cannot "
-                                       "send it in the emulator's byte count; play it without training "
-                                       "(--no-training)");
-                j.work = w->second;
-                // A cancelled job was never collected: it comes after the others if taken.
-                j.aggregationRank = order != prediction.collectOrder().end() ? order->second : SIZE_MAX;
-            }
-            r.jobs.push_back(j);
+            j.upBytes = 0.0; // no update comes back
+            j.computeS = 0.0;
+            j.predictedArriveS = j.lostS;
+            if (hasUpload) ++ku;
+        } else if (cancelled) {
+            // n-sync's late updates, or a deadline's (the round ended at it).
+            const bool atDeadline = deadline > 0 && std::fabs(endedAt->second - (roundStart + deadline)) < 1e-6;
+            if (policy != "n-sync" && !atDeadline)
+                throw TestbedError(round + ": " + policy + " cancels " + topo.id(d.trainer) +
+                                   "'s job when the round ends without it: not played on "
+                                   "the testbed yet (n-sync's late updates and a deadline's are)");
+            // It trains and sends; the aggregator discards it if it comes late. Its
+            // update's bytes: its cut upload's, else those of a delivered update of the
+            // round (finishRound).
+            j.cancelled = true;
+            j.lostS = endedAt->second;
+            j.upBytes = hasUpload ? um[ku]->bytes : -1.0;
+            j.predictedUpBytes = hasUpload ? um[ku++]->bytes : 0.0;
+            j.computeS = d.computed - d.received;
+            j.predictedArriveS = j.lostS;
+        } else {
+            const auto* u = um[ku++];
+            j.upBytes = j.predictedUpBytes = u->bytes;
+            j.computeS = d.computed - d.received;
+            j.predictedArriveS = u->end;
         }
+        if (plan.training && !lost && !(cancelled && prediction.works().count(d.id) == 0)) {
+            const auto w = prediction.works().find(d.id);
+            const auto order = prediction.collectOrder().find(d.id);
+            if (w == prediction.works().end() || (!cancelled && order == prediction.collectOrder().end()))
+                throw TestbedError(round + ": the prediction has no local work for " + topo.id(d.trainer) +
+                                   "'s job (internal)");
+            const LocalJob& lw = *w->second;
+            if (lw.probe || lw.proxMu != 0.0 || lw.correction)
+                throw TestbedError(round + ": " + topo.id(d.trainer) +
+                                   "'s job probes its steps or has a client algorithm's terms: not trained on "
+                                   "the testbed (--no-training)");
+            const double floats = 4.0 * static_cast<double>(plan.training->parameters);
+            // (A cancelled job's update size unknown yet (-1) is a delivered one's, checked.)
+            if (std::llround(j.downBytes) < floats || (j.upBytes >= 0 && std::llround(j.upBytes) < floats))
+                throw TestbedError(round + ": the model moves " + std::to_string(std::llround(j.downBytes)) +
+                                   " bytes down and " + std::to_string(std::llround(j.upBytes)) + " up, less than its " +
+                                   std::to_string(plan.training->parameters) +
+                                   " parameters as 4-byte floats (model.wire_bytes): the processes cannot "
+                                   "send it in the emulator's byte count; play it without training "
+                                   "(--no-training)");
+            j.work = w->second;
+            // A cancelled job was never collected: it comes after the others if taken.
+            j.aggregationRank = order != prediction.collectOrder().end() ? order->second : SIZE_MAX;
+        }
+        return j;
+    };
+
+    // The checks and sums of a round whose jobs are in.
+    auto finishRound = [&](PlanRound& r, double roundDeadline) {
+        const std::string round = "round " + std::to_string(r.round);
         int delivered = 0;
         double updateBytes = -1.0;
         for (const PlanJob& j : r.jobs)
             if (!j.lost && !j.cancelled) {
                 ++delivered;
-                updateBytes = j.upBytes;
+                if (!j.session()) updateBytes = j.upBytes;
             }
         if (updateBytes < 0) updateBytes = anyUpdateBytes;
         // Without codecs an update is as large as the model (the engine's wire size both ways).
@@ -437,31 +525,171 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                     continue;
                 }
                 if (updateBytes < 0)
-                    throw TestbedError("round " + std::to_string(a.round) + ": a cancelled job's update size is not "
+                    throw TestbedError(round + ": a cancelled job's update size is not "
                                        "known (no update of the round arrived): not played on the testbed yet");
                 j.upBytes = updateBytes;
             }
         r.needed = r.participants;
-        r.deadlineS = deadline;
+        r.deadlineS = roundDeadline;
         // A deadline's round waits for every update still coming, until the deadline.
-        if (deadline > 0) {
+        if (roundDeadline > 0) {
             r.needed = 0;
             for (const PlanJob& j : r.jobs) r.needed += j.lost ? 0 : 1;
         }
         if (delivered != r.participants)
-            throw TestbedError("round " + std::to_string(a.round) + " aggregates " + std::to_string(r.participants) +
-                               " of the " + std::to_string(delivered) +
+            throw TestbedError(round + (r.aggregatorBox != 0 ? " (" + plan.boxes[static_cast<std::size_t>(r.aggregatorBox)].label + "'s sub-round)" : std::string()) +
+                               " aggregates " + std::to_string(r.participants) + " of the " +
+                               std::to_string(delivered) +
                                " updates that arrived in it: the testbed plays round-based policies that "
                                "aggregate the updates that arrive (fedavg, fully-sync, n-sync; not asynchronous "
                                "policies yet)");
-        for (const PlanJob& j : r.jobs) {
-            for (int b : plan.pathToRoot(j.trainerBox)) {
+        // With a child aggregator's change among them, the updates are summed in the order the
+        // tiered policy had them: as they arrived (a change arrives with its message).
+        bool anySession = false;
+        for (const PlanJob& j : r.jobs) anySession = anySession || j.session();
+        if (anySession && !r.averages) {
+            std::vector<std::size_t> order(r.jobs.size());
+            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+                const PlanJob &a = r.jobs[x], &b = r.jobs[y];
+                return a.predictedArriveS != b.predictedArriveS ? a.predictedArriveS < b.predictedArriveS
+                                                                : a.aggregationRank < b.aggregationRank;
+            });
+            for (std::size_t k = 0; k < order.size(); ++k) r.jobs[order[k]].aggregationRank = k;
+        }
+        for (const PlanJob& j : r.jobs)
+            for (int b : plan.linksUp(j.trainerBox)) {
                 PlanBox& pb = plan.boxes[static_cast<std::size_t>(b)];
                 if (!pb.modelLink) continue;
                 pb.predictedDownBytes += j.downBytes;
                 pb.predictedUpBytes += j.predictedUpBytes;
             }
+    };
+
+    // A round's jobs: the dispatches of its aggregator `agg` before `end`, and in a tiered
+    // tree the sessions of its child aggregators whose model left before `end`.
+    std::function<PlanJob(int, int, double, int, std::size_t)> sessionJob;
+    auto fillRound = [&](PlanRound& r, int agg, double end) {
+        std::set<int> trainersThisRound;
+        const auto& list = dispatchesOf[agg];
+        std::size_t& next = nextDispatch[agg];
+        while (next < list.size() && list[next]->start < end) {
+            const JobPlan& d = *list[next++];
+            if (!trainersThisRound.insert(d.trainer).second)
+                throw TestbedError("round " + std::to_string(r.round) + " gives " + topo.id(d.trainer) +
+                                   " more than one job: not played on the testbed yet");
+            r.jobs.push_back(trainerJob(d, agg, r.startS, r.round));
         }
+        if (hierarchical && agg == root) {
+            // Every edge with devices is a group: one session each global round, in the
+            // order of the groups (TwoLevelPolicy averages them in that order).
+            std::size_t rank = 0;
+            for (int child : topo.childAggregatorsOf(root)) {
+                if (topo.trainersOf(child).empty()) continue;
+                r.jobs.push_back(sessionJob(agg, child, r.startS, r.round, r.rootRound));
+                r.jobs.back().aggregationRank = rank++;
+            }
+            r.averages = true;
+            return;
+        }
+        if (!tiered) return;
+        for (int child : topo.childAggregatorsOf(agg)) {
+            const auto& dm = between[{agg, child}];
+            while (sessionsSeen[{agg, child}] < dm.size() && dm[sessionsSeen[{agg, child}]]->depart < end) {
+                if (!used.count(child))
+                    throw TestbedError("round " + std::to_string(r.round) + ": " + topo.id(child) +
+                                       " received a model but dispatched no job: not played on the testbed yet");
+                r.jobs.push_back(sessionJob(agg, child, r.startS, r.round, r.rootRound));
+            }
+        }
+    };
+
+    // A child aggregator's session: the model goes down, its sub-rounds (its own level
+    // aggregations, aggregate.rounds of them), the change goes up.
+    sessionJob = [&](int parentNode, int child, double roundStart, int roundNo, std::size_t rootRound) {
+        const std::string round = "round " + std::to_string(roundNo);
+        const std::string& id = topo.id(child);
+        const std::size_t k = sessionsSeen[{parentNode, child}]++;
+        const auto& dm = between[{parentNode, child}];
+        const auto& um = between[{child, parentNode}];
+        // Hierarchical's edges start their first session at t = 0 from the initial model:
+        // their k-th model from the cloud starts their (k+1)-th session.
+        const bool fromInitial = hierarchical && k == 0;
+        const std::size_t kd = hierarchical ? k - 1 : k;
+        if (!fromInitial && (kd >= dm.size() || dm[kd]->end < 0))
+            throw TestbedError(round + ": " + id + "'s model from " + topo.id(parentNode) + " did not arrive; an "
+                               "abandoned session is not played on the testbed yet");
+        if (k >= um.size() || um[k]->end < 0)
+            throw TestbedError(round + ": " + id + "'s session was abandoned (its parent's round ended without its "
+                               "change) or its change did not arrive: not played on the testbed yet");
+        PlanJob j;
+        j.trainerBox = boxOfNode.at(child);
+        j.fromInitial = fromInitial;
+        j.offsetS = fromInitial ? 0.0 : dm[kd]->depart - roundStart;
+        j.downBytes = fromInitial ? 0.0 : dm[kd]->bytes;
+        j.predictedReceivedS = fromInitial ? roundStart : dm[kd]->end;
+        j.upBytes = j.predictedUpBytes = um[k]->bytes;
+        j.predictedArriveS = um[k]->end;
+        if (hierarchical) {
+            // The group's weight: the samples its trainers hold (TwoLevelPolicy::start), each
+            // trainer's part of the data in topology order (Engine::samplesOf).
+            const std::vector<int> all = topo.trainers();
+            for (int t : topo.trainersOf(child)) {
+                const auto at = std::find(all.begin(), all.end(), t) - all.begin();
+                if (plan.training && static_cast<std::size_t>(at) < plan.training->data->parts.size())
+                    j.averageWeight += static_cast<double>(plan.training->data->parts[static_cast<std::size_t>(at)].size());
+            }
+        }
+        if (plan.training) {
+            const double floats = 4.0 * static_cast<double>(plan.training->parameters);
+            if ((!fromInitial && std::llround(j.downBytes) < floats) || std::llround(j.upBytes) < floats)
+                throw TestbedError(round + ": " + id + "'s model moves fewer bytes than its parameters as 4-byte "
+                                   "floats (model.wire_bytes); play it without training (--no-training)");
+        }
+        const int count = hierarchical ? std::max(1, static_cast<int>(scenario.sync.get("tau2", 2.0)))
+                                       : std::max(1, resolveLevel(scenario, topo.entry(child)).rounds);
+        const auto& mine = levelAggs[id];
+        std::size_t& cursor = nextLevelAgg[child];
+        if (cursor + static_cast<std::size_t>(count) > mine.size())
+            throw TestbedError(round + ": the prediction has fewer aggregations of " + id + " than its session " +
+                               "plays (internal)");
+        j.sessionFirst = plan.subRounds.size();
+        j.sessionRounds = count;
+        plan.subRounds.resize(plan.subRounds.size() + static_cast<std::size_t>(count));
+        double start = j.predictedReceivedS; // the session starts when the model is in (no codec work)
+        for (int s = 0; s < count; ++s) {
+            const AggregationRecord& a = *mine[cursor++];
+            PlanRound r;
+            r.round = roundNo;
+            r.startS = start;
+            r.endS = a.time;
+            r.participants = a.participants;
+            r.learningRate = a.learningRate;
+            r.aggregatorBox = j.trainerBox;
+            r.rootRound = rootRound;
+            fillRound(r, child, a.time);
+            finishRound(r, 0.0);
+            plan.subRounds[j.sessionFirst + static_cast<std::size_t>(s)] = std::move(r);
+            start = a.time;
+        }
+        if (std::fabs(um[k]->depart - start) > 1e-9)
+            throw TestbedError(round + ": " + id + "'s change left at " + std::to_string(um[k]->depart) +
+                               " s, not at its session's last aggregation (internal)");
+        return j;
+    };
+
+    double previous = 0.0;
+    for (const auto& a : aggs) {
+        PlanRound r;
+        r.round = a.round;
+        r.startS = previous;
+        r.endS = a.time;
+        r.participants = a.participants;
+        r.learningRate = a.learningRate;
+        r.evaluate = !std::isnan(a.testLoss);
+        r.rootRound = plan.rounds.size();
+        fillRound(r, root, a.time);
+        finishRound(r, deadline);
         plan.rounds.push_back(std::move(r));
         previous = a.time;
     }

@@ -110,6 +110,20 @@ struct PlanJob {
     /// The update's bytes the emulator moved: upBytes, but 0 for a cancelled job whose upload
     /// had not started (one that had: its bytes in full, though the emulator cut it).
     double predictedUpBytes = 0.0;
+    /// The job is a child aggregator's session (a tiered tree, core/policies/tiered.h): the
+    /// model goes down to that aggregator's process, which plays its sub-rounds
+    /// TestbedPlan::subRounds[sessionFirst, sessionFirst + sessionRounds) with its own
+    /// children and sends the change of its model since the session began up as this job's
+    /// update (upBytes). computeS is 0 (the session's time is measured) and work is null.
+    std::size_t sessionFirst = 0;
+    int sessionRounds = 0;
+    bool session() const { return sessionRounds > 0; }
+    /// A session that starts from the initial model with nothing sent down (hierarchical's
+    /// first global round: the edges start at t = 0): only a 40-byte start message goes down.
+    bool fromInitial = false;
+    /// In a round that averages its children's models (PlanRound::averages): this session's
+    /// weight, the samples its aggregator's trainers hold (TwoLevelPolicy's group weight).
+    double averageWeight = 0.0;
 };
 
 struct PlanRound {
@@ -126,6 +140,16 @@ struct PlanRound {
     /// (the later ones are discarded when they come), as RoundPolicy's deadline does.
     double deadlineS = 0.0;
     std::vector<PlanJob> jobs;
+    /// The box that aggregates the round: the root (0) for the global rounds
+    /// (TestbedPlan::rounds), an intermediate aggregator for a sub-round (subRounds), whose
+    /// times are absolute and whose jobs' offsets are from its start.
+    int aggregatorBox = 0;
+    /// A sub-round: the global round (index in TestbedPlan::rounds) whose session it is part of.
+    std::size_t rootRound = 0;
+    /// Hierarchical FL (sync policy hierarchical, core/policies/two_level.h): the root replaces
+    /// its model by the weighted average of its children's models (each session sends its model
+    /// up, not its change, with its sample-weighted loss sums), in the order of its groups.
+    bool averages = false;
 };
 
 /// The training the processes do: the learner (the same model on the same data as the
@@ -140,6 +164,15 @@ struct PlanTraining {
     bool gradient = false;
     ServerOptimizerConfig serverOptimizer;
     double momentum = 0.0, weightDecay = 0.0;
+    /// Each intermediate aggregator's own (by box, tiered trees): whether its trainers send
+    /// gradients (fully-sync, n-sync at that level) and the server optimiser it steps with
+    /// (aggregate.server_optimizer, else training.server_optimizer). The root's are the two
+    /// fields above. A child aggregator's change is always added (ServerModel::addDelta).
+    struct Tier {
+        bool gradient = false;
+        ServerOptimizerConfig serverOptimizer;
+    };
+    std::map<int, Tier> tiers;
 };
 
 /// A process with its network namespace: the root aggregator (box 0), a trainer, a relay or
@@ -149,6 +182,10 @@ struct PlanBox {
     std::string label;  ///< node id, or "cell <group> @ <parent>"
     int node = -1;      ///< topology index; -1: a cell
     bool trains = false;
+    /// The root, and in a tiered tree each intermediate aggregator: its process is a root to
+    /// its children (it sends them its model and aggregates their updates) and, below the
+    /// root, a trainer to its parent (it receives the parent's model and sends its change up).
+    bool aggregates = false;
     int parent = -1;    ///< box index; -1: the root
     /// The link to the parent box. limited: shaped (rate, latency); else an unshaped veth (a
     /// cell member's port, or a node whose link is instantaneous in the scenario).
@@ -167,6 +204,9 @@ struct TestbedPlan {
     std::string scenarioName;
     std::vector<PlanBox> boxes;
     std::vector<PlanRound> rounds;
+    /// The intermediate aggregators' sub-rounds (tiered trees), each session's contiguous and
+    /// an aggregator's in the order it plays them; a session job (PlanJob::session) names its own.
+    std::vector<PlanRound> subRounds;
     /// Null: the processes only move bytes and hold updates (a timing-only scenario, or
     /// training not asked for).
     std::shared_ptr<const PlanTraining> training;
@@ -184,11 +224,20 @@ struct TestbedPlan {
     std::vector<int> pathToRoot(int box) const;
     /// One-way latency (ms) of a box's path to the root (the sum over its shaped links).
     double pathLatencyMs(int box) const;
+    /// The box that aggregates what `box` sends: the nearest aggregating box above it.
+    int aggregatorOf(int box) const;
+    /// The boxes whose links a message between `box` and its aggregator crosses (`box` first).
+    std::vector<int> linksUp(int box) const;
+    /// The rounds the jobs of a box's aggregator are in: `rounds` under the root, else `subRounds`.
+    const std::vector<PlanRound>& roundsAbove(int box) const {
+        return aggregatorOf(box) == 0 ? rounds : subRounds;
+    }
 };
 
 /// The plan of `scenario` from its prediction. Throws TestbedError (core/testbed/netns.h)
-/// naming what the testbed cannot play: more than one root aggregator or tiers of
-/// aggregation, a trainer with an explicit link to the root and nodes under it, timed events, traces other than availability's, availability
+/// naming what the testbed cannot play: more than one root aggregator, aggregators under the
+/// root that are not a tiered tree's (`aggregate:`) or hierarchical's edges, a job lost or cancelled or a session
+/// abandoned inside a tiered tree, codecs between aggregators, a trainer with an explicit link to the root and nodes under it, timed events, traces other than availability's, availability
 /// changes of a node that does not train, a round that aggregates fewer updates than arrived
 /// in it, more than `maxBoxes` processes, contention off.
 /// With `training` and a prediction that trained (its recorder installed as the tap), the

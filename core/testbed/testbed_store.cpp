@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -30,16 +31,18 @@ double errorPct(double predicted, double measured) {
 std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result) {
     std::vector<AggregationRecord> rows;
     double bytes = 0.0;
-    for (const MeasuredRound& r : result.rounds) {
-        for (const MeasuredJob& j : r.jobs) {
-            int hops = 0;
-            for (int b : plan.pathToRoot(j.trainerBox)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
-            bytes += std::max(hops, 1) * (j.downBytes + j.upBytes);
-        }
+    // A job's bytes as the emulator counts them: each hop of its way (the payload moved, with
+    // the 40-byte header; a lost job's update moved nothing).
+    auto jobBytes = [&](int box, double down, double up) {
+        int hops = 0;
+        for (int b : plan.linksUp(box)) hops += plan.boxes[static_cast<std::size_t>(b)].modelLink ? 1 : 0;
+        return std::max(hops, 1) * (down + up);
+    };
+    auto row = [&](const MeasuredRound& r, int level, const std::string& aggregator) {
         AggregationRecord a;
         a.round = r.round;
-        a.level = 0;
-        a.aggregator = plan.boxes.front().label;
+        a.level = level;
+        a.aggregator = aggregator;
         a.time = r.endS;
         a.wallSeconds = r.endS * result.dilation;
         a.participants = 0;
@@ -51,16 +54,51 @@ std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const Te
         a.trainLoss = r.trainLoss;
         a.testLoss = r.testLoss;
         a.testAccuracy = r.testAccuracy;
-        rows.push_back(a);
+        return a;
+    };
+    // A tiered tree's sub-rounds are stored as their aggregators' own rows (level: how many
+    // aggregators down), before the global round they are part of, in the order they ended,
+    // with the round as the engine numbers them (the global rounds finished before).
+    const bool subRows = result.subRounds.size() == plan.subRounds.size();
+    for (std::size_t ri = 0; ri < result.rounds.size(); ++ri) {
+        const MeasuredRound& r = result.rounds[ri];
+        std::vector<std::size_t> subs;
+        for (std::size_t k = 0; k < plan.subRounds.size(); ++k)
+            if (plan.subRounds[k].rootRound == ri) subs.push_back(k);
+        if (subRows)
+            std::stable_sort(subs.begin(), subs.end(), [&](std::size_t x, std::size_t y) {
+                return result.subRounds[x].endS < result.subRounds[y].endS;
+            });
+        for (std::size_t k : subs) {
+            // Each job moved its plan's bytes and a header (also after a cancel, when the
+            // intermediate processes did not report their sub-rounds).
+            for (const PlanJob& j : plan.subRounds[k].jobs)
+                bytes += jobBytes(j.trainerBox, std::llround(j.downBytes) + kMessageHeaderBytes,
+                                  j.lost ? 0.0 : std::llround(j.upBytes) + kMessageHeaderBytes);
+            if (!subRows) continue;
+            const int box = plan.subRounds[k].aggregatorBox;
+            int level = 0;
+            for (int b = plan.boxes[static_cast<std::size_t>(box)].parent; b >= 0;
+                 b = plan.boxes[static_cast<std::size_t>(b)].parent)
+                level += plan.boxes[static_cast<std::size_t>(b)].aggregates ? 1 : 0;
+            AggregationRecord a = row(result.subRounds[k], level, plan.boxes[static_cast<std::size_t>(box)].label);
+            a.round = r.round - 1;
+            rows.push_back(a);
+        }
+        for (const MeasuredJob& j : r.jobs) bytes += jobBytes(j.trainerBox, j.downBytes, j.upBytes);
+        rows.push_back(row(r, 0, plan.boxes.front().label));
     }
     return rows;
 }
 
 std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const TestbedResult& result) {
     std::vector<NodeInterval> out;
-    for (const MeasuredRound& r : result.rounds)
+    for (const auto* list : {&result.rounds, &result.subRounds})
+        for (const MeasuredRound& r : *list)
         for (const MeasuredJob& j : r.jobs) {
-            const int node = plan.boxes[static_cast<std::size_t>(j.trainerBox)].node;
+            const PlanBox& box = plan.boxes[static_cast<std::size_t>(j.trainerBox)];
+            const int node = box.node;
+            if (!box.trains) continue; // a session of an intermediate aggregator
             if (j.lost || (j.receivedS <= 0 && j.computedS <= 0)) continue; // no trainer's times
             out.push_back({node, NodeState::Receiving, j.dispatchS, j.receivedS});
             out.push_back({node, NodeState::Computing, j.receivedS, j.computedS});
@@ -75,13 +113,18 @@ std::vector<NodeInterval> measuredIntervals(const TestbedPlan& plan, const Testb
 std::pair<double, double> predictedBytes(const TestbedPlan& plan, int box, std::size_t rounds) {
     double up = 0.0, down = 0.0;
     if (!plan.boxes[static_cast<std::size_t>(box)].modelLink) return {0.0, 0.0};
-    for (std::size_t r = 0; r < rounds && r < plan.rounds.size(); ++r)
-        for (const PlanJob& j : plan.rounds[r].jobs)
-            for (int b : plan.pathToRoot(j.trainerBox))
+    auto add = [&](const PlanRound& r) {
+        for (const PlanJob& j : r.jobs)
+            for (int b : plan.linksUp(j.trainerBox))
                 if (b == box) {
                     up += j.predictedUpBytes;
                     down += j.downBytes;
                 }
+    };
+    for (std::size_t r = 0; r < rounds && r < plan.rounds.size(); ++r) add(plan.rounds[r]);
+    // A tiered tree's sub-rounds, with the global rounds they are part of.
+    for (const PlanRound& r : plan.subRounds)
+        if (r.rootRound < rounds) add(r);
     return {up, down};
 }
 
@@ -125,8 +168,9 @@ std::int64_t storeTestbedRun(RunStore& store, NewRun meta, const RunInfo& info, 
     s.status = result.cancelled ? RunStatus::Cancelled : RunStatus::Finished;
     s.stopReason = result.cancelled ? "interrupted (Ctrl-C): the rounds measured so far"
                                     : "the prediction's rounds, measured on the testbed";
-    s.rounds = static_cast<int>(rows.size());
-    s.aggregations = s.rounds;
+    s.rounds = 0;
+    for (const auto& r : rows) s.rounds += r.level == 0 ? 1 : 0;
+    s.aggregations = static_cast<int>(rows.size());
     s.virtualTime = rows.empty() ? 0.0 : rows.back().time;
     s.wallSeconds = result.wallSeconds;
     s.cost = s.energyJ = kNaN;
@@ -213,7 +257,10 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
             if (!m.aggregated) continue; // lost, or late and discarded
             ++counted;
             span(pd, p.predictedReceivedS - (pr.startS + p.offsetS));
-            span(pu, p.predictedArriveS - (p.predictedReceivedS + p.computeS));
+            // A session's change leaves at its last sub-round's aggregation.
+            const double left = p.session() ? plan.subRounds[p.sessionFirst + static_cast<std::size_t>(p.sessionRounds) - 1].endS
+                                            : p.predictedReceivedS + p.computeS;
+            span(pu, p.predictedArriveS - left);
             span(md, m.receivedS - m.dispatchS);
             span(mu, m.arrivedS - m.computedS);
             trainerTimes = trainerTimes && m.computedS > 0;
@@ -238,6 +285,22 @@ void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedRes
                   result.tcpRetransmitted,
                   result.tcpSegmentsOut > 0 ? 100.0 * result.tcpRetransmitted / result.tcpSegmentsOut : 0.0);
     out << line;
+}
+
+void printSubRounds(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result) {
+    if (plan.subRounds.empty() || result.subRounds.size() != plan.subRounds.size()) return;
+    out << "  round  aggregator            sub-round   predicted s    measured s    error\n";
+    char line[200];
+    std::map<int, int> nth; // per aggregator: its sub-rounds so far
+    for (std::size_t k = 0; k < plan.subRounds.size(); ++k) {
+        const PlanRound& p = plan.subRounds[k];
+        const MeasuredRound& m = result.subRounds[k];
+        const double predicted = p.endS - p.startS, measured = m.endS - m.startS;
+        std::snprintf(line, sizeof line, "  %5d  %-20s  %9d  %12.4f  %12.4f  %+7.2f%%\n", p.round,
+                      plan.boxes[static_cast<std::size_t>(p.aggregatorBox)].label.substr(0, 20).c_str(),
+                      ++nth[p.aggregatorBox], predicted, measured, errorPct(predicted, measured));
+        out << line;
+    }
 }
 
 namespace {

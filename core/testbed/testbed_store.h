@@ -28,7 +28,9 @@ inline constexpr const char* kEventKind = "testbed";
 /// One metric row per measured round (level 0): time, participants, cumulative bytes over
 /// the scenario's links (the payload, counted per hop as the emulator does); the training
 /// values the processes computed (NaN when they did not train), cost and energy NaN (not
-/// measured).
+/// measured). A tiered tree's (or hierarchical FL's) sub-rounds come as their aggregators'
+/// rows (level > 0) before the global round they are part of, as the emulator reports them
+/// (not after a cancel: their processes report them at the end).
 std::vector<AggregationRecord> measuredRecords(const TestbedPlan& plan, const TestbedResult& result);
 
 /// The trainers' intervals (receiving, computing, sending), node indices of the topology.
@@ -69,6 +71,10 @@ void printComparison(std::ostream& out, const Comparison& c);
 /// update upload, predicted and measured (how far TCP is from max-min's equal shares), and
 /// TCP's retransmissions.
 void printTransfers(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result);
+
+/// A tiered tree's sub-rounds (each intermediate aggregator's, in the order of the plan):
+/// predicted and measured duration and the error; nothing for a flat tree or after a cancel.
+void printSubRounds(std::ostream& out, const TestbedPlan& plan, const TestbedResult& result);
 
 /// A round's training values, predicted and measured.
 struct TrainingRound {

@@ -200,7 +200,18 @@ void TestbedComparisonView::setData(const TestbedComparisonData& data) {
     QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
     text->setTicks(ticks, labels);
     bytes_->xAxis->setTicker(text);
-    bytes_->xAxis->setTickLabelRotation(ticks.size() > 4 ? 30 : 0);
+    const bool rotated = ticks.size() > 4;
+    bytes_->xAxis->setTickLabelRotation(rotated ? 30 : 0);
+    // A rotated label runs right of its tick: the last one (a tiered tree's many links fill
+    // the axis) needs a right margin as wide as its run, which the automatic margins leave out.
+    bytes_->axisRect()->setAutoMargins(rotated ? QCP::msLeft | QCP::msTop | QCP::msBottom : QCP::msAll);
+    if (rotated) {
+        const QFontMetrics fm(bytes_->xAxis->tickLabelFont());
+        const int run = static_cast<int>(std::ceil(fm.horizontalAdvance(labels.back()) * std::cos(M_PI / 6.0)));
+        QMargins m = bytes_->axisRect()->margins();
+        m.setRight(run + 8);
+        bytes_->axisRect()->setMargins(m);
+    }
     bytes_->xAxis->setRange(0.4, ticks.size() + 0.6);
     bytes_->yAxis->setRange(0.0, top > 0 ? top * 1.25 : 1.0);
     bytes_->setVisible(!data.links.empty());
