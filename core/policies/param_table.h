@@ -25,6 +25,7 @@
 #include "core/policies/policy_params.h"
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -39,16 +40,19 @@ public:
     /// An integer parameter in [min, max].
     ParamTable& integer(std::string key, int Settings::*member, double def, double min, std::string help,
                         double max = 1e9) {
-        return add({std::move(key), def, min, max, true, std::move(help)}, member);
+        return add({std::move(key), def, min, max, true, std::move(help)}, member,
+                   [member](Settings& s, double v) { s.*member = static_cast<int>(v); });
     }
     /// A real parameter in [min, max].
     ParamTable& real(std::string key, double Settings::*member, double def, double min, double max,
                      std::string help) {
-        return add({std::move(key), def, min, max, false, std::move(help)}, member);
+        return add({std::move(key), def, min, max, false, std::move(help)}, member,
+                   [member](Settings& s, double v) { s.*member = v; });
     }
     /// A switch: an integer 0 or 1, true when 1.
     ParamTable& flag(std::string key, bool Settings::*member, bool def, std::string help) {
-        return add({std::move(key), def ? 1.0 : 0.0, 0.0, 1.0, true, std::move(help)}, member);
+        return add({std::move(key), def ? 1.0 : 0.0, 0.0, 1.0, true, std::move(help)}, member,
+                   [member](Settings& s, double v) { s.*member = static_cast<int>(v) == 1; });
     }
     /// The parameter declared last is live: read at each use, so a timed `policy` event may
     /// change it during a run (PolicyParamInfo::live).
@@ -62,18 +66,7 @@ public:
     /// The typed values of a run's parameters (resolved: every declared key has a value).
     Settings read(const PolicyParams& params) const {
         Settings s{};
-        for (std::size_t i = 0; i < infos_.size(); ++i) {
-            const double v = params.get(infos_[i].key);
-            std::visit(
-                [&](auto member) {
-                    using T = std::remove_reference_t<decltype(s.*member)>;
-                    if constexpr (std::is_same_v<T, bool>)
-                        s.*member = static_cast<int>(v) == 1;
-                    else
-                        s.*member = static_cast<T>(v);
-                },
-                members_[i]);
-        }
+        for (std::size_t i = 0; i < infos_.size(); ++i) setters_[i](s, params.get(infos_[i].key));
         return s;
     }
     /// The key declared for `member`; std::logic_error if the table does not declare it (a
@@ -86,14 +79,17 @@ public:
     }
 
 private:
+    /// Which member a declaration is bound to (compared by keyOf, never dereferenced).
     using Member = std::variant<int Settings::*, double Settings::*, bool Settings::*>;
-    ParamTable& add(PolicyParamInfo info, Member member) {
+    ParamTable& add(PolicyParamInfo info, Member member, std::function<void(Settings&, double)> set) {
         infos_.push_back(std::move(info));
         members_.push_back(member);
+        setters_.push_back(std::move(set));
         return *this;
     }
     std::vector<PolicyParamInfo> infos_;
     std::vector<Member> members_;
+    std::vector<std::function<void(Settings&, double)>> setters_;
 };
 
 /// One parameter of a policy as other code reads it (a descriptor's RoundBarrier::count,
