@@ -10,10 +10,12 @@
 #include "core/cluster/cluster_emulator.h"
 #include "core/cluster/cluster_io.h"
 #include "core/cluster/cluster_scheduler.h"
+#include "core/engine/engine.h"
 #include "core/policies/param_table.h"
 #include "core/policies/policy_descriptor.h"
 #include "core/policies/policy_params.h"
 #include "core/policies/round_policy.h"
+#include "core/scenario/scenario_io.h"
 #include "core/scenario/schema_builder.h"
 
 #include <QtTest>
@@ -35,7 +37,7 @@ namespace fog::guide {
 /// what differs from RoundPolicy. Its constructor reads the settings of step 2.
 class MySync : public RoundPolicy {
 public:
-    MySync(const PolicyParams& p, const PolicyContext& e);
+    MySync(const PolicyParams& p, const SystemView& e);
 
 protected:
     bool gradientMode() const override { return true; }
@@ -54,7 +56,7 @@ private:
 
 #include "guide_snippet_1.inc" // step 2: its parameters and descriptor, as the guide gives them
 
-MySync::MySync(const PolicyParams& p, const PolicyContext& e) {
+MySync::MySync(const PolicyParams& p, const SystemView& e) {
     const MySettings s = myParams().read(p);
     n_ = s.n;
     scale_ = s.scale;
@@ -161,6 +163,23 @@ class TestExtending : public QObject {
         QCOMPARE(s.scale, 1.0);
         QVERIFY(d.stepsPerDispatch != nullptr);
         QCOMPARE(d.stepsPerDispatch(PolicyParams(d.info, spec)), 1);
+        // Its barrier's count is n, read through the policy's own table: the key the table
+        // declares, the scenario's value (and the default when none is given).
+        QVERIFY(d.hasBarrier && d.barrier.kind == BarrierKind::FirstK && d.barrier.count);
+        QCOMPARE(QString::fromStdString(d.barrier.count.key), QString("n"));
+        QCOMPARE(d.barrier.count.read(PolicyParams(d.info, spec)), 3);
+        spec.params.clear();
+        QCOMPARE(d.barrier.count.read(PolicyParams(d.info, spec)), 2);
+        QVERIFY(!d.level.usable && !d.level.first && !d.level.deadlineSeconds);
+        // Its factory builds it from what a run shows of the system (a SystemView): here an
+        // engine's, over a tree of one server and two trainers.
+        const Scenario run = loadScenarioText(
+            "data: {dataset: none, samples_per_trainer: 10}\nmodel: {kind: none}\nstop: {rounds: 1}\n"
+            "topology:\n  nodes:\n    - {id: server, role: aggregator}\n    - {id: a, parent: server}\n"
+            "    - {id: b, parent: server}\nsync: {policy: fully-sync}\n");
+        Engine engine(run, {});
+        const SystemView& view = engine.policyContext();
+        QVERIFY(d.make(PolicyParams(d.info, spec), view) != nullptr);
     }
 
     void scenarioKeyIsTheGuides() {

@@ -11,8 +11,10 @@
 #include "core/scenario/scenario_io.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 using namespace fog;
 
@@ -54,6 +56,36 @@ std::string treeFor(TreeShape shape, bool wan = true) {
 Scenario scenarioWith(const SyncPolicyDescriptor& d, const std::string& selection = "all") {
     return loadScenarioText(std::string(kHead) + treeFor(d.info.shape) + "sync: {policy: " +
                             d.info.name + "}\nselection: {policy: " + selection + "}\n");
+}
+
+struct RefSettings {
+    int n = 0;
+    double x = 0.0;
+    int undeclared = 0;
+};
+const ParamTable<RefSettings>& refTable() {
+    static const auto t = ParamTable<RefSettings>()
+                              .integer("n", &RefSettings::n, 3, 1, "n help")
+                              .real("x", &RefSettings::x, 0.5, 0.0, 1.0, "x help");
+    return t;
+}
+
+/// A ParamRef of a descriptor reads its parameter as the policy does, and names the key the
+/// policy's table declares for it: an integer one (or not), its value the default when the
+/// scenario gives none and the scenario's otherwise.
+template <typename T>
+void checkRef(const SyncPolicyDescriptor& d, const ParamRef<T>& ref, bool integer, const char* what) {
+    const std::string where = d.info.name + ": " + what;
+    QVERIFY2(!ref.key.empty(), where.c_str());
+    const auto& ps = d.info.params;
+    const auto it = std::find_if(ps.begin(), ps.end(), [&](const PolicyParamInfo& p) { return p.key == ref.key; });
+    QVERIFY2(it != ps.end() && it->integer == integer, where.c_str());
+    PolicySpec spec;
+    spec.name = d.info.name;
+    QCOMPARE(double(ref.read(resolveSyncParams(spec))), it->defaultValue);
+    const double other = it->defaultValue + 1 <= it->max ? it->defaultValue + 1 : it->min;
+    spec.params[ref.key] = other;
+    QCOMPARE(double(ref.read(resolveSyncParams(spec))), other);
 }
 
 /// Forwards to the engine's context and records what a policy asks for.
@@ -158,7 +190,9 @@ class TestPolicyDescriptors : public QObject {
         QVERIFY(!t.infos()[1].integer && t.infos()[1].live);
         QVERIFY(t.infos()[2].integer && t.infos()[2].defaultValue == 1 && t.infos()[2].max == 1);
         QCOMPARE(QString::fromStdString(t.infos()[1].help), QString("x help"));
-        PolicyInfo info{"p", "summary", "source", t.infos()};
+        PolicyInfo info;
+        info.name = "p";
+        info.params = t.infos();
         PolicySpec spec;
         spec.name = "p";
         spec.params["n"] = 7;
@@ -174,6 +208,21 @@ class TestPolicyDescriptors : public QObject {
         p.set("on", 0);
         QVERIFY(!live.of(p).on);
         QCOMPARE(live.of(p).n, 7);
+        // What another file reads of one parameter: the policy's typed read and its key.
+        QCOMPARE(QString::fromStdString(refTable().keyOf(&RefSettings::x)), QString("x"));
+        QVERIFY_EXCEPTION_THROWN(refTable().keyOf(&RefSettings::undeclared), std::logic_error);
+        const ParamRef<int> n = paramRef<refTable, &RefSettings::n>();
+        const ParamRef<double> x = paramRef<refTable, &RefSettings::x>();
+        QVERIFY(n && x && !ParamRef<int>());
+        QCOMPARE(QString::fromStdString(n.key), QString("n"));
+        PolicyInfo refInfo;
+        refInfo.name = "r";
+        refInfo.params = refTable().infos();
+        PolicySpec refSpec;
+        refSpec.name = "r";
+        refSpec.params["x"] = 0.75;
+        QCOMPARE(n.read(PolicyParams(refInfo, refSpec)), 3);
+        QCOMPARE(x.read(PolicyParams(refInfo, refSpec)), 0.75);
     }
 
     /// Only the descriptor's flag says a policy averages asynchronously (no file reads the
@@ -198,14 +247,14 @@ class TestPolicyDescriptors : public QObject {
         for (const auto* d : syncDescriptors()) {
             QCOMPARE(findSyncPolicy(d->info.name), &d->info);
             QCOMPARE(findSyncDescriptor(d->info.name), d);
-            if (d->hasBarrier && !d->barrier.countKey.empty()) {
-                const auto& ps = d->info.params;
-                const auto it = std::find_if(ps.begin(), ps.end(), [&](const PolicyParamInfo& p) {
-                    return p.key == d->barrier.countKey;
-                });
-                QVERIFY2(it != ps.end() && it->integer,
-                         (d->info.name + ": the barrier's count").c_str());
-            }
+            // A barrier that ends at a count (first k, first m) reads it from the policy's own
+            // typed parameters; so do the tiers' first-n and deadline.
+            const bool counted = d->hasBarrier && d->barrier.kind != BarrierKind::FullySync;
+            QVERIFY2(bool(d->barrier.count) == counted, (d->info.name + ": the barrier's count").c_str());
+            if (counted) checkRef(*d, d->barrier.count, true, "the barrier's count");
+            QVERIFY2(d->level.usable || (!d->level.first && !d->level.deadlineSeconds), d->info.name.c_str());
+            if (d->level.first) checkRef(*d, d->level.first, true, "the level's first n");
+            if (d->level.deadlineSeconds) checkRef(*d, d->level.deadlineSeconds, false, "the level's deadline");
         }
         for (const auto* d : selectionDescriptors())
             QCOMPARE(findSelectionPolicy(d->info.name), &d->info);

@@ -151,12 +151,12 @@ ClosedFormRoundTime closedFormRoundTime(const Scenario& given, double wireBytes)
         formula = format("H_%g / λ", n);
         break;
     case BarrierKind::FirstK:
-        k = resolveSyncParams(s.sync).integer(sync->barrier.countKey);
+        k = sync->barrier.count.read(resolveSyncParams(s.sync));
         if (k > n) return none(s.sync.name + " waits for more trainers than take part");
         formula = format("(H_%g − H_%g) / λ", n, n - k);
         break;
     case BarrierKind::FirstBatches:
-        k = resolveSyncParams(s.sync).integer(sync->barrier.countKey);
+        k = sync->barrier.count.read(resolveSyncParams(s.sync));
         formula = format("m / (n λ), m = %g, n = %g", k, n);
         break;
     }

@@ -25,10 +25,9 @@ struct Contribution {
 
 class ServerModel {
 public:
+    /// `optimizer`: the server optimiser addDelta steps with (none: w += Delta).
     explicit ServerModel(ParamsPtr initial = {}, ServerOptimizerConfig optimizer = {})
         : w_(std::move(initial)), optimizer_(optimizer) {}
-    /// The server optimiser addDelta steps with (none: w += Delta); its state starts afresh.
-    void setOptimizer(ServerOptimizerConfig c) { optimizer_ = ServerOptimizer(c); }
     const ServerOptimizer& optimizer() const { return optimizer_; }
     const ParamsPtr& params() const { return w_; }
     long version() const { return version_; }

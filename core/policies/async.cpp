@@ -196,14 +196,14 @@ void AsyncPolicy::onNodeOnline(PolicyContext& e, int) {
 FOG_SYNC_POLICY(asyncPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"async",
-                  "Asynchronous SGD: every trainer pulls the model, computes one gradient and pushes it; "
-                  "the server applies each on arrival, scaled by s(tau) = (1 + tau)^(-b) for staleness "
-                  "tau (server updates since the pull).",
-                  "Xie et al., Asynchronous federated optimization (FedAsync), 2019",
-                  asyncParams().infos()};
+        d.info.name = "async";
+        d.info.summary = "Asynchronous SGD: every trainer pulls the model, computes one gradient and "
+                         "pushes it; the server applies each on arrival, scaled by s(tau) = (1 + "
+                         "tau)^(-b) for staleness tau (server updates since the pull).";
+        d.info.source = "Xie et al., Asynchronous federated optimization (FedAsync), 2019";
+        d.info.params = asyncParams().infos();
         d.order = 40;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AsyncPolicy>(asyncParams().read(p), p.policy(), e);
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };

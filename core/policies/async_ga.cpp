@@ -41,17 +41,17 @@ std::string refuseAsyncGaTree(const std::string& name, const PolicyTreeFacts& tr
 FOG_SYNC_POLICY(asyncGaPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"async-ga",
-                  "Asynchronous SGD with gradient accumulation: a trainer runs k local steps, then pushes "
-                  "the accumulated change once (one WAN message per k steps); the server adds it on "
-                  "arrival, scaled by a (1 + tau)^(-b). With several root aggregators each is a regional "
-                  "server doing this with the trainers below it, and every `period` of its updates it "
-                  "averages its model with the other regions' (synchronously, or asynchronously with "
-                  "async_averaging 1).",
-                  "Tan et al., Cloudless-Training (ASGD-GA), Chinese High Technology Letters 2024",
-                  asyncGaParams().infos()};
+        d.info.name = "async-ga";
+        d.info.summary = "Asynchronous SGD with gradient accumulation: a trainer runs k local steps, then "
+                         "pushes the accumulated change once (one WAN message per k steps); the server "
+                         "adds it on arrival, scaled by a (1 + tau)^(-b). With several root aggregators "
+                         "each is a regional server doing this with the trainers below it, and every "
+                         "`period` of its updates it averages its model with the other regions' "
+                         "(synchronously, or asynchronously with async_averaging 1).";
+        d.info.source = "Tan et al., Cloudless-Training (ASGD-GA), Chinese High Technology Letters 2024";
+        d.info.params = asyncGaParams().infos();
         d.order = 50;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<AsyncPolicy>(asyncGaParams().read(p), p.policy(), e);
         };
         d.stepsPerDispatch = [](const PolicyParams& p) { return asyncGaParams().read(p).accumulate; };

@@ -114,20 +114,22 @@ private:
 FOG_SYNC_POLICY(dpFedAvgPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"dp-fedavg",
-                  "DP-FedAvg (client-level DP): each delivered change is clipped, Delta_k *= min(1, S / "
-                  "||Delta_k||); w += (1/m) sum_k Delta_k + N(0, (sigma S / m)^2 I), m the trainers selected "
-                  "(fixed denominator); the noise is added at the server (noise_at 0) or as each client's "
-                  "N(0, sigma^2 S^2 / m) (noise_at 1). After every round the Renyi-DP accountant of the "
-                  "sampled Gaussian mechanism (q = m / N, N the server's trainers) reports epsilon at delta "
-                  "as a privacy event. Cost at elements_per_s r: P / r s of client work after the steps (clip), "
-                  "P / r more with noise_at 1; with noise_at 0, P / r s at the server before it aggregates.",
-                  "McMahan et al., Learning differentially private recurrent language models, ICLR 2018; "
-                  "accountant: Mironov, Talwar and Zhang 2019 (Sec. 3.3), Mironov 2017 (Prop. 3)",
-                  dpFedAvgParams().infos()};
+        d.info.name = "dp-fedavg";
+        d.info.summary = "DP-FedAvg (client-level DP): each delivered change is clipped, Delta_k *= "
+                         "min(1, S / ||Delta_k||); w += (1/m) sum_k Delta_k + N(0, (sigma S / m)^2 I), m "
+                         "the trainers selected (fixed denominator); the noise is added at the server "
+                         "(noise_at 0) or as each client's N(0, sigma^2 S^2 / m) (noise_at 1). After "
+                         "every round the Renyi-DP accountant of the sampled Gaussian mechanism (q = m / "
+                         "N, N the server's trainers) reports epsilon at delta as a privacy event. Cost "
+                         "at elements_per_s r: P / r s of client work after the steps (clip), P / r more "
+                         "with noise_at 1; with noise_at 0, P / r s at the server before it aggregates.";
+        d.info.source = "McMahan et al., Learning differentially private recurrent language models, ICLR "
+                        "2018; accountant: Mironov, Talwar and Zhang 2019 (Sec. 3.3), Mironov 2017 (Prop. "
+                        "3)";
+        d.info.params = dpFedAvgParams().infos();
         d.order = 63;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<DpFedAvg>(dpFedAvgParams().read(p), p.policy(), e);
         };
         return d;

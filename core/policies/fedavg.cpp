@@ -42,20 +42,20 @@ private:
 FOG_SYNC_POLICY(fedAvgPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"fedavg",
-                  "Federated averaging / local SGD: each selected trainer runs training.local_steps steps "
-                  "(or training.local_epochs passes over its data) from the global model; the server "
-                  "waits for every selected trainer still online (or the deadline) and sets w = sum_k "
-                  "(n_k / n_S) w_k, weighting by sample counts.",
-                  "McMahan et al., Communication-efficient learning (FedAvg), AISTATS 2017",
-                  fedAvgParams().infos()};
+        d.info.name = "fedavg";
+        d.info.summary = "Federated averaging / local SGD: each selected trainer runs "
+                         "training.local_steps steps (or training.local_epochs passes over its data) from "
+                         "the global model; the server waits for every selected trainer still online (or "
+                         "the deadline) and sets w = sum_k (n_k / n_S) w_k, weighting by sample counts.";
+        d.info.source = "McMahan et al., Communication-efficient learning (FedAvg), AISTATS 2017";
+        d.info.params = fedAvgParams().infos();
         d.order = 60;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedAvg>(p, e);
         };
         d.level.usable = true;
-        d.level.deadlineKey = "deadline_s";
+        d.level.deadlineSeconds = paramRef<fedAvgParams, &FedAvgSettings::deadlineSeconds>();
         return d;
     }();
     return d;

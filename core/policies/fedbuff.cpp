@@ -105,18 +105,19 @@ private:
 FOG_SYNC_POLICY(fedBuffPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"fedbuff",
-                  "FedBuff: buffered asynchronous aggregation. Trainers (at most the selection's k at once) "
-                  "pull the model, run training.local_steps and push the change; the server keeps a buffer "
-                  "and once it holds K changes sets w += (1/K) sum_k (1 + tau_k)^(-b) Delta_k (tau_k: "
-                  "server versions since the pull; b 0.5 is the paper's 1 / sqrt(1 + tau)) and starts a "
-                  "new version. Beside async, which applies each change on arrival.",
-                  "Nguyen et al., Federated learning with buffered asynchronous aggregation (FedBuff), "
-                  "AISTATS 2022",
-                  fedBuffParams().infos()};
+        d.info.name = "fedbuff";
+        d.info.summary = "FedBuff: buffered asynchronous aggregation. Trainers (at most the selection's k "
+                         "at once) pull the model, run training.local_steps and push the change; the "
+                         "server keeps a buffer and once it holds K changes sets w += (1/K) sum_k (1 + "
+                         "tau_k)^(-b) Delta_k (tau_k: server versions since the pull; b 0.5 is the "
+                         "paper's 1 / sqrt(1 + tau)) and starts a new version. Beside async, which "
+                         "applies each change on arrival.";
+        d.info.source = "Nguyen et al., Federated learning with buffered asynchronous aggregation "
+                        "(FedBuff), AISTATS 2022";
+        d.info.params = fedBuffParams().infos();
         d.order = 45;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedBuff>(fedBuffParams().read(p), p.policy(), e);
         };
         return d;

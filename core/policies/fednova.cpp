@@ -62,18 +62,19 @@ private:
 FOG_SYNC_POLICY(fedNovaPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"fednova",
-                  "FedNova: normalised averaging for unequal local work. Trainer k ran tau_k local SGD steps "
-                  "(fewer when compute_deadline_s cut it, more with local_epochs on more data); with "
-                  "p_k = D_k / D_S (data sizes of those that delivered), a_k = tau_k (momentum rho: "
-                  "[tau_k - rho (1 - rho^tau_k) / (1 - rho)] / (1 - rho)) and tau_eff = sum_k p_k a_k, "
-                  "w += tau_eff sum_k p_k Delta_k / a_k. Equal steps give FedAvg's data-weighted mean.",
-                  "Wang et al., Tackling the objective inconsistency problem in heterogeneous federated "
-                  "optimization (FedNova), NeurIPS 2020",
-                  fedNovaParams().infos()};
+        d.info.name = "fednova";
+        d.info.summary = "FedNova: normalised averaging for unequal local work. Trainer k ran tau_k local "
+                         "SGD steps (fewer when compute_deadline_s cut it, more with local_epochs on more "
+                         "data); with p_k = D_k / D_S (data sizes of those that delivered), a_k = tau_k "
+                         "(momentum rho: [tau_k - rho (1 - rho^tau_k) / (1 - rho)] / (1 - rho)) and "
+                         "tau_eff = sum_k p_k a_k, w += tau_eff sum_k p_k Delta_k / a_k. Equal steps give "
+                         "FedAvg's data-weighted mean.";
+        d.info.source = "Wang et al., Tackling the objective inconsistency problem in heterogeneous "
+                        "federated optimization (FedNova), NeurIPS 2020";
+        d.info.params = fedNovaParams().infos();
         d.order = 91;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedNova>(fedNovaParams().read(p), p.policy(), e);
         };
         return d;

@@ -48,15 +48,16 @@ private:
 FOG_SYNC_POLICY(fedProxPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"fedprox",
-                  "FedProx: FedAvg whose trainers minimise F_k(w) + (mu / 2) ||w - w_t||^2 from the global "
-                  "model w_t: every local step's gradient is g + mu (w - w_t) (before the optimizer's "
-                  "weight decay and momentum); the server sets w = sum_k (n_k / n_S) w_k. mu 0 is FedAvg.",
-                  "Li et al., Federated optimization in heterogeneous networks (FedProx), MLSys 2020",
-                  fedProxParams().infos()};
+        d.info.name = "fedprox";
+        d.info.summary = "FedProx: FedAvg whose trainers minimise F_k(w) + (mu / 2) ||w - w_t||^2 from "
+                         "the global model w_t: every local step's gradient is g + mu (w - w_t) (before "
+                         "the optimizer's weight decay and momentum); the server sets w = sum_k (n_k / "
+                         "n_S) w_k. mu 0 is FedAvg.";
+        d.info.source = "Li et al., Federated optimization in heterogeneous networks (FedProx), MLSys 2020";
+        d.info.params = fedProxParams().infos();
         d.order = 61;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedProx>(p, e);
         };
         return d;

@@ -58,20 +58,20 @@ private:
 FOG_SYNC_POLICY(flexiblePolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"flexible",
-                  "FedAvg with flexible participation: each round's trainers run local SGD until "
-                  "training.local_steps are done or compute_deadline_s has passed, whichever is first, "
-                  "and return what they finished (s_k of E steps); trainers that arrive later join the "
-                  "next round, those that leave lose their work. weighting 1 (unbiased): w += sum_k "
-                  "(D_k / D_S) (E / s_k) Delta_k over the trainers that delivered, D_k their data sizes; "
-                  "weighting 0 (plain): w += sum_k (m_k / m_S) Delta_k with m_k the samples processed, "
-                  "which favours fast trainers.",
-                  "Ruan et al., Towards flexible device participation in FL, AISTATS 2021 "
-                  "[reconstructed]",
-                  flexibleParams().infos()};
+        d.info.name = "flexible";
+        d.info.summary = "FedAvg with flexible participation: each round's trainers run local SGD until "
+                         "training.local_steps are done or compute_deadline_s has passed, whichever is "
+                         "first, and return what they finished (s_k of E steps); trainers that arrive "
+                         "later join the next round, those that leave lose their work. weighting 1 "
+                         "(unbiased): w += sum_k (D_k / D_S) (E / s_k) Delta_k over the trainers that "
+                         "delivered, D_k their data sizes; weighting 0 (plain): w += sum_k (m_k / m_S) "
+                         "Delta_k with m_k the samples processed, which favours fast trainers.";
+        d.info.source = "Ruan et al., Towards flexible device participation in FL, AISTATS 2021 "
+                        "[reconstructed]";
+        d.info.params = flexibleParams().infos();
         d.order = 90;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Flexible>(flexibleParams().read(p), p.policy(), e);
         };
         return d;

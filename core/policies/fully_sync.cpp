@@ -25,15 +25,14 @@ protected:
 FOG_SYNC_POLICY(fullySyncPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"fully-sync",
-                  "Parameter-server SGD. Each round every selected trainer still online computes one "
-                  "mini-batch gradient on the current model; the server waits for all of them, averages "
-                  "the gradients and takes one optimiser step. Round time = slowest trainer (E = H_n / "
-                  "lambda for exponential step times).",
-                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  {}};
+        d.info.name = "fully-sync";
+        d.info.summary = "Parameter-server SGD. Each round every selected trainer still online computes "
+                         "one mini-batch gradient on the current model; the server waits for all of them, "
+                         "averages the gradients and takes one optimiser step. Round time = slowest "
+                         "trainer (E = H_n / lambda for exponential step times).";
+        d.info.source = "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022";
         d.order = 10;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FullySync>(p, e);
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };

@@ -77,15 +77,16 @@ private:
 FOG_SYNC_POLICY(hierarchicalPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"hierarchical",
-                  "Three-tier FL: each edge aggregator runs FedAvg rounds with its devices (tau1 local "
-                  "steps per edge round); every tau2 edge rounds the edges send their models to the cloud, "
-                  "which averages them by sample count and sends the result back down.",
-                  "Liu et al., Client-edge-cloud hierarchical FL (HierFAVG), ICC 2020",
-                  hierarchicalParams().infos()};
+        d.info.name = "hierarchical";
+        d.info.summary = "Three-tier FL: each edge aggregator runs FedAvg rounds with its devices (tau1 "
+                         "local steps per edge round); every tau2 edge rounds the edges send their models "
+                         "to the cloud, which averages them by sample count and sends the result back "
+                         "down.";
+        d.info.source = "Liu et al., Client-edge-cloud hierarchical FL (HierFAVG), ICC 2020";
+        d.info.params = hierarchicalParams().infos();
         d.info.shape = TreeShape::EdgeGroups;
         d.order = 70;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Hierarchical>(p, e);
         };
         return d;

@@ -167,18 +167,19 @@ private:
 FOG_SYNC_POLICY(modelAveragingPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"model-averaging",
-                  "Several regional parameter servers each run FedAvg rounds with their own trainers; "
-                  "every P regional rounds the servers exchange models over the WAN and each replaces its "
-                  "model by the data-weighted average of all regions. Asynchronous (async_averaging 1): a "
-                  "server sends its model to its peers and at once mixes in the newest models it received, "
-                  "each weighted by its data times (1 + tau)^(-b), without waiting for the slowest region.",
-                  "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024; asynchronous "
-                  "mixing reconstructed",
-                  modelAveragingParams().infos()};
+        d.info.name = "model-averaging";
+        d.info.summary = "Several regional parameter servers each run FedAvg rounds with their own "
+                         "trainers; every P regional rounds the servers exchange models over the WAN and "
+                         "each replaces its model by the data-weighted average of all regions. "
+                         "Asynchronous (async_averaging 1): a server sends its model to its peers and at "
+                         "once mixes in the newest models it received, each weighted by its data times (1 "
+                         "+ tau)^(-b), without waiting for the slowest region.";
+        d.info.source = "Tan et al., Cloudless-Training (MA), Chinese High Technology Letters 2024; "
+                        "asynchronous mixing reconstructed";
+        d.info.params = modelAveragingParams().infos();
         d.info.shape = TreeShape::Regions;
         d.order = 80;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<ModelAveraging>(p, e);
         };
         d.asyncAveraging = [](const PolicyParams& p) { return modelAveragingParams().read(p).asyncAveraging; };

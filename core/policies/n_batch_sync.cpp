@@ -49,20 +49,20 @@ private:
 FOG_SYNC_POLICY(nBatchSyncPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"n-batch-sync",
-                  "Parameter-server SGD that ends a round after the first m mini-batch gradients, from "
-                  "whichever trainers deliver them; a fast trainer may give several. E[round] = m / (y "
-                  "lambda) with y trainers.",
-                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  nBatchSyncParams().infos()};
+        d.info.name = "n-batch-sync";
+        d.info.summary = "Parameter-server SGD that ends a round after the first m mini-batch gradients, "
+                         "from whichever trainers deliver them; a fast trainer may give several. E[round] "
+                         "= m / (y lambda) with y trainers.";
+        d.info.source = "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022";
+        d.info.params = nBatchSyncParams().infos();
         d.order = 30;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NBatchSync>(p, e);
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
         d.barrier.kind = BarrierKind::FirstBatches;
-        d.barrier.countKey = "m";
+        d.barrier.count = paramRef<nBatchSyncParams, &NBatchSyncSettings::m>();
         return d;
     }();
     return d;

@@ -45,23 +45,23 @@ private:
 FOG_SYNC_POLICY(nSyncPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"n-sync",
-                  "Parameter-server SGD that ends a round when the first n selected trainers have "
-                  "delivered a gradient; later gradients of that round are discarded. E[round] = (H_y - "
-                  "H_{y-n}) / lambda with y trainers.",
-                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022",
-                  nSyncParams().infos()};
+        d.info.name = "n-sync";
+        d.info.summary = "Parameter-server SGD that ends a round when the first n selected trainers have "
+                         "delivered a gradient; later gradients of that round are discarded. E[round] = "
+                         "(H_y - H_{y-n}) / lambda with y trainers.";
+        d.info.source = "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022";
+        d.info.params = nSyncParams().infos();
         d.order = 20;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<NSync>(p, e);
         };
         d.stepsPerDispatch = [](const PolicyParams&) { return 1; };
         d.hasBarrier = true;
         d.barrier.kind = BarrierKind::FirstK;
-        d.barrier.countKey = "n";
+        d.barrier.count = paramRef<nSyncParams, &NSyncSettings::n>();
         d.level.usable = true;
         d.level.gradient = true;
-        d.level.firstKey = "n";
+        d.level.first = paramRef<nSyncParams, &NSyncSettings::n>();
         return d;
     }();
     return d;

@@ -4,7 +4,9 @@
 // what the rest of FogStudio may assume about it (steps per dispatch, closed form, what the
 // planners model). Nothing else in FogStudio knows a policy by its name: the scenario
 // validator, the progress check, the closed forms, the planners, the GUI and the CLI ask
-// the descriptors. docs/extending.md, "Adding a sync policy", shows how to add one.
+// the descriptors. Nor does it know a policy's parameter by its key: what others read of one
+// (a barrier's count, a tier's first n or deadline) is a ParamRef, the policy's typed read
+// (core/policies/param_table.h). docs/extending.md, "Adding a sync policy", shows how to add one.
 //
 // Registration: a policy file defines its descriptor with FOG_SYNC_POLICY(fn) or
 // FOG_SELECTION_POLICY(fn) at the start of a line; the build collects those lines
@@ -35,7 +37,9 @@ enum class BarrierKind {
 /// it has a closed-form round time (core/analysis/closed_form.h) and the ToN planner models it.
 struct RoundBarrier {
     BarrierKind kind = BarrierKind::FullySync;
-    std::string countKey; ///< parameter giving k (FirstK) or m (FirstBatches); empty: none
+    /// k (FirstK) or m (FirstBatches), read by the policy from its typed parameters; empty:
+    /// none (FullySync).
+    ParamRef<int> count;
 };
 
 /// What the tree check of a sync policy knows about the topology.
@@ -55,14 +59,18 @@ struct LevelUse {
     /// step; otherwise they run local SGD and send the change. Aggregator children always
     /// send the change of their model since they received it.
     bool gradient = false;
-    std::string firstKey;    ///< parameter: the round ends at the first n deliveries; empty: all
-    std::string deadlineKey; ///< parameter: seconds after which late children are dropped (0 = none)
+    /// The round ends at the first n deliveries; empty: at all of them.
+    ParamRef<int> first;
+    /// Seconds after which late children are dropped (0: none); empty: never.
+    ParamRef<double> deadlineSeconds;
 };
 
 struct SyncPolicyDescriptor {
     PolicyInfo info;  ///< name, summary, source, parameters, tree shape (what the GUI shows)
     int order = 0;    ///< position in lists (GUI, CLI, messages): ascending
-    std::unique_ptr<SyncPolicy> (*make)(const PolicyParams& params, const PolicyContext& e) = nullptr;
+    /// Builds the policy for a run: what its constructor reads of the system (the topology,
+    /// the scenario, the initial model). What it does in the run it gets in its callbacks.
+    std::unique_ptr<SyncPolicy> (*make)(const PolicyParams& params, const SystemView& e) = nullptr;
     /// Local steps one dispatch runs on any trainer; nullptr: the training section's local
     /// work (training.local_steps or local_epochs). Selection estimates use it.
     int (*stepsPerDispatch)(const PolicyParams& params) = nullptr;
@@ -90,7 +98,7 @@ struct SyncPolicyDescriptor {
 struct SelectionPolicyDescriptor {
     PolicyInfo info;
     int order = 0;
-    std::unique_ptr<SelectionPolicy> (*make)(const PolicyParams& params, const PolicyContext& e) = nullptr;
+    std::unique_ptr<SelectionPolicy> (*make)(const PolicyParams& params, const SystemView& e) = nullptr;
     /// The most trainers it selects per round (its k); nullptr: no fixed number. Async sync
     /// policies keep at most this many trainers busy.
     int (*perRound)(const PolicyParams& params) = nullptr;

@@ -119,13 +119,12 @@ PolicyParams resolveSelectionParams(const PolicySpec& spec) {
     return PolicyParams(d->info, spec);
 }
 
-std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const PolicyContext& e) {
+std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const SystemView& e) {
     const PolicyParams params = resolveSyncParams(spec); // throws for an unknown name
     return findSyncDescriptor(spec.name)->make(params, e);
 }
 
-std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec,
-                                                     const PolicyContext& e) {
+std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const SystemView& e) {
     const PolicyParams params = resolveSelectionParams(spec);
     return findSelectionDescriptor(spec.name)->make(params, e);
 }

@@ -91,20 +91,21 @@ private:
 FOG_SYNC_POLICY(scaffoldPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"scaffold",
-                  "SCAFFOLD: every local gradient is corrected by c - c_i (server and client control "
-                  "variates, zero at first). After K local steps of size eta a client sets "
-                  "c_i+ = c_i - c + (x - y_i) / (K eta) (option II) and keeps it for its next round; the "
-                  "server sets x += (1/|S|) sum (y_i - x) and c += (1/N) sum (c_i+ - c_i), N the trainers "
-                  "of the server. The model goes down with c and the change goes up with Delta c_i: both "
-                  "transfers carry twice the model's bytes (with codecs: c and Delta c_i are encoded too, "
-                  "twice the encoded bytes and the codec work).",
-                  "Karimireddy et al., SCAFFOLD: Stochastic controlled averaging for federated learning, "
-                  "ICML 2020 (Algorithm 1, option II)",
-                  scaffoldParams().infos()};
+        d.info.name = "scaffold";
+        d.info.summary = "SCAFFOLD: every local gradient is corrected by c - c_i (server and client "
+                         "control variates, zero at first). After K local steps of size eta a client sets "
+                         "c_i+ = c_i - c + (x - y_i) / (K eta) (option II) and keeps it for its next "
+                         "round; the server sets x += (1/|S|) sum (y_i - x) and c += (1/N) sum (c_i+ - "
+                         "c_i), N the trainers of the server. The model goes down with c and the change "
+                         "goes up with Delta c_i: both transfers carry twice the model's bytes (with "
+                         "codecs: c and Delta c_i are encoded too, twice the encoded bytes and the codec "
+                         "work).";
+        d.info.source = "Karimireddy et al., SCAFFOLD: Stochastic controlled averaging for federated "
+                        "learning, ICML 2020 (Algorithm 1, option II)";
+        d.info.params = scaffoldParams().infos();
         d.order = 62;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Scaffold>(p, e);
         };
         return d;

@@ -80,7 +80,7 @@ const ParamTable<SecAggSettings>& secAggParams() {
 
 class SecAgg : public SyncPolicy {
 public:
-    SecAgg(const PolicyParams& p, const PolicyContext& e) : settings_(secAggParams().read(p)) {
+    SecAgg(const PolicyParams& p, const SystemView& e) : settings_(secAggParams().read(p)) {
         aggregator_ = singleRootAggregator(e, p.policy());
         neighbours_ = settings_.neighbors;
         prgRate_ = settings_.prgElementsPerSecond;
@@ -117,7 +117,7 @@ public:
     ParamsPtr globalModel() const override { return model_.params(); }
 
 private:
-    double elements(const PolicyContext& e) const { return e.modelBytes() / 4.0; }
+    double elements(const SystemView& e) const { return e.modelBytes() / 4.0; }
 
     void beginRound(PolicyContext& e) {
         if (e.stopped()) return;
@@ -242,26 +242,27 @@ private:
 FOG_SYNC_POLICY(secAggPolicy) {
     static const SyncPolicyDescriptor d = [] {
         SyncPolicyDescriptor d;
-        d.info = {"secagg",
-                  "FedAvg under secure aggregation, as a cost model (the arithmetic is FedAvg's: the masks "
-                  "cancel). Per round, with a cohort of n and k = n - 1 neighbours (SecAgg) or k = neighbors "
-                  "(SecAgg+): AdvertiseKeys (64 B up, 64 k B down per client), ShareKeys (92 k B up and down), "
-                  "each client expands k + 1 masks of P elements ((k + 1) P / prg_elements_per_s s of its job, "
-                  "before its steps), the masked update goes up as P elements of Z_(2^b) (b = field_bits: "
-                  "ceil(P b / 8) B; 32, the default, is FedAvg's 4 P), Unmasking (4 n B down, 32 k B up per "
-                  "survivor) and the server expands the masks of every dropped client towards its k "
-                  "neighbours (dropped x k x P elements). PRG work is compute: energy.per_sample_j x throughput "
-                  "watts. Every message is a transfer on the tree, priced "
-                  "in time, bytes, money and energy.",
-                  "Bonawitz et al., Practical secure aggregation for privacy-preserving machine learning, "
-                  "CCS 2017; Bell et al., Secure single-server aggregation with (poly)logarithmic overhead "
-                  "(SecAgg+), CCS 2020; the field: Bonawitz et al. (inputs, masks and masked inputs are "
-                  "vectors in Z_R^m) and Flower's SecAggWorkflow / SecAggPlusWorkflow (modulus_range 2^32 by "
-                  "default)",
-                  secAggParams().infos()};
+        d.info.name = "secagg";
+        d.info.summary = "FedAvg under secure aggregation, as a cost model (the arithmetic is FedAvg's: "
+                         "the masks cancel). Per round, with a cohort of n and k = n - 1 neighbours "
+                         "(SecAgg) or k = neighbors (SecAgg+): AdvertiseKeys (64 B up, 64 k B down per "
+                         "client), ShareKeys (92 k B up and down), each client expands k + 1 masks of P "
+                         "elements ((k + 1) P / prg_elements_per_s s of its job, before its steps), the "
+                         "masked update goes up as P elements of Z_(2^b) (b = field_bits: ceil(P b / 8) "
+                         "B; 32, the default, is FedAvg's 4 P), Unmasking (4 n B down, 32 k B up per "
+                         "survivor) and the server expands the masks of every dropped client towards its "
+                         "k neighbours (dropped x k x P elements). PRG work is compute: "
+                         "energy.per_sample_j x throughput watts. Every message is a transfer on the "
+                         "tree, priced in time, bytes, money and energy.";
+        d.info.source = "Bonawitz et al., Practical secure aggregation for privacy-preserving machine "
+                        "learning, CCS 2017; Bell et al., Secure single-server aggregation with "
+                        "(poly)logarithmic overhead (SecAgg+), CCS 2020; the field: Bonawitz et al. "
+                        "(inputs, masks and masked inputs are vectors in Z_R^m) and Flower's "
+                        "SecAggWorkflow / SecAggPlusWorkflow (modulus_range 2^32 by default)";
+        d.info.params = secAggParams().infos();
         d.order = 64;
         d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SyncPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<SecAgg>(p, e);
         };
         return d;

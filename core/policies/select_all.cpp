@@ -17,12 +17,10 @@ public:
 FOG_SELECTION_POLICY(selectAllPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"all",
-                  "Every trainer that is online takes part in every round.",
-                  "",
-                  {}};
+        d.info.name = "all";
+        d.info.summary = "Every trainer that is online takes part in every round.";
         d.order = 10;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)p;
             (void)e;
             return std::make_unique<SelectAll>();

@@ -57,7 +57,7 @@ std::vector<std::int64_t> allIndices(std::size_t n) {
 }
 } // namespace
 
-static std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicyParams& p, const PolicyContext& e) {
+static std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicyParams& p, const SystemView& e) {
     const auto trainers = e.topology().trainers();
     const auto& data = e.data();
     const auto hTest = labelHistogram(data.test, allIndices(data.test.size()));
@@ -108,15 +108,16 @@ static std::unique_ptr<SelectionPolicy> makeSelectDataValue(const PolicyParams& 
 FOG_SELECTION_POLICY(selectDataValuePolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"data-value",
-                  "Data-value recruitment: once, at the start, recruit the set S minimising w_train * "
-                  "sum_S p_k^2 / pi_k + w_gen * sum_S p_k TV(h_k, h_test) + w_rep * sum_S p_k TV(h_k, "
-                  "h_all) subject to sum_S c_k <= budget, where p_k = n_k / n_S, pi_k the stationary "
-                  "availability of k's Markov on/off chain, h_k its label histogram and c_k its price per "
-                  "hour; solved exactly by dynamic programming over (device, discretised budget, data "
-                  "recruited). Every round the recruited trainers that are online take part.",
-                  "Device recruitment by data value, WiOpt 2021 / IEEE/ACM ToN [reconstructed]",
-                  dataValueParams().infos()};
+        d.info.name = "data-value";
+        d.info.summary = "Data-value recruitment: once, at the start, recruit the set S minimising "
+                         "w_train * sum_S p_k^2 / pi_k + w_gen * sum_S p_k TV(h_k, h_test) + w_rep * "
+                         "sum_S p_k TV(h_k, h_all) subject to sum_S c_k <= budget, where p_k = n_k / n_S, "
+                         "pi_k the stationary availability of k's Markov on/off chain, h_k its label "
+                         "histogram and c_k its price per hour; solved exactly by dynamic programming "
+                         "over (device, discretised budget, data recruited). Every round the recruited "
+                         "trainers that are online take part.";
+        d.info.source = "Device recruitment by data value, WiOpt 2021 / IEEE/ACM ToN [reconstructed]";
+        d.info.params = dataValueParams().infos();
         d.order = 70;
         d.make = makeSelectDataValue;
         return d;

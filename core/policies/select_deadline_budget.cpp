@@ -67,16 +67,17 @@ private:
 FOG_SELECTION_POLICY(selectDeadlineBudgetPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"deadline-budget",
-                  "Budget- and deadline-aware: among online trainers whose expected round trip (as in "
-                  "fastest-k) meets the round deadline D, the k with the least expected round cost c_i "
-                  "= price_i/h x duration_i + traffic price of the model down and up; trainers are then "
-                  "dropped, most expensive first, while the set costs more than the per-round budget. "
-                  "When nobody can meet D, the single fastest trainer runs (the job never stalls).",
-                  "Deadline/budget-constrained selection, cf. Nishio & Yonetani (FedCS), ICC 2019",
-                  deadlineBudgetParams().infos()};
+        d.info.name = "deadline-budget";
+        d.info.summary = "Budget- and deadline-aware: among online trainers whose expected round trip (as "
+                         "in fastest-k) meets the round deadline D, the k with the least expected round "
+                         "cost c_i = price_i/h x duration_i + traffic price of the model down and up; "
+                         "trainers are then dropped, most expensive first, while the set costs more than "
+                         "the per-round budget. When nobody can meet D, the single fastest trainer runs "
+                         "(the job never stalls).";
+        d.info.source = "Deadline/budget-constrained selection, cf. Nishio & Yonetani (FedCS), ICC 2019";
+        d.info.params = deadlineBudgetParams().infos();
         d.order = 60;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectDeadlineBudget>(deadlineBudgetParams().read(p));
         };

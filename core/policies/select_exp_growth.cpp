@@ -66,15 +66,15 @@ private:
 FOG_SELECTION_POLICY(selectExpGrowthPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"exp-growth",
-                  "Exponential growth of the number of workers: round t (from 1) uses n_t = min(n0 * "
-                  "growth^floor((t - 1) / period), cap) trainers drawn uniformly among those online. Few "
-                  "noisy-but-cheap rounds first, more workers (less gradient noise) later; combine with "
-                  "any sync policy.",
-                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
-                  expGrowthParams().infos()};
+        d.info.name = "exp-growth";
+        d.info.summary = "Exponential growth of the number of workers: round t (from 1) uses n_t = min(n0 "
+                         "* growth^floor((t - 1) / period), cap) trainers drawn uniformly among those "
+                         "online. Few noisy-but-cheap rounds first, more workers (less gradient noise) "
+                         "later; combine with any sync policy.";
+        d.info.source = "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]";
+        d.info.params = expGrowthParams().infos();
         d.order = 40;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectExpGrowth>(expGrowthParams().read(p));
         };

@@ -35,14 +35,14 @@ private:
 FOG_SELECTION_POLICY(selectFastestKPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"fastest-k",
-                  "Each round, the k online trainers with the shortest expected round trip: model "
-                  "download + local_steps x batch / throughput + update upload (mean noise). Fast but "
-                  "biased towards the data of fast trainers.",
-                  "Straggler-avoiding baseline (e.g. Lai et al., Oort, OSDI 2021, section 2)",
-                  kParams().infos()};
+        d.info.name = "fastest-k";
+        d.info.summary = "Each round, the k online trainers with the shortest expected round trip: model "
+                         "download + local_steps x batch / throughput + update upload (mean noise). Fast "
+                         "but biased towards the data of fast trainers.";
+        d.info.source = "Straggler-avoiding baseline (e.g. Lai et al., Oort, OSDI 2021, section 2)";
+        d.info.params = kParams().infos();
         d.order = 30;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectFastestK>(p);
         };

@@ -35,13 +35,13 @@ private:
 FOG_SELECTION_POLICY(selectLargestDataPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"largest-data",
-                  "Largest data first: the k online trainers holding the most samples (the baseline "
-                  "data-value recruitment is compared against).",
-                  "Baseline in device recruitment by data value, WiOpt 2021 / ToN",
-                  kParams().infos()};
+        d.info.name = "largest-data";
+        d.info.summary = "Largest data first: the k online trainers holding the most samples (the "
+                         "baseline data-value recruitment is compared against).";
+        d.info.source = "Baseline in device recruitment by data value, WiOpt 2021 / ToN";
+        d.info.params = kParams().infos();
         d.order = 80;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectLargestData>(p);
         };

@@ -105,17 +105,17 @@ private:
 FOG_SELECTION_POLICY(selectOortPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"oort",
-                  "Oort guided participant selection: utility U_i = n_i * loss_i * (T / t_i)^(alpha * "
-                  "1[t_i > T]) from each trainer's last reported mean loss and round duration t_i "
-                  "(expected duration until it has taken part); a fraction epsilon of the k slots explores "
-                  "trainers never seen (fastest first), the rest exploit the top utilities; epsilon "
-                  "decays by epsilon_decay per round down to epsilon_min.",
-                  "Lai et al., Oort: efficient federated learning via guided participant selection, OSDI "
-                  "2021",
-                  oortParams().infos()};
+        d.info.name = "oort";
+        d.info.summary = "Oort guided participant selection: utility U_i = n_i * loss_i * (T / "
+                         "t_i)^(alpha * 1[t_i > T]) from each trainer's last reported mean loss and round "
+                         "duration t_i (expected duration until it has taken part); a fraction epsilon of "
+                         "the k slots explores trainers never seen (fastest first), the rest exploit the "
+                         "top utilities; epsilon decays by epsilon_decay per round down to epsilon_min.";
+        d.info.source = "Lai et al., Oort: efficient federated learning via guided participant selection, "
+                        "OSDI 2021";
+        d.info.params = oortParams().infos();
         d.order = 50;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectOort>(oortParams().read(p));
         };

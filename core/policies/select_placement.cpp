@@ -373,7 +373,7 @@ private:
 
 } // namespace
 
-static std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicyParams& p, const PolicyContext& e) {
+static std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicyParams& p, const SystemView& e) {
     std::map<std::string, RegionOffer> offers;
     double total = 0;
     for (int t : e.topology().trainers()) {
@@ -408,19 +408,22 @@ static std::unique_ptr<SelectionPolicy> makeSelectPlacement(const PolicyParams& 
 FOG_SELECTION_POLICY(selectPlacementPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"placement",
-                  "Elastic placement across regions: choose w_r workers per region (a region = the "
-                  "trainers' region label, else their parameter server) minimising sum_r w_r price_r hours + "
-                  "egress x data_gb x sum_r max(0, d_r - w_r / W) (compute plus the data that must leave a "
-                  "region with less than its data share d_r of the workers), sum w_r = W, min_per_region "
-                  "<= w_r <= the region's online trainers; greedy on marginal cost (exact, convex). Each "
-                  "round a region's cheapest, then fastest, online trainers fill its quota. Elastic: when "
-                  "prices, availability or throughput change, re-plan over the hours left, moving workers "
-                  "only if that saves at least min_saving of the current plan's remaining cost (or the "
-                  "current plan lost its capacity); a moved worker receives the model and the data that "
-                  "must follow over the network before it trains. Combine with async-ga or model-averaging.",
-                  "Tan et al., Cloudless-Training, Chinese High Technology Letters 2024 [reconstructed]",
-                  placementParams().infos()};
+        d.info.name = "placement";
+        d.info.summary = "Elastic placement across regions: choose w_r workers per region (a region = the "
+                         "trainers' region label, else their parameter server) minimising sum_r w_r "
+                         "price_r hours + egress x data_gb x sum_r max(0, d_r - w_r / W) (compute plus "
+                         "the data that must leave a region with less than its data share d_r of the "
+                         "workers), sum w_r = W, min_per_region <= w_r <= the region's online trainers; "
+                         "greedy on marginal cost (exact, convex). Each round a region's cheapest, then "
+                         "fastest, online trainers fill its quota. Elastic: when prices, availability or "
+                         "throughput change, re-plan over the hours left, moving workers only if that "
+                         "saves at least min_saving of the current plan's remaining cost (or the current "
+                         "plan lost its capacity); a moved worker receives the model and the data that "
+                         "must follow over the network before it trains. Combine with async-ga or "
+                         "model-averaging.";
+        d.info.source = "Tan et al., Cloudless-Training, Chinese High Technology Letters 2024 "
+                        "[reconstructed]";
+        d.info.params = placementParams().infos();
         d.order = 100;
         d.make = makeSelectPlacement;
         return d;

@@ -146,15 +146,14 @@ std::shared_ptr<const ExternalSelector> currentExternalSelector() {
 FOG_SELECTION_POLICY(selectPythonPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"python",
-                  "Each round, the trainers a Python callable chooses among the online idle ones (it "
-                  "receives their ids, speeds, data sizes, availability, expected round times and costs "
-                  "and last losses). Runs only from the fogstudio Python module, which passes the "
-                  "callable (docs/python.md).",
-                  "",
-                  pythonParams().infos()};
+        d.info.name = "python";
+        d.info.summary = "Each round, the trainers a Python callable chooses among the online idle ones "
+                         "(it receives their ids, speeds, data sizes, availability, expected round times "
+                         "and costs and last losses). Runs only from the fogstudio Python module, which "
+                         "passes the callable (docs/python.md).";
+        d.info.params = pythonParams().infos();
         d.order = 200;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             return std::make_unique<SelectPython>(p, e);
         };
         d.perRound = [](const PolicyParams& p) { return pythonParams().read(p).k; };

@@ -39,12 +39,12 @@ private:
 FOG_SELECTION_POLICY(selectRandomKPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"random-k",
-                  "Each round, k trainers drawn uniformly without replacement among those online.",
-                  "McMahan et al., FedAvg, AISTATS 2017",
-                  kParams().infos()};
+        d.info.name = "random-k";
+        d.info.summary = "Each round, k trainers drawn uniformly without replacement among those online.";
+        d.info.source = "McMahan et al., FedAvg, AISTATS 2017";
+        d.info.params = kParams().infos();
         d.order = 20;
-        d.make = [](const PolicyParams& p, const PolicyContext& e) -> std::unique_ptr<SelectionPolicy> {
+        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SelectionPolicy> {
             (void)e;
             return std::make_unique<SelectRandomK>(p);
         };

@@ -218,7 +218,7 @@ TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const SystemView& e) {
         in.sync = TonPlannerInputs::Sync::NBatchSync;
         break;
     }
-    if (!sync->barrier.countKey.empty()) in.syncN = e.syncParams().integer(sync->barrier.countKey);
+    if (sync->barrier.count) in.syncN = sync->barrier.count.read(e.syncParams());
     const TonPlanSettings s = tonPlanParams().read(p);
     in.eta = s.eta > 0 ? s.eta : e.scenario().training.learningRate;
     in.c = s.c;
@@ -249,7 +249,7 @@ TonPlannerInputs tonPlannerInputs(const PolicyParams& p, const SystemView& e) {
 
 namespace {
 
-std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const PolicyContext& e) {
+std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const SystemView& e) {
     TonPlannerInputs in = tonPlannerInputs(p, e);
     const TonPlanSettings s = tonPlanParams().read(p);
     if (s.targetAccuracy > 0 && !e.trainsModel())
@@ -279,18 +279,19 @@ std::unique_ptr<SelectionPolicy> makeSelectTonPlan(const PolicyParams& p, const 
 FOG_SELECTION_POLICY(selectTonPlanPolicy) {
     static const SelectionPolicyDescriptor d = [] {
         SelectionPolicyDescriptor d;
-        d.info = {"ton-plan",
-                  "Planner for parameter-server SGD on volatile workers: for each n, y ~ Bin(n, q) workers "
-                  "are up per iteration; the error floor A(n) = eta L M E[1/y] / (2 c mu b) must be below "
-                  "the target gap eps, J = ceil(log((eps - A) / (F0 - A)) / log(1 - eta c mu)) "
-                  "iterations, E[T] = J (E[R(y) | y > 0] + comm) / P(y > 0) with R(y) the sync policy's "
-                  "closed form (H_y / lambda for fully-sync), cost = n q price E[T]. Picks the least-cost "
-                  "n meeting the deadline, rents the n fastest trainers and reports the plan (n, J, "
-                  "predicted time and cost) as a 'plan' event. Constants left at 0 (auto) are estimated by "
-                  "a pilot phase first (docs/policies.md, calibrated planners), and the plan then also "
-                  "predicts the test accuracy. Needs fully-sync, n-sync or n-batch-sync.",
-                  "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]",
-                  tonPlanParams().infos()};
+        d.info.name = "ton-plan";
+        d.info.summary = "Planner for parameter-server SGD on volatile workers: for each n, y ~ Bin(n, q) "
+                         "workers are up per iteration; the error floor A(n) = eta L M E[1/y] / (2 c mu "
+                         "b) must be below the target gap eps, J = ceil(log((eps - A) / (F0 - A)) / log(1 "
+                         "- eta c mu)) iterations, E[T] = J (E[R(y) | y > 0] + comm) / P(y > 0) with R(y) "
+                         "the sync policy's closed form (H_y / lambda for fully-sync), cost = n q price "
+                         "E[T]. Picks the least-cost n meeting the deadline, rents the n fastest trainers "
+                         "and reports the plan (n, J, predicted time and cost) as a 'plan' event. "
+                         "Constants left at 0 (auto) are estimated by a pilot phase first "
+                         "(docs/policies.md, calibrated planners), and the plan then also predicts the "
+                         "test accuracy. Needs fully-sync, n-sync or n-batch-sync.";
+        d.info.source = "Zhang et al., ML on volatile instances, IEEE/ACM ToN 2022 [reconstructed]";
+        d.info.params = tonPlanParams().infos();
         d.order = 90;
         d.make = makeSelectTonPlan;
         d.needsBarrierSync = true;

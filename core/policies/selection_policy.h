@@ -55,6 +55,6 @@ private:
 
 /// Builds the policy `spec` names, its parameters resolved by its descriptor. Throws
 /// EngineError for an unknown name or a plan that cannot be made.
-std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const PolicyContext& e);
+std::unique_ptr<SelectionPolicy> makeSelectionPolicy(const PolicySpec& spec, const SystemView& e);
 
 } // namespace fog

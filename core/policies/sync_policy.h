@@ -31,6 +31,6 @@ public:
 
 /// Builds the policy `spec` names, its parameters resolved by its descriptor. Throws
 /// EngineError for an unknown name or a topology the policy cannot run on.
-std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const PolicyContext& e);
+std::unique_ptr<SyncPolicy> makeSyncPolicy(const PolicySpec& spec, const SystemView& e);
 
 } // namespace fog

@@ -111,7 +111,7 @@ namespace {
 
 class Tiered : public SyncPolicy {
 public:
-    Tiered(const Scenario& s, const PolicyContext& e) : seed_(s.seed) {
+    Tiered(const Scenario& s, const SystemView& e) : seed_(s.seed) {
         const Topology& topo = e.topology();
         setUpCodecs(s.training, e);
         const auto roots = topo.rootAggregators();
@@ -163,8 +163,8 @@ public:
                                   "' cannot run as one aggregator's policy in a tiered tree");
             const PolicyParams p = resolveSyncParams(plan.sync);
             a.gradient = d->level.gradient;
-            a.first = d->level.firstKey.empty() ? 0 : static_cast<std::size_t>(p.integer(d->level.firstKey));
-            a.deadlineSeconds = d->level.deadlineKey.empty() ? 0.0 : p.get(d->level.deadlineKey);
+            a.first = d->level.first ? static_cast<std::size_t>(d->level.first.read(p)) : 0;
+            a.deadlineSeconds = d->level.deadlineSeconds ? d->level.deadlineSeconds.read(p) : 0.0;
             a.localSteps = plan.localSteps;
             a.rounds = std::max(1, plan.rounds);
             a.serverOptimizer = serverOptimizerConfig(s.training, plan.serverOptimizer);
@@ -212,7 +212,7 @@ public:
 
 private:
     /// The codecs of the links between aggregators, their wire sizes and work.
-    void setUpCodecs(const TrainingSpec& t, const PolicyContext& e) {
+    void setUpCodecs(const TrainingSpec& t, const SystemView& e) {
         auto make = [](const std::string& name, int bits, double fraction) {
             try {
                 return codecConfig(name, bits, fraction);
@@ -493,7 +493,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<SyncPolicy> makeTieredPolicy(const Scenario& s, const PolicyContext& e) {
+std::unique_ptr<SyncPolicy> makeTieredPolicy(const Scenario& s, const SystemView& e) {
     return std::make_unique<Tiered>(s, e);
 }
 

@@ -42,6 +42,6 @@ LevelPlan resolveLevel(const Scenario& s, const NodeSpec& entry, std::vector<Lev
 
 /// The tiered policy of a tiered scenario. Throws EngineError for a tree it cannot run on
 /// (the validator states the same reasons first: core/scenario/tier_check.h).
-std::unique_ptr<SyncPolicy> makeTieredPolicy(const Scenario& s, const PolicyContext& e);
+std::unique_ptr<SyncPolicy> makeTieredPolicy(const Scenario& s, const SystemView& e);
 
 } // namespace fog

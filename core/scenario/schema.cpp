@@ -1178,7 +1178,7 @@ std::string policyTreesMarkdown() {
             none += (none.empty() ? "" : ", ") + name;
             continue;
         }
-        const std::string k = d->barrier.countKey.empty() ? "k" : d->barrier.countKey;
+        const std::string k = d->barrier.count ? d->barrier.count.key : "k";
         switch (d->barrier.kind) {
         case BarrierKind::FullySync:
             out += "| " + name + " | when every selected trainer has delivered | E[round] = H_y / λ |\n";
