@@ -241,6 +241,15 @@ class TestPolicyDescriptors : public QObject {
         QCOMPARE(flagged, 2); // model-averaging and async-ga
     }
 
+    /// The policies whose rounds end at a deadline say so in their descriptor (the testbed
+    /// plays it; no file reads the parameter's name): fedavg, fedprox and scaffold.
+    void roundDeadlinesAreTheDescriptors() {
+        std::vector<std::string> names;
+        for (const auto* d : syncDescriptors())
+            if (d->roundDeadline) names.push_back(d->info.name);
+        QCOMPARE(names, (std::vector<std::string>{"fedavg", "fedprox", "scaffold"}));
+    }
+
     void everyDescriptorIsComplete() {
         checkCommon(syncDescriptors(), syncPolicyInfos());
         checkCommon(selectionDescriptors(), selectionPolicyInfos());
@@ -255,6 +264,10 @@ class TestPolicyDescriptors : public QObject {
             QVERIFY2(d->level.usable || (!d->level.first && !d->level.deadlineSeconds), d->info.name.c_str());
             if (d->level.first) checkRef(*d, d->level.first, true, "the level's first n");
             if (d->level.deadlineSeconds) checkRef(*d, d->level.deadlineSeconds, false, "the level's deadline");
+            if (d->roundDeadline) checkRef(*d, d->roundDeadline, false, "the rounds' deadline");
+            // A tier's deadline is the policy's own rounds' deadline.
+            if (d->level.deadlineSeconds)
+                QVERIFY2(d->roundDeadline && d->roundDeadline.key == d->level.deadlineSeconds.key, d->info.name.c_str());
         }
         for (const auto* d : selectionDescriptors())
             QCOMPARE(findSelectionPolicy(d->info.name), &d->info);

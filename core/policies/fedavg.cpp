@@ -56,6 +56,7 @@ FOG_SYNC_POLICY(fedAvgPolicy) {
         };
         d.level.usable = true;
         d.level.deadlineSeconds = paramRef<fedAvgParams, &FedAvgSettings::deadlineSeconds>();
+        d.roundDeadline = d.level.deadlineSeconds;
         return d;
     }();
     return d;

@@ -56,6 +56,7 @@ FOG_SYNC_POLICY(fedProxPolicy) {
         d.info.source = "Li et al., Federated optimization in heterogeneous networks (FedProx), MLSys 2020";
         d.info.params = fedProxParams().infos();
         d.order = 61;
+        d.roundDeadline = paramRef<fedProxParams, &FedProxSettings::deadlineSeconds>();
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<FedProx>(p, e);

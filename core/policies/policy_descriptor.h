@@ -82,6 +82,10 @@ struct SyncPolicyDescriptor {
     std::string (*refuseTree)(const std::string& name, const PolicyTreeFacts& tree) = nullptr;
     /// As one aggregator's policy in a tiered tree.
     LevelUse level;
+    /// Its rounds' deadline (seconds after a round starts; 0 = none): the round ends with the
+    /// updates in by then and the later ones are dropped (RoundPolicy::beginRound). Unset:
+    /// no deadline. The testbed plays it.
+    ParamRef<double> roundDeadline;
     /// A single-server policy that also runs with several root aggregators: each root is a
     /// regional server for every trainer below it, and the servers average their models
     /// (async-ga: docs/policies.md, "Cross-cloud modes"). Its refuseTree accepts them.

@@ -104,6 +104,7 @@ FOG_SYNC_POLICY(scaffoldPolicy) {
                         "learning, ICML 2020 (Algorithm 1, option II)";
         d.info.params = scaffoldParams().infos();
         d.order = 62;
+        d.roundDeadline = paramRef<scaffoldParams, &ScaffoldSettings::deadlineSeconds>();
         d.serverOptimizer = true;
         d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
             return std::make_unique<Scaffold>(p, e);

@@ -109,21 +109,30 @@ namespace {
 /// The training of the plan's processes, from the prediction's recorded data and work.
 /// What an aggregator's processes train as: its sync policy (a tiered tree's level plan, or
 /// the scenario's) must be one the testbed's aggregation replays.
-void checkTrainedPolicy(const std::string& policy, const std::string& where) {
-    if (policy != "fedavg" && policy != "fully-sync" && policy != "n-sync")
-        throw TestbedError(where + "sync policy " + policy + ": the testbed's aggregator trains as fedavg, fully-sync and "
-                           "n-sync do; "
-                           "other policies are played without training (--no-training)");
+/// Those are the policies a tiered tree's aggregator may run (LevelUse::usable): their rounds
+/// aggregate as Tiered's do, and so as the testbed's processes do.
+const SyncPolicyDescriptor& checkTrainedPolicy(const std::string& policy, const std::string& where) {
+    const SyncPolicyDescriptor* d = findSyncDescriptor(policy);
+    if (!d || !d->level.usable) {
+        std::vector<std::string> trained;
+        for (const SyncPolicyDescriptor* t : syncDescriptors())
+            if (t->level.usable) trained.push_back(t->info.name);
+        std::string names;
+        for (std::size_t i = 0; i < trained.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == trained.size() ? " and " : ", ") + trained[i];
+        throw TestbedError(where + "sync policy " + policy + ": the testbed's aggregator trains as " + names +
+                           " do; other policies are played without training (--no-training)");
+    }
+    return *d;
 }
 
 /// A tiered tree's aggregator: whether its trainers send gradients, and its server optimiser
 /// (as Tiered builds them from resolveLevel).
 PlanTraining::Tier tierOf(const Scenario& scenario, const NodeSpec& entry, const std::string& id) {
     const LevelPlan level = resolveLevel(scenario, entry);
-    checkTrainedPolicy(level.sync.name, "aggregator " + id + ": ");
-    const SyncPolicyDescriptor* d = findSyncDescriptor(level.sync.name);
+    const SyncPolicyDescriptor& d = checkTrainedPolicy(level.sync.name, "aggregator " + id + ": ");
     PlanTraining::Tier t;
-    t.gradient = d && d->level.gradient;
+    t.gradient = d.level.gradient;
     try {
         t.serverOptimizer = serverOptimizerConfig(scenario.training, level.serverOptimizer);
     } catch (const std::exception& e) {
@@ -136,7 +145,7 @@ std::shared_ptr<PlanTraining> planTraining(const Scenario& scenario, const Predi
                                            const NodeSpec* tieredRoot, const std::string& rootId, bool hierarchical) {
     const std::string& policy = scenario.sync.name;
     // Hierarchical's root averages its edges' models, its edges run FedAvg.
-    if (!tieredRoot && !hierarchical) checkTrainedPolicy(policy, "");
+    const SyncPolicyDescriptor* flat = !tieredRoot && !hierarchical ? &checkTrainedPolicy(policy, "") : nullptr;
     const TrainingSpec& t = scenario.training;
     if (t.codecUp != "none" || t.codecDown != "none")
         throw TestbedError("training.codec_up / codec_down: the testbed's processes send the model and update as "
@@ -155,7 +164,7 @@ std::shared_ptr<PlanTraining> planTraining(const Scenario& scenario, const Predi
     if (!first || first->size() != tr->initial->size() ||
         std::memcmp(first->data(), tr->initial->data(), first->size() * sizeof(float)) != 0)
         throw TestbedError("the testbed's initial model is not the one the prediction trained from (internal)");
-    tr->gradient = policy == "fully-sync" || policy == "n-sync"; // the same server step
+    tr->gradient = flat && flat->level.gradient; // the same server step
     if (tieredRoot) {
         // The root of a tiered tree runs its own level plan (Tiered: resolveLevel).
         const PlanTraining::Tier root = tierOf(scenario, *tieredRoot, rootId);
@@ -391,9 +400,9 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     // it with the updates in by then (RoundPolicy::beginRound). (In a tiered tree a deadline
     // that cut a round shows as a cancelled job, refused below.)
     const std::string& policy = scenario.sync.name;
-    const double deadline = !tiered && (policy == "fedavg" || policy == "fedprox" || policy == "scaffold")
-                                ? scenario.sync.get("deadline_s", 0.0)
-                                : 0.0;
+    const SyncPolicyDescriptor* syncD = findSyncDescriptor(policy);
+    const double deadline =
+        !tiered && syncD && syncD->roundDeadline ? syncD->roundDeadline.read(resolveSyncParams(scenario.sync)) : 0.0;
     // An update's bytes, for a job cancelled before its upload started (no message of its own).
     double anyUpdateBytes = -1.0;
     for (const auto& [ends, list] : between)
@@ -459,7 +468,9 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
         } else if (cancelled) {
             // n-sync's late updates, or a deadline's (the round ended at it).
             const bool atDeadline = deadline > 0 && std::fabs(endedAt->second - (roundStart + deadline)) < 1e-6;
-            if (policy != "n-sync" && !atDeadline)
+            // A first-k barrier's late updates (n-sync's), or a deadline's.
+            const bool firstK = syncD && syncD->hasBarrier && syncD->barrier.kind == BarrierKind::FirstK;
+            if (!firstK && !atDeadline)
                 throw TestbedError(round + ": " + policy + " cancels " + topo.id(d.trainer) +
                                    "'s job when the round ends without it: not played on "
                                    "the testbed yet (n-sync's late updates and a deadline's are)");
