@@ -108,8 +108,8 @@ bool near(const Params& got, const Vec& want, double tol = 2e-6) {
 
 /// One local optimiser by hand (torch.optim's formulas), state kept between calls.
 struct HandOptimizer {
-    LocalOptimizer kind;
-    double lr, momentum, wd, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    LocalOptimizer kind = LocalOptimizer::Sgd;
+    double lr = 0.0, momentum = 0.0, wd = 0.0, b1 = 0.9, b2 = 0.999, eps = 1e-8;
     Vec buf, m, v;
     int t = 0;
     void step(Vec& w, Vec g) {
@@ -241,7 +241,11 @@ private Q_SLOTS:
         j.momentum = momentum;
         j.weightDecay = weightDecay;
         const LocalResult r = learner.run(j);
-        HandOptimizer h{j.optimizer, 0.1, momentum, weightDecay};
+        HandOptimizer h;
+        h.kind = j.optimizer;
+        h.lr = 0.1;
+        h.momentum = momentum;
+        h.wd = weightDecay;
         Vec w = toVec(initialW());
         for (int s = 0; s < 3; ++s) h.step(w, handGradient(w, batchOf({2 * s, 2 * s + 1})));
         Params got = initialW();

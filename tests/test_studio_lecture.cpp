@@ -283,7 +283,10 @@ private Q_SLOTS:
             t.time = p[0];
             t.cost = p[1];
             t.accuracy = 0.7 + 0.02 * k;
-            runs.push_back({QString("#%1").arg(++k), t});
+            TradeOffRun run;
+            run.label = QString("#%1").arg(++k);
+            run.point = t;
+            runs.push_back(run);
         }
         plotTradeOff(&plot, runs);
         plot.replot();
