@@ -672,7 +672,8 @@ TraceTable parseTraceText(const std::string& text, const std::string& label) {
             for (std::size_t c = 1; c < cells.size(); ++c) {
                 if (cells[c].empty()) fail(lineNo, cols[c], "column " + std::to_string(c + 1) + " has no name");
                 else if (!seen.insert(cells[c]).second) fail(lineNo, cols[c], "column " + quoted(cells[c]) + " appears twice");
-                t.columns.push_back({cells[c], {}, {}, {}});
+                t.columns.emplace_back();
+                t.columns.back().name = cells[c];
             }
             if (!problems.empty()) break;
             continue;
