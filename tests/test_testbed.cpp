@@ -323,6 +323,28 @@ private Q_SLOTS:
         QVERIFY(boxesOf(::getpid()).empty());
     }
 
+    void timedOfflineEventsStopAndResumeProcesses() {
+        FOG_NEEDS_TESTBED();
+        // A timed event takes dev-0 offline at 1.5 s and brings it back at 3 s: its process is
+        // stopped and resumed then, the job it had is lost as in the prediction, and the
+        // training values are the prediction's bit for bit.
+        const auto p = play("training.yaml",
+                            {"events=[{at: 1.5, offline: {id: dev-0}}, {at: 3, online: {id: dev-0}}]", "stop.rounds=4"});
+        QCOMPARE(p->plan.availability.size(), std::size_t(2));
+        QCOMPARE(p->result.availabilityChanges, 2);
+        QCOMPARE(p->result.stopped.size(), std::size_t(1));
+        const auto& st = p->result.stopped.front();
+        QCOMPARE(p->plan.boxes.at(static_cast<std::size_t>(st.box)).label, std::string("dev-0"));
+        qInfo("dev-0 stopped %.3f - %.3f s (predicted offline 1.5 - 3 s)", st.fromS, st.toS);
+        QVERIFY(st.fromS < 3.0 + 0.5 && st.toS > 1.5 - 0.5);
+        const auto predicted = p->prediction.aggregations();
+        const auto measured = measuredRecords(p->plan, p->result);
+        QCOMPARE(measured.size(), predicted.size());
+        for (std::size_t i = 0; i < predicted.size(); ++i) QCOMPARE(measured[i].participants, predicted[i].participants);
+        for (const auto& tr : compareTraining(predicted, measured)) QVERIFY(tr.same);
+        QVERIFY(boxesOf(::getpid()).empty());
+    }
+
     void nSyncDiscardsLateUpdates() {
         FOG_NEEDS_TESTBED();
         // Three devices of different speeds, n-sync with n = 2: a round takes the first two
@@ -896,6 +918,27 @@ private Q_SLOTS:
         refusedPlan({"topology.groups[0].price_trace=" FOG_SOURCE_DIR "/presets/traces/spot-price.csv"},
                     "a scenario with a price trace", "trace");
         if (QTest::currentTestFailed()) return;
+        // Timed events: offline and online are played as availability; the others are not.
+        refusedPlan({"events=[{at: 1, offline: {id: dev-1}}, {at: 2, link: {id: dev-0, bandwidth_up_mbps: 1}}]"},
+                    "a link event", "events[1].link: timed events other than offline and online");
+        if (QTest::currentTestFailed()) return;
+        {
+            const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
+                                                {parseOverride("events=[{at: 1, offline: {id: dev-1}}, {at: 3.5, "
+                                                               "online: {id: dev-1}}]"),
+                                                 parseOverride("stop.rounds=3")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            bool spanned = false;
+            for (const PlanBox& b : plan.boxes)
+                if (b.label == "dev-1")
+                    spanned = b.offline.size() == 1 && b.offline[0].first == 1.0 && b.offline[0].second == 3.5;
+            QVERIFY(spanned);
+            QCOMPARE(plan.availability.size(), std::size_t(2));
+        }
         // Aggregators under the root are played as a tiered tree's or hierarchical's edges
         // (tiers.yaml, hierarchical.yaml, tieredPlans); fedavg's relaying aggregators are not.
         refusedPlan({"topology.nodes=[{id: server, tier: cloud, role: aggregator}, {id: edge, tier: edge, role: "

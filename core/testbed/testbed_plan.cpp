@@ -188,8 +188,16 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
     if (!spec.contention)
         throw TestbedError("the testbed holds the flow-level network model against a real network: set "
                            "topology.contention: true (--set topology.contention=true)");
-    if (!scenario.events.list.empty())
-        throw TestbedError("timed events (events:) are not played on the testbed yet");
+    // Timed offline and online events (trainers only, as the validator holds) reach the plan as
+    // the prediction's offline spans, like Markov and trace availability: stopped and resumed
+    // processes. The other actions would change links, speeds, prices, members or policies.
+    for (std::size_t i = 0; i < scenario.events.list.size(); ++i) {
+        const TimedEvent& ev = scenario.events.list[i];
+        static const char* const kActions[] = {"link", "node", "offline", "online", "add", "remove", "policy"};
+        if (ev.action != TimedEvent::Action::Offline && ev.action != TimedEvent::Action::Online)
+            throw TestbedError("events[" + std::to_string(i) + "]." + kActions[static_cast<int>(ev.action)] +
+                               ": timed events other than offline and online are not played on the testbed yet");
+    }
     const Topology topo(spec, scenario.seed);
     const std::vector<int> roots = topo.rootAggregators();
     if (roots.size() != 1)
