@@ -112,39 +112,24 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     if (options.playbackSpeed > 0) control_->setPlaybackSpeed(options.playbackSpeed);
     // Data: the trainers' parts and the aggregators their updates go to (roster.h).
     roster_ = std::make_unique<Roster>(scenario_, topo_, options.data, relaysToRoot(scenario_));
-    const DataBundle& data = *roster_->loaded();
-
-    if (scenario_.model.kind != ModelSpec::Kind::None) {
-        learner_ = std::make_unique<Learner>(scenario_.model, data.train, data.test, scenario_.training.backend);
-        initialModel_ = std::make_shared<Params>(learner_->initialParameters(scenario_.seed));
-        if (LocalJobTap* tap = localJobTap()) tap->trainingData(roster_->loaded());
-    } else {
-        initialModel_ = std::make_shared<Params>();
-    }
+    model_ = std::make_unique<RunModel>(scenario_, roster_->loaded());
+    Learner* const learner = model_->learner(); // null: a timing-only run
     // Nodes given in FLOP/s (compute.flops, or a device class): the topology holds FLOP/s
     // until the model's cost per sample is known, here; energy per FLOP needs it too.
-    double flopsPerSample = 0.0; ///< training FLOPs per sample, for nodes given in FLOP/s
-    auto modelFlops = [&] {
-        if (flopsPerSample <= 0)
-            flopsPerSample = modelTrainingFlops(scenario_.model, data.train.channels, data.train.height,
-                                                data.train.width, data.train.classes);
-        return flopsPerSample;
-    };
     for (int i = 0; i < topo_.size(); ++i) {
-        if (topo_.entry(i).compute.flops.max > 0) topo_.setThroughput(i, topo_.throughput(i) / modelFlops());
-        if (topo_.entry(i).energy.perFlopJ > 0) modelFlops();
+        if (topo_.entry(i).compute.flops.max > 0)
+            topo_.setThroughput(i, topo_.throughput(i) / model_->flopsPerSample());
+        if (topo_.entry(i).energy.perFlopJ > 0) model_->flopsPerSample();
     }
-    modelBytes_ = scenario_.model.wireBytes > 0
-                      ? scenario_.model.wireBytes
-                      : 4.0 * static_cast<double>(learner_ ? learner_->parameterCount() : 0);
+    const double flopsPerSample = model_->knownFlopsPerSample();
     auto dispatcher =
-        std::make_unique<Dispatcher>(scenario_, topo_, learner_.get(), modelBytes_, control_->cancelFlag());
+        std::make_unique<Dispatcher>(scenario_, topo_, learner, modelBytes(), control_->cancelFlag());
 
     const std::uint64_t seed = scenario_.seed;
     const Topology* topo = &topo_;
     const Roster* roster = roster_.get();
     auto feeder = std::make_unique<BatchFeeder>(
-        topo_.size(), learner_ != nullptr, [roster](int n) { return roster->samplesOf(n); },
+        topo_.size(), learner != nullptr, [roster](int n) { return roster->samplesOf(n); },
         [roster](int n) -> const BatchFeeder::Part& { return roster->part(n); },
         [seed, topo](int n) { return deriveSeed(seed, hashName("data-order"), hashName(topo->id(n))); });
     selectionRng_ = Rng(deriveSeed(scenario_.seed, hashName("selection")));
@@ -182,14 +167,14 @@ Engine::Engine(const Scenario& scenario, EngineOptions options)
     jobs_ = std::make_unique<Jobs>(
         static_cast<Jobs::Host&>(*this),
         Jobs::Parts{scenario_, topo_, queue_, nodes_, timelines_, network_.get(), *accounting_, *observer_},
-        std::move(dispatcher), std::move(feeder), modelBytes_, learner_ != nullptr);
+        std::move(dispatcher), std::move(feeder), modelBytes(), learner != nullptr);
 
     // Safety net limits, relative to this scenario (safety_net.h).
     for (int t : roster_->starting()) {
         const int agg = serverOf(t);
-        const double seconds = topo_.transfer(agg, t, modelBytes_).seconds +
+        const double seconds = topo_.transfer(agg, t, modelBytes()).seconds +
                                expectedComputeSeconds(t, std::max(1, localStepsOf(t)), scenario_.training.batchSize) +
-                               topo_.transfer(t, agg, modelBytes_).seconds;
+                               topo_.transfer(t, agg, modelBytes()).seconds;
         safety_.expectDispatch(seconds);
     }
     events_ = std::make_unique<EventDoors>(*this, flopsPerSample);
@@ -232,7 +217,7 @@ RunSummary Engine::run() {
     info.scenarioName = scenario_.name;
     info.seed = scenario_.seed;
     info.threads = jobs_->threads();
-    info.model = learner_ ? learner_->describe() : "none (timing only)";
+    info.model = trainsModel() ? model_->learner()->describe() : "none (timing only)";
     info.trainSamples = roster_->loaded()->train.size();
     info.testSamples = roster_->loaded()->test.size();
     info.nodes.reserve(static_cast<std::size_t>(topo_.size()));
@@ -243,9 +228,10 @@ RunSummary Engine::run() {
     observer_->onStart(info);
     if (network_) network_->giveBackLinks(std::move(info.links));
     info = RunInfo{};
-    if (learner_ && scenario_.training.backend != TrainingBackend::LibTorch)
+    if (trainsModel() && scenario_.training.backend != TrainingBackend::LibTorch)
         emitEvent(RunEventKind::Backend, -1,
-                  std::string("training.backend ") + toString(scenario_.training.backend) + ": " + learner_->backend());
+                  std::string("training.backend ") + toString(scenario_.training.backend) + ": " +
+                      model_->learner()->backend());
 
     try {
         if (const auto& limit = record_.stopRules().timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
@@ -359,11 +345,11 @@ RunSummary Engine::finish() {
     summary.finalTrainLoss = record_.last().trainLoss;
     // A cancelled run keeps its last evaluation: a final pass over the test set would make
     // Stop wait for it.
-    if (learner_ && summary.status == RunStatus::Finished) {
+    if (trainsModel() && summary.status == RunStatus::Finished) {
         ParamsPtr model = sync_->globalModel();
-        if (!model) model = initialModel_; // stopped during a planner's pilot: no policy started
+        if (!model) model = initialModel(); // stopped during a planner's pilot: no policy started
         if (!record_.lastEvaluated() || std::isnan(summary.finalTestAccuracy)) {
-            const EvalResult r = learner_->evaluate(*model);
+            const EvalResult r = model_->learner()->evaluate(*model);
             record_.evaluated(r.loss, r.accuracy);
         }
     }
@@ -383,12 +369,13 @@ bool Engine::hasJoined(int node) const { return !(nodes_.forced(node) & TimedEve
 void Engine::startPolicies() {
     PilotRequest req = sync_->pilotRequest(*this);
     if (req.trainers <= 0) req = selection_->pilotRequest(*this);
-    if (req.trainers <= 0 || !learner_) {
+    if (req.trainers <= 0 || !trainsModel()) {
         selection_->start(*this); // may report a plan before the first round
         sync_->start(*this);
         return;
     }
-    pilot_ = std::make_unique<PilotPhase>(req, *this, *this, static_cast<PilotPhase::Host&>(*this), *learner_);
+    pilot_ =
+        std::make_unique<PilotPhase>(req, *this, *this, static_cast<PilotPhase::Host&>(*this), *model_->learner());
     pilot_->start();
 }
 
@@ -425,7 +412,7 @@ void Engine::takeSnapshot(RunSnapshot::Reason reason, double time) {
     s.samplesComputed = accounting_->samplesComputed();
     // During a calibrated planner's pilot phase the sync policy has not started and holds no
     // model yet: the global model is still the initial one.
-    if (learner_) s.model = pilotActive() || !sync_->globalModel() ? initialModel_ : sync_->globalModel();
+    if (trainsModel()) s.model = pilotActive() || !sync_->globalModel() ? initialModel() : sync_->globalModel();
     observer_->onSnapshot(s);
 }
 
@@ -557,8 +544,8 @@ void Engine::notifyTrainerAvailable(int trainer) {
 }
 
 void Engine::evaluateInto(AggregationRecord& r, const ParamsPtr& model) {
-    if (!learner_ || !model || model->empty()) return;
-    const EvalResult e = learner_->evaluate(*model);
+    if (!trainsModel() || !model || model->empty()) return;
+    const EvalResult e = model_->learner()->evaluate(*model);
     r.testLoss = e.loss;
     r.testAccuracy = e.accuracy;
     record_.evaluated(e.loss, e.accuracy);

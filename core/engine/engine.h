@@ -7,6 +7,7 @@
 //   event_queue   events keyed by (time, seq); a stop is an event
 //   node_runtime  availability, billing, energy, the job each trainer runs (compact)
 //   roster        who trains for whom, on which data
+//   run_model     the learner, the initial model, its bytes on the wire and FLOPs
 //   jobs          jobs: planned timeline, arrival, loss, cancellation (jobs_flow: with
 //                 contention); batch_feeder each trainer's sample order
 //   dispatcher    the jobs' training: one submit path to the work pool, codecs
@@ -38,6 +39,7 @@
 #include "core/engine/pacer.h"
 #include "core/engine/pilot_phase.h"
 #include "core/engine/roster.h"
+#include "core/engine/run_model.h"
 #include "core/engine/run_control.h"
 #include "core/engine/run_record.h"
 #include "core/engine/safety_net.h"
@@ -124,7 +126,7 @@ public:
     /// The run's data. In a timing-only run the per-trainer index lists are built at the
     /// first call (the engine itself needs only their sizes).
     const DataBundle& data() const override { return roster_->data(); }
-    bool trainsModel() const override { return learner_ != nullptr; }
+    bool trainsModel() const override { return model_->learner() != nullptr; }
     bool isOnline(int node) const override { return nodes_.online(node); }
     bool isBusy(int node) const override { return nodes_.job(node) != 0; }
     /// False for a member an `add` event brings, until its event (core/engine/timed_events.h).
@@ -138,8 +140,8 @@ public:
     int localStepsOf(int trainer) const override;
     double expectedComputeSeconds(int trainer, int steps, int batch) const override;
     double learningRate() const override;
-    ParamsPtr initialModel() const override { return initialModel_; }
-    double modelBytes() const override { return modelBytes_; }
+    ParamsPtr initialModel() const override { return model_->initial(); }
+    double modelBytes() const override { return model_->wireBytes(); }
     int globalRound() const override { return record_.globalRound(); }
     bool stopped() const override { return record_.stopped(); }
     const PilotEstimates* pilot() const override { return pilot_ ? pilot_->estimates() : nullptr; }
@@ -228,9 +230,7 @@ private:
     Pacer pacer_;
     std::unique_ptr<Roster> roster_;
     // The model and the policies.
-    std::unique_ptr<Learner> learner_;
-    ParamsPtr initialModel_;
-    double modelBytes_ = 0.0;
+    std::unique_ptr<RunModel> model_;
     std::unique_ptr<SyncPolicy> sync_;
     std::unique_ptr<SelectionPolicy> selection_;
     PolicyParams syncParams_, selectionParams_; ///< resolved once (defaults filled)

@@ -217,6 +217,7 @@ bool Jobs::endAt(int node, double end) {
 }
 
 Job Jobs::take(std::map<std::uint64_t, Entry>::iterator it) {
+    if (it == jobs_.end()) throw EngineError("internal: a trainer's job is not in flight");
     Job job = std::move(it->second.job);
     const EventQueue::Id timer = it->second.timer;
     jobs_.erase(it);

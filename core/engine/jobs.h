@@ -122,7 +122,7 @@ private:
 
     double now() const { return queue_.now(); }
     EventQueue::Id at(double t, std::function<void()> fn) { return queue_.schedule(t, std::move(fn)); }
-    /// Takes job `id` off the table (it must be there) and cancels its pending event.
+    /// Takes a job off the table and cancels its pending event (EngineError for end()).
     Job take(std::map<std::uint64_t, Entry>::iterator it);
     // jobs.cpp
     void onArrival(std::uint64_t jobId);
