@@ -15,7 +15,10 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <thread>
+#include <vector>
 
 using namespace fog;
 using namespace fogtest;
@@ -298,6 +301,106 @@ stop: {rounds: 100}
         QVERIFY(!e.cancelled);
         e.fn();
         QCOMPARE(QString::fromStdString(order), QString("a-c-e"));
+    }
+
+    void cancelFreesTheSlotAndKeepsTheOrder() {
+        // Cancelling frees the event's slot at once (size() drops, the next event takes the
+        // slot instead of a new one); the other events keep their (time, seq) order, and the
+        // cancelled one still pops at its own place as one event (EventQueue::cancel).
+        EventQueue q;
+        std::string order;
+        std::vector<EventQueue::Id> ids;
+        const char names[] = "abcdefgh";
+        const double times[] = {3.0, 1.0, 2.0, 1.0, 3.0, 2.0, 1.0, 2.0};
+        for (int i = 0; i < 8; ++i) ids.push_back(q.schedule(times[i], [&order, c = names[i]] { order += c; }));
+        q.scheduleStop(2.0, "stop at 2");
+        QCOMPARE(q.size(), std::size_t(9));
+        const std::size_t slots = q.slots();
+        QCOMPARE(slots, std::size_t(8));
+        q.cancel(ids[3]); // d at 1
+        QCOMPARE(q.size(), std::size_t(8));
+        QCOMPARE(q.cancelledPending(), std::size_t(1));
+        q.cancel(ids[5]); // f at 2
+        q.cancel(ids[5]); // twice: nothing more
+        QCOMPARE(q.size(), std::size_t(7));
+        QCOMPARE(q.cancelledPending(), std::size_t(2));
+        // Two new events take the two freed slots: the slab does not grow.
+        ids.push_back(q.schedule(1.0, [&order] { order += "i"; }));
+        ids.push_back(q.schedule(2.0, [&order] { order += "j"; }));
+        QCOMPARE(q.slots(), slots);
+        QCOMPARE(q.size(), std::size_t(9));
+        q.cancel(ids[3]); // d's id names nothing now, though its slot holds i or j
+        QCOMPARE(q.size(), std::size_t(9));
+        // (time, seq): 1: b d- g i; 2: c f- h j, then the stop; 3: a e.
+        int popped = 0;
+        while (!q.empty()) {
+            auto e = q.pop();
+            ++popped;
+            if (e.isStop()) {
+                order += "|";
+                continue;
+            }
+            if (e.cancelled) {
+                QVERIFY(!e.fn);
+                order += "-";
+                continue;
+            }
+            e.fn();
+        }
+        QCOMPARE(QString::fromStdString(order), QString("b-gic-hj|ae"));
+        QCOMPARE(popped, 11);
+        QCOMPARE(q.size(), std::size_t(0));
+        QCOMPARE(q.cancelledPending(), std::size_t(0));
+        QVERIFY(q.idle());
+    }
+
+    void cancelledEventsStayOrderedAtScale() {
+        // Many events through the calendar's buckets and rebuilds, every third one cancelled:
+        // the live ones pop in (time, seq) order, each cancelled one at its own place, and the
+        // slots held never exceed the live events.
+        EventQueue q;
+        std::set<std::pair<double, int>> live; // (time, id): ids grow with scheduling order
+        std::vector<double> timeOf;
+        std::map<int, double> cancelledAt;
+        std::vector<EventQueue::Id> ids;
+        int ran = -1;
+        std::uint64_t state = 12345;
+        auto next = [&state] {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return static_cast<double>(state >> 11) / 9007199254740992.0;
+        };
+        const int n = 20000;
+        for (int i = 0; i < n; ++i) {
+            const double t = std::floor(next() * 5000.0) / 4.0; // many equal times
+            ids.push_back(q.schedule(t, [&ran, i] { ran = i; }));
+            live.insert({t, i});
+            timeOf.push_back(t);
+            if (i % 3 == 2) {
+                const int victim = i - 1;
+                cancelledAt[victim] = timeOf[static_cast<std::size_t>(victim)];
+                live.erase({timeOf[static_cast<std::size_t>(victim)], victim});
+                q.cancel(ids[static_cast<std::size_t>(victim)]);
+            }
+        }
+        QCOMPARE(q.size(), live.size());
+        QCOMPARE(q.cancelledPending(), cancelledAt.size());
+        // Each freed slot was taken by the next event: never more slots than live events + 1.
+        QVERIFY2(q.slots() <= live.size() + 1, qPrintable(QString::number(q.slots())));
+        std::set<std::pair<double, int>> all = live;
+        for (const auto& [id, t] : cancelledAt) all.insert({t, id});
+        for (const auto& [t, id] : all) {
+            QCOMPARE(q.nextTime(), t);
+            auto e = q.pop();
+            QCOMPARE(e.t, t);
+            if (cancelledAt.count(id)) {
+                QVERIFY(e.cancelled);
+                continue;
+            }
+            QVERIFY(!e.cancelled);
+            e.fn();
+            QCOMPARE(ran, id);
+        }
+        QVERIFY(q.empty());
     }
 
     void runEventNamesAreOneMapping() {

@@ -1,6 +1,8 @@
 // Engine semantics that are requirements: lost work, billing while held, staleness,
 // timings of two-level policies along their links, stop rules and run control.
 
+#include "core/engine/safety_net.h"
+#include "core/engine/snapshots.h"
 #include "core/scenario/scenario_io.h"
 #include "engine_fixtures.h"
 #include "wall_bounds.h"
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -542,6 +545,53 @@ private Q_SLOTS:
         QCOMPARE(static_cast<int>(summary.status), static_cast<int>(RunStatus::Cancelled));
         QCOMPARE(summary.rounds, 0);
         QVERIFY(ms < fogtest::kPromptMs);
+    }
+
+    void snapshotScheduleInterleavesPeriodicAndTimed() {
+        // Every 10 s and at 25, 10 and 40 (sorted): at an equal instant the timed one (the
+        // replay check) comes first; none is due at or after the next event's time.
+        SnapshotSchedule schedule(10.0, {25.0, 10.0, 40.0});
+        std::string got;
+        auto drain = [&](double nextEvent) {
+            while (const auto due = schedule.next(nextEvent))
+                got += (due->reason == RunSnapshot::Reason::Replay ? "R" : "E") + std::to_string(int(due->time)) + " ";
+            got += "| ";
+        };
+        drain(35.0);
+        drain(std::numeric_limits<double>::infinity()); // no next event: nothing to take before it
+        drain(40.0);
+        drain(41.0);
+        QCOMPARE(QString::fromStdString(got), QString("R10 E10 E20 R25 E30 | | | R40 E40 | "));
+        SnapshotSchedule none(0.0, {});
+        QVERIFY(!none.next(1e9));
+        QVERIFY_THROWS_EXCEPTION(EngineError, SnapshotSchedule(-1.0, {}));
+        QVERIFY_THROWS_EXCEPTION(EngineError, SnapshotSchedule(std::numeric_limits<double>::infinity(), {}));
+        QVERIFY_THROWS_EXCEPTION(EngineError, SnapshotSchedule(0.0, {-2.0}));
+    }
+
+    void safetyNetCountsEventsAndProgress() {
+        // The limits follow the topology; events without progress trip it only past both
+        // limits, or past the event limit at one instant.
+        Scenario s = timingStar(2, 1.0, NoiseSpec::Kind::None);
+        const Topology topo(s.topology, s.seed);
+        SafetyNet net(topo);
+        QCOMPARE(net.stallEvents(), std::uint64_t(1000 + 10 * topo.firstJoining()));
+        net.expectDispatch(2.0);
+        net.dispatchTook(3.0);
+        net.dispatchTook(1.0); // the longest stays
+        QCOMPARE(net.stallSeconds(), 300.0);
+        for (std::uint64_t i = 0; i <= net.stallEvents(); ++i) net.eventHandled();
+        QCOMPARE(net.eventsRun(), net.stallEvents() + 1);
+        QVERIFY(net.stalled(0.0));    // all at one instant
+        QVERIFY(!net.stalled(100.0)); // time moved, not far enough
+        QVERIFY(net.stalled(301.0));
+        net.changeAt(500.0); // a timed change still to come
+        QVERIFY(!net.stalled(400.0));
+        QVERIFY(net.stalled(501.0));
+        net.progressed(501.0);
+        QVERIFY(!net.stalled(501.0));
+        QCOMPARE(net.eventsRun(), net.stallEvents() + 1); // progress resets the stall count only
+        QVERIFY(QString::fromStdString(net.why(900.0)).startsWith("no progress: 0 events and 399 virtual seconds"));
     }
 };
 

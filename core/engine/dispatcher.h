@@ -1,11 +1,12 @@
 #pragma once
 // The training side of jobs: one submit path for every job, whether the engine planned its
-// whole timeline at dispatch (dispatch.cpp) or the shared network decides it as it goes
-// (flow_dispatch.cpp). The dispatcher builds a job's local work from the training settings
+// whole timeline at dispatch (jobs.cpp) or the shared network decides it as it goes
+// (jobs_flow.cpp). The dispatcher builds a job's local work from the training settings
 // (optimiser, client algorithm's terms, the trainer's kept optimiser state, the model as the
 // downlink codec delivers it), hands it to the work pool, waits for it when the update
 // arrives (decoding it as the uplink codec delivers it) and drops it when the job is
-// cancelled or lost. The engine keeps the timeline, the accounting and the policies' side.
+// cancelled or lost. The jobs (jobs.h) keep the timeline and the accounting, the engine
+// the policies' side.
 //
 // Threads: engine thread only; the work it submits runs on the pool's threads and touches
 // nothing here.

@@ -13,28 +13,14 @@
 #include "core/policies/tiered.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 namespace fog {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double wallNow() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<double> dataShares(const Topology& topo, const std::vector<int>& trainers) {
-    std::vector<double> weights;
-    weights.reserve(trainers.size());
-    for (int t : trainers) weights.push_back(topo.dataShare(t));
-    return weights;
-}
 
 } // namespace
 
@@ -61,14 +47,6 @@ const char* toString(RunStatus s) {
 
 namespace {
 
-/// The trainers there from the start (members that join during the run come after them).
-std::vector<int> startingTrainers(const Topology& topo) {
-    std::vector<int> out;
-    for (int t : topo.trainers())
-        if (!topo.joinsLater(t)) out.push_back(t);
-    return out;
-}
-
 /// The scenario with the trace files it names loaded (TimedEvents::loadTraces): a broken one
 /// is reported before anything else is built.
 Scenario withTraces(const Scenario& scenario) {
@@ -77,37 +55,41 @@ Scenario withTraces(const Scenario& scenario) {
     return s;
 }
 
-/// The run's data as loadData splits them over the starting trainers, plus each member that
-/// joins later its own sample (TimedEvents::addJoiningParts).
-DataBundle loadRunData(const Scenario& s, const Topology& topo) {
-    const std::vector<int> trainers = startingTrainers(topo);
-    DataBundle b = loadData(s.data, dataShares(topo, trainers), s.seed);
-    if (trainers.size() < topo.trainers().size()) TimedEvents::addJoiningParts(b, topo, trainers.size(), s.seed);
-    return b;
+/// A single-server policy outside a tiered tree (core/policies/tiered.h): its updates go
+/// to the root aggregator above each trainer, the aggregators between relaying (store and
+/// forward along the links). The others use the nearest aggregators.
+bool relaysToRoot(const Scenario& s) {
+    const PolicyInfo* syncInfo = findSyncPolicy(s.sync.name);
+    return !isTiered(s.topology) && syncInfo && syncInfo->shape == TreeShape::SingleServer;
+}
+
+/// A null observer: RunObserver's methods do nothing.
+RunObserver& noObserver() {
+    static RunObserver none;
+    return none;
 }
 
 } // namespace
 
 struct Engine::EventDoors final : TimedEvents::Host {
-    explicit EventDoors(Engine& engine)
+    EventDoors(Engine& engine, double flopsPerSample)
         : e(engine), links(engine.topo_, engine.network_.get()),
-          nodes(engine.nodes_, engine.topo_, engine.flopsPerSample_,
+          nodes(engine.nodes_, engine.topo_, flopsPerSample,
                 {[&engine](int n) { engine.goOffline(n); }, [&engine](int n) { engine.goOnline(n); },
                  [&engine](int n) { engine.joinNode(n); }}),
-          prices(engine.nodes_, engine.topo_) {}
-    TimedEvents::Resources resources() { return {links, nodes, prices}; }
+          prices(engine.nodes_, engine.topo_), timed(engine.scenario_, engine.topo_, *this, {links, nodes, prices}) {}
 
     double now() const override { return e.now(); }
     void schedule(double t, std::function<void()> fn) override { e.at(t, std::move(fn)); }
     void emit(RunEventKind kind, int node, const std::string& detail) override { e.emitEvent(kind, node, detail); }
-    bool stopped() const override { return e.stopped_; }
+    bool stopped() const override { return e.record_.stopped(); }
     void announceOnline(int n) override { e.sync_->onNodeOnline(e, n); }
     void setPolicyParam(const std::string& policyOf, const std::string& key, double value) override {
         (policyOf == "sync" ? e.syncParams_ : e.selectionParams_).set(key, value);
     }
     std::vector<TimedEvent> takeInterventions() override { return e.control_->takeInterventions(); }
     void intervened(const TimedEvent& event) override {
-        e.lastTraceChange_ = std::max(e.lastTraceChange_, e.now());
+        e.safety_.changeAt(e.now());
         e.observer_->onIntervention(event);
     }
 
@@ -115,182 +97,100 @@ struct Engine::EventDoors final : TimedEvents::Host {
     LinkResources links;
     NodeResources nodes;
     PriceResources prices;
+    TimedEvents timed; ///< last: it holds references to the resources above
 };
 
 Engine::Engine(const Scenario& scenario, EngineOptions options)
-    : scenario_(withTraces(scenario)), options_(std::move(options)),
-      control_(options_.control ? options_.control : std::make_shared<RunControl>()),
+    : scenario_(withTraces(scenario)), cancelFlag_(options.cancelFlag),
+      control_(options.control ? options.control : std::make_shared<RunControl>()),
+      observer_(options.observer ? options.observer : &noObserver()),
       topo_(scenario.topology, scenario.seed, TimedEvents::joiningPerEntry(scenario)), nodes_(topo_, scenario.seed),
-      timelines_(topo_.size()),
-      stopRules_(scenario.stop), evaluation_(scenario.evaluation, scenario.stop) {
-    observer_ = options_.observer ? options_.observer : &nullObserver_;
+      timelines_(topo_.size()), record_(scenario),
+      snapshots_(options.snapshotEverySeconds, std::move(options.snapshotTimes)), safety_(topo_),
+      pacer_(*control_, cancelFlag_) {
     queue_.setPrefetcher(&Engine::prefetchNode, this);
-    if (options_.playbackSpeed > 0) control_->setPlaybackSpeed(options_.playbackSpeed);
-    checkSnapshotOptions();
-    // Members that join during the run (`add` events) are not there yet: the data are split
-    // over the others exactly as without them, and each newcomer brings its own sample
-    // (TimedEvents::addJoiningParts).
-    const auto allTrainers = topo_.trainers();
-    const std::vector<int> trainers = startingTrainers(topo_);
-    if (trainers.empty()) throw EngineError("the topology has no trainer under an aggregator");
-
-    // Data: parts follow the trainers in topology order, weighted by their data_share. A
-    // timing-only run needs only how many samples each trainer holds.
-    data_ = options_.data;
-    if (!data_ && scenario_.data.kind == DataSpec::Kind::None && scenario_.model.kind == ModelSpec::Kind::None) {
-        if (scenario_.data.samplesPerTrainer < 0) throw DataError("data: samplesPerTrainer must be >= 0");
-        auto b = std::make_shared<DataBundle>();
-        b->train.width = b->test.width = 0;
-        data_ = b;
-        uniformPart_ = scenario_.data.samplesPerTrainer;
-    } else if (!data_) {
-        data_ = std::make_shared<DataBundle>(loadRunData(scenario_, topo_));
-    } else if (uniformPart_ < 0 && allTrainers.size() > trainers.size() && data_->parts.size() == trainers.size()) {
-        DataBundle b = *data_; // data shared with other runs: this run's copy gets the newcomers' parts
-        TimedEvents::addJoiningParts(b, topo_, trainers.size(), scenario_.seed);
-        data_ = std::make_shared<DataBundle>(std::move(b));
-    }
-    if (uniformPart_ < 0 && data_->parts.size() < allTrainers.size())
-        throw EngineError("the data are split into " + std::to_string(data_->parts.size()) +
-                          " parts but the topology has " + std::to_string(allTrainers.size()) +
-                          " trainers");
-    trainerPart_.assign(topo_.size(), -1);
-    for (std::size_t i = 0; i < allTrainers.size(); ++i) {
-        trainerPart_[allTrainers[i]] = static_cast<int>(i);
-        if (uniformPart_ >= 0 ? uniformPart_ == 0 : data_->parts[i].empty())
-            throw EngineError("trainer '" + topo_.node(allTrainers[i]).spec.id +
-                              "' received no training samples: use fewer trainers, more data "
-                              "or another partition");
-    }
-
-    if (scenario_.model.kind != ModelSpec::Kind::None) {
-        learner_ = std::make_unique<Learner>(scenario_.model, data_->train, data_->test, scenario_.training.backend);
-        initialModel_ = std::make_shared<Params>(learner_->initialParameters(scenario_.seed));
-        if (LocalJobTap* tap = localJobTap()) tap->trainingData(data_);
-    } else {
-        initialModel_ = std::make_shared<Params>();
-    }
+    if (options.playbackSpeed > 0) control_->setPlaybackSpeed(options.playbackSpeed);
+    // Data: the trainers' parts and the aggregators their updates go to (roster.h).
+    roster_ = std::make_unique<Roster>(scenario_, topo_, options.data, relaysToRoot(scenario_));
+    model_ = std::make_unique<RunModel>(scenario_, roster_->loaded());
+    Learner* const learner = model_->learner(); // null: a timing-only run
     // Nodes given in FLOP/s (compute.flops, or a device class): the topology holds FLOP/s
     // until the model's cost per sample is known, here; energy per FLOP needs it too.
-    auto modelFlops = [this] {
-        if (flopsPerSample_ <= 0)
-            flopsPerSample_ = modelTrainingFlops(scenario_.model, data_->train.channels, data_->train.height,
-                                                 data_->train.width, data_->train.classes);
-        return flopsPerSample_;
-    };
     for (int i = 0; i < topo_.size(); ++i) {
-        if (topo_.entry(i).compute.flops.max > 0) topo_.setThroughput(i, topo_.throughput(i) / modelFlops());
-        if (topo_.entry(i).energy.perFlopJ > 0) modelFlops();
+        if (topo_.entry(i).compute.flops.max > 0)
+            topo_.setThroughput(i, topo_.throughput(i) / model_->flopsPerSample());
+        if (topo_.entry(i).energy.perFlopJ > 0) model_->flopsPerSample();
     }
-    modelBytes_ = scenario_.model.wireBytes > 0
-                      ? scenario_.model.wireBytes
-                      : 4.0 * static_cast<double>(learner_ ? learner_->parameterCount() : 0);
-    dispatcher_ = std::make_unique<Dispatcher>(scenario_, topo_, learner_.get(), modelBytes_, control_->cancelFlag());
+    const double flopsPerSample = model_->knownFlopsPerSample();
+    auto dispatcher =
+        std::make_unique<Dispatcher>(scenario_, topo_, learner, modelBytes(), control_->cancelFlag());
 
     const std::uint64_t seed = scenario_.seed;
     const Topology* topo = &topo_;
-    feeder_ = std::make_unique<BatchFeeder>(
-        topo_.size(), learner_ != nullptr, [this](int n) { return samplesOf(n); },
-        [this](int n) -> const BatchFeeder::Part& { return data_->parts[trainerPart_[n]]; },
+    const Roster* roster = roster_.get();
+    auto feeder = std::make_unique<BatchFeeder>(
+        topo_.size(), learner != nullptr, [roster](int n) { return roster->samplesOf(n); },
+        [roster](int n) -> const BatchFeeder::Part& { return roster->part(n); },
         [seed, topo](int n) { return deriveSeed(seed, hashName("data-order"), hashName(topo->id(n))); });
     selectionRng_ = Rng(deriveSeed(scenario_.seed, hashName("selection")));
 
-    // Single-server policies talk to every trainer of the tree; aggregators below the
-    // server relay (store and forward along the links). The others use nearest aggregators.
     const PolicyInfo* syncInfo = findSyncPolicy(scenario_.sync.name);
-    // A tiered tree (core/policies/tiered.h): every aggregator serves the trainers right under it.
     const bool tiered = isTiered(scenario_.topology);
-    const bool relay = !tiered && syncInfo && syncInfo->shape == TreeShape::SingleServer;
-    server_.assign(topo_.size(), -1);
-    for (int i = 0; i < topo_.size(); ++i) {
-        int a = topo_.aggregator(i);
-        while (relay && a >= 0 && topo_.aggregator(a) >= 0) a = topo_.aggregator(a);
-        server_[i] = a;
-    }
-    for (int t : trainers) trainersOf_[server_[t]].push_back(t); // newcomers when they join
-    for (int i = 0; i < topo_.size(); ++i)
-        anyAggregationEnergy_ = anyAggregationEnergy_ || topo_.entry(i).energy.perUpdateAggregatedJ > 0;
+    const bool relay = relaysToRoot(scenario_);
     // Unknown names stay empty here: building the policy reports them.
     if (findSyncDescriptor(scenario_.sync.name)) syncParams_ = resolveSyncParams(scenario_.sync);
     // Synchronous averaging between regional servers (model averaging; async-ga across
-    // several roots): every server folds in every region's model (chargeAggregation).
+    // several roots): every server folds in every region's model (Accounting::chargeAggregation).
     // Asynchronous averaging: only the server that mixes.
     const SyncPolicyDescriptor* syncDesc = findSyncDescriptor(scenario_.sync.name);
     const bool asyncAveraging = syncDesc && syncDesc->asyncAveraging && syncDesc->asyncAveraging(syncParams_);
+    std::vector<int> regionServers;
     if (syncInfo && !tiered && !asyncAveraging &&
         (syncInfo->shape == TreeShape::Regions ||
          (relay && syncDesc->serverPerRoot && topo_.rootAggregators().size() > 1)))
         for (int r : topo_.rootAggregators())
-            if (trainersOf_.count(r)) regionServers_.push_back(r);
+            if (roster_->serves(r)) regionServers.push_back(r);
     if (findSelectionDescriptor(scenario_.selection.name)) selectionParams_ = resolveSelectionParams(scenario_.selection);
     sync_ = tiered ? makeTieredPolicy(scenario_, *this) : makeSyncPolicy(scenario_.sync, *this);
     selection_ = makeSelectionPolicy(scenario_.selection, *this);
-    dispatcher_->startPool(options_.threads);
+    dispatcher->startPool(options.threads);
 
+    accounting_ = std::make_unique<Accounting>(topo_, nodes_, flopsPerSample, std::move(regionServers));
     // Contention: transfers share links and interfaces (docs/network.md). Nothing to share
     // (no link, no interface limit): every transfer is instantaneous either way.
     if (topo_.spec().contention) {
         network_ = std::make_unique<Network>(
             topo_, [this](double t, std::function<void()> fn) { at(t, std::move(fn)); },
-            [this](const Network::HopBytes& h) { chargeHop(h); }, observer_);
+            [this](const Network::HopBytes& h) { accounting_->chargeHop(h); }, observer_);
         if (network_->links().empty()) network_.reset();
     }
+    jobs_ = std::make_unique<Jobs>(
+        static_cast<Jobs::Host&>(*this),
+        Jobs::Parts{scenario_, topo_, queue_, nodes_, timelines_, network_.get(), *accounting_, *observer_},
+        std::move(dispatcher), std::move(feeder), modelBytes(), learner != nullptr);
 
-    // Safety net limits, relative to this scenario (see stallSeconds()).
-    stallEvents_ = 1000 + 10 * static_cast<std::uint64_t>(topo_.firstJoining());
-    for (int t : trainers) {
+    // Safety net limits, relative to this scenario (safety_net.h).
+    for (int t : roster_->starting()) {
         const int agg = serverOf(t);
-        const double seconds = topo_.transfer(agg, t, modelBytes_).seconds +
+        const double seconds = topo_.transfer(agg, t, modelBytes()).seconds +
                                expectedComputeSeconds(t, std::max(1, localStepsOf(t)), scenario_.training.batchSize) +
-                               topo_.transfer(t, agg, modelBytes_).seconds;
-        expectedSlowestDispatch_ = std::max(expectedSlowestDispatch_, seconds);
+                               topo_.transfer(t, agg, modelBytes()).seconds;
+        safety_.expectDispatch(seconds);
     }
-    for (const auto& n : topo_.nodes()) {
-        const auto& a = n.spec.availability;
-        if (a.kind == AvailabilitySpec::Kind::Markov) longestMeanDown_ = std::max(longestMeanDown_, a.meanDownS);
-        if (a.kind == AvailabilitySpec::Kind::Trace)
-            for (const auto& iv : a.offline)
-                if (std::isfinite(iv.toS)) lastTraceChange_ = std::max(lastTraceChange_, iv.toS);
-    }
-    eventDoors_ = std::make_unique<EventDoors>(*this);
-    events_ = std::make_unique<TimedEvents>(scenario_, topo_, *eventDoors_, eventDoors_->resources());
-    lastTraceChange_ = std::max(lastTraceChange_, events_->lastChange());
+    events_ = std::make_unique<EventDoors>(*this, flopsPerSample);
+    safety_.changeAt(events_->timed.lastChange());
 }
 
 Engine::~Engine() {
     control_->cancel(); // work still on the pool stops at its next step
-    dispatcher_.reset(); // joins the workers before the learner and data go
-}
-
-const DataBundle& Engine::data() const {
-    if (uniformPart_ >= 0) {
-        // What loadData gives a timing-only run: every trainer holds indices 0 .. n-1.
-        data_ = std::make_shared<DataBundle>(loadRunData(scenario_, topo_));
-        uniformPart_ = -1;
-    }
-    return *data_;
-}
-
-double Engine::stallSeconds() const {
-    return 100.0 * (std::max(expectedSlowestDispatch_, slowestDispatch_) + longestMeanDown_);
-}
-
-void Engine::noteProgress() {
-    eventsSinceProgress_ = 0;
-    lastProgress_ = now();
-}
-
-bool Engine::stalled() const {
-    if (eventsSinceProgress_ <= stallEvents_) return false;
-    if (now() == lastProgress_) return true; // events that never move the clock
-    return now() - lastProgress_ > stallSeconds() && now() > lastTraceChange_;
+    jobs_.reset();      // joins the workers before the learner and data go
 }
 
 // ---------------------------------------------------------------- run loop
 
 RunProgress Engine::progress(double accuracy) const {
     RunProgress p;
-    p.round = globalRound_;
+    p.round = globalRound();
     p.time = now();
     p.accuracy = accuracy;
     p.cost = costAt(now());
@@ -299,50 +199,27 @@ RunProgress Engine::progress(double accuracy) const {
 
 void Engine::checkArmedCondition(bool atRound, double accuracy) {
     const auto c = control_->armedCondition();
-    if (!c || stopped_) return;
+    if (!c || stopped()) return;
     // Each metric is looked at where it changes: round and accuracy at global aggregations,
     // cost after every event (time is handled before each event, in run()).
     if (!atRound && c->metric != ConditionMetric::Cost) return;
-    if (c->metric == ConditionMetric::Cost && !nodes_.costMayReach(trafficCost_, now(), c->threshold)) return;
+    if (c->metric == ConditionMetric::Cost && !accounting_->costMayReach(now(), c->threshold)) return;
     const RunProgress p = progress(accuracy);
     if (!c->holds(p)) return;
     const auto what = control_->conditionHeld(*c, p);
     if (what == RunControl::OnCondition::Stop) stop(RunStatus::Finished, "condition reached: " + c->reachedText(p));
 }
 
-void Engine::paceTo(double t) {
-    // Teaching speed: let wall time follow virtual time, in short sleeps so that pause,
-    // cancel and speed changes stay quick. The anchor moves when the speed changes or the
-    // run fell behind (a pause, heavy work), so it never races to catch up.
-    double shown = now();
-    while (!control_->checkCancel(options_.cancelFlag)) {
-        const double speed = control_->playbackSpeed();
-        if (speed <= 0 || control_->isPaused()) break;
-        const double wall = wallNow();
-        double v = paceVirtual_ + (wall - paceWall_) * speed;
-        if (speed != paceSpeed_ || v > t + 0.25 * speed) {
-            paceSpeed_ = speed;
-            paceWall_ = wall;
-            paceVirtual_ = v = shown;
-        }
-        shown = std::min(v, t);
-        control_->setClock(shown);
-        if (v >= t) break;
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(std::min<long>(20, static_cast<long>((t - v) / speed * 1000) + 1)));
-    }
-}
-
 RunSummary Engine::run() {
     useSingleThreadedKernels();
-    wallStart_ = wallNow();
+    pacer_.start();
     RunInfo info;
     info.scenarioName = scenario_.name;
     info.seed = scenario_.seed;
-    info.threads = dispatcher_->threads();
-    info.model = learner_ ? learner_->describe() : "none (timing only)";
-    info.trainSamples = data_->train.size();
-    info.testSamples = data_->test.size();
+    info.threads = jobs_->threads();
+    info.model = trainsModel() ? model_->learner()->describe() : "none (timing only)";
+    info.trainSamples = roster_->loaded()->train.size();
+    info.testSamples = roster_->loaded()->test.size();
     info.nodes.reserve(static_cast<std::size_t>(topo_.size()));
     for (const auto& n : topo_.nodes())
         info.nodes.push_back({n.spec.id, toString(n.spec.tier), toString(n.spec.role), n.spec.parent,
@@ -351,29 +228,30 @@ RunSummary Engine::run() {
     observer_->onStart(info);
     if (network_) network_->giveBackLinks(std::move(info.links));
     info = RunInfo{};
-    if (learner_ && scenario_.training.backend != TrainingBackend::LibTorch)
+    if (trainsModel() && scenario_.training.backend != TrainingBackend::LibTorch)
         emitEvent(RunEventKind::Backend, -1,
-                  std::string("training.backend ") + toString(scenario_.training.backend) + ": " + learner_->backend());
+                  std::string("training.backend ") + toString(scenario_.training.backend) + ": " +
+                      model_->learner()->backend());
 
     try {
-        if (const auto& limit = stopRules_.timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
+        if (const auto& limit = record_.stopRules().timeLimit()) queue_.scheduleStop(limit->condition.threshold, limit->reason);
         for (int i = 0; i < topo_.firstJoining(); ++i) startNode(i); // newcomers start when they join
-        events_->start(); // what holds from t = 0, before the policies start
-        startPolicies(); // the pilot phase first if a planner asks for one (pilot_phase.cpp)
+        events_->timed.start(); // what holds from t = 0, before the policies start
+        startPolicies(); // the pilot phase first if a planner asks for one (pilot_phase.h)
         offersChanged_ = false; // the start (or the pilot's end, later) saw the offers of now
-        while (!stopped_) {
-            control_->waitWhilePaused(options_.cancelFlag);
+        while (!stopped()) {
+            control_->waitWhilePaused(cancelFlag_);
             if (control_->takeSnapshotRequest()) { // also while paused: the run stays paused
                 takeSnapshot(RunSnapshot::Reason::Requested, now());
                 continue;
             }
-            if (control_->checkCancel(options_.cancelFlag)) {
+            if (control_->checkCancel(cancelFlag_)) {
                 stop(RunStatus::Cancelled, "cancelled");
                 break;
             }
             // Interventions (and recorded ones due after this many events); then look at the
             // pause again: one may arrive while paused.
-            if (events_->between(eventsRun_)) {
+            if (events_->timed.between(safety_.eventsRun())) {
                 timelines_.flush(*observer_, false);
                 continue;
             }
@@ -390,7 +268,7 @@ RunSummary Engine::run() {
                 stop(RunStatus::Finished, "nothing left to run (no trainer can take part)");
                 break;
             }
-            takeDueSnapshots(queue_.nextTime());
+            while (const auto due = snapshots_.next(queue_.nextTime())) takeSnapshot(due->reason, due->time);
             // A front end's "time >= T": the clock reaches T once every event at T is done.
             if (const auto c = control_->armedCondition(); c && c->metric == ConditionMetric::Time) {
                 if (queue_.nextTime() > c->threshold || now() >= c->threshold) {
@@ -404,7 +282,7 @@ RunSummary Engine::run() {
                 }
             }
             const double t = queue_.nextTime();
-            if (t > now()) paceTo(t);
+            if (t > now()) pacer_.paceTo(now(), t);
             EventQueue::Popped ev = queue_.pop();
             control_->setClock(now());
             if (ev.isStop()) {
@@ -413,22 +291,15 @@ RunSummary Engine::run() {
             }
             if (ev.fn) ev.fn(); // a cancelled timer counts as an event all the same (EventQueue::cancel)
             control_->eventHandled(); // an event step ends here
-            ++eventsRun_;
-            if (const auto& b = stopRules_.budget();
-                b && !stopped_ && nodes_.costMayReach(trafficCost_, now(), b->condition.threshold) &&
+            safety_.eventHandled();
+            if (const auto& b = record_.stopRules().budget();
+                b && !stopped() && accounting_->costMayReach(now(), b->condition.threshold) &&
                 costAt(now()) >= b->condition.threshold) {
                 emitEvent(*b->event, -1);
                 stop(RunStatus::Finished, b->reason);
             }
-            ++eventsSinceProgress_;
-            if (!stopped_ && stalled()) {
-                const std::string why =
-                    "no progress: " + std::to_string(eventsSinceProgress_) + " events and " +
-                    std::to_string(static_cast<long long>(now() - lastProgress_)) +
-                    " virtual seconds since an update last reached an aggregator (at t = " +
-                    std::to_string(static_cast<long long>(lastProgress_)) +
-                    " s); no trainer can deliver under this topology and these policies "
-                    "(docs/emulator.md, 'Safety net')";
+            if (!stopped() && safety_.stalled(now())) {
+                const std::string why = safety_.why(now());
                 emitEvent(RunEventKind::NoProgress, -1, why);
                 stop(RunStatus::Failed, why);
             }
@@ -436,65 +307,55 @@ RunSummary Engine::run() {
             timelines_.flush(*observer_, false);
         }
     } catch (const std::exception& ex) {
-        if (!stopped_) stop(control_->cancelRequested() ? RunStatus::Cancelled : RunStatus::Failed, ex.what());
+        if (!stopped()) stop(control_->cancelRequested() ? RunStatus::Cancelled : RunStatus::Failed, ex.what());
     }
     return finish();
 }
 
-void Engine::stop(RunStatus status, const std::string& reason) {
-    if (stopped_) return;
-    stopped_ = true;
-    summary_.status = status;
-    summary_.stopReason = reason;
-}
+void Engine::stop(RunStatus status, const std::string& reason) { record_.stop(status, reason); }
 
 RunSummary Engine::finish() {
-    dispatcher_->cancelAll();
+    jobs_->stopWork();
     // Close every node's open state and billing at the end time.
     const double end = now();
     for (int i = 0; i < topo_.size(); ++i) {
-        if (const std::uint64_t id = nodes_.job(i)) {
-            const Job& job = jobs_.at(id);
-            writeJobIntervals(job, end);
-            endJobCompute(job, end);
-            timelines_.restart(i, NodeState::Idle, end);
-            flowJobs_.erase(id);
-        } else if (!(nodes_.forced(i) & TimedEvents::Absent)) { // a member that never joined has no interval
+        // A busy node's job ends there (Jobs::endAt); a member that never joined has no interval.
+        if (!jobs_->endAt(i, end) && !(nodes_.forced(i) & TimedEvents::Absent))
             timelines_.setState(i, timelines_.state(i), end);
-        }
         nodes_.release(i, end);
     }
     timelines_.flush(*observer_, true);
     // Transfers still moving are cut at the end: the bytes sent so far are charged.
     if (network_) network_->finish(end);
-    dispatcher_->waitAll();
+    jobs_->waitWork();
 
-    summary_.rounds = globalRound_;
-    summary_.aggregations = aggregations_;
-    summary_.virtualTime = end;
-    summary_.cost = costAt(end);
+    RunSummary& summary = record_.summary();
+    summary.rounds = record_.globalRound();
+    summary.aggregations = record_.aggregations();
+    summary.virtualTime = end;
+    summary.cost = costAt(end);
     const EnergySplit energy = nodes_.energyAt(end);
-    summary_.energyJ = energy.total;
-    summary_.energyComputeJ = energy.compute;
-    summary_.energyNetworkJ = energy.network;
-    summary_.energyIdleJ = energy.idle;
-    summary_.bytes = bytes_;
-    summary_.samplesComputed = samplesComputed_;
-    summary_.lostJobs = lostJobs_;
-    summary_.finalTrainLoss = last_.trainLoss;
+    summary.energyJ = energy.total;
+    summary.energyComputeJ = energy.compute;
+    summary.energyNetworkJ = energy.network;
+    summary.energyIdleJ = energy.idle;
+    summary.bytes = accounting_->bytes();
+    summary.samplesComputed = accounting_->samplesComputed();
+    summary.lostJobs = jobs_->lost();
+    summary.finalTrainLoss = record_.last().trainLoss;
     // A cancelled run keeps its last evaluation: a final pass over the test set would make
     // Stop wait for it.
-    if (learner_ && summary_.status == RunStatus::Finished) {
+    if (trainsModel() && summary.status == RunStatus::Finished) {
         ParamsPtr model = sync_->globalModel();
-        if (!model) model = initialModel_; // stopped during a planner's pilot: no policy started
-        if (!lastEvaluated_ || std::isnan(summary_.finalTestAccuracy)) {
-            const EvalResult r = learner_->evaluate(*model);
-            Evaluation::record(summary_, r.loss, r.accuracy);
+        if (!model) model = initialModel(); // stopped during a planner's pilot: no policy started
+        if (!record_.lastEvaluated() || std::isnan(summary.finalTestAccuracy)) {
+            const EvalResult r = model_->learner()->evaluate(*model);
+            record_.evaluated(r.loss, r.accuracy);
         }
     }
-    summary_.wallSeconds = wallNow() - wallStart_;
-    observer_->onFinish(summary_);
-    return summary_;
+    summary.wallSeconds = pacer_.wallSeconds();
+    observer_->onFinish(summary);
+    return summary;
 }
 
 TimerId Engine::at(double t, std::function<void()> fn) { return queue_.schedule(t, std::move(fn)); }
@@ -502,6 +363,58 @@ TimerId Engine::at(double t, std::function<void()> fn) { return queue_.schedule(
 void Engine::cancelTimer(TimerId id) { queue_.cancel(id); }
 
 bool Engine::hasJoined(int node) const { return !(nodes_.forced(node) & TimedEvents::Absent); }
+
+// ---------------------------------------------------------------- policies and pilot
+
+void Engine::startPolicies() {
+    PilotRequest req = sync_->pilotRequest(*this);
+    if (req.trainers <= 0) req = selection_->pilotRequest(*this);
+    if (req.trainers <= 0 || !trainsModel()) {
+        selection_->start(*this); // may report a plan before the first round
+        sync_->start(*this);
+        return;
+    }
+    pilot_ =
+        std::make_unique<PilotPhase>(req, *this, *this, static_cast<PilotPhase::Host&>(*this), *model_->learner());
+    pilot_->start();
+}
+
+void Engine::pilotFinished(const PilotEstimates& estimates) {
+    emitEvent(RunEventKind::Plan, -1, estimates.describe());
+    selection_->start(*this);
+    sync_->start(*this);
+}
+
+void Engine::jobArrived(const Job& job, LocalResult& result) {
+    if (pilot_ && pilot_->owns(job.id)) return pilot_->arrived(job, result);
+    selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
+    sync_->onArrival(*this, job, result);
+}
+
+void Engine::jobLost(const Job& job) {
+    if (pilot_ && pilot_->owns(job.id))
+        pilot_->lost(job);
+    else
+        sync_->onLost(*this, job);
+}
+
+// ---------------------------------------------------------------- snapshots
+
+void Engine::takeSnapshot(RunSnapshot::Reason reason, double time) {
+    RunSnapshot s;
+    s.reason = reason;
+    s.time = time;
+    s.round = globalRound();
+    s.eventsHandled = safety_.eventsRun();
+    s.cost = costAt(s.time);
+    s.energyJ = nodes_.energyAt(s.time).total;
+    s.bytes = accounting_->bytes();
+    s.samplesComputed = accounting_->samplesComputed();
+    // During a calibrated planner's pilot phase the sync policy has not started and holds no
+    // model yet: the global model is still the initial one.
+    if (trainsModel()) s.model = pilotActive() || !sync_->globalModel() ? initialModel() : sync_->globalModel();
+    observer_->onSnapshot(s);
+}
 
 // ---------------------------------------------------------------- availability
 
@@ -540,34 +453,14 @@ void Engine::onAvailabilityChange(int node) {
 void Engine::goOffline(int node) {
     nodes_.release(node, now());
     emitEvent(RunEventKind::Offline, node);
-    if (const std::uint64_t id = nodes_.job(node)) {
-        Job job = jobs_.at(id);
-        jobs_.erase(id);
-        cutJobTransfer(id); // frees its share of the links at once; the bytes sent are paid
-        nodes_.setJob(node, 0);
-        releaseIfAsked(node);
-        dispatcher_->drop(id);
-        writeJobIntervals(job, now());
-        endJobCompute(job, now());
-        timelines_.restart(node, NodeState::Offline, now());
-        ++lostJobs_;
-        observer_->onJobEnded(job.id, now());
-        emitEvent(RunEventKind::WorkLost, node, "round " + std::to_string(job.round));
-        if (pilotOwns(job.id))
-            pilotLost(job);
-        else
-            sync_->onLost(*this, job);
-    } else {
-        timelines_.setState(node, NodeState::Offline, now());
-    }
+    if (!jobs_->lose(node)) timelines_.setState(node, NodeState::Offline, now()); // a job lost: Jobs::lose
 }
 
 void Engine::joinNode(int n) {
     // No interval before: the member was not there (not "offline").
     timelines_.restart(n, nodes_.online(n) ? NodeState::Idle : NodeState::Offline, now());
     scheduleAvailabilityChange(n);
-    if (topo_.trains(n) && server_[static_cast<std::size_t>(n)] >= 0)
-        trainersOf_[server_[static_cast<std::size_t>(n)]].push_back(n);
+    roster_->join(n);
 }
 
 void Engine::goOnline(int node) {
@@ -575,18 +468,12 @@ void Engine::goOnline(int node) {
     if (nodes_.acquired(node) || topo_.aggregates(node)) nodes_.hold(node, now());
     emitEvent(RunEventKind::Online, node);
     if (pilotActive())
-        pilotFill(); // the policies start after the pilot
+        pilot_->fill(); // the policies start after the pilot
     else
         sync_->onNodeOnline(*this, node);
 }
 
 // ---------------------------------------------------------------- for policies
-
-std::int64_t Engine::samplesOf(int trainer) const {
-    const int p = trainerPart_.at(trainer);
-    if (p < 0) return 0;
-    return uniformPart_ >= 0 ? uniformPart_ : static_cast<std::int64_t>(data_->parts[p].size());
-}
 
 int Engine::localStepsOf(int trainer) const {
     const auto& t = scenario_.training;
@@ -604,23 +491,16 @@ double Engine::learningRate() const {
     case ScheduleSpec::Kind::Constant:
         return t.learningRate;
     case ScheduleSpec::Kind::Step:
-        return t.learningRate * pmath::pow(s.gamma, globalRound_ / std::max(1, s.stepRounds));
+        return t.learningRate * pmath::pow(s.gamma, globalRound() / std::max(1, s.stepRounds));
     case ScheduleSpec::Kind::InverseTime:
-        return t.learningRate / (1.0 + s.gamma * globalRound_);
+        return t.learningRate / (1.0 + s.gamma * globalRound());
     }
     return t.learningRate;
 }
 
-std::vector<int> Engine::trainersOf(int aggregator) const {
-    const auto it = trainersOf_.find(aggregator);
-    return it == trainersOf_.end() ? std::vector<int>{} : it->second;
-}
-
 std::vector<int> Engine::selectTrainers(int aggregator, int round) {
     std::vector<int> candidates;
-    const auto it = trainersOf_.find(aggregator);
-    if (it == trainersOf_.end()) return candidates;
-    for (int t : it->second)
+    for (int t : roster_->trainersOf(aggregator))
         if (nodes_.ready(t)) candidates.push_back(t);
     if (candidates.empty()) return candidates;
     return selection_->select(*this, aggregator, round, candidates, selectionRng_);
@@ -631,6 +511,17 @@ double Engine::expectedComputeSeconds(int trainer, int steps, int batch) const {
 }
 
 // ---------------------------------------------------------------- metrics and stop rules
+
+void Engine::send(int from, int to, double bytes, std::function<void()> delivered) {
+    if (network_) {
+        network_->start(from, to, bytes, now(), true, std::move(delivered));
+        return;
+    }
+    const Transfer tr = topo_.transfer(from, to, bytes);
+    accounting_->chargeTransfer(from, to, bytes, tr.price);
+    observer_->onMessage({0, from, to, now(), now() + tr.seconds, bytes, true});
+    at(now() + tr.seconds, std::move(delivered));
+}
 
 void Engine::emitEvent(RunEventKind kind, int node, const std::string& detail) {
     offersChanged_ = offersChanged_ || kind == RunEventKind::Offline || kind == RunEventKind::Online ||
@@ -648,67 +539,47 @@ void Engine::report(PolicyEvent kind, int node, const std::string& detail) {
     }
 }
 
-void Engine::releaseTrainer(int trainer) {
-    if (nodes_.job(trainer)) {
-        releaseAfterJob_.insert(trainer);
-        return;
-    }
-    nodes_.release(trainer, now());
-    nodes_.forget(trainer);
-}
-
-void Engine::releaseIfAsked(int trainer) {
-    if (releaseAfterJob_.erase(trainer) == 0) return;
-    nodes_.release(trainer, now());
-    nodes_.forget(trainer);
-}
-
 void Engine::notifyTrainerAvailable(int trainer) {
-    if (!stopped_ && nodes_.online(trainer) && !nodes_.job(trainer)) sync_->onNodeOnline(*this, trainer);
+    if (!stopped() && nodes_.online(trainer) && !nodes_.job(trainer)) sync_->onNodeOnline(*this, trainer);
 }
 
 void Engine::evaluateInto(AggregationRecord& r, const ParamsPtr& model) {
-    if (!learner_ || !model || model->empty()) return;
-    const EvalResult e = learner_->evaluate(*model);
+    if (!trainsModel() || !model || model->empty()) return;
+    const EvalResult e = model_->learner()->evaluate(*model);
     r.testLoss = e.loss;
     r.testAccuracy = e.accuracy;
-    Evaluation::record(summary_, e.loss, e.accuracy);
+    record_.evaluated(e.loss, e.accuracy);
 }
 
 void Engine::reportAggregation(AggregationRecord record, const ParamsPtr& model) {
     record.time = now();
-    record.wallSeconds = wallNow() - wallStart_;
+    record.wallSeconds = pacer_.wallSeconds();
     record.cost = costAt(now());
-    chargeAggregation(record);
+    accounting_->chargeAggregation(record);
     const EnergySplit energy = nodes_.energyAt(now());
     record.energyJ = energy.total;
     record.energyComputeJ = energy.compute;
     record.energyNetworkJ = energy.network;
     record.energyIdleJ = energy.idle;
-    record.bytes = bytes_;
+    record.bytes = accounting_->bytes();
     record.learningRate = learningRate();
-    ++aggregations_;
-    noteProgress();
-    if (record.level == 0) {
-        ++globalRound_;
-        const bool evaluate = evaluation_.due(globalRound_);
-        if (evaluate) evaluateInto(record, model);
-        lastEvaluated_ = evaluate;
-    }
-    record.round = globalRound_;
-    last_ = record;
+    const bool evaluate = record_.countAggregation(record.level); // level 0: the next global round
+    safety_.progressed(now());
+    if (evaluate) evaluateInto(record, model);
+    record.round = globalRound();
+    record_.keep(record);
     timelines_.flush(*observer_, true);
     if (network_) network_->flush(true);
     observer_->onAggregation(record);
-    events_->afterAggregation(record);
+    events_->timed.afterAggregation(record);
 
     if (record.level == 0) {
         RunProgress p;
-        p.round = globalRound_;
+        p.round = globalRound();
         p.time = now();
         p.accuracy = record.testAccuracy;
         p.cost = record.cost;
-        if (const StopRule* rule = stopRules_.firedAtRound(p)) {
+        if (const StopRule* rule = record_.stopRules().firedAtRound(p)) {
             if (rule->event) emitEvent(*rule->event, -1);
             stop(RunStatus::Finished, rule->reason);
         }

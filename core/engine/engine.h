@@ -2,19 +2,29 @@
 // The emulator: a discrete-event engine whose clock is computed, never measured, while the
 // real training runs on worker threads. See docs/emulator.md for the semantics.
 //
-// The engine coordinates its parts, one file each in core/engine/:
+// The engine coordinates its parts, one file each in core/engine/, each owning its state
+// and reached only through its own interface:
 //   event_queue   events keyed by (time, seq); a stop is an event
 //   node_runtime  availability, billing, energy, the job each trainer runs (compact)
-//   batch_feeder  each trainer's sample order
-//   dispatch      jobs: planned timeline, arrival, loss, cancellation (flow_dispatch: with
-//                 contention)
+//   roster        who trains for whom, on which data
+//   run_model     the learner, the initial model, its bytes on the wire and FLOPs
+//   jobs          jobs: planned timeline, arrival, loss, cancellation (jobs_flow: with
+//                 contention); batch_feeder each trainer's sample order
 //   dispatcher    the jobs' training: one submit path to the work pool, codecs
+//   accounting    traffic, bytes, samples and the energy work spends
+//   pilot_phase   the calibrated planners' pilot before the policies start
+//   snapshots     when snapshots are taken
+//   safety_net    the stall limits and the events handled
+//   pacer         wall time beside virtual time (teaching speed)
 //   timelines     per-node state intervals
-//   stop_rules    evaluation schedule and the scenario's stop rules as conditions
+//   run_record    rounds, aggregations and the summary so far; stop_rules the evaluation
+//                 schedule and the scenario's stop rules as conditions
+//   timed_events  timed events, traces and interventions, through resources (resources.h)
 //   run_control   what front ends do with a run (pause, step, stop, speed, run until)
 //
 // Policies see the engine only as a PolicyContext (core/policies/policy_context.h), which it
-// implements directly.
+// implements; the jobs and the pilot phase reach it through their Host interfaces
+// (Jobs::Host, PilotPhase::Host), which it implements privately.
 //
 // Threads: the constructor, run() and everything under "PolicyContext" belong to the thread
 // that calls run() (the engine thread). The "Control" methods may be called from any
@@ -22,12 +32,18 @@
 // directly (EngineOptions::control).
 
 #include "core/data/dataset.h"
-#include "core/engine/dispatch.h"
-#include "core/engine/dispatcher.h"
+#include "core/engine/accounting.h"
 #include "core/engine/event_queue.h"
+#include "core/engine/jobs.h"
 #include "core/engine/node_runtime.h"
+#include "core/engine/pacer.h"
+#include "core/engine/pilot_phase.h"
+#include "core/engine/roster.h"
+#include "core/engine/run_model.h"
 #include "core/engine/run_control.h"
-#include "core/engine/stop_rules.h"
+#include "core/engine/run_record.h"
+#include "core/engine/safety_net.h"
+#include "core/engine/snapshots.h"
 #include "core/engine/timelines.h"
 #include "core/model/learner.h"
 #include "core/policies/policy_context.h"
@@ -50,8 +66,6 @@ namespace fog {
 
 class SyncPolicy;
 class SelectionPolicy;
-class BatchFeeder;
-class TimedEvents;
 
 struct EngineOptions {
     int threads = 1;
@@ -73,7 +87,7 @@ struct EngineOptions {
     std::vector<double> snapshotTimes;
 };
 
-class Engine final : public PolicyContext {
+class Engine final : public PolicyContext, private Jobs::Host, private PilotPhase::Host {
 public:
     /// Builds the topology, loads data and model, and the policies. Throws EngineError,
     /// DataError or ModelError with a clear message.
@@ -111,67 +125,74 @@ public:
     const Topology& topology() const override { return topo_; }
     /// The run's data. In a timing-only run the per-trainer index lists are built at the
     /// first call (the engine itself needs only their sizes).
-    const DataBundle& data() const override;
-    bool trainsModel() const override { return learner_ != nullptr; }
+    const DataBundle& data() const override { return roster_->data(); }
+    bool trainsModel() const override { return model_->learner() != nullptr; }
     bool isOnline(int node) const override { return nodes_.online(node); }
     bool isBusy(int node) const override { return nodes_.job(node) != 0; }
     /// False for a member an `add` event brings, until its event (core/engine/timed_events.h).
     bool hasJoined(int node) const;
-    std::int64_t samplesOf(int trainer) const override;
+    std::int64_t samplesOf(int trainer) const override { return roster_->samplesOf(trainer); }
     /// Trainers whose updates go to `aggregator`: those right under it and, under a
     /// single-server sync policy (PolicyInfo::shape), every trainer below it, the
     /// aggregators between relaying (docs/emulator.md, "Which trainers a policy uses").
-    std::vector<int> trainersOf(int aggregator) const override;
-    int serverOf(int trainer) const override { return server_[static_cast<std::size_t>(trainer)]; }
+    std::vector<int> trainersOf(int aggregator) const override { return roster_->trainersOf(aggregator); }
+    int serverOf(int trainer) const override { return roster_->serverOf(trainer); }
     int localStepsOf(int trainer) const override;
     double expectedComputeSeconds(int trainer, int steps, int batch) const override;
     double learningRate() const override;
-    ParamsPtr initialModel() const override { return initialModel_; }
-    double modelBytes() const override { return modelBytes_; }
-    int globalRound() const override { return globalRound_; }
-    bool stopped() const override { return stopped_; }
-    const PilotEstimates* pilot() const override; // pilot_phase.cpp
+    ParamsPtr initialModel() const override { return model_->initial(); }
+    double modelBytes() const override { return model_->wireBytes(); }
+    int globalRound() const override { return record_.globalRound(); }
+    bool stopped() const override { return record_.stopped(); }
+    const PilotEstimates* pilot() const override { return pilot_ ? pilot_->estimates() : nullptr; }
 
     std::vector<int> selectTrainers(int aggregator, int round) override;
     /// Sends the model to the trainer, runs the steps there and sends the update back;
     /// the policy hears onArrival or onLost. Returns the job id.
-    std::uint64_t dispatch(const DispatchRequest& request) override;
-    void cancelJob(std::uint64_t id) override;
+    std::uint64_t dispatch(const DispatchRequest& request) override { return jobs_->dispatch(request); }
+    void cancelJob(std::uint64_t id) override { jobs_->cancel(id); }
     void send(int from, int to, double bytes, std::function<void()> delivered) override;
     /// Calls `fn` at virtual time `t`; throws EngineError for a time before now().
     TimerId at(double t, std::function<void()> fn) override;
+    /// Drops the timer's callback and frees its slot at once (EventQueue::cancel).
     void cancelTimer(TimerId id) override;
-    void chargeWork(int node, double seconds) override; // dispatch.cpp
+    void chargeWork(int node, double seconds) override { accounting_->chargeWork(node, seconds); }
     void reportAggregation(AggregationRecord record, const ParamsPtr& model) override;
     void report(PolicyEvent kind, int node, const std::string& detail) override;
     void notifyTrainerAvailable(int trainer) override;
-    void releaseTrainer(int trainer) override;
+    void releaseTrainer(int trainer) override { jobs_->releaseTrainer(trainer); }
 
     void emitEvent(RunEventKind kind, int node, const std::string& detail = {});
 
     /// Cost so far: per-second billing of held nodes plus traffic prices.
-    double costAt(double t) const { return nodes_.costAt(trafficCost_, t); }
+    double costAt(double t) const { return accounting_->costAt(t); }
 
-    /// The safety net (docs/emulator.md, "Safety net"): a run stops as failed ("no
-    /// progress: ...") once more than stallEvents() events and more than stallSeconds()
-    /// virtual seconds have passed since an update last reached an aggregator or an
-    /// aggregation was reported (or stallEvents() events at one instant). Both limits are
-    /// relative to the scenario: 1000 + 10 per node events; 100 times the slowest dispatch
-    /// (planned so far, or expected) plus the longest mean offline time; and never before
-    /// the last offline interval of a trace has ended.
-    std::uint64_t stallEvents() const { return stallEvents_; }
-    double stallSeconds() const;
+    /// The safety net (core/engine/safety_net.h; docs/emulator.md, "Safety net").
+    std::uint64_t stallEvents() const { return safety_.stallEvents(); }
+    double stallSeconds() const { return safety_.stallSeconds(); }
 
     /// The flow-level network, or null when transfers do not contend (topology.contention
     /// off, or no link or interface to share).
     const Network* network() const { return network_.get(); }
     /// Events the run loop has run so far (benchmarks).
-    std::uint64_t eventsRun() const { return eventsRun_; }
+    std::uint64_t eventsRun() const { return safety_.eventsRun(); }
 
 private:
-    /// What timed events, traces and interventions change, and how (engine.cpp): the
-    /// resources (core/engine/resources.h) and the TimedEvents::Host of this run.
+    /// The timed events, traces and interventions of this run with what they change: the
+    /// resources (core/engine/resources.h) and the TimedEvents::Host (engine.cpp).
     struct EventDoors;
+
+    // ---- Jobs::Host
+    void jobArrived(const Job& job, LocalResult& result) override;
+    void jobLost(const Job& job) override;
+    void updateArrived() override { safety_.progressed(now()); }
+    void dispatchTook(double seconds) override { safety_.dispatchTook(seconds); }
+    void emit(RunEventKind kind, int node, const std::string& detail) override { emitEvent(kind, node, detail); }
+    // ---- PilotPhase::Host
+    void giveBack(int trainer) override { nodes_.giveBack(trainer, now()); }
+    double costNow() const override { return costAt(now()); }
+    void pilotFinished(const PilotEstimates& estimates) override;
+
     // availability (engine.cpp)
     void startNode(int node);
     void scheduleAvailabilityChange(int node);
@@ -182,147 +203,48 @@ private:
     void goOnline(int node);
     /// A member an `add` event brought has started its availability process (TimedEvents).
     void joinNode(int node);
-    // dispatch.cpp
-    void onArrival(std::uint64_t jobId);
-    void endJobCompute(const Job& job, double until);
-    void writeJobIntervals(const Job& job, double until);
-    /// Energy per byte received (dispatch.cpp; per hop with contention).
-    void chargeReceived(int node, double bytes);
-    /// Energy of the updates an aggregation folds in (docs/emulator.md, "Energy").
-    void chargeAggregation(const AggregationRecord& record);
-    double stepSeconds(int trainer, int batch);
-    // flow_dispatch.cpp: jobs as state machines when transfers contend
-    std::uint64_t dispatchFlows(const DispatchRequest& request);
-    /// A new job for `request`: the trainer held (and charged an invocation), ids and start set.
-    Job openJob(const DispatchRequest& request);
-    void onDownloaded(std::uint64_t jobId);
-    void onComputed(std::uint64_t jobId);
-    /// Draws a job's steps from virtual time `t`: each batch from the trainer's order and its
-    /// duration from the trainer's stream, appended to job.batchSizes, job.samples and
-    /// `durations`, stopping before a step (not the first) that would end after `deadline`
-    /// (its batch goes back: job.partial). `samples` (null: not tracked) gets the batches'
-    /// indices. Returns t plus the steps' durations, added one by one.
-    double drawSteps(Job& job, int batchSize, double t, double deadline, std::vector<double>& durations,
-                     std::vector<std::int64_t>* samples);
-    /// Cuts the job's transfer in progress (cancelled, lost, end of run).
-    void cutJobTransfer(std::uint64_t jobId);
-    void chargeHop(const Network::HopBytes& h);
-    double idealSeconds(int from, int to, double bytes) const { return topo_.transfer(from, to, bytes).seconds; }
-    /// Energy of one sample's step on a node (J): energy.per_sample_j, plus per_flop_j x the
-    /// model's FLOPs per sample where a device class gives it.
-    double energyPerSample(int node) const;
-    /// Power a node draws computing: energyPerSample x its throughput (W).
-    double computePower(int node) const;
-    // pilot_phase.cpp: the calibrated planners' pilot before the policies start
-    struct PilotState;
+    /// The pilot phase first if a planner asks for one (pilot_phase.h), else the policies.
     void startPolicies();
-    bool pilotActive() const;
-    bool pilotOwns(std::uint64_t jobId) const;
-    void pilotArrived(const Job& job, const LocalResult& result);
-    void pilotLost(const Job& job);
-    void pilotFill();
-    void finishPilot();
-    std::shared_ptr<PilotState> pilot_; ///< shared_ptr: complete only in pilot_phase.cpp
+    bool pilotActive() const { return pilot_ && pilot_->active(); }
     // the loop (engine.cpp)
-    void paceTo(double t);
     void checkArmedCondition(bool atRound, double accuracy);
-    void noteProgress();
-    bool stalled() const;
     void stop(RunStatus status, const std::string& reason);
     RunProgress progress(double accuracy) const;
     void evaluateInto(AggregationRecord& r, const ParamsPtr& model);
-    RunSummary finish();
-    // snapshots (engine_snapshots.cpp)
-    /// Takes the snapshots due before the next event (at `nextEventTime`) and any requested one.
-    void takeDueSnapshots(double nextEventTime);
     void takeSnapshot(RunSnapshot::Reason reason, double time);
-    void checkSnapshotOptions(); ///< throws EngineError; sorts snapshotTimes
-    std::uint64_t everySnapshots_ = 0;  ///< periodic snapshots taken so far
-    std::size_t nextTimedSnapshot_ = 0; ///< into options_.snapshotTimes (sorted in the constructor)
+    RunSummary finish();
 
+    // The run's setting and its front end.
     Scenario scenario_;
-    EngineOptions options_;
+    const std::atomic<bool>* cancelFlag_;
     std::shared_ptr<RunControl> control_;
+    RunObserver* observer_;
+    // The system.
     Topology topo_;
-    mutable std::shared_ptr<const DataBundle> data_;
-    /// Timing-only data not yet expanded into index lists: every trainer holds this many
-    /// samples (-1: data_ is complete).
-    mutable std::int64_t uniformPart_ = -1;
-    std::vector<double> dataWeights_;
-    std::unique_ptr<Learner> learner_;
-    /// The jobs' training: local work, the pool, the wire codecs (dispatcher.h).
-    std::unique_ptr<Dispatcher> dispatcher_;
+    NodeRuntime nodes_;
+    Timelines timelines_;
+    // What the run has produced, when it takes snapshots, when it stalls, its wall clock.
+    RunRecord record_;
+    SnapshotSchedule snapshots_;
+    SafetyNet safety_;
+    Pacer pacer_;
+    std::unique_ptr<Roster> roster_;
+    // The model and the policies.
+    std::unique_ptr<RunModel> model_;
     std::unique_ptr<SyncPolicy> sync_;
     std::unique_ptr<SelectionPolicy> selection_;
     PolicyParams syncParams_, selectionParams_; ///< resolved once (defaults filled)
-    ObserverList nullObserver_;
-    RunObserver* observer_;
-    ParamsPtr initialModel_;
-    double modelBytes_ = 0.0;
-    double flopsPerSample_ = 0.0; ///< training FLOPs per sample, for nodes given in FLOP/s
-    std::vector<int> trainerPart_; ///< node index -> index into data_->parts (-1: none)
-    std::vector<int> server_;      ///< node index -> serverOf (-1: none)
-    std::map<int, std::vector<int>> trainersOf_; ///< aggregator -> trainersOf (built once)
-    /// Energy: the regional servers that fold every region's model at a level-0 aggregation
-    /// (sync shape Regions; empty otherwise), and whether any node spends per update.
-    std::vector<int> regionServers_;
-    bool anyAggregationEnergy_ = false;
     Rng selectionRng_{1};
-
+    // The run's moving parts.
     EventQueue queue_;
-    NodeRuntime nodes_;
-    Timelines timelines_;
-    std::unique_ptr<BatchFeeder> feeder_;
-    StopRules stopRules_;
-    Evaluation evaluation_;
-    std::map<std::uint64_t, Job> jobs_;
-    /// Per job in flight with contention: what the later stages need.
-    struct FlowJob {
-        JobInput input;
-        std::uint64_t transfer = 0;  ///< the network transfer in progress (0: none)
-        int batchSize = 0;
-        double deadline = 0.0;
-        bool gradient = false;
-        bool drawn = false;             ///< steps drawn at dispatch (durations below)
-        std::vector<double> durations;
-        /// With a compute deadline: the samples drawn at dispatch, submitted once the model is there.
-        std::vector<std::int64_t> samples;
-    };
-    std::map<std::uint64_t, FlowJob> flowJobs_;
     std::unique_ptr<Network> network_;
-    std::unique_ptr<EventDoors> eventDoors_; ///< before events_, which holds references into it
-    std::unique_ptr<TimedEvents> events_;
-    std::uint64_t nextJobId_ = 1;
+    std::unique_ptr<Accounting> accounting_;
+    std::unique_ptr<Jobs> jobs_; ///< after what it refers to; its work pool goes first (~Engine)
+    std::unique_ptr<PilotPhase> pilot_;
+    std::unique_ptr<EventDoors> events_;
     /// Prices, availability or throughput changed (an event, a trace row, a node going
     /// offline or online): the selection hears it once the instant's events are done.
     bool offersChanged_ = false;
-    std::set<int> releaseAfterJob_; ///< releaseTrainer on a busy trainer: at its job's end
-    void releaseIfAsked(int trainer);
-
-    int globalRound_ = 0;
-    int aggregations_ = 0;
-    double trafficCost_ = 0.0;
-    double bytes_ = 0.0;
-    std::int64_t samplesComputed_ = 0;
-    int lostJobs_ = 0;
-    bool stopped_ = false;
-    RunSummary summary_;
-    AggregationRecord last_;
-    bool lastEvaluated_ = true;
-    double wallStart_ = 0.0;
-
-    // Safety net (engine thread).
-    std::uint64_t stallEvents_ = 0;
-    double expectedSlowestDispatch_ = 0.0; ///< from the scenario, before any dispatch
-    double slowestDispatch_ = 0.0;         ///< longest dispatch planned so far
-    double longestMeanDown_ = 0.0;         ///< Markov availability
-    double lastTraceChange_ = 0.0;         ///< end of the last finite trace interval
-    std::uint64_t eventsSinceProgress_ = 0;
-    std::uint64_t eventsRun_ = 0;
-    double lastProgress_ = 0.0;
-
-    // Teaching-speed pacing: wall time follows virtual time from this anchor (engine thread).
-    double paceSpeed_ = 0.0, paceWall_ = 0.0, paceVirtual_ = 0.0;
 };
 
 } // namespace fog

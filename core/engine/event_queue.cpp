@@ -193,7 +193,13 @@ void EventQueue::cancel(Id id) {
     const std::uint64_t order = id - 1;
     const std::uint64_t slot = order & kStop;
     if (slot >= slotOrder_.size() || slotOrder_[slot] != order) return; // popped (or never scheduled)
-    callbacks_[slot] = nullptr; // what it holds (a policy's state) goes now; the key pops later
+    // What it holds (a policy's state) goes now and the slot is free for the next event; the
+    // key stays in place and pops later as a cancelled event (its slot names another order).
+    callbacks_[slot] = nullptr;
+    slotOrder_[slot] = kFree;
+    freeSlots_.push_back(static_cast<std::uint32_t>(slot));
+    --pendingCallbacks_;
+    ++cancelled_;
 }
 
 void EventQueue::scheduleStop(double t, std::string reason) {
@@ -233,13 +239,16 @@ EventQueue::Popped EventQueue::pop() {
     now_ = k.t;
     const std::uint64_t slot = k.order & kStop;
     if (slot != kStop) {
+        if (slotOrder_[slot] != k.order) { // cancelled: its slot went back at cancel()
+            --cancelled_;
+            return {k.t, {}, {}, true};
+        }
         --pendingCallbacks_;
         Callback fn = std::move(callbacks_[slot]);
         callbacks_[slot] = nullptr;
         slotOrder_[slot] = kFree;
         freeSlots_.push_back(static_cast<std::uint32_t>(slot));
-        const bool cancelled = !fn; // schedule() refuses an empty callback
-        return {k.t, std::move(fn), {}, cancelled};
+        return {k.t, std::move(fn), {}, false};
     }
     auto it = stopReasons_.find(k.order >> kSlotBits);
     std::string reason = it == stopReasons_.end() ? std::string() : std::move(it->second);

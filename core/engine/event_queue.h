@@ -47,18 +47,22 @@ public:
         prefetcher_ = fn;
         prefetchContext_ = context;
     }
-    /// Cancels a pending event: its callback is dropped now and never runs. The event keeps
-    /// its place and still pops at its time (Popped::cancelled) as one event of the run, so
-    /// that what counts events (an intervention's after_event, the safety net, a front end's
-    /// event step) and what ends at the last event count the same whether a policy cancels
-    /// a timer or lets it run and do nothing. An event already popped or cancelled: nothing.
+    /// Cancels a pending event: its callback is dropped now and never runs, and its slot
+    /// (callback, hint) is free at once for the next schedule(). Its 16-byte key stays where
+    /// it is, unchanged, and still pops at its time (Popped::cancelled) as one event of the
+    /// run, so that what counts events (an intervention's after_event, the safety net, a
+    /// front end's event step) and what ends at the last event count the same whether a
+    /// policy cancels a timer or lets it run and do nothing; no other key moves, so every
+    /// remaining event keeps its (time, seq) place. An event already popped or cancelled:
+    /// nothing.
     void cancel(Id id);
     /// Stops the run at `t` for `reason`, after every other event at `t`. Throws EngineError
     /// like schedule().
     void scheduleStop(double t, std::string reason);
 
-    /// No event is left but stops: nothing more can happen.
-    bool idle() const { return pendingCallbacks_ == 0; }
+    /// No event is left but stops (a cancelled event is one: its time is still to come).
+    bool idle() const { return pendingCallbacks_ == 0 && cancelled_ == 0; }
+    /// Nothing left to pop: no event, no stop, no cancelled event.
     bool empty() const { return size_ == 0; }
     /// Time of the next event (callback or stop); the queue must not be empty.
     double nextTime() const { return heap_[0].t; }
@@ -75,7 +79,14 @@ public:
     /// Moves now() forward without an event (a stop that ends the run between events).
     void advanceTo(double t);
 
-    std::size_t size() const { return size_; }
+    /// Events that will do something when they pop: callbacks and stops (a cancel() makes
+    /// it drop at once).
+    std::size_t size() const { return size_ - cancelled_; }
+    /// Cancelled events still waiting for their time (a key each, no slot).
+    std::size_t cancelledPending() const { return cancelled_; }
+    /// Callback slots allocated so far, in use or free: what the pending events hold at
+    /// most (cancelled ones hold none).
+    std::size_t slots() const { return callbacks_.size(); }
 
 private:
     /// A key's order word is the sequence number (40 bits) above the callback's slot (24
@@ -115,7 +126,7 @@ private:
     std::unique_ptr<Key[], AlignedFree> storage_;
     Key* heap_ = nullptr;
     std::size_t heapSize_ = 0, capacity_ = 0;
-    std::size_t size_ = 0; ///< every key: heap, buckets and overflow
+    std::size_t size_ = 0; ///< every key (cancelled ones too): heap, buckets and overflow
     /// Buckets: a key's position x = (t - base_) / width_ (monotone in t, so keys of equal
     /// time wait together); x < cur_ + 1: the heap; bucket floor(x) up to buckets_.size();
     /// beyond: the overflow. width_ 0: no buckets (every key in the heap).
@@ -130,7 +141,8 @@ private:
     Prefetcher prefetcher_ = nullptr;
     void* prefetchContext_ = nullptr;
     /// Per slot, the order word of the event that holds it (kFree: none), so that cancel()
-    /// of an event already popped leaves the slot's next event alone.
+    /// of an event already popped leaves the slot's next event alone, and a key whose slot
+    /// names another order (or none) is a cancelled event's.
     static constexpr std::uint64_t kFree = ~std::uint64_t(0);
     std::vector<std::uint64_t, BigArrayAllocator<std::uint64_t>> slotOrder_;
     std::vector<std::uint32_t> freeSlots_;
@@ -139,6 +151,7 @@ private:
     /// Stops take sequence numbers from the top down, after every callback's.
     std::uint64_t nextStopSeq_ = kMaxSeq;
     std::size_t pendingCallbacks_ = 0;
+    std::size_t cancelled_ = 0; ///< keys of cancelled events (counted in size_)
     double now_ = 0.0;
 };
 

@@ -37,8 +37,6 @@ public:
     /// by every change of availability, forced() and job(), so that a selection over a
     /// million trainers reads 1 MB, not their slots).
     bool ready(int n) const { return ready_[static_cast<std::size_t>(n)] != 0; }
-    /// What the node's own availability process (always / Markov / trace) says.
-    bool processOnline(int n) const { return slots_[n].online; }
     /// Why timed events and traces hold node n offline (core/engine/timed_events.h): 0 if
     /// nothing does. The engine turns a change of online() into going offline / online.
     std::uint8_t forced(int n) const { return slots_[n].forced; }

@@ -1,14 +1,13 @@
 // Jobs when transfers contend for the network (topology.contention, docs/network.md): a job
 // is a small state machine, model download flow -> compute -> update upload flow ->
 // arrival, whose transfers end when the network says (core/system/network.h). Without
-// contention dispatch.cpp plans the whole timeline at dispatch instead.
+// contention jobs.cpp plans the whole timeline at dispatch instead.
 //
 // The real training goes to the pool as early as possible: at dispatch when the steps do
 // not depend on when the download ends (no finite compute deadline: the steps' durations
 // are drawn now and placed once the model is there), else when the download ends.
 
-#include "core/engine/batch_feeder.h"
-#include "core/engine/engine.h"
+#include "core/engine/jobs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,21 +19,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
-void Engine::chargeHop(const Network::HopBytes& h) {
-    if (h.link) trafficCost_ += h.link->pricePerGb * h.bytes / 1e9;
-    bytes_ += h.bytes;
-    // The source pays its energy per byte on the bytes its own hop sent; every node that
-    // forwards bytes (a relay, any intermediate hop) pays its energy per byte forwarded.
-    // The hop's receiver spends its energy per byte received on the same bytes.
-    using Energy = NodeRuntime::EnergyKind;
-    if (h.hop == 0) nodes_.addEnergy(h.source, h.bytes * topo_.entry(h.source).energy.perByteJ, Energy::Network);
-    if (h.sender != h.source)
-        nodes_.addEnergy(h.sender, h.bytes * topo_.entry(h.sender).energy.perByteForwardedJ, Energy::Network);
-    if (h.receiver >= 0) chargeReceived(h.receiver, h.bytes);
-}
-
-
-std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
+std::uint64_t Jobs::dispatchFlows(const DispatchRequest& request) {
     const int trainer = request.trainer;
     const int aggregator = request.aggregator;
     const DispatchOptions& opt = request.options;
@@ -58,20 +43,21 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
     if (!std::isfinite(opt.computeDeadline)) {
         fj.drawn = true;
         std::vector<std::int64_t> samples;
-        drawSteps(job, fj.batchSize, 0.0, kInf, fj.durations, learner_ ? &samples : nullptr);
+        drawSteps(job, fj.batchSize, 0.0, kInf, fj.durations, trainsModel_ ? &samples : nullptr);
         for (double d : fj.durations) computeSeconds += d;
         const double earliest = now() + down + computeSeconds + up;
         job.doomed = nodes_.nextChange(trainer) < earliest;
-        if (learner_ && !job.doomed)
-            dispatcher_->submit(job, std::move(samples), fj.input, learningRate(), earliest);
+        if (trainsModel_ && !job.doomed)
+            dispatcher_->submit(job, std::move(samples), fj.input, host_.learningRate(), earliest);
     } else {
-        // A finite compute deadline: the steps are drawn now as dispatch.cpp draws them, for
+        // A finite compute deadline: the steps are drawn now as jobs.cpp draws them, for
         // a model arriving after its ideal download time, so that the trainer's batch order
         // and compute stream advance alike with and without contention (also when the job is
         // lost before its model arrives). A download slowed by sharing fits fewer steps: they
         // are cut when it ends (onDownloaded).
         const double t0 = now() + down; // down includes the work before the steps
-        const double t = drawSteps(job, fj.batchSize, t0, fj.deadline, fj.durations, learner_ ? &fj.samples : nullptr);
+        const double t =
+            drawSteps(job, fj.batchSize, t0, fj.deadline, fj.durations, trainsModel_ ? &fj.samples : nullptr);
         computeSeconds = t - t0;
     }
     nodes_.countJob(trainer);
@@ -85,31 +71,31 @@ std::uint64_t Engine::dispatchFlows(const DispatchRequest& request) {
                        job.tStart + down,
                        job.tStart + down + computeSeconds,
                        job.tStart + down + computeSeconds + up};
-    jobs_.emplace(id, std::move(job));
+    Entry& entry = jobs_.emplace(id, Entry{std::move(job), 0}).first->second;
     auto& slot = flowJobs_[id];
     slot = std::move(fj);
-    const double encode = jobs_.at(id).serverBefore;
+    const double encode = entry.job.serverBefore;
     if (opt.download && encode > 0) {
         // The aggregator encodes the model first (a job cancelled meanwhile sends nothing).
-        at(now() + encode, [this, id, aggregator, trainer] {
+        entry.timer = at(now() + encode, [this, id, aggregator, trainer] {
             const auto j = jobs_.find(id);
             if (j == jobs_.end()) return;
-            flowJobs_.at(id).transfer = network_->start(aggregator, trainer, j->second.downBytes, now(), true,
+            flowJobs_.at(id).transfer = network_->start(aggregator, trainer, j->second.job.downBytes, now(), true,
                                                         [this, id] { onDownloaded(id); });
         });
     } else if (opt.download) {
-        slot.transfer = network_->start(aggregator, trainer, jobs_.at(id).downBytes, now(), true,
+        slot.transfer = network_->start(aggregator, trainer, entry.job.downBytes, now(), true,
                                         [this, id] { onDownloaded(id); });
     }
-    observer_->onDispatch(plan);
+    observer_.onDispatch(plan);
     if (!opt.download) onDownloaded(id);
     return id;
 }
 
-void Engine::onDownloaded(std::uint64_t jobId) {
+void Jobs::onDownloaded(std::uint64_t jobId) {
     const auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return;
-    Job& job = it->second;
+    Job& job = it->second.job;
     FlowJob& fj = flowJobs_.at(jobId);
     fj.transfer = 0;
     job.tReceived = now();
@@ -146,24 +132,24 @@ void Engine::onDownloaded(std::uint64_t jobId) {
             job.batchSizes.resize(keep);
             job.samples -= dropped;
             job.partial = true;
-            if (learner_) fj.samples.resize(fj.samples.size() - static_cast<std::size_t>(dropped));
+            if (trainsModel_) fj.samples.resize(fj.samples.size() - static_cast<std::size_t>(dropped));
         }
         fj.durations.clear();
         const double earliest = t + job.workAfter + idealSeconds(job.trainer, job.aggregator, job.upBytes) + job.serverAfter;
         job.doomed = nodes_.nextChange(job.trainer) < earliest;
-        if (learner_ && !job.doomed)
-            dispatcher_->submit(job, std::move(fj.samples), fj.input, learningRate(), earliest);
+        if (trainsModel_ && !job.doomed)
+            dispatcher_->submit(job, std::move(fj.samples), fj.input, host_.learningRate(), earliest);
     }
     t += job.workAfter;
     job.tComputed = t;
     nodes_.beginCompute(job.trainer, job.tReceived, job.tComputed);
-    at(t, [this, jobId] { onComputed(jobId); });
+    it->second.timer = at(t, [this, jobId] { onComputed(jobId); });
 }
 
-void Engine::onComputed(std::uint64_t jobId) {
+void Jobs::onComputed(std::uint64_t jobId) {
     const auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
-    const Job& job = it->second;
+    const Job& job = it->second.job;
     const double decode = job.serverAfter;
     flowJobs_.at(jobId).transfer =
         network_->start(job.trainer, job.aggregator, job.upBytes, now(), false, [this, jobId, decode] {
@@ -171,11 +157,12 @@ void Engine::onComputed(std::uint64_t jobId) {
             // The aggregator decodes the update before it counts as arrived.
             const auto f = flowJobs_.find(jobId);
             if (f != flowJobs_.end()) f->second.transfer = 0;
-            at(now() + decode, [this, jobId] { onArrival(jobId); });
+            const EventQueue::Id timer = at(now() + decode, [this, jobId] { onArrival(jobId); });
+            if (const auto j = jobs_.find(jobId); j != jobs_.end()) j->second.timer = timer;
         });
 }
 
-void Engine::cutJobTransfer(std::uint64_t jobId) {
+void Jobs::cutJobTransfer(std::uint64_t jobId) {
     if (!network_) return;
     const auto it = flowJobs_.find(jobId);
     if (it == flowJobs_.end()) return;

@@ -1,10 +1,7 @@
-// The engine's dispatch of jobs: their planned timeline, the real work on the pool, their
-// arrival, cancellation and the accounting of the work done (see dispatch.h).
+// Jobs whose whole timeline is planned at dispatch (no contention), their arrival,
+// cancellation, loss and the accounting of the work done (see jobs.h).
 
-#include "core/engine/batch_feeder.h"
-#include "core/engine/engine.h"
-#include "core/policies/selection_policy.h"
-#include "core/policies/sync_policy.h"
+#include "core/engine/jobs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +10,6 @@
 namespace fog {
 
 namespace {
-
-using Energy = NodeRuntime::EnergyKind;
 
 /// Noise draw with mean 1 (so throughput keeps its meaning as the mean speed).
 double noiseDraw(const NoiseSpec& n, Rng& rng) {
@@ -33,14 +28,25 @@ double noiseDraw(const NoiseSpec& n, Rng& rng) {
 
 } // namespace
 
-double Engine::stepSeconds(int trainer, int batch) {
+Jobs::Jobs(Host& host, Parts parts, std::unique_ptr<Dispatcher> dispatcher, std::unique_ptr<BatchFeeder> feeder,
+           double modelBytes, bool trainsModel)
+    : host_(host), scenario_(parts.scenario), topo_(parts.topo), queue_(parts.queue), nodes_(parts.nodes),
+      timelines_(parts.timelines), network_(parts.network), accounting_(parts.accounting), observer_(parts.observer),
+      dispatcher_(std::move(dispatcher)), feeder_(std::move(feeder)), modelBytes_(modelBytes),
+      trainsModel_(trainsModel) {}
+
+Jobs::~Jobs() {
+    dispatcher_.reset(); // joins the workers before the feeder (and the engine's learner and data) go
+}
+
+double Jobs::stepSeconds(int trainer, int batch) {
     const NoiseSpec& noise = topo_.entry(trainer).compute.noise;
     const double throughput = topo_.throughput(trainer);
     if (noise.kind == NoiseSpec::Kind::None) return batch / throughput * 1.0;
     return batch / throughput * noiseDraw(noise, nodes_.computeRng(trainer));
 }
 
-Job Engine::openJob(const DispatchRequest& request) {
+Job Jobs::openJob(const DispatchRequest& request) {
     nodes_.hold(request.trainer, now());
     nodes_.chargeInvocation(request.trainer);
     Job job;
@@ -64,28 +70,12 @@ Job Engine::openJob(const DispatchRequest& request) {
     job.workBefore += opt.workBeforeSeconds;
     job.workAfter = opt.uploadVectors * dispatcher_->upSeconds() + opt.workAfterSeconds;
     job.serverAfter = opt.uploadVectors * dispatcher_->upSeconds();
-    if (job.serverBefore > 0) nodes_.addEnergy(job.aggregator, job.serverBefore * computePower(job.aggregator), Energy::Compute);
+    if (job.serverBefore > 0) accounting_.chargeWork(job.aggregator, job.serverBefore);
     return job;
 }
 
-double Engine::energyPerSample(int node) const {
-    // A device class gives its energy per FLOP (energy.per_flop_j): per sample, times the
-    // model's FLOPs per sample.
-    const EnergySpec& energy = topo_.entry(node).energy;
-    return energy.perFlopJ > 0 ? energy.perSampleJ + energy.perFlopJ * flopsPerSample_ : energy.perSampleJ;
-}
-
-double Engine::computePower(int node) const {
-    const double j = energyPerSample(node);
-    return j > 0 ? j * topo_.throughput(node) : 0.0;
-}
-
-void Engine::chargeWork(int node, double seconds) {
-    if (seconds > 0) nodes_.addEnergy(node, seconds * computePower(node), Energy::Compute);
-}
-
-double Engine::drawSteps(Job& job, int batchSize, double t, double deadline, std::vector<double>& durations,
-                         std::vector<std::int64_t>* samples) {
+double Jobs::drawSteps(Job& job, int batchSize, double t, double deadline, std::vector<double>& durations,
+                       std::vector<std::int64_t>* samples) {
     for (int s = 0; s < job.stepsRequested; ++s) {
         const std::size_t before = samples ? samples->size() : 0;
         const int bs = feeder_->take(job.trainer, batchSize, samples);
@@ -104,7 +94,7 @@ double Engine::drawSteps(Job& job, int batchSize, double t, double deadline, std
     return t;
 }
 
-std::uint64_t Engine::dispatch(const DispatchRequest& request) {
+std::uint64_t Jobs::dispatch(const DispatchRequest& request) {
     const int trainer = request.trainer;
     const int aggregator = request.aggregator;
     const DispatchOptions& opt = request.options;
@@ -119,19 +109,16 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
         // The model goes down (no contention: the arrival is known now).
         const double down = job.downBytes;
         const Transfer tr = topo_.transfer(aggregator, trainer, down);
-        trafficCost_ += tr.price;
-        bytes_ += down;
-        nodes_.addEnergy(aggregator, down * topo_.entry(aggregator).energy.perByteJ, Energy::Network);
-        chargeReceived(trainer, down);
+        accounting_.chargeTransfer(aggregator, trainer, down, tr.price);
         const double sent = now() + job.serverBefore; // encoded first
-        observer_->onMessage({0, aggregator, trainer, sent, sent + tr.seconds, down, true});
+        observer_.onMessage({0, aggregator, trainer, sent, sent + tr.seconds, down, true});
         job.tReceived = sent + tr.seconds;
     }
     std::vector<std::int64_t> samples;
     job.stepsRequested = std::max(1, request.steps);
     double t = job.tReceived + job.workBefore;
     std::vector<double> durations;
-    drawSteps(job, batchSize, t, opt.computeDeadline, durations, learner_ ? &samples : nullptr);
+    drawSteps(job, batchSize, t, opt.computeDeadline, durations, trainsModel_ ? &samples : nullptr);
     for (double d : durations) {
         t += d;
         job.stepEnds.push_back(t);
@@ -143,58 +130,53 @@ std::uint64_t Engine::dispatch(const DispatchRequest& request) {
     job.tArrive = t + up.seconds + job.serverAfter;
     job.doomed = nodes_.nextChange(trainer) < job.tArrive;
 
-    if (learner_ && !job.doomed)
+    if (trainsModel_ && !job.doomed)
         dispatcher_->submit(job, std::move(samples),
                             {request.model, request.proxMu, request.correction, nodes_.jobsRun(trainer), opt.probe},
-                            learningRate(), job.tArrive);
+                            host_.learningRate(), job.tArrive);
     nodes_.countJob(trainer);
     nodes_.setJob(trainer, job.id);
     timelines_.setState(trainer, NodeState::Idle, now());
     const std::uint64_t id = job.id;
-    if (!job.doomed) at(job.tArrive, [this, id] { onArrival(id); });
-    slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
-    observer_->onDispatch({id, trainer, aggregator, job.tStart, job.tReceived, job.tComputed, job.tArrive});
-    jobs_.emplace(id, std::move(job));
+    EventQueue::Id arrival = 0;
+    if (!job.doomed) arrival = at(job.tArrive, [this, id] { onArrival(id); });
+    host_.dispatchTook(job.tArrive - job.tStart);
+    observer_.onDispatch({id, trainer, aggregator, job.tStart, job.tReceived, job.tComputed, job.tArrive});
+    jobs_.emplace(id, Entry{std::move(job), arrival});
     return id;
 }
 
-void Engine::onArrival(std::uint64_t jobId) {
+void Jobs::onArrival(std::uint64_t jobId) {
     auto it = jobs_.find(jobId);
     if (it == jobs_.end()) return; // cancelled or lost meanwhile
-    Job job = std::move(it->second);
+    Job job = std::move(it->second.job); // its pending event is this one
     jobs_.erase(it);
-    noteProgress(); // an update reached its aggregator
+    host_.updateArrived(); // an update reached its aggregator
     nodes_.setJob(job.trainer, 0);
     releaseIfAsked(job.trainer);
     LocalResult result = dispatcher_->collect(job);
     if (network_) {
-        // The update's bytes were charged hop by hop as they went (chargeHop).
+        // The update's bytes were charged hop by hop as they went (Accounting::chargeHop).
         job.tArrive = now();
         flowJobs_.erase(jobId);
-        slowestDispatch_ = std::max(slowestDispatch_, job.tArrive - job.tStart);
+        host_.dispatchTook(job.tArrive - job.tStart);
     }
     endJobCompute(job, now());
-    if (job.serverAfter > 0) nodes_.addEnergy(job.aggregator, job.serverAfter * computePower(job.aggregator), Energy::Compute);
+    if (job.serverAfter > 0) accounting_.chargeWork(job.aggregator, job.serverAfter);
     if (!network_) {
         // The update travels back: traffic, its price and the sender's energy.
         const Transfer up = topo_.transfer(job.trainer, job.aggregator, job.upBytes);
-        trafficCost_ += up.price;
-        bytes_ += job.upBytes;
-        nodes_.addEnergy(job.trainer, job.upBytes * topo_.entry(job.trainer).energy.perByteJ, Energy::Network);
-        chargeReceived(job.aggregator, job.upBytes);
+        accounting_.chargeTransfer(job.trainer, job.aggregator, job.upBytes, up.price);
     }
     writeJobIntervals(job, now());
     timelines_.restart(job.trainer, NodeState::Idle, now());
-    if (pilotOwns(job.id)) return pilotArrived(job, result);
-    selection_->observe(job.trainer, result.meanLoss, job.tArrive - job.tStart);
-    sync_->onArrival(*this, job, result);
+    host_.jobArrived(job, result);
 }
 
-void Engine::cancelJob(std::uint64_t id) {
+void Jobs::cancel(std::uint64_t id) {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return;
-    Job job = std::move(it->second);
-    jobs_.erase(it);
+    Job job = take(it);
     cutJobTransfer(id); // an upload cut part-way pays for the bytes sent
     dispatcher_->drop(id);
     writeJobIntervals(job, now());
@@ -202,63 +184,79 @@ void Engine::cancelJob(std::uint64_t id) {
     nodes_.setJob(job.trainer, 0);
     releaseIfAsked(job.trainer);
     timelines_.restart(job.trainer, NodeState::Idle, now());
-    observer_->onJobEnded(id, now());
+    observer_.onJobEnded(id, now());
 }
 
-void Engine::endJobCompute(const Job& job, double until) {
+bool Jobs::lose(int node) {
+    const std::uint64_t id = nodes_.job(node);
+    if (!id) return false;
+    Job job = take(jobs_.find(id));
+    cutJobTransfer(id); // frees its share of the links at once; the bytes sent are paid
+    nodes_.setJob(node, 0);
+    releaseIfAsked(node);
+    dispatcher_->drop(id);
+    writeJobIntervals(job, now());
+    endJobCompute(job, now());
+    timelines_.restart(node, NodeState::Offline, now());
+    ++lost_;
+    observer_.onJobEnded(job.id, now());
+    host_.emit(RunEventKind::WorkLost, node, "round " + std::to_string(job.round));
+    host_.jobLost(job);
+    return true;
+}
+
+bool Jobs::endAt(int node, double end) {
+    const std::uint64_t id = nodes_.job(node);
+    if (!id) return false;
+    const Job& job = jobs_.at(id).job;
+    writeJobIntervals(job, end);
+    endJobCompute(job, end);
+    timelines_.restart(node, NodeState::Idle, end);
+    flowJobs_.erase(id);
+    return true;
+}
+
+Job Jobs::take(std::map<std::uint64_t, Entry>::iterator it) {
+    if (it == jobs_.end()) throw EngineError("internal: a trainer's job is not in flight");
+    Job job = std::move(it->second.job);
+    const EventQueue::Id timer = it->second.timer;
+    jobs_.erase(it);
+    queue_.cancel(timer); // its callback would find no job: it goes now, the event still counts
+    return job;
+}
+
+void Jobs::releaseTrainer(int trainer) {
+    if (nodes_.job(trainer)) {
+        releaseAfterJob_.insert(trainer);
+        return;
+    }
+    nodes_.release(trainer, now());
+    nodes_.forget(trainer);
+}
+
+void Jobs::releaseIfAsked(int trainer) {
+    if (releaseAfterJob_.erase(trainer) == 0) return;
+    nodes_.release(trainer, now());
+    nodes_.forget(trainer);
+}
+
+void Jobs::endJobCompute(const Job& job, double until) {
     // Energy and sample counts for the steps that were completed by `until`.
     std::int64_t done = 0;
     for (std::size_t s = 0; s < job.stepEnds.size() && job.stepEnds[s] <= until; ++s)
         done += job.batchSizes[s];
-    samplesComputed_ += done;
-    nodes_.addEnergy(job.trainer, static_cast<double>(done) * energyPerSample(job.trainer), Energy::Compute);
+    accounting_.chargeSamples(job.trainer, done);
     // The algorithm's and the codecs' extra work, each part once it was finished.
     if (job.workBefore > 0 && job.tReceived + job.workBefore <= until)
-        nodes_.addEnergy(job.trainer, job.workBefore * computePower(job.trainer), Energy::Compute);
-    if (job.workAfter > 0 && job.tComputed <= until)
-        nodes_.addEnergy(job.trainer, job.workAfter * computePower(job.trainer), Energy::Compute);
+        accounting_.chargeWork(job.trainer, job.workBefore);
+    if (job.workAfter > 0 && job.tComputed <= until) accounting_.chargeWork(job.trainer, job.workAfter);
     nodes_.endCompute(job.trainer, until); // idle power resumes
     // Serverless trainers pay for the seconds they computed (no-op for held ones).
     if (job.tReceived < until) nodes_.chargeCompute(job.trainer, std::min(job.tComputed, until) - job.tReceived);
 }
 
-void Engine::writeJobIntervals(const Job& job, double until) {
+void Jobs::writeJobIntervals(const Job& job, double until) {
     timelines_.jobIntervals(job.trainer, job.tStart, job.tReceived, job.tComputed, job.tArrive, until);
-}
-
-void Engine::send(int from, int to, double bytes, std::function<void()> delivered) {
-    if (network_) {
-        network_->start(from, to, bytes, now(), true, std::move(delivered));
-        return;
-    }
-    const Transfer tr = topo_.transfer(from, to, bytes);
-    trafficCost_ += tr.price;
-    bytes_ += bytes;
-    nodes_.addEnergy(from, bytes * topo_.entry(from).energy.perByteJ, Energy::Network);
-    chargeReceived(to, bytes);
-    observer_->onMessage({0, from, to, now(), now() + tr.seconds, bytes, true});
-    at(now() + tr.seconds, std::move(delivered));
-}
-
-void Engine::chargeReceived(int node, double bytes) {
-    // Only when spent: a node that receives for free is not touched.
-    if (const double j = topo_.entry(node).energy.perByteReceivedJ; j > 0)
-        nodes_.addEnergy(node, bytes * j, NodeRuntime::EnergyKind::Network);
-}
-
-void Engine::chargeAggregation(const AggregationRecord& record) {
-    if (record.participants <= 0 || !anyAggregationEnergy_ || record.aggregator.empty()) return;
-    const double updates = static_cast<double>(record.participants);
-    auto fold = [&](int node) {
-        if (const double j = topo_.entry(node).energy.perUpdateAggregatedJ; j > 0)
-            nodes_.addEnergy(node, updates * j, NodeRuntime::EnergyKind::Compute);
-    };
-    // Model averaging (regions): every regional server folds in every region's model.
-    if (record.level == 0 && !regionServers_.empty()) {
-        for (int r : regionServers_) fold(r);
-        return;
-    }
-    fold(topo_.indexOf(record.aggregator));
 }
 
 } // namespace fog
