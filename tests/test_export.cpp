@@ -80,7 +80,10 @@ private Q_SLOTS:
         std::vector<TradeOffRun> runs;
         for (auto id : ids_) {
             const auto r = store_->run(id);
-            runs.push_back({QString::number(id), {r->summary.virtualTime, r->summary.cost, 0.5}});
+            TradeOffRun run;
+            run.label = QString::number(id);
+            run.point = {r->summary.virtualTime, r->summary.cost, 0.5};
+            runs.push_back(run);
         }
         plotTradeOff(&plot, runs);
         QCOMPARE(plot.graphCount(), 3); // the front plus one graph per run
