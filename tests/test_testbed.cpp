@@ -920,8 +920,37 @@ private Q_SLOTS:
         if (QTest::currentTestFailed()) return;
         // Timed events: offline and online are played as availability; the others are not.
         refusedPlan({"events=[{at: 1, offline: {id: dev-1}}, {at: 2, link: {id: dev-0, bandwidth_up_mbps: 1}}]"},
-                    "a link event", "events[1].link: timed events other than offline and online");
+                    "a link event", "events[1].link: timed events other than offline, online and node");
         if (QTest::currentTestFailed()) return;
+        // A node event's throughput: the jobs dispatched after it compute at the new speed in
+        // the plan (50 samples at 100/s: 0.5 s; at 10/s: 5 s), and the plan asks for paced compute.
+        {
+            const Scenario s = loadScenarioFile(
+                kData + "two-devices.yaml",
+                {parseOverride("topology.groups[0].compute={throughput: 100, noise: {kind: none}}"),
+                 parseOverride("events=[{at: 1, node: {id: dev-1, throughput: 10}}]"), parseOverride("stop.rounds=3")});
+            PredictionRecorder rec;
+            EngineOptions eo;
+            eo.observer = &rec;
+            Engine(s, eo).run();
+            const TestbedPlan plan = buildPlan(s, rec);
+            QVERIFY2(plan.pacedOnly.find("events[0].node: a throughput change") == 0, plan.pacedOnly.c_str());
+            std::vector<double> dev1;
+            for (const PlanRound& r : plan.rounds)
+                for (const PlanJob& j : r.jobs)
+                    if (plan.boxes.at(static_cast<std::size_t>(j.trainerBox)).label == "dev-1") dev1.push_back(j.computeS);
+            QCOMPARE(dev1.size(), std::size_t(3));
+            QVERIFY2(std::fabs(dev1[0] - 0.5) < 1e-9 && std::fabs(dev1[1] - 5.0) < 1e-9 && std::fabs(dev1[2] - 5.0) < 1e-9,
+                     qPrintable(QString("%1 %2 %3").arg(dev1[0]).arg(dev1[1]).arg(dev1[2])));
+            TestbedOptions real;
+            real.compute = TestbedOptions::Compute::Real;
+            try {
+                runTestbed(plan, real);
+                QFAIL("real compute with a throughput event was accepted");
+            } catch (const TestbedError& e) {
+                QCOMPARE(std::string(e.what()), plan.pacedOnly);
+            }
+        }
         {
             const Scenario s = loadScenarioFile(kData + "two-devices.yaml",
                                                 {parseOverride("events=[{at: 1, offline: {id: dev-1}}, {at: 3.5, "

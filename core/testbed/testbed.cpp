@@ -1085,6 +1085,7 @@ MeasuredRound readRound(In& in, const std::vector<PlanRound>& rounds, const Scen
 } // namespace
 
 TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options) {
+    if (options.compute == TestbedOptions::Compute::Real && !plan.pacedOnly.empty()) throw TestbedError(plan.pacedOnly);
     const std::string problem = privilegeProblem();
     if (!problem.empty()) throw TestbedError(problem);
     if (!(options.dilation > 0) || !std::isfinite(options.dilation))

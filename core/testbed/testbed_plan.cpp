@@ -190,13 +190,24 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
                            "topology.contention: true (--set topology.contention=true)");
     // Timed offline and online events (trainers only, as the validator holds) reach the plan as
     // the prediction's offline spans, like Markov and trace availability: stopped and resumed
-    // processes. The other actions would change links, speeds, prices, members or policies.
+    // processes. A node event's throughput reaches it as the compute times the prediction drew
+    // (played when compute is paced); its price changes only the cost, which the testbed does
+    // not measure. The other actions would change links, members or policies.
+    std::string pacedOnly;
     for (std::size_t i = 0; i < scenario.events.list.size(); ++i) {
         const TimedEvent& ev = scenario.events.list[i];
         static const char* const kActions[] = {"link", "node", "offline", "online", "add", "remove", "policy"};
+        const std::string where = "events[" + std::to_string(i) + "]." + kActions[static_cast<int>(ev.action)];
+        if (ev.action == TimedEvent::Action::Node) {
+            if (ev.throughput && pacedOnly.empty())
+                pacedOnly = where + ": a throughput change is played by holding each job to the compute time the "
+                                    "prediction drew (--compute paced); with --compute real the processes' own speed "
+                                    "would be measured instead";
+            continue;
+        }
         if (ev.action != TimedEvent::Action::Offline && ev.action != TimedEvent::Action::Online)
-            throw TestbedError("events[" + std::to_string(i) + "]." + kActions[static_cast<int>(ev.action)] +
-                               ": timed events other than offline and online are not played on the testbed yet");
+            throw TestbedError(where + ": timed events other than offline, online and node are not played on the "
+                                       "testbed yet");
     }
     const Topology topo(spec, scenario.seed);
     const std::vector<int> roots = topo.rootAggregators();
@@ -279,6 +290,7 @@ TestbedPlan buildPlan(const Scenario& scenario, const PredictionRecorder& predic
 
     TestbedPlan plan;
     plan.scenarioName = scenario.name;
+    plan.pacedOnly = pacedOnly;
     std::shared_ptr<PlanTraining> planned;
     if (training && prediction.data() && !prediction.works().empty())
         planned = planTraining(scenario, prediction, tiered ? &topo.entry(root) : nullptr, topo.id(root),

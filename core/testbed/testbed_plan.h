@@ -220,6 +220,9 @@ struct TestbedPlan {
         bool online = false; ///< resumed (else stopped)
     };
     std::vector<Transition> availability;
+    /// Why the plan must be played with paced compute (a timed throughput change: each job is
+    /// held to the compute time the prediction drew at the speed of its dispatch); empty: any.
+    std::string pacedOnly;
     /// Per box: the boxes from it up to the root (itself first, the root last).
     std::vector<int> pathToRoot(int box) const;
     /// One-way latency (ms) of a box's path to the root (the sum over its shaped links).
