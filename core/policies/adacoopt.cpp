@@ -304,67 +304,57 @@ private:
     int plannedRound_ = 0;
 };
 
+/// The three variants' descriptor: they differ in name, text, parameters and order.
+template <AdaCoOptVariant V>
+SyncPolicyDescriptor adaCoOptDescriptor(const char* name, const char* summary, const char* source, int order) {
+    SyncPolicyDescriptor d;
+    d.info.name = name;
+    d.info.summary = summary;
+    d.info.source = source;
+    d.info.params = adaCoOptParams(V).infos();
+    d.order = order;
+    d.serverOptimizer = true;
+    d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
+        return std::make_unique<AdaCoOptPolicy>(V, p, e);
+    };
+    return d;
+}
+
 } // namespace
 
 FOG_SYNC_POLICY(adaCoOptPolicy) {
-    static const SyncPolicyDescriptor d = [] {
-        SyncPolicyDescriptor d;
-        d.info.name = "adacoopt";
-        d.info.summary = "AdaCoOpt: FedAvg-style rounds where trainer i runs tau local steps with its own "
-                         "batch b_i; tau and all b_i minimise the convergence bound q^(K tau) F0 + [(1 - "
-                         "q^(K tau)) / (1 - q^tau)] [beta eta^2 sum_i D_i^2 / (2 (1 - q) D^2 b_i) + rho "
-                         "h(tau)], h(tau) = (delta / beta)((eta beta + 1)^tau - 1) - eta delta tau, under "
-                         "a round time (b_i <= v_i (T - comm_i) / tau) and/or a batch budget sum b_i <= B "
-                         "(greedy +1 to the largest D_i^2 / (b_i (b_i + 1)), exact); re-planned from "
-                         "measured speeds; w += sum (D_i / D_S) Delta_i.";
-        d.info.source = "Joint batch size and aggregation interval (AdaCoOpt), IEEE IWQoS 2023 "
-                        "[reconstructed from the authors' code]";
-        d.info.params = adaCoOptParams(AdaCoOptVariant::Joint).infos();
-        d.order = 100;
-        d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::Joint, p, e);
-        };
-        return d;
-    }();
+    static const SyncPolicyDescriptor d = adaCoOptDescriptor<AdaCoOptVariant::Joint>(
+        "adacoopt",
+        "AdaCoOpt: FedAvg-style rounds where trainer i runs tau local steps with its own "
+        "batch b_i; tau and all b_i minimise the convergence bound q^(K tau) F0 + [(1 - "
+        "q^(K tau)) / (1 - q^tau)] [beta eta^2 sum_i D_i^2 / (2 (1 - q) D^2 b_i) + rho "
+        "h(tau)], h(tau) = (delta / beta)((eta beta + 1)^tau - 1) - eta delta tau, under "
+        "a round time (b_i <= v_i (T - comm_i) / tau) and/or a batch budget sum b_i <= B "
+        "(greedy +1 to the largest D_i^2 / (b_i (b_i + 1)), exact); re-planned from "
+        "measured speeds; w += sum (D_i / D_S) Delta_i.",
+        "Joint batch size and aggregation interval (AdaCoOpt), IEEE IWQoS 2023 "
+        "[reconstructed from the authors' code]",
+        100);
     return d;
 }
 
 FOG_SYNC_POLICY(noStragglerPolicy) {
-    static const SyncPolicyDescriptor d = [] {
-        SyncPolicyDescriptor d;
-        d.info.name = "no-straggler";
-        d.info.summary = "AdaCoOpt's No-straggler baseline: b_i = training.batch_size x v_i / mean(v) "
-                         "from the measured speeds v_i, so every trainer finishes its tau steps at the "
-                         "same time; tau fixed; w += sum (D_i / D_S) Delta_i.";
-        d.info.source = "Baseline in AdaCoOpt, IEEE IWQoS 2023";
-        d.info.params = adaCoOptParams(AdaCoOptVariant::NoStraggler).infos();
-        d.order = 110;
-        d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::NoStraggler, p, e);
-        };
-        return d;
-    }();
+    static const SyncPolicyDescriptor d = adaCoOptDescriptor<AdaCoOptVariant::NoStraggler>(
+        "no-straggler",
+        "AdaCoOpt's No-straggler baseline: b_i = training.batch_size x v_i / mean(v) "
+        "from the measured speeds v_i, so every trainer finishes its tau steps at the "
+        "same time; tau fixed; w += sum (D_i / D_S) Delta_i.",
+        "Baseline in AdaCoOpt, IEEE IWQoS 2023", 110);
     return d;
 }
 
 FOG_SYNC_POLICY(dynamicTPolicy) {
-    static const SyncPolicyDescriptor d = [] {
-        SyncPolicyDescriptor d;
-        d.info.name = "dynamic-t";
-        d.info.summary = "AdaCoOpt's Dynamic-T baseline: uniform batches (training.batch_size); only the "
-                         "aggregation interval tau minimises the AdaCoOpt bound (at most what the slowest "
-                         "trainer fits in round_time_s); w += sum (D_i / D_S) Delta_i.";
-        d.info.source = "Baseline in AdaCoOpt, IEEE IWQoS 2023";
-        d.info.params = adaCoOptParams(AdaCoOptVariant::DynamicT).infos();
-        d.order = 120;
-        d.serverOptimizer = true;
-        d.make = [](const PolicyParams& p, const SystemView& e) -> std::unique_ptr<SyncPolicy> {
-            return std::make_unique<AdaCoOptPolicy>(AdaCoOptPolicy::Variant::DynamicT, p, e);
-        };
-        return d;
-    }();
+    static const SyncPolicyDescriptor d = adaCoOptDescriptor<AdaCoOptVariant::DynamicT>(
+        "dynamic-t",
+        "AdaCoOpt's Dynamic-T baseline: uniform batches (training.batch_size); only the "
+        "aggregation interval tau minimises the AdaCoOpt bound (at most what the slowest "
+        "trainer fits in round_time_s); w += sum (D_i / D_S) Delta_i.",
+        "Baseline in AdaCoOpt, IEEE IWQoS 2023", 120);
     return d;
 }
 
