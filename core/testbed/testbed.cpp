@@ -159,6 +159,22 @@ struct In {
     }
 };
 
+/// A job's times as an aggregator or a trainer process reports them: its round and index in
+/// the plan, when its model was in and when its update left (steady-clock ns).
+struct JobTimes {
+    std::uint32_t round = 0, job = 0;
+    std::int64_t received = 0, sent = 0;
+};
+
+JobTimes readJobTimes(In& in) {
+    JobTimes t;
+    t.round = in.get<std::uint32_t>();
+    t.job = in.get<std::uint32_t>();
+    t.received = in.get<std::int64_t>();
+    t.sent = in.get<std::int64_t>();
+    return t;
+}
+
 /// Reads whole records from a process's pipe as they come.
 struct RecordReader {
     std::string pending;
@@ -1348,21 +1364,15 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             if (type != 'A') continue;
             In in{body};
             const auto n = in.get<std::uint32_t>();
-            std::vector<std::tuple<std::uint32_t, std::uint32_t, std::int64_t, std::int64_t>> own;
-            for (std::uint32_t k = 0; k < n; ++k) {
-                const auto ri = in.get<std::uint32_t>();
-                const auto ji = in.get<std::uint32_t>();
-                const auto received = in.get<std::int64_t>();
-                const auto sent = in.get<std::int64_t>();
-                own.emplace_back(ri, ji, received, sent);
-            }
+            std::vector<JobTimes> own;
+            for (std::uint32_t k = 0; k < n; ++k) own.push_back(readJobTimes(in));
             const auto m = in.get<std::uint32_t>();
             for (std::uint32_t k = 0; k < m; ++k) {
                 const std::size_t ri = In{in.s, in.at}.get<std::uint32_t>();
                 MeasuredRound mr = readRound(in, plan.subRounds, scen);
                 if (ri < result.subRounds.size()) result.subRounds[ri] = std::move(mr);
             }
-            for (const auto& [ri, ji, received, sent] : own) childTimes(b, ri, ji, received, sent);
+            for (const JobTimes& t : own) childTimes(b, t.round, t.job, t.received, t.sent);
         }
     }
     for (std::size_t b = 1; b < boxes.size() && !result.cancelled; ++b) {
@@ -1373,15 +1383,12 @@ TestbedResult runTestbed(const TestbedPlan& plan, const TestbedOptions& options)
             In in{body};
             const auto n = in.get<std::uint32_t>();
             for (std::uint32_t k = 0; k < n; ++k) {
-                const auto ri = in.get<std::uint32_t>();
-                const auto ji = in.get<std::uint32_t>();
-                const auto received = in.get<std::int64_t>();
-                const auto sent = in.get<std::int64_t>();
+                const JobTimes t = readJobTimes(in);
                 const auto trainNs = in.get<std::int64_t>();
                 const auto late = in.get<std::uint32_t>();
                 const auto samples = in.get<std::int64_t>();
                 const auto loss = in.get<double>();
-                MeasuredJob* j = childTimes(b, ri, ji, received, sent);
+                MeasuredJob* j = childTimes(b, t.round, t.job, t.received, t.sent);
                 if (!j) continue;
                 if (trainNs >= 0) {
                     j->trainWallS = static_cast<double>(trainNs) / 1e9;
